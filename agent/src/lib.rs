@@ -1,0 +1,18 @@
+//! Vantage probe engine: what one vantage point observes of a remote MCP endpoint
+//! (Model Context Protocol 2026-07-28, Streamable HTTP).
+//!
+//! [`Engine::run`] resolves the name, connects to every address, checks TLS, refuses to
+//! follow redirects, detects the era and runs the transport checks, each request changed in
+//! exactly one way from a valid one, and returns a [`model::RegionResult`]. The coordinator
+//! links this crate to run an in-process vantage, so one machine and a fleet measure with
+//! the same code.
+
+pub mod catalog;
+pub mod engine;
+pub mod model;
+pub mod netclass;
+pub mod probe;
+pub mod target;
+
+pub use engine::{Engine, EngineError, ProbeOptions};
+pub use target::{Target, TargetError};

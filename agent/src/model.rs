@@ -1,0 +1,214 @@
+//! The plain domain types one vantage produces: check results and the region section of a
+//! `vantage.report/v1` report. Field names are stable interfaces (see `checks.md`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one check in one region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The target did what the rule asks.
+    Pass,
+    /// The target broke the rule.
+    Fail,
+    /// The target did something questionable (a SHOULD, or an observation worth a look).
+    Warn,
+    /// The check did not run; `observed` says why.
+    Skip,
+    /// The probe itself could not run (a local fault of the vantage, never the target's).
+    Error,
+}
+
+impl Outcome {
+    /// Whether this outcome is a complaint about the target.
+    pub fn is_problem(self) -> bool {
+        matches!(self, Outcome::Fail | Outcome::Warn)
+    }
+}
+
+/// How bad a failed check or a finding is. Ordered: `Info < Low < … < Critical`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// A machine-readable cause attached to a failed check, for the merge and for scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// No answer before the deadline (a silent drop looks like this).
+    Timeout,
+    /// The connection was actively refused (RST or ICMP port unreachable).
+    Refused,
+    /// No route to the address.
+    Unreachable,
+    /// The peer reset the connection mid-exchange.
+    Reset,
+    /// TLS failed (untrusted chain, name mismatch, protocol error).
+    Tls,
+    /// A redirect to another host.
+    CrossHost,
+    /// A redirect to the same host.
+    SameHost,
+    /// The name does not exist (NXDOMAIN).
+    Nxdomain,
+    /// The resolver failed (SERVFAIL, REFUSED).
+    ResolverFailure,
+    /// The name exists but has no address records.
+    NoAnswer,
+    /// An address outside the globally routable space.
+    NonGlobal,
+    /// A credential that must be refused was accepted.
+    TokenAccepted,
+    /// A read cap (body, header, SSE line or event) was hit.
+    SizeCap,
+    /// The overall deadline ran out before the check could finish.
+    Deadline,
+    /// The response could not be parsed as what the rule asks for.
+    Malformed,
+}
+
+/// One observation made by one vantage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckResult {
+    /// The stable check id, e.g. `headers.missing-method`.
+    pub id: String,
+    pub outcome: Outcome,
+    /// What the vantage saw (or why the check was skipped).
+    pub observed: String,
+    /// What the rule asks for.
+    pub expected: String,
+    pub duration_ms: u64,
+    /// How bad the problem is when the outcome is `fail` or `warn`, from the spec level of
+    /// the rule that was broken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    /// A machine-readable cause, when one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+}
+
+/// The era a server speaks, as classified by `era.detect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Era {
+    /// 2026-07-28 only: `server/discover` works, `initialize` is refused.
+    Modern,
+    /// Both: `server/discover` and `initialize` work.
+    Dual,
+    /// 2025-11-25 or older Streamable HTTP only.
+    Legacy,
+    /// The deprecated 2024-11-05 HTTP+SSE transport.
+    HttpSse,
+    /// Nothing MCP-shaped answered.
+    NotMcp,
+    /// Detection did not run (an earlier stage failed).
+    Unknown,
+}
+
+impl Era {
+    pub fn speaks_2026(self) -> bool {
+        matches!(self, Era::Modern | Era::Dual)
+    }
+}
+
+/// How far a region got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegionStatus {
+    Complete,
+    Partial,
+    NoAgent,
+    Timeout,
+    Error,
+}
+
+/// What one region's resolver answered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DnsObservation {
+    /// `NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `TIMEOUT`, or `LOCAL` for a local target.
+    pub rcode: String,
+    pub a: Vec<String>,
+    pub aaaa: Vec<String>,
+    pub cname: Vec<String>,
+    pub has_a: bool,
+    pub all_global: bool,
+    /// The smallest TTL seen in the answers, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ttl_s: Option<u32>,
+}
+
+impl DnsObservation {
+    /// Every address, IPv4 first.
+    pub fn addresses(&self) -> impl Iterator<Item = &String> {
+        self.a.iter().chain(self.aaaa.iter())
+    }
+}
+
+/// The region section of a report: everything one vantage observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RegionResult {
+    pub region: String,
+    pub status: RegionStatus,
+    pub duration_ms: u64,
+    /// The era this vantage classified the server as.
+    pub era: Era,
+    /// Whether an unauthenticated request was answered 401 (the endpoint is protected).
+    #[serde(default)]
+    pub protected: bool,
+    /// Whether the checks ran with a credential.
+    #[serde(default)]
+    pub authenticated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns: Option<DnsObservation>,
+    /// Time spent per phase, in milliseconds (`dns`, `connect`, `tls`, `first_byte`, `total`).
+    #[serde(default)]
+    pub phases_ms: std::collections::BTreeMap<String, u64>,
+    pub checks: Vec<CheckResult>,
+}
+
+impl RegionResult {
+    /// A region that produced no result (no agent, or no answer by the deadline).
+    pub fn absent(region: &str, status: RegionStatus) -> Self {
+        RegionResult {
+            region: region.to_string(),
+            status,
+            duration_ms: 0,
+            era: Era::Unknown,
+            protected: false,
+            authenticated: false,
+            dns: None,
+            phases_ms: Default::default(),
+            checks: Vec::new(),
+        }
+    }
+
+    pub fn check(&self, id: &str) -> Option<&CheckResult> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// Whether this region produced results the merge can use.
+    pub fn reported(&self) -> bool {
+        matches!(self.status, RegionStatus::Complete | RegionStatus::Partial)
+    }
+}

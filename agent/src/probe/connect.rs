@@ -1,0 +1,129 @@
+//! Connect: a TCP connection to every resolved address, both families, concurrently.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpStream;
+
+use super::http::{fmt_ms, io_cause};
+use super::verdict::{Recorder, Verdict};
+use crate::model::{Cause, Severity};
+
+/// One address's attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub addr: SocketAddr,
+    pub elapsed_ms: u64,
+    pub result: Result<(), (Cause, String)>,
+}
+
+async fn attempt(addr: SocketAddr, timeout: Duration) -> Attempt {
+    let started = Instant::now();
+    let result = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
+        Err(_) => Err((Cause::Timeout, format!("timeout after {}", fmt_ms(timeout)))),
+        Ok(Err(e)) => Err((io_cause(&e).unwrap_or(Cause::Unreachable), e.to_string())),
+        Ok(Ok(_stream)) => Ok(()),
+    };
+    Attempt {
+        addr,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        result,
+    }
+}
+
+fn cause_word(cause: Cause) -> &'static str {
+    match cause {
+        Cause::Timeout => "timeout",
+        Cause::Refused => "refused",
+        Cause::Reset => "reset",
+        _ => "unreachable",
+    }
+}
+
+/// Connect to every address; record `net.connect` and `net.ipv6`. Returns the addresses
+/// that accepted a connection, IPv4 first.
+pub async fn connect_all(
+    addrs: &[IpAddr],
+    port: u16,
+    timeout: Duration,
+    rec: &mut Recorder,
+) -> Vec<SocketAddr> {
+    let started = Instant::now();
+    let attempts = futures::future::join_all(
+        addrs
+            .iter()
+            .map(|&ip| attempt(SocketAddr::new(ip, port), timeout)),
+    )
+    .await;
+    let line = |a: &Attempt| match &a.result {
+        Ok(()) => format!("{} connected in {} ms", a.addr, a.elapsed_ms),
+        Err((cause, msg)) => format!(
+            "{} {} after {} ms ({msg})",
+            a.addr,
+            cause_word(*cause),
+            a.elapsed_ms
+        ),
+    };
+    let observed = attempts.iter().map(line).collect::<Vec<_>>().join("; ");
+    let ok: Vec<SocketAddr> = attempts
+        .iter()
+        .filter(|a| a.result.is_ok())
+        .map(|a| a.addr)
+        .collect();
+    let v4_failed = attempts
+        .iter()
+        .find(|a| a.addr.is_ipv4() && a.result.is_err());
+    let any_failed = attempts.iter().find(|a| a.result.is_err());
+    let verdict = match (ok.is_empty(), v4_failed, any_failed) {
+        (true, _, Some(first)) => {
+            let cause = first
+                .result
+                .as_ref()
+                .err()
+                .map(|e| e.0)
+                .unwrap_or(Cause::Unreachable);
+            Verdict::fail(Severity::High, observed.clone()).cause(cause)
+        }
+        (false, Some(first), _) => {
+            let cause = first
+                .result
+                .as_ref()
+                .err()
+                .map(|e| e.0)
+                .unwrap_or(Cause::Unreachable);
+            Verdict::fail(Severity::High, observed.clone()).cause(cause)
+        }
+        _ => Verdict::pass(observed.clone()),
+    };
+    rec.record("net.connect", verdict, started);
+
+    let v6: Vec<&Attempt> = attempts.iter().filter(|a| a.addr.is_ipv6()).collect();
+    let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
+    let v6_verdict = if v6.is_empty() {
+        Verdict::skip("no IPv6 address")
+    } else if v6.iter().all(|a| a.result.is_err()) && v4_ok {
+        Verdict::warn(
+            Severity::Low,
+            format!("every IPv6 connect failed while IPv4 works: {observed}"),
+        )
+        .cause(
+            v6[0]
+                .result
+                .as_ref()
+                .err()
+                .map(|e| e.0)
+                .unwrap_or(Cause::Unreachable),
+        )
+    } else {
+        Verdict::pass(format!(
+            "{} of {} IPv6 addresses connected",
+            v6.iter().filter(|a| a.result.is_ok()).count(),
+            v6.len()
+        ))
+    };
+    rec.record("net.ipv6", v6_verdict, started);
+
+    let mut ok = ok;
+    ok.sort_by_key(|a| a.is_ipv6());
+    ok
+}

@@ -1,0 +1,173 @@
+//! Era detection (2026-07-28, 2025-11-25, the 2024-11-05 HTTP+SSE transport) and the shape
+//! of the `server/discover` result. The evaluators are pure functions of what was observed.
+
+use serde_json::Value;
+
+use super::http::{Body, Exchange, Rpc, MODERN_VERSION};
+use super::verdict::Verdict;
+use crate::model::{Era, Severity};
+
+/// JSON-RPC codes that only a 2026-07-28 server sends (spec section 1: recognised modern
+/// errors). The pre-final -32001/-32003/-32004 are deliberately absent.
+pub const MODERN_CODES: [i64; 3] = [-32020, -32021, -32022];
+
+/// Whether a response proves a modern server even though the request failed.
+pub fn modern_signal(ex: &Exchange) -> bool {
+    match ex.rpc_error_code() {
+        Some(code) if ex.status == 400 || ex.status == 404 => {
+            MODERN_CODES.contains(&code) || (ex.status == 404 && code == -32601)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `server/discover` worked: 2xx and a JSON-RPC result.
+pub fn discover_works(ex: &Exchange) -> bool {
+    (200..300).contains(&ex.status) && matches!(ex.rpc(), Some(Rpc::Result { .. }))
+}
+
+/// Whether `initialize` worked: 2xx and a result carrying `protocolVersion`.
+pub fn initialize_works(ex: &Exchange) -> bool {
+    (200..300).contains(&ex.status)
+        && matches!(ex.rpc(), Some(Rpc::Result { result, .. }) if result.get("protocolVersion").is_some())
+}
+
+/// Whether a GET answered with the 2024-11-05 transport's `endpoint` event.
+pub fn http_sse_endpoint(ex: &Exchange) -> bool {
+    matches!(&ex.body, Body::Sse(sse) if sse.events.first().is_some_and(|e| e.event.as_deref() == Some("endpoint")))
+}
+
+/// Classify the era from the discover and initialize exchanges (and the GET fallback).
+pub fn classify(
+    discover: Option<&Exchange>,
+    initialize: Option<&Exchange>,
+    get: Option<&Exchange>,
+) -> Era {
+    let modern = discover.is_some_and(|d| discover_works(d) || modern_signal(d));
+    let legacy = initialize.is_some_and(initialize_works);
+    match (modern, legacy) {
+        (true, true) => Era::Dual,
+        (true, false) => Era::Modern,
+        (false, true) => Era::Legacy,
+        (false, false) if get.is_some_and(http_sse_endpoint) => Era::HttpSse,
+        (false, false) => Era::NotMcp,
+    }
+}
+
+/// The `era.detect` verdict.
+pub fn era_verdict(
+    era: Era,
+    discover: Option<&Exchange>,
+    initialize: Option<&Exchange>,
+) -> Verdict {
+    let d = discover
+        .map(Exchange::summary)
+        .unwrap_or_else(|| "no answer".into());
+    let i = initialize
+        .map(Exchange::summary)
+        .unwrap_or_else(|| "no answer".into());
+    let seen = format!("server/discover: {d}; initialize: {i}");
+    match era {
+        Era::Modern => Verdict::pass(format!("modern (2026-07-28 only). {seen}")),
+        Era::Dual => Verdict::pass(format!("dual-era (2026-07-28 and 2025-11-25). {seen}")),
+        Era::Legacy => Verdict::fail(
+            Severity::Medium,
+            format!("legacy: only initialize (2025-11-25 or older) works. {seen}"),
+        ),
+        Era::HttpSse => Verdict::fail(
+            Severity::Medium,
+            format!("http-sse: only the deprecated 2024-11-05 HTTP+SSE transport answers. {seen}"),
+        ),
+        Era::NotMcp | Era::Unknown => Verdict::fail(
+            Severity::High,
+            format!("not MCP: neither server/discover nor initialize works. {seen}"),
+        ),
+    }
+}
+
+/// The `discover.shape` verdict on a `server/discover` exchange sent with id `id`.
+pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
+    let mut high = Vec::new();
+    let mut medium = Vec::new();
+    let mut low = Vec::new();
+    if ex.status != 200 {
+        high.push(format!("status {} (expected 200)", ex.status));
+    }
+    match ex.content_type.as_deref() {
+        Some("application/json") | Some("text/event-stream") => {}
+        other => high.push(format!(
+            "Content-Type {} (expected application/json or text/event-stream)",
+            other.unwrap_or("absent")
+        )),
+    }
+    match ex.rpc() {
+        None => high.push("no JSON-RPC response in the body".into()),
+        Some(Rpc::Error { code, message, .. }) => {
+            high.push(format!("JSON-RPC error {code} \"{message}\""))
+        }
+        Some(Rpc::Result { id: got, result }) => {
+            if &got != id {
+                high.push(format!(
+                    "response id {got} does not echo the request id {id}"
+                ));
+            }
+            match result.get("resultType").and_then(Value::as_str) {
+                Some(_) => {}
+                None => high.push("result.resultType missing".into()),
+            }
+            match result.get("supportedVersions").and_then(Value::as_array) {
+                Some(v) if v.iter().any(|x| x.as_str() == Some(MODERN_VERSION)) => {}
+                Some(v) if !v.is_empty() => high.push(format!(
+                    "supportedVersions {} lacks {MODERN_VERSION}",
+                    Value::Array(v.clone())
+                )),
+                _ => high.push("supportedVersions missing or empty".into()),
+            }
+            if !result.get("capabilities").is_some_and(Value::is_object) {
+                high.push("capabilities missing".into());
+            }
+            match result.get("ttlMs") {
+                Some(Value::Number(n)) if n.as_u64().is_some() => {}
+                Some(other) => medium.push(format!("ttlMs {other} is not an integer >= 0")),
+                None => medium.push("ttlMs missing".into()),
+            }
+            match result.get("cacheScope").and_then(Value::as_str) {
+                Some("public") | Some("private") => {}
+                Some(other) => medium.push(format!(
+                    "cacheScope \"{other}\" is neither public nor private"
+                )),
+                None => medium.push("cacheScope missing".into()),
+            }
+            let info = result
+                .get("_meta")
+                .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+            if info.is_none() {
+                if result.get("serverInfo").is_some() {
+                    low.push("serverInfo at the top level (the pre-final shape); final moved it to _meta[\"io.modelcontextprotocol/serverInfo\"]".to_string());
+                } else {
+                    low.push(
+                        "no _meta[\"io.modelcontextprotocol/serverInfo\"] (SHOULD)".to_string(),
+                    );
+                }
+            }
+        }
+    }
+    if !high.is_empty() {
+        high.extend(medium);
+        Verdict::fail(Severity::High, high.join("; "))
+    } else if !medium.is_empty() {
+        Verdict::fail(Severity::Medium, medium.join("; "))
+    } else if !low.is_empty() {
+        Verdict::warn(Severity::Low, low.join("; "))
+    } else {
+        Verdict::pass(ex.summary())
+    }
+}
+
+/// The capabilities object of a working discover result.
+pub fn capabilities(ex: &Exchange) -> Option<Value> {
+    match ex.rpc() {
+        Some(Rpc::Result { result, .. }) => result.get("capabilities").cloned(),
+        _ => None,
+    }
+}

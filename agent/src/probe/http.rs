@@ -1,0 +1,572 @@
+//! One HTTP exchange with the target: a request that differs from a valid one in exactly
+//! one way, sent without following redirects, its response read under byte caps.
+
+use std::time::{Duration, Instant};
+
+use http::{HeaderMap, Method};
+use serde_json::{json, Map, Value};
+
+use super::sse::{SseEvent, SseParser};
+use crate::model::Cause;
+
+/// The protocol revision this prober speaks.
+pub const MODERN_VERSION: &str = "2026-07-28";
+/// The legacy revision used for era detection.
+pub const LEGACY_VERSION: &str = "2025-11-25";
+/// A name that no real tool, prompt or resource has.
+pub const ABSENT_NAME: &str = "__vantage_probe_absent__";
+
+/// Byte caps for everything read from the target.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// A whole response body (JSON, text, or all of an SSE stream).
+    pub body_bytes: usize,
+    /// One SSE line.
+    pub sse_line_bytes: usize,
+    /// SSE events read before giving up on the matching response.
+    pub sse_events: usize,
+    /// Bytes of a non-JSON body kept for the report.
+    pub excerpt_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            body_bytes: 1024 * 1024,
+            sse_line_bytes: 64 * 1024,
+            sse_events: 256,
+            excerpt_bytes: 160,
+        }
+    }
+}
+
+/// A request to send. Built valid, then changed in one way by the probe.
+#[derive(Debug, Clone)]
+pub struct ProbeRequest {
+    pub method: Method,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Value>,
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "vantage", "version": env!("CARGO_PKG_VERSION")},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+impl ProbeRequest {
+    /// A valid 2026-07-28 request: headers, `_meta`, and `extra` params.
+    pub fn modern(method: &str, id: i64, extra: Map<String, Value>) -> Self {
+        let mut params = extra;
+        params.insert("_meta".into(), modern_meta());
+        let mut headers = vec![
+            ("Content-Type".into(), "application/json".into()),
+            (
+                "Accept".into(),
+                "application/json, text/event-stream".into(),
+            ),
+            ("MCP-Protocol-Version".into(), MODERN_VERSION.into()),
+            ("Mcp-Method".into(), method.into()),
+        ];
+        if let Some(name) = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+        {
+            headers.push(("Mcp-Name".into(), name.into()));
+        }
+        ProbeRequest {
+            method: Method::POST,
+            headers,
+            body: Some(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})),
+        }
+    }
+
+    /// A valid 2026-07-28 notification (no id).
+    pub fn modern_notification(method: &str, extra: Map<String, Value>) -> Self {
+        let mut req = Self::modern(method, 0, extra);
+        if let Some(Value::Object(body)) = req.body.as_mut() {
+            body.remove("id");
+        }
+        req
+    }
+
+    /// A 2025-11-25 `initialize`, as a legacy client sends it (no session, no version header).
+    pub fn legacy_initialize(id: i64) -> Self {
+        ProbeRequest {
+            method: Method::POST,
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                (
+                    "Accept".into(),
+                    "application/json, text/event-stream".into(),
+                ),
+            ],
+            body: Some(
+                json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+                    "protocolVersion": LEGACY_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "vantage", "version": env!("CARGO_PKG_VERSION")}
+                }}),
+            ),
+        }
+    }
+
+    /// A bodiless request (GET, DELETE, OPTIONS).
+    pub fn bare(method: Method, headers: &[(&str, &str)]) -> Self {
+        ProbeRequest {
+            method,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: None,
+        }
+    }
+
+    /// Set a header, replacing any of the same name.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self = self.without_header(name);
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn without_header(mut self, name: &str) -> Self {
+        self.headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+        self
+    }
+
+    /// Change the body's `params` in place.
+    pub fn with_params(mut self, f: impl FnOnce(&mut Map<String, Value>)) -> Self {
+        if let Some(Value::Object(params)) = self.body.as_mut().and_then(|b| b.get_mut("params")) {
+            f(params);
+        }
+        self
+    }
+
+    /// The JSON-RPC id of the body, if any.
+    pub fn rpc_id(&self) -> Option<&Value> {
+        self.body.as_ref().and_then(|b| b.get("id"))
+    }
+}
+
+/// A response body, as far as it was read.
+#[derive(Debug, Clone)]
+pub enum Body {
+    Empty,
+    Json(Value),
+    Sse(SseBody),
+    /// Something else; an excerpt is kept.
+    Other {
+        excerpt: String,
+        len: usize,
+        invalid_json: bool,
+    },
+}
+
+/// What was read of an SSE response.
+#[derive(Debug, Clone, Default)]
+pub struct SseBody {
+    pub events: Vec<SseEvent>,
+    /// The server closed the stream.
+    pub ended: bool,
+    /// The read stopped at a cap (named).
+    pub capped: Option<&'static str>,
+    /// The read stopped at the check's deadline.
+    pub timed_out: bool,
+    /// Milliseconds from the request to the first complete event.
+    pub first_event_ms: Option<u64>,
+}
+
+/// A JSON-RPC message found in a response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rpc {
+    Result {
+        id: Value,
+        result: Value,
+    },
+    Error {
+        id: Value,
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+}
+
+/// One observed response.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub status: u16,
+    pub headers: HeaderMap,
+    /// The media type of `Content-Type`, lowercased, without parameters.
+    pub content_type: Option<String>,
+    pub body: Body,
+    pub elapsed_ms: u64,
+    pub first_byte_ms: u64,
+    /// A cap that was hit while reading (named), or `None`.
+    pub capped: Option<&'static str>,
+}
+
+impl Exchange {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The JSON-RPC response in the body: the JSON object, or the SSE event that is a response
+    /// (has an id and a result or an error).
+    pub fn rpc(&self) -> Option<Rpc> {
+        match &self.body {
+            Body::Json(v) => parse_rpc(v),
+            Body::Sse(sse) => sse
+                .events
+                .iter()
+                .filter_map(|e| e.json.as_ref())
+                .find_map(parse_rpc),
+            _ => None,
+        }
+    }
+
+    pub fn rpc_error_code(&self) -> Option<i64> {
+        match self.rpc() {
+            Some(Rpc::Error { code, .. }) => Some(code),
+            _ => None,
+        }
+    }
+
+    pub fn is_sse(&self) -> bool {
+        self.content_type.as_deref() == Some("text/event-stream")
+    }
+
+    /// A short description: `400 application/json -32020 "Header mismatch…"`.
+    pub fn summary(&self) -> String {
+        let mut s = self.status.to_string();
+        if let Some(ct) = &self.content_type {
+            s.push(' ');
+            s.push_str(ct);
+        }
+        match (self.rpc(), &self.body) {
+            (Some(Rpc::Error { code, message, .. }), _) => {
+                s.push_str(&format!(
+                    " JSON-RPC error {code} \"{}\"",
+                    clip(&message, 80)
+                ));
+            }
+            (Some(Rpc::Result { .. }), _) => s.push_str(" JSON-RPC result"),
+            (None, Body::Empty) => s.push_str(" (empty body)"),
+            (None, Body::Other { excerpt, .. }) => {
+                s.push_str(&format!(" body \"{}\"", clip(excerpt, 60)));
+            }
+            (None, Body::Json(_)) => s.push_str(" (JSON, not JSON-RPC)"),
+            (None, Body::Sse(sse)) => s.push_str(&format!(" ({} SSE events)", sse.events.len())),
+        }
+        if let Some(cap) = self.capped {
+            s.push_str(&format!(" [read stopped at the {cap} cap]"));
+        }
+        s
+    }
+}
+
+pub fn parse_rpc(v: &Value) -> Option<Rpc> {
+    let obj = v.as_object()?;
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return None;
+    }
+    let id = obj.get("id").cloned().unwrap_or(Value::Null);
+    if let Some(err) = obj.get("error").and_then(Value::as_object) {
+        let code = err.get("code").and_then(Value::as_i64)?;
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        return Some(Rpc::Error {
+            id,
+            code,
+            message,
+            data: err.get("data").cloned(),
+        });
+    }
+    obj.get("result").map(|r| Rpc::Result {
+        id,
+        result: r.clone(),
+    })
+}
+
+/// Shorten for a report line, on a character boundary.
+pub fn clip(s: &str, max: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    }
+}
+
+/// Why an exchange produced no response.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ExchangeError {
+    pub cause: Cause,
+    pub message: String,
+}
+
+/// How to read an SSE body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SseRead {
+    /// Until the JSON-RPC response with the request's id arrives.
+    UntilResponse,
+    /// Do not read the stream at all (only the status and headers matter).
+    HeadersOnly,
+    /// Until the first event.
+    FirstEvent,
+}
+
+/// Send `req` to `url` and read the response under `limits`, within `budget`.
+pub async fn exchange(
+    client: &reqwest::Client,
+    url: &url::Url,
+    req: &ProbeRequest,
+    limits: &Limits,
+    budget: Duration,
+    sse: SseRead,
+) -> Result<Exchange, ExchangeError> {
+    let start = Instant::now();
+    let deadline = start + budget;
+    let mut builder = client.request(req.method.clone(), url.clone());
+    for (k, v) in &req.headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    if let Some(body) = &req.body {
+        builder = builder.body(body.to_string());
+    }
+    let response = match tokio::time::timeout(budget, builder.send()).await {
+        Err(_) => return Err(timeout_error(budget)),
+        Ok(Err(e)) => return Err(classify_reqwest(&e, budget)),
+        Ok(Ok(r)) => r,
+    };
+    let first_byte_ms = ms(start.elapsed());
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let content_type = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    let mut ex = Exchange {
+        status,
+        headers,
+        content_type,
+        body: Body::Empty,
+        elapsed_ms: first_byte_ms,
+        first_byte_ms,
+        capped: None,
+    };
+    if ex.is_sse() {
+        if sse != SseRead::HeadersOnly {
+            let id = req.rpc_id().cloned();
+            let body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
+            ex.capped = body.capped;
+            ex.body = Body::Sse(body);
+        }
+    } else {
+        let (bytes, capped, timed_out) = read_capped(response, limits.body_bytes, deadline).await;
+        ex.capped = capped;
+        if timed_out && bytes.is_empty() {
+            return Err(ExchangeError {
+                cause: Cause::Timeout,
+                message: format!(
+                    "headers arrived but the body did not within {}",
+                    fmt_ms(budget)
+                ),
+            });
+        }
+        ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
+    }
+    ex.elapsed_ms = ms(start.elapsed());
+    Ok(ex)
+}
+
+fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bool) -> Body {
+    if bytes.is_empty() {
+        return Body::Empty;
+    }
+    let jsonish = ct.is_some_and(|c| c == "application/json" || c.ends_with("+json"));
+    if !capped {
+        // serde_json stops at 128 levels of nesting, so hostile depth costs nothing.
+        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+            return Body::Json(v);
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(limits.excerpt_bytes * 4)]);
+    Body::Other {
+        excerpt: clip(&text, limits.excerpt_bytes),
+        len: bytes.len(),
+        invalid_json: jsonish,
+    }
+}
+
+/// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and whether the
+/// deadline stopped the read.
+async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+    deadline: Instant,
+) -> (Vec<u8>, Option<&'static str>, bool) {
+    let mut buf = Vec::new();
+    // A declared Content-Length is never trusted for allocation: bytes are taken as they
+    // arrive, and the read stops at the cap.
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return (buf, None, true);
+        }
+        match tokio::time::timeout(deadline - now, response.chunk()).await {
+            Err(_) => return (buf, None, true),
+            Ok(Err(_)) | Ok(Ok(None)) => return (buf, None, false),
+            Ok(Ok(Some(chunk))) => {
+                let room = cap - buf.len();
+                if chunk.len() > room {
+                    buf.extend_from_slice(&chunk[..room]);
+                    return (buf, Some("body size"), false);
+                }
+                buf.extend_from_slice(&chunk);
+            }
+        }
+    }
+}
+
+async fn read_sse(
+    mut response: reqwest::Response,
+    limits: &Limits,
+    deadline: Instant,
+    start: Instant,
+    mode: SseRead,
+    id: Option<&Value>,
+) -> SseBody {
+    let mut parser = SseParser::new(limits.sse_line_bytes);
+    let mut out = SseBody::default();
+    let mut total = 0usize;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            out.timed_out = true;
+            return out;
+        }
+        let chunk = match tokio::time::timeout(deadline - now, response.chunk()).await {
+            Err(_) => {
+                out.timed_out = true;
+                return out;
+            }
+            Ok(Err(_)) | Ok(Ok(None)) => {
+                out.ended = true;
+                out.events.extend(parser.finish());
+                return out;
+            }
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        total += chunk.len();
+        if total > limits.body_bytes {
+            out.capped = Some("stream size");
+            return out;
+        }
+        let events = match parser.feed(&chunk) {
+            Ok(events) => events,
+            Err(cap) => {
+                out.capped = Some(cap);
+                return out;
+            }
+        };
+        for event in events {
+            out.first_event_ms
+                .get_or_insert_with(|| ms(start.elapsed()));
+            let is_answer = match (&event.json, id) {
+                (Some(v), Some(id)) => {
+                    v.get("id") == Some(id)
+                        && (v.get("result").is_some() || v.get("error").is_some())
+                }
+                _ => false,
+            };
+            out.events.push(event);
+            if mode == SseRead::FirstEvent || is_answer {
+                return out;
+            }
+            if out.events.len() >= limits.sse_events {
+                out.capped = Some("SSE event count");
+                return out;
+            }
+        }
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis().min(u64::MAX as u128) as u64
+}
+
+pub fn fmt_ms(d: Duration) -> String {
+    format!("{} ms", d.as_millis())
+}
+
+fn timeout_error(budget: Duration) -> ExchangeError {
+    ExchangeError {
+        cause: Cause::Timeout,
+        message: format!("no response within {}", fmt_ms(budget)),
+    }
+}
+
+/// Map a client error to a cause, walking the source chain for the I/O or TLS error.
+pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
+    if e.is_timeout() {
+        return timeout_error(budget);
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if let Some(cause) = io_cause(io) {
+                return ExchangeError {
+                    cause,
+                    message: io.to_string(),
+                };
+            }
+        }
+        if let Some(tls) = err.downcast_ref::<rustls::Error>() {
+            return ExchangeError {
+                cause: Cause::Tls,
+                message: format!("TLS: {tls}"),
+            };
+        }
+        source = err.source();
+    }
+    let mut message = e.to_string();
+    let mut inner = std::error::Error::source(e);
+    while let Some(err) = inner {
+        message = format!("{message}: {err}");
+        inner = err.source();
+    }
+    ExchangeError {
+        cause: Cause::Malformed,
+        message,
+    }
+}
+
+pub fn io_cause(io: &std::io::Error) -> Option<Cause> {
+    use std::io::ErrorKind as K;
+    Some(match io.kind() {
+        K::ConnectionRefused => Cause::Refused,
+        K::TimedOut => Cause::Timeout,
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
+            Cause::Reset
+        }
+        K::HostUnreachable | K::NetworkUnreachable | K::AddrNotAvailable => Cause::Unreachable,
+        _ => return None,
+    })
+}

@@ -1,0 +1,11 @@
+//! The stages of a probe, one module per stage, plus the HTTP exchange they share.
+
+pub mod connect;
+pub mod dns;
+pub mod era;
+pub mod http;
+pub mod redirect;
+pub mod sse;
+pub mod tls;
+pub mod transport;
+pub mod verdict;

@@ -1,0 +1,181 @@
+//! TLS: the trust store (web PKI roots plus `--ca-file`), a handshake per connected address,
+//! and the leaf certificate's expiry.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::RootCertStore;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use super::http::fmt_ms;
+use super::verdict::{Recorder, Verdict};
+use crate::model::{Cause, Severity};
+
+/// Why a trust store could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    #[error("--ca-file: {0}")]
+    Pem(String),
+    #[error("--ca-file holds no certificate; give a PEM file with at least one CERTIFICATE block")]
+    Empty,
+}
+
+/// Build the client TLS configuration shared by the handshake check and the HTTP client.
+pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientConfig>, TrustError> {
+    let mut roots = RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(pem) = extra_ca_pem {
+        let mut reader = std::io::BufReader::new(pem);
+        let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut reader)
+            .collect::<Result<_, _>>()
+            .map_err(|e| TrustError::Pem(e.to_string()))?;
+        if certs.is_empty() {
+            return Err(TrustError::Empty);
+        }
+        for cert in certs {
+            roots
+                .add(cert)
+                .map_err(|e| TrustError::Pem(e.to_string()))?;
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TrustError::Pem(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+struct Handshake {
+    addr: SocketAddr,
+    result: Result<Option<i64>, (Cause, String)>,
+}
+
+async fn handshake(
+    addr: SocketAddr,
+    host: &str,
+    config: Arc<rustls::ClientConfig>,
+    timeout: Duration,
+) -> Handshake {
+    let server_name = match ServerName::try_from(host.to_string()) {
+        Ok(n) => n,
+        Err(e) => {
+            return Handshake {
+                addr,
+                result: Err((Cause::Tls, format!("invalid server name: {e}"))),
+            }
+        }
+    };
+    let work = async {
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|e| (Cause::Reset, e.to_string()))?;
+        let tls = TlsConnector::from(config)
+            .connect(server_name, tcp)
+            .await
+            .map_err(|e| {
+                let cause = if e.kind() == std::io::ErrorKind::InvalidData {
+                    Cause::Tls
+                } else {
+                    Cause::Reset
+                };
+                (cause, e.to_string())
+            })?;
+        let (_, session) = tls.get_ref();
+        let not_after = session
+            .peer_certificates()
+            .and_then(|c| c.first())
+            .and_then(|leaf| x509_parser::parse_x509_certificate(leaf.as_ref()).ok())
+            .map(|(_, cert)| cert.validity().not_after.timestamp());
+        Ok(not_after)
+    };
+    let result = match tokio::time::timeout(timeout, work).await {
+        Err(_) => Err((
+            Cause::Timeout,
+            format!("handshake did not complete within {}", fmt_ms(timeout)),
+        )),
+        Ok(r) => r,
+    };
+    Handshake { addr, result }
+}
+
+/// Handshake with every connected address; record `tls.handshake` and `tls.expiry`.
+/// Returns whether at least one handshake succeeded.
+pub async fn check(
+    addrs: &[SocketAddr],
+    host: &str,
+    config: Arc<rustls::ClientConfig>,
+    timeout: Duration,
+    now_unix: i64,
+    rec: &mut Recorder,
+) -> bool {
+    let started = Instant::now();
+    let results = futures::future::join_all(
+        addrs
+            .iter()
+            .map(|&a| handshake(a, host, config.clone(), timeout)),
+    )
+    .await;
+    let failures: Vec<String> = results
+        .iter()
+        .filter_map(|h| {
+            h.result
+                .as_ref()
+                .err()
+                .map(|(_, m)| format!("{}: {m}", h.addr))
+        })
+        .collect();
+    let first_cause = results
+        .iter()
+        .find_map(|h| h.result.as_ref().err().map(|e| e.0));
+    let expiries: Vec<i64> = results
+        .iter()
+        .filter_map(|h| h.result.as_ref().ok().copied().flatten())
+        .collect();
+    let any_ok = results.iter().any(|h| h.result.is_ok());
+    let verdict = if failures.is_empty() {
+        Verdict::pass(format!(
+            "trusted chain valid for {host} on {} address(es)",
+            results.len()
+        ))
+    } else {
+        Verdict::fail(Severity::High, failures.join("; ")).cause(first_cause.unwrap_or(Cause::Tls))
+    };
+    rec.record("tls.handshake", verdict, started);
+
+    let expired_in_handshake = failures
+        .iter()
+        .any(|f| f.contains("Expired") || f.contains("expired"));
+    let expiry = match expiries.iter().min() {
+        _ if expired_in_handshake => Verdict::fail(
+            Severity::High,
+            "the certificate has expired (the handshake refused it)",
+        ),
+        None => Verdict::skip("no certificate was read (the handshake failed)"),
+        Some(&not_after) => {
+            let days = (not_after - now_unix) as f64 / 86_400.0;
+            if days < 0.0 {
+                Verdict::fail(
+                    Severity::High,
+                    format!("the leaf certificate expired {:.1} days ago", -days),
+                )
+            } else if days < 14.0 {
+                Verdict::warn(
+                    Severity::Medium,
+                    format!("the leaf certificate expires in {days:.1} days"),
+                )
+            } else {
+                Verdict::pass(format!(
+                    "the leaf certificate is valid for {days:.0} more days"
+                ))
+            }
+        }
+    };
+    rec.record("tls.expiry", expiry, started);
+    any_ok
+}

@@ -1,0 +1,376 @@
+//! The 2026-07-28 transport and header checks. Each request differs from a valid one in one
+//! way; each evaluator is a pure function of the exchange (and the era).
+
+use http::Method;
+use serde_json::{json, Map, Value};
+
+use super::http::{Body, Exchange, ProbeRequest, Rpc, ABSENT_NAME};
+use super::verdict::Verdict;
+use crate::model::{Era, Outcome, Severity};
+
+pub const FOREIGN_ORIGIN: &str = "https://vantage-probe.invalid";
+pub const UNKNOWN_METHOD: &str = "vantage/__probe_absent__";
+pub const BAD_VERSION: &str = "1999-01-01";
+
+fn discover(id: i64) -> ProbeRequest {
+    ProbeRequest::modern("server/discover", id, Map::new())
+}
+
+/// The request of each transport check. `None` means the check cannot run on this server
+/// (the reason is returned instead).
+pub fn request(id: &str, rpc_id: i64, caps: &Value) -> Result<ProbeRequest, String> {
+    Ok(match id {
+        "transport.notification" => ProbeRequest::modern_notification(
+            "notifications/cancelled",
+            Map::from_iter([("requestId".to_string(), json!(ABSENT_NAME))]),
+        ),
+        "transport.get" => ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")]),
+        "transport.delete" => ProbeRequest::bare(Method::DELETE, &[]),
+        "headers.missing-method" => discover(rpc_id).without_header("Mcp-Method"),
+        "headers.method-mismatch" => discover(rpc_id).with_header("Mcp-Method", "tools/list"),
+        "headers.name-mismatch" => {
+            let other = "__vantage_probe_other__";
+            let (method, key, value, header) = if caps.get("tools").is_some() {
+                ("tools/call", "name", json!(ABSENT_NAME), other.to_string())
+            } else if caps.get("prompts").is_some() {
+                ("prompts/get", "name", json!(ABSENT_NAME), other.to_string())
+            } else if caps.get("resources").is_some() {
+                let uri = format!("vantage-probe://absent/{ABSENT_NAME}");
+                ("resources/read", "uri", json!(uri), format!("{uri}-other"))
+            } else {
+                return Err("the server advertises no tools, prompts or resources, so no request carries Mcp-Name".into());
+            };
+            let mut params = Map::from_iter([(key.to_string(), value)]);
+            if method == "tools/call" {
+                params.insert("arguments".into(), json!({}));
+            }
+            ProbeRequest::modern(method, rpc_id, params).with_header("Mcp-Name", &header)
+        }
+        "headers.missing-version" => discover(rpc_id).without_header("MCP-Protocol-Version"),
+        "version.unsupported" => discover(rpc_id)
+            .with_header("MCP-Protocol-Version", BAD_VERSION)
+            .with_params(|p| {
+                if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
+                    meta.insert(
+                        "io.modelcontextprotocol/protocolVersion".into(),
+                        json!(BAD_VERSION),
+                    );
+                }
+            }),
+        "meta.missing" => discover(rpc_id).with_params(|p| {
+            p.remove("_meta");
+        }),
+        "method.unknown" => ProbeRequest::modern(UNKNOWN_METHOD, rpc_id, Map::new()),
+        "security.origin" => discover(rpc_id).with_header("Origin", FOREIGN_ORIGIN),
+        "cors.preflight" => ProbeRequest::bare(
+            Method::OPTIONS,
+            &[
+                ("Origin", FOREIGN_ORIGIN),
+                ("Access-Control-Request-Method", "POST"),
+                (
+                    "Access-Control-Request-Headers",
+                    "content-type, mcp-protocol-version, mcp-method, mcp-name, authorization",
+                ),
+            ],
+        ),
+        other => return Err(format!("{other} is not a transport check")),
+    })
+}
+
+/// Evaluate the exchange of a transport check.
+pub fn evaluate(id: &str, ex: &Exchange, era: Era) -> Verdict {
+    match id {
+        "transport.notification" => notification(ex),
+        "transport.get" => get_or_delete(ex, era, false),
+        "transport.delete" => get_or_delete(ex, era, true),
+        "headers.missing-method" | "headers.method-mismatch" | "headers.name-mismatch" => {
+            expect_error(ex, 400, -32020, Severity::Medium)
+        }
+        "headers.missing-version" => missing_version(ex, era),
+        "version.unsupported" => version_unsupported(ex),
+        "meta.missing" => expect_error(ex, 400, -32602, Severity::Medium),
+        "method.unknown" => unknown_method(ex),
+        "security.origin" => origin(ex),
+        "cors.preflight" => cors(ex),
+        other => Verdict::error(format!("no evaluator for {other}")),
+    }
+}
+
+fn is_2xx(ex: &Exchange) -> bool {
+    (200..300).contains(&ex.status)
+}
+
+/// A 4xx whose body is not a JSON-RPC error (empty, HTML, or other JSON).
+pub fn bare_4xx(ex: &Exchange) -> bool {
+    (400..500).contains(&ex.status) && !matches!(ex.rpc(), Some(Rpc::Error { .. }))
+}
+
+fn notification(ex: &Exchange) -> Verdict {
+    let s = ex.summary();
+    match ex.status {
+        202 if matches!(ex.body, Body::Empty) => Verdict::pass(s),
+        202 => Verdict::fail(
+            Severity::Medium,
+            format!("{s}: a 202 for a notification MUST have an empty body"),
+        ),
+        200..=299 => Verdict::fail(
+            Severity::Medium,
+            format!("{s}: an accepted notification MUST be answered 202 with an empty body"),
+        ),
+        400..=499 => Verdict::pass(format!("{s} (not accepted, which is compliant)")),
+        _ => Verdict::fail(Severity::Medium, format!("{s}: expected 202 or a 4xx")),
+    }
+}
+
+fn get_or_delete(ex: &Exchange, era: Era, delete: bool) -> Verdict {
+    let s = ex.summary();
+    let verb = if delete { "DELETE" } else { "GET" };
+    match ex.status {
+        405 => match ex.header("allow") {
+            Some(allow) => Verdict::pass(format!("405, Allow: {allow}")),
+            None => Verdict::warn(
+                Severity::Low,
+                format!("{s} without an Allow header (RFC 9110 requires Allow on a 405)"),
+            ),
+        },
+        200 if !delete && ex.is_sse() => match era {
+            Era::Dual => Verdict::pass(format!(
+                "{s}: the 2025-11-25 GET stream of a dual-era server"
+            )),
+            _ => Verdict::warn(
+                Severity::Low,
+                format!("{s}: a server that serves only 2026-07-28 SHOULD answer GET with 405"),
+            ),
+        },
+        200..=299 => Verdict::fail(
+            Severity::Medium,
+            if delete {
+                format!("{s}: DELETE without a session was accepted (nothing can be torn down); expected 405")
+            } else {
+                format!("{s}: GET answered with a page instead of 405 (a gateway or web server in front of the endpoint?)")
+            },
+        ),
+        400..=499 if era == Era::Dual => Verdict::pass(format!(
+            "{s} (refused by the 2025-11-25 path of a dual-era server)"
+        )),
+        400..=499 => Verdict::warn(
+            Severity::Low,
+            format!("{s}: a server that serves only 2026-07-28 SHOULD answer {verb} with 405"),
+        ),
+        _ => Verdict::fail(Severity::Medium, format!("{s}: expected 405")),
+    }
+}
+
+/// The common shape "this one fault must be refused with status S and JSON-RPC code C".
+pub fn expect_error(ex: &Exchange, status: u16, code: i64, severity: Severity) -> Verdict {
+    let s = ex.summary();
+    let got = ex.rpc();
+    match (&got, ex.status) {
+        (Some(Rpc::Error { code: c, .. }), st) if *c == code && st == status => Verdict::pass(s),
+        (None, st) if st == status && bare_4xx(ex) => {
+            Verdict::pass(format!("{s}: refused, but without a JSON-RPC body the code cannot be read (see jsonrpc.error-body)"))
+        }
+        (Some(Rpc::Error { code: c, .. }), _) if pre_final(*c) == Some(code) => Verdict::fail(
+            severity,
+            format!("{s}: pre-final error code {c}; 2026-07-28 renumbered it to {code}"),
+        ),
+        (Some(Rpc::Result { .. }), _) if is_2xx(ex) => {
+            Verdict::fail(severity, format!("{s}: the request was served; expected {status} with {code}"))
+        }
+        _ => Verdict::fail(severity, format!("{s}: expected {status} with JSON-RPC {code}")),
+    }
+}
+
+/// The draft number a final code had before CL minor change 12.
+fn pre_final(code: i64) -> Option<i64> {
+    match code {
+        -32001 => Some(-32020),
+        -32003 => Some(-32021),
+        -32004 => Some(-32022),
+        _ => None,
+    }
+}
+
+fn missing_version(ex: &Exchange, era: Era) -> Verdict {
+    if era != Era::Dual {
+        return expect_error(ex, 400, -32020, Severity::Medium);
+    }
+    // A dual-era server may route a request without the header to its 2025-11-25 path
+    // (T §Protocol Version Header). Refusal in any form passes: a 4xx, or a JSON-RPC error
+    // from the legacy path (which answers errors with 200). Serving it as modern fails.
+    let s = ex.summary();
+    match ex.rpc() {
+        _ if (400..500).contains(&ex.status) => Verdict::pass(format!("{s} (refused)")),
+        Some(Rpc::Error { .. }) => Verdict::pass(format!(
+            "{s} (refused by the 2025-11-25 path of a dual-era server)"
+        )),
+        _ => Verdict::fail(
+            Severity::Medium,
+            format!("{s}: served without MCP-Protocol-Version"),
+        ),
+    }
+}
+
+fn version_unsupported(ex: &Exchange) -> Verdict {
+    let base = expect_error(ex, 400, -32022, Severity::High);
+    if base.outcome != Outcome::Pass {
+        return base;
+    }
+    let Some(Rpc::Error { data, .. }) = ex.rpc() else {
+        return base;
+    };
+    let data = data.unwrap_or(Value::Null);
+    let mut problems = Vec::new();
+    match data.get("supported").and_then(Value::as_array) {
+        Some(list) if !list.is_empty() => {}
+        _ if data.get("supportedVersions").is_some() => {
+            problems
+                .push("error.data names `supportedVersions`; the field is `supported`".to_string());
+        }
+        _ => problems.push(
+            "error.data.supported missing: clients cannot pick a version to retry with".to_string(),
+        ),
+    }
+    if data.get("requested").and_then(Value::as_str) != Some(BAD_VERSION) {
+        problems.push(format!("error.data.requested is not \"{BAD_VERSION}\""));
+    }
+    if problems.is_empty() {
+        base
+    } else {
+        Verdict::fail(
+            Severity::Medium,
+            format!("{}: {}", ex.summary(), problems.join("; ")),
+        )
+    }
+}
+
+fn unknown_method(ex: &Exchange) -> Verdict {
+    let s = ex.summary();
+    match (ex.status, ex.rpc_error_code()) {
+        (404, Some(-32601)) => Verdict::pass(s),
+        (404, _) => Verdict::fail(
+            Severity::High,
+            format!("{s}: a 404 without a JSON-RPC -32601 body looks like a missing endpoint to a dual-era client"),
+        ),
+        (_, Some(-32601)) => Verdict::fail(Severity::High, format!("{s}: -32601 MUST come with HTTP 404")),
+        _ => Verdict::fail(Severity::High, format!("{s}: expected 404 with JSON-RPC -32601")),
+    }
+}
+
+fn origin(ex: &Exchange) -> Verdict {
+    let s = ex.summary();
+    match ex.status {
+        403 => Verdict::pass(s),
+        400..=499 => Verdict::warn(
+            Severity::Low,
+            format!("{s}: refused, but a foreign Origin MUST get 403"),
+        ),
+        200..=299 => Verdict::fail(
+            Severity::Medium,
+            format!("{s}: a request with Origin {FOREIGN_ORIGIN} was served"),
+        ),
+        _ => Verdict::fail(Severity::Medium, format!("{s}: expected 403")),
+    }
+}
+
+fn cors(ex: &Exchange) -> Verdict {
+    let allow_origin = ex.header("access-control-allow-origin");
+    let allow_headers = ex.header("access-control-allow-headers").unwrap_or("");
+    let expose = ex.header("access-control-expose-headers").unwrap_or("");
+    let mut s = format!("OPTIONS answered {}", ex.status);
+    match allow_origin {
+        None => s.push_str("; no CORS grant for a foreign origin (browser clients on other origins cannot call it)"),
+        Some(o) => s.push_str(&format!("; Allow-Origin: {o}; Allow-Headers: {allow_headers}; Expose-Headers: {expose}")),
+    }
+    if allow_origin.is_some() && !allow_headers.contains('*') {
+        let lower = allow_headers.to_ascii_lowercase();
+        let missing: Vec<&str> = ["mcp-method", "mcp-protocol-version", "mcp-name"]
+            .into_iter()
+            .filter(|h| !lower.contains(h))
+            .collect();
+        if !missing.is_empty() {
+            return Verdict::warn(
+                Severity::Info,
+                format!("{s}; browsers cannot send {}", missing.join(", ")),
+            );
+        }
+    }
+    Verdict::pass(s)
+}
+
+/// `transport.sse-buffering` over every exchange answered as SSE.
+pub fn sse_buffering(exchanges: &[&Exchange]) -> Verdict {
+    let sse: Vec<&&Exchange> = exchanges.iter().filter(|e| e.is_sse()).collect();
+    if sse.is_empty() {
+        return Verdict::skip("no response was an SSE stream");
+    }
+    let missing = sse
+        .iter()
+        .filter(|e| e.header("x-accel-buffering") != Some("no"))
+        .count();
+    let late = sse
+        .iter()
+        .filter(|e| matches!(&e.body, Body::Sse(b) if b.ended && b.events.is_empty()))
+        .count();
+    if missing > 0 {
+        return Verdict::warn(
+            Severity::Info,
+            format!("{missing} of {} SSE responses arrived without X-Accel-Buffering: no (nginx consumes that header, so this alone proves nothing)", sse.len()),
+        );
+    }
+    if late > 0 {
+        return Verdict::warn(
+            Severity::Info,
+            format!("{late} SSE responses ended before any event arrived"),
+        );
+    }
+    Verdict::pass(format!(
+        "{} SSE responses carried X-Accel-Buffering: no",
+        sse.len()
+    ))
+}
+
+/// The checks whose refusals must carry a JSON-RPC error body.
+pub const RPC_ERROR_CHECKS: &[&str] = &[
+    "headers.missing-method",
+    "headers.method-mismatch",
+    "headers.name-mismatch",
+    "headers.missing-version",
+    "version.unsupported",
+    "meta.missing",
+    "method.unknown",
+];
+
+/// `jsonrpc.error-body`: bare 4xx answers among checks that did not already fail on them.
+pub fn error_body(seen: &[(&str, Outcome, &Exchange)]) -> Verdict {
+    let considered: Vec<_> = seen
+        .iter()
+        .filter(|(id, _, _)| RPC_ERROR_CHECKS.contains(id))
+        .collect();
+    if considered.is_empty() {
+        return Verdict::skip("no MCP-level refusal was observed");
+    }
+    let bare: Vec<String> = considered
+        .iter()
+        .filter(|(_, outcome, ex)| !matches!(outcome, Outcome::Fail) && bare_4xx(ex))
+        .map(|(id, _, ex)| format!("{id}: {}", ex.summary()))
+        .collect();
+    if bare.is_empty() {
+        Verdict::pass(format!(
+            "{} refusals carried JSON-RPC error bodies",
+            considered.len()
+        ))
+    } else {
+        Verdict::warn(
+            Severity::Low,
+            format!(
+                "bare 4xx without a JSON-RPC body (an intermediary answering?): {}",
+                bare.join("; ")
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+#[path = "transport_tests.rs"]
+mod tests;

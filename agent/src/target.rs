@@ -1,0 +1,130 @@
+//! The target URL, validated once: a scheme of http or https, a host, no userinfo.
+
+use std::net::IpAddr;
+
+use url::{Host, Url};
+
+/// Why a target URL was refused. Each message says how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error("not a URL ({0}); give the full endpoint, e.g. https://mcp.example.com/mcp")]
+    Unparsable(String),
+    #[error("scheme `{0}` is not probed; use http:// or https://")]
+    Scheme(String),
+    #[error("the URL carries user information; remove it and name a credential with --token-env")]
+    Userinfo,
+    #[error("the URL has no host; give the full endpoint, e.g. https://mcp.example.com/mcp")]
+    NoHost,
+    #[error("the URL has a fragment (#…); MCP endpoints are identified without one")]
+    Fragment,
+}
+
+/// A validated MCP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub url: Url,
+    /// The host as written (a name, or an IP literal without brackets).
+    pub host: String,
+    pub ip: Option<IpAddr>,
+    pub port: u16,
+    pub https: bool,
+}
+
+impl Target {
+    pub fn parse(input: &str) -> Result<Self, TargetError> {
+        let url = Url::parse(input.trim()).map_err(|e| TargetError::Unparsable(e.to_string()))?;
+        let https = match url.scheme() {
+            "https" => true,
+            "http" => false,
+            other => return Err(TargetError::Scheme(other.to_string())),
+        };
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(TargetError::Userinfo);
+        }
+        if url.fragment().is_some() {
+            return Err(TargetError::Fragment);
+        }
+        let (host, ip) = match url.host() {
+            None => return Err(TargetError::NoHost),
+            Some(Host::Domain(d)) => (d.trim_end_matches('.').to_ascii_lowercase(), None),
+            Some(Host::Ipv4(a)) => (a.to_string(), Some(IpAddr::V4(a))),
+            Some(Host::Ipv6(a)) => (a.to_string(), Some(IpAddr::V6(a))),
+        };
+        if host.is_empty() {
+            return Err(TargetError::NoHost);
+        }
+        let port = url
+            .port_or_known_default()
+            .unwrap_or(if https { 443 } else { 80 });
+        Ok(Target {
+            url,
+            host,
+            ip,
+            port,
+            https,
+        })
+    }
+
+    /// An IP literal or `localhost`: DNS and deployment-shape checks do not apply.
+    pub fn is_local(&self) -> bool {
+        self.ip.is_some() || self.host == "localhost" || self.host.ends_with(".localhost")
+    }
+
+    /// The addresses a local target stands for.
+    pub fn local_addresses(&self) -> Vec<IpAddr> {
+        match self.ip {
+            Some(ip) => vec![ip],
+            None => vec![IpAddr::from([127, 0, 0, 1])],
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.url.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_bad_targets_with_a_fix() {
+        assert!(matches!(
+            Target::parse("mcp.example.com/mcp"),
+            Err(TargetError::Unparsable(_))
+        ));
+        assert_eq!(
+            Target::parse("ftp://h/x"),
+            Err(TargetError::Scheme("ftp".into()))
+        );
+        assert_eq!(
+            Target::parse("file:///etc/passwd"),
+            Err(TargetError::Scheme("file".into()))
+        );
+        assert_eq!(
+            Target::parse("https://u:p@h.example/mcp"),
+            Err(TargetError::Userinfo)
+        );
+        assert_eq!(
+            Target::parse("https://h.example/mcp#x"),
+            Err(TargetError::Fragment)
+        );
+    }
+
+    #[test]
+    fn classifies_local_targets() {
+        let t = Target::parse("http://127.0.0.1:8080/mcp").unwrap();
+        assert!(t.is_local());
+        assert_eq!(t.port, 8080);
+        let t = Target::parse("http://[::1]/mcp").unwrap();
+        assert_eq!(t.host, "::1");
+        assert!(t.is_local());
+        assert!(Target::parse("http://localhost:1/mcp").unwrap().is_local());
+        let t = Target::parse("https://MCP.Example.com/mcp").unwrap();
+        assert!(!t.is_local());
+        assert_eq!(t.host, "mcp.example.com");
+        assert_eq!(t.port, 443);
+    }
+}

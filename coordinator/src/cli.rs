@@ -1,0 +1,344 @@
+//! The command line. Every exit code comes from `vantage_coordinator::exit`.
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+use ipnet::IpNet;
+use vantage_agent::probe::dns::ResolverChoice;
+use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_coordinator::exit::{self, FailOn};
+use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
+use vantage_coordinator::render::{render, Format};
+use vantage_coordinator::report::Report;
+use vantage_coordinator::{local, report};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vantage",
+    version,
+    about = "Check a remote MCP endpoint (2026-07-28, Streamable HTTP) from the outside",
+    long_about = "Check a remote MCP endpoint (Model Context Protocol 2026-07-28, Streamable HTTP) \
+from the outside: DNS, connectivity, TLS, redirects, era, and the transport and header rules, \
+each probe changing one thing in an otherwise valid request. The report says pass, review, \
+blocked or unknown, with evidence and a fix for every finding.",
+    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp --format json --output report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check one MCP endpoint from this machine (one in-process vantage named `local`).
+    Check(CheckArgs),
+    /// Serve the built-in fixture on loopback with a few faults switched on, and check it.
+    Demo(DemoArgs),
+    /// Serve the fixture MCP server (or a hostile target) until interrupted.
+    Fixture(FixtureArgs),
+    /// Print the JSON Schema of the report (vantage.report/v1).
+    Schema,
+}
+
+#[derive(Debug, Args)]
+struct Output {
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Colour in text output: auto (only on a terminal, and not with NO_COLOR), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+struct Probe {
+    /// Treat CIDR as globally routable (laboratories whose "public" addresses come from
+    /// documentation ranges). Repeatable. Never on by default.
+    #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
+    assume_global: Vec<IpNet>,
+    /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
+    #[arg(long = "ca-file", value_name = "PEM")]
+    ca_file: Option<PathBuf>,
+    /// Overall deadline for the whole check, e.g. 30s, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    timeout: Duration,
+    /// Deadline for one exchange (one request, connect, handshake or DNS query).
+    #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    check_timeout: Duration,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
+    #[arg(long, value_name = "IP:PORT")]
+    nameserver: Vec<SocketAddr>,
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// The MCP endpoint, e.g. https://mcp.example.com/mcp
+    url: String,
+    /// Which decision fails the gate (exit 2).
+    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
+    fail_on: FailOn,
+    /// The region label of this vantage in the report.
+    #[arg(long, default_value = "local")]
+    region: String,
+    #[command(flatten)]
+    probe: Probe,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Debug, Args)]
+struct DemoArgs {
+    /// Faults to switch on (default: get-html, unknown-method-html404, origin-accepted).
+    #[arg(long = "fault", value_enum)]
+    faults: Vec<Fault>,
+    /// Check the fixture with no fault at all.
+    #[arg(long, conflicts_with = "faults")]
+    clean: bool,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Debug, Args)]
+struct FixtureArgs {
+    /// Address to listen on (loopback only).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: SocketAddr,
+    /// Faults to switch on. Repeatable.
+    #[arg(long = "fault", value_enum)]
+    faults: Vec<Fault>,
+    /// Serve a hostile target instead of the MCP fixture.
+    #[arg(long, value_enum, conflicts_with = "faults")]
+    hostile: Option<Hostile>,
+}
+
+fn parse_cidr(s: &str) -> Result<IpNet, String> {
+    s.parse::<IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| {
+            format!("`{s}` is not a CIDR prefix; write e.g. 198.51.100.0/24 or 2001:db8:b::/64")
+        })
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}`: {e}; write e.g. 500ms, 5s, 2m"))?;
+    if d.is_zero() {
+        return Err("a duration must be greater than zero".into());
+    }
+    Ok(d)
+}
+
+/// Parse arguments and run; returns the process exit code.
+pub fn main() -> u8 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: starting the runtime: {e}");
+            return exit::USAGE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::USAGE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Check(args) => check(args).await,
+        Command::Demo(args) => demo(args).await,
+        Command::Fixture(args) => fixture(args).await,
+        Command::Schema => {
+            println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
+    let extra_ca_pem = match &probe.ca_file {
+        Some(path) => {
+            Some(std::fs::read(path).with_context(|| format!("--ca-file {}", path.display()))?)
+        }
+        None => None,
+    };
+    let opts = ProbeOptions {
+        region: region.to_string(),
+        deadline: probe.timeout,
+        check_timeout: probe.check_timeout.min(probe.timeout),
+        assume_global: probe.assume_global.clone(),
+        extra_ca_pem,
+        connect_non_global: true,
+        resolver: ResolverChoice {
+            nameservers: probe.nameserver.clone(),
+        },
+        ..ProbeOptions::default()
+    };
+    Ok(Engine::new(opts)?)
+}
+
+fn check_output_path(output: &Output) -> anyhow::Result<()> {
+    if let Some(path) = &output.output {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !parent.is_dir() {
+            bail!(
+                "--output {}: the directory {} does not exist",
+                path.display(),
+                parent.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
+    let to_terminal = output.output.is_none() && std::io::stdout().is_terminal();
+    let color = match output.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let text = render(report, output.format, color);
+    match &output.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "{} for {}: report written to {}",
+                report.decision.as_str(),
+                report.target,
+                path.display()
+            );
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+async fn check(args: CheckArgs) -> anyhow::Result<u8> {
+    let target = Target::parse(&args.url)?;
+    check_output_path(&args.output)?;
+    let engine = engine(&args.probe, &args.region)?;
+    if std::io::stderr().is_terminal() {
+        eprintln!("checking {target} from {} …", args.region);
+    }
+    let report = local::check(&engine, &target).await;
+    emit(&report, &args.output)?;
+    Ok(exit::for_report(&report, args.fail_on))
+}
+
+async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
+    let faults = if args.clean {
+        Vec::new()
+    } else if args.faults.is_empty() {
+        vec![
+            Fault::GetHtml,
+            Fault::UnknownMethodHtml404,
+            Fault::OriginAccepted,
+        ]
+    } else {
+        args.faults
+    };
+    check_output_path(&args.output)?;
+    let fixture = Fixture::start(&faults)
+        .await
+        .context("starting the demo fixture on 127.0.0.1")?;
+    let names: Vec<String> = faults.iter().map(|f| f.name()).collect();
+    eprintln!(
+        "demo: fixture MCP server at {} with faults: {}",
+        fixture.url(),
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    );
+    let probe = Probe {
+        assume_global: Vec::new(),
+        ca_file: None,
+        timeout: Duration::from_secs(30),
+        check_timeout: Duration::from_secs(5),
+        nameserver: Vec::new(),
+    };
+    let target = Target::parse(&fixture.url())?;
+    let report = local::check(&engine(&probe, "local")?, &target).await;
+    emit(&report, &args.output)?;
+    eprintln!(
+        "demo: as a CI gate, `vantage check` would exit {} here; try `vantage demo --clean`, or `vantage fixture --help` to serve it yourself",
+        exit::for_report(&report, FailOn::Blocked)
+    );
+    Ok(exit::OK)
+}
+
+async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
+    if !args.listen.ip().is_loopback() {
+        bail!(
+            "--listen {}: the fixture serves loopback only; use 127.0.0.1:PORT or [::1]:PORT",
+            args.listen
+        );
+    }
+    let url;
+    let _guard: Box<dyn std::any::Any> = match args.hostile {
+        Some(kind) => {
+            let server = HostileServer::start(kind).await?;
+            url = server.url();
+            Box::new(server)
+        }
+        None => {
+            let listener = tokio::net::TcpListener::bind(args.listen)
+                .await
+                .with_context(|| format!("binding {}", args.listen))?;
+            let f = Fixture::serve(listener, &args.faults);
+            url = f.url();
+            Box::new(f)
+        }
+    };
+    println!("listening {url}");
+    let _ = std::io::stdout().flush();
+    tokio::signal::ctrl_c().await?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,64 @@
+//! Assembling reports, and the single-machine default: one in-process vantage named `local`.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use vantage_agent::model::RegionResult;
+use vantage_agent::{Engine, Target};
+
+use crate::merge::{merge, MergeInput};
+use crate::report::{Report, SCHEMA_ID};
+
+/// The current time as RFC 3339 UTC, second precision.
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or_else(|_| time::OffsetDateTime::now_utc());
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Merge region results into a final report.
+pub fn assemble(
+    target: &Target,
+    started_at: String,
+    duration_ms: u64,
+    requested: &[String],
+    regions: Vec<RegionResult>,
+    degraded: &BTreeSet<String>,
+) -> Report {
+    let merged = merge(&MergeInput {
+        requested,
+        results: &regions,
+        degraded,
+    });
+    Report {
+        schema: SCHEMA_ID.to_string(),
+        id: ulid::Ulid::new().to_string(),
+        target: target.to_string(),
+        started_at,
+        duration_ms,
+        state: None,
+        decision: merged.decision,
+        reason: merged.reason,
+        era: merged.era,
+        regions,
+        findings: merged.findings,
+    }
+}
+
+/// Run one in-process vantage against `target` and merge its result.
+pub async fn check(engine: &Engine, target: &Target) -> Report {
+    let started_at = now_rfc3339();
+    let started = Instant::now();
+    let region = engine.run(target).await;
+    let requested = vec![region.region.clone()];
+    assemble(
+        target,
+        started_at,
+        started.elapsed().as_millis() as u64,
+        &requested,
+        vec![region],
+        &BTreeSet::new(),
+    )
+}

@@ -1,0 +1,8 @@
+//! `vantage`: check an MCP endpoint from here (`vantage check URL`), try it on a built-in
+//! demo target (`vantage demo`), or serve the fixture for experiments (`vantage fixture`).
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(cli::main())
+}
