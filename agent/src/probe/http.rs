@@ -156,6 +156,8 @@ impl ProbeRequest {
 #[derive(Debug, Clone)]
 pub enum Body {
     Empty,
+    /// An SSE stream whose body was deliberately not read (only the status mattered).
+    Unread,
     Json(Value),
     Sse(SseBody),
     /// Something else; an excerpt is kept.
@@ -255,6 +257,7 @@ impl Exchange {
             }
             (Some(Rpc::Result { .. }), _) => s.push_str(" JSON-RPC result"),
             (None, Body::Empty) => s.push_str(" (empty body)"),
+            (None, Body::Unread) => s.push_str(" (stream not read)"),
             (None, Body::Other { excerpt, .. }) => {
                 s.push_str(&format!(" body \"{}\"", clip(excerpt, 60)));
             }
@@ -372,7 +375,9 @@ pub async fn exchange(
         capped: None,
     };
     if ex.is_sse() {
-        if sse != SseRead::HeadersOnly {
+        if sse == SseRead::HeadersOnly {
+            ex.body = Body::Unread;
+        } else {
             let id = req.rpc_id().cloned();
             let body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
             ex.capped = body.capped;

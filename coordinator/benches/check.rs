@@ -1,0 +1,67 @@
+//! Time to a verdict, one vantage: a full `vantage check` of the clean fixture on loopback,
+//! against the physical floor measured in the same run on the same machine (one
+//! `server/discover` round trip on a fresh connection with the same HTTP stack).
+//!
+//! Run: `cargo bench -p vantage-coordinator --bench check` (prints figures and ratios; it
+//! asserts nothing: machines here are shared and noisy).
+
+use std::time::{Duration, Instant};
+
+use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
+use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_coordinator::fixture::Fixture;
+
+fn stats(mut v: Vec<Duration>) -> (f64, f64) {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    (ms(v[v.len() / 2]), ms(v[(v.len() * 99 / 100).min(v.len() - 1)]))
+}
+
+fn main() {
+    let runs: usize = std::env::var("VANTAGE_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let fixture = Fixture::start(&[]).await.expect("fixture");
+        let target = Target::parse(&fixture.url()).expect("url");
+        let engine = Engine::new(ProbeOptions::default()).expect("engine");
+
+        // Warm up both paths.
+        for _ in 0..10 {
+            let _ = vantage_coordinator::local::check(&engine, &target).await;
+        }
+        let mut full = Vec::with_capacity(runs);
+        let mut requests = 0;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let report = vantage_coordinator::local::check(&engine, &target).await;
+            full.push(t.elapsed());
+            assert_eq!(report.decision.as_str(), "pass");
+            requests = report.regions[0].checks.iter().filter(|c| c.outcome != vantage_agent::model::Outcome::Skip).count();
+        }
+
+        let url = target.url.clone();
+        let req = ProbeRequest::modern("server/discover", 1, Default::default());
+        let tls = vantage_agent::probe::tls::client_config(None).expect("tls");
+        let mut floor = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            // A fresh client per round trip: connect + one request, as a check's first exchange.
+            let client = reqwest::Client::builder()
+                .no_proxy()
+                .use_preconfigured_tls((*tls).clone())
+                .build()
+                .expect("client");
+            let t = Instant::now();
+            let ex = exchange(&client, &url, &req, &Limits::default(), Duration::from_secs(5), SseRead::UntilResponse)
+                .await
+                .expect("discover");
+            floor.push(t.elapsed());
+            assert_eq!(ex.status, 200);
+        }
+        let (fm, fp) = stats(full);
+        let (rm, rp) = stats(floor);
+        println!("bench check (clean fixture, loopback, {runs} runs)");
+        println!("  full single-vantage check   median {fm:8.2} ms   p99 {fp:8.2} ms   (goal: median < 50 ms)");
+        println!("  floor: one discover round   median {rm:8.2} ms   p99 {rp:8.2} ms");
+        println!("  ratio full/floor (median)   {:8.1}x   ({requests} checks run; the floor of a check is two dependent round trips)", fm / rm);
+    });
+}

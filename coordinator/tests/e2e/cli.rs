@@ -1,0 +1,219 @@
+//! The `vantage` command: exit codes 0, 1 and 2, formats, --output, and errors that say
+//! what to fix and change nothing.
+
+use serde_json::Value;
+use vantage_coordinator::fixture::{Fault, Fixture};
+
+use crate::support::{assert_valid, vantage, vantage_async};
+
+fn s(v: &[u8]) -> String {
+    String::from_utf8_lossy(v).into_owned()
+}
+
+#[tokio::test]
+async fn exit_0_on_a_clean_target_and_the_json_report_validates() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let out = vantage_async(vec![
+        "check".into(),
+        fixture.url(),
+        "--format".into(),
+        "json".into(),
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", s(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_valid(&report);
+    assert_eq!(report["schema"], "vantage.report/v1");
+    assert_eq!(report["decision"], "pass");
+    assert_eq!(report["regions"][0]["region"], "local");
+}
+
+#[tokio::test]
+async fn exit_2_when_the_gate_fails() {
+    let fixture = Fixture::start(&[Fault::UnknownMethodHtml404])
+        .await
+        .unwrap();
+    let out = vantage_async(vec![
+        "check".into(),
+        fixture.url(),
+        "--color".into(),
+        "never".into(),
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", s(&out.stderr));
+    let text = s(&out.stdout);
+    assert!(
+        text.starts_with("BLOCKED  "),
+        "the decision comes first: {text}"
+    );
+    assert!(text.contains("method.unknown"), "{text}");
+    assert!(!text.contains("\x1b["), "no colour when not on a terminal");
+}
+
+#[tokio::test]
+async fn review_passes_the_gate_unless_fail_on_review() {
+    let fixture = Fixture::start(&[Fault::RedirectSameHost]).await.unwrap();
+    let out = vantage_async(vec!["check".into(), fixture.url()]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stdout));
+    assert!(s(&out.stdout).starts_with("REVIEW"));
+    let out = vantage_async(vec![
+        "check".into(),
+        fixture.url(),
+        "--fail-on".into(),
+        "review".into(),
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn exit_1_for_bad_input_with_the_fix_in_the_message() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["check", "ftp://example.invalid/mcp"],
+            "use http:// or https://",
+        ),
+        (&["check", "not a url"], "give the full endpoint"),
+        (
+            &["check", "https://user:secret@example.invalid/mcp"],
+            "remove it",
+        ),
+        (
+            &[
+                "check",
+                "http://127.0.0.1:9/mcp",
+                "--assume-global",
+                "300.1.2.0/24",
+            ],
+            "is not a CIDR prefix",
+        ),
+        (
+            &["check", "http://127.0.0.1:9/mcp", "--timeout", "soon"],
+            "write e.g. 500ms",
+        ),
+        (
+            &["check", "http://127.0.0.1:9/mcp", "--format", "yaml"],
+            "possible values",
+        ),
+        (
+            &[
+                "check",
+                "http://127.0.0.1:9/mcp",
+                "--ca-file",
+                "/nonexistent/ca.pem",
+            ],
+            "--ca-file /nonexistent/ca.pem",
+        ),
+        (
+            &[
+                "check",
+                "http://127.0.0.1:9/mcp",
+                "--output",
+                "/nonexistent/dir/r.json",
+            ],
+            "does not exist",
+        ),
+        (&["check"], "required"),
+        (&["frobnicate"], "unrecognized subcommand"),
+    ];
+    for (args, needle) in cases {
+        let out = vantage(args, &[]);
+        let err = s(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: stderr lacks {needle:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    }
+    assert!(!std::path::Path::new("/nonexistent/dir/r.json").exists());
+}
+
+#[test]
+fn help_teaches_and_exits_0() {
+    let out = vantage(&["check", "--help"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = s(&out.stdout);
+    for flag in [
+        "--format",
+        "--output",
+        "--fail-on",
+        "--assume-global",
+        "--ca-file",
+        "--timeout",
+    ] {
+        assert!(help.contains(flag), "help lacks {flag}");
+    }
+    let top = s(&vantage(&["--help"], &[]).stdout);
+    assert!(top.contains("Exit codes"), "{top}");
+}
+
+#[tokio::test]
+async fn output_file_and_every_format() {
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let dir = std::env::temp_dir().join(format!("vantage-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (format, check) in [
+        (
+            "json",
+            Box::new(|t: &str| {
+                serde_json::from_str::<Value>(t)
+                    .map(|v| assert_valid(&v))
+                    .is_ok()
+            }) as Box<dyn Fn(&str) -> bool>,
+        ),
+        (
+            "junit",
+            Box::new(|t: &str| {
+                t.starts_with("<?xml")
+                    && t.contains("<testsuite name=\"vantage.local\"")
+                    && t.contains("transport.get")
+            }),
+        ),
+        (
+            "markdown",
+            Box::new(|t: &str| {
+                t.contains("## Vantage: **review**") && t.contains("| medium | `transport.get`")
+            }),
+        ),
+        ("text", Box::new(|t: &str| t.starts_with("REVIEW"))),
+    ] {
+        let path = dir.join(format!("report.{format}"));
+        let out = vantage_async(vec![
+            "check".into(),
+            fixture.url(),
+            "--format".into(),
+            format.into(),
+            "--output".into(),
+            path.display().to_string(),
+        ])
+        .await;
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", s(&out.stderr));
+        assert!(
+            out.stdout.is_empty(),
+            "{format}: the report goes to the file only"
+        );
+        assert!(s(&out.stderr).contains("report written to"), "{format}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(check(&text), "{format} output malformed:\n{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_demo_runs_with_no_network_and_shows_findings() {
+    let out = vantage(&["demo", "--color", "never"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    let text = s(&out.stdout);
+    assert!(text.starts_with("BLOCKED"), "{text}");
+    for id in [
+        "method.unknown",
+        "transport.get",
+        "security.origin-not-validated",
+    ] {
+        assert!(text.contains(id), "demo lacks {id}");
+    }
+    let clean = vantage(&["demo", "--clean", "--format", "json"], &[]);
+    let report: Value = serde_json::from_slice(&clean.stdout).unwrap();
+    assert_eq!(report["decision"], "pass");
+}

@@ -1,0 +1,185 @@
+//! DNS and TLS against real servers on loopback: a small authoritative DNS server answering
+//! per name, and a TLS front with a lab CA (trusted with --ca-file, or not).
+
+use vantage_agent::model::{Cause, Outcome, Severity};
+use vantage_agent::probe::dns::ResolverChoice;
+use vantage_coordinator::fixture::Fixture;
+use vantage_coordinator::report::Decision;
+
+use crate::support::{above_info, check_with, ids, options, outcome, LabCa, LabDns, TlsFront};
+
+async fn lab() -> (Fixture, LabCa, LabDns) {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let ca = LabCa::new();
+    let dns = LabDns::start(&[
+        ("mcp.vantage.test", &["127.0.0.1"]),
+        ("v6only.vantage.test", &["::1"]),
+        ("dual.vantage.test", &["127.0.0.1", "::1"]),
+    ])
+    .await;
+    (fixture, ca, dns)
+}
+
+#[tokio::test]
+async fn a_named_https_target_in_the_lab_passes_end_to_end() {
+    let (fixture, ca, dns) = lab().await;
+    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 90);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let report = check_with(&url, opts.clone()).await;
+    assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    assert_eq!(report.decision, Decision::Pass);
+    let dns_obs = report.regions[0].dns.as_ref().unwrap();
+    assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
+    assert!(dns_obs.has_a && dns_obs.all_global);
+    assert_eq!(outcome(&report, "tls.handshake").outcome, Outcome::Pass);
+    assert_eq!(outcome(&report, "tls.expiry").outcome, Outcome::Pass);
+
+    // Without --assume-global, loopback is what it is: not globally routable.
+    opts.assume_global.clear();
+    let report = check_with(&url, opts.clone()).await;
+    assert_eq!(
+        above_info(&report),
+        ids(&[("dns.non-global-address", Severity::High)])
+    );
+    assert!(outcome(&report, "dns.global-addresses")
+        .observed
+        .contains("127.0.0.1 is loopback"));
+
+    // Without the lab CA, the chain is untrusted.
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    opts.extra_ca_pem = None;
+    let report = check_with(&url, opts).await;
+    assert_eq!(
+        above_info(&report),
+        ids(&[("tls.handshake", Severity::High)])
+    );
+    let hs = outcome(&report, "tls.handshake");
+    assert_eq!(hs.cause, Some(Cause::Tls));
+    assert!(
+        hs.observed.contains("UnknownIssuer") || hs.observed.contains("issuer"),
+        "{}",
+        hs.observed
+    );
+    assert_eq!(outcome(&report, "era.detect").outcome, Outcome::Skip);
+}
+
+#[tokio::test]
+async fn a_certificate_for_another_name_or_expiring_soon() {
+    let (fixture, ca, dns) = lab().await;
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+
+    let (cert, key) = ca.leaf(&["other.vantage.test"], 90);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let report = check_with(
+        &format!("https://mcp.vantage.test:{}/mcp", front.addr.port()),
+        opts.clone(),
+    )
+    .await;
+    let hs = outcome(&report, "tls.handshake");
+    assert_eq!(hs.outcome, Outcome::Fail);
+    assert!(
+        hs.observed.contains("NotValidForName") || hs.observed.contains("name"),
+        "{}",
+        hs.observed
+    );
+
+    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 5);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let report = check_with(
+        &format!("https://mcp.vantage.test:{}/mcp", front.addr.port()),
+        opts,
+    )
+    .await;
+    let exp = outcome(&report, "tls.expiry");
+    assert_eq!(
+        (exp.outcome, exp.severity),
+        (Outcome::Warn, Some(Severity::Medium))
+    );
+    assert_eq!(
+        above_info(&report),
+        ids(&[("tls.expiry", Severity::Medium)])
+    );
+    assert_eq!(report.decision, Decision::Review);
+}
+
+#[tokio::test]
+async fn nxdomain_and_aaaa_only_answers() {
+    let (fixture, _ca, dns) = lab().await;
+    let port = fixture.addr.port();
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+
+    let report = check_with(
+        &format!("http://absent.vantage.test:{port}/mcp"),
+        opts.clone(),
+    )
+    .await;
+    assert_eq!(above_info(&report), ids(&[("dns.resolve", Severity::High)]));
+    assert_eq!(report.regions[0].dns.as_ref().unwrap().rcode, "NXDOMAIN");
+    assert_eq!(outcome(&report, "dns.resolve").cause, Some(Cause::Nxdomain));
+    assert_eq!(outcome(&report, "net.connect").outcome, Outcome::Skip);
+
+    let report = check_with(
+        &format!("http://v6only.vantage.test:{port}/mcp"),
+        opts.clone(),
+    )
+    .await;
+    let found = above_info(&report);
+    assert!(
+        found.contains(&("dns.no-a-record".to_string(), Severity::High)),
+        "{found:?}"
+    );
+    let dns_obs = report.regions[0].dns.as_ref().unwrap();
+    assert!(!dns_obs.has_a);
+    assert_eq!(dns_obs.aaaa, vec!["::1".to_string()]);
+
+    // Both families resolve; the fixture listens on IPv4 only, so IPv6 fails while IPv4 works.
+    let report = check_with(&format!("http://dual.vantage.test:{port}/mcp"), opts).await;
+    let v6 = outcome(&report, "net.ipv6");
+    assert_eq!(
+        (v6.outcome, v6.severity),
+        (Outcome::Warn, Some(Severity::Low)),
+        "{}",
+        v6.observed
+    );
+    assert_eq!(outcome(&report, "net.connect").outcome, Outcome::Pass);
+    // A plain-http named target is a finding of its own.
+    assert_eq!(outcome(&report, "tls.plain-http").outcome, Outcome::Fail);
+}
+
+#[tokio::test]
+async fn a_fleet_vantage_refuses_non_global_addresses() {
+    let (fixture, _ca, dns) = lab().await;
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts.connect_non_global = false;
+    let report = check_with(
+        &format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port()),
+        opts,
+    )
+    .await;
+    let c = outcome(&report, "net.connect");
+    assert_eq!(c.outcome, Outcome::Skip);
+    assert!(
+        c.observed.contains("does not connect to non-global"),
+        "{}",
+        c.observed
+    );
+}

@@ -1,0 +1,12 @@
+//! End-to-end tests of the probe engine and the `vantage` command, in one test binary.
+
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+mod cli;
+mod dns_tls;
+mod fixture_faults;
+mod hostile;
+mod peers;
+mod schema;
