@@ -14,12 +14,21 @@ use vantage_coordinator::fixture::Fixture;
 fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     v.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    (ms(v[v.len() / 2]), ms(v[(v.len() * 99 / 100).min(v.len() - 1)]))
+    (
+        ms(v[v.len() / 2]),
+        ms(v[(v.len() * 99 / 100).min(v.len() - 1)]),
+    )
 }
 
 fn main() {
-    let runs: usize = std::env::var("VANTAGE_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let runs: usize = std::env::var("VANTAGE_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     rt.block_on(async {
         let fixture = Fixture::start(&[]).await.expect("fixture");
         let target = Target::parse(&fixture.url()).expect("url");

@@ -171,3 +171,118 @@ pub fn capabilities(ex: &Exchange) -> Option<Value> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderMap;
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::Outcome;
+
+    fn json_ex(status: u16, body: Value) -> Exchange {
+        Exchange {
+            status,
+            headers: HeaderMap::new(),
+            content_type: Some("application/json".into()),
+            body: Body::Json(body),
+            elapsed_ms: 1,
+            first_byte_ms: 1,
+            capped: None,
+        }
+    }
+
+    fn discover_result(result: Value) -> Exchange {
+        json_ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
+    }
+
+    fn good() -> Value {
+        json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+               "ttlMs": 0, "cacheScope": "private",
+               "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
+    }
+
+    #[test]
+    fn discover_shape_levels() {
+        let v = discover_shape(&discover_result(good()), &json!(1));
+        assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+        let without = |key: &str| {
+            let mut r = good();
+            r.as_object_mut().unwrap().remove(key);
+            discover_shape(&discover_result(r), &json!(1))
+        };
+        for key in ["resultType", "supportedVersions", "capabilities"] {
+            assert_eq!(
+                (without(key).outcome, without(key).severity),
+                (Outcome::Fail, Some(Severity::High)),
+                "{key}"
+            );
+        }
+        for key in ["ttlMs", "cacheScope"] {
+            assert_eq!(
+                (without(key).outcome, without(key).severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "{key}"
+            );
+        }
+        let v = without("_meta");
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Warn, Some(Severity::Low))
+        );
+        let mut prefinal = good();
+        prefinal.as_object_mut().unwrap().remove("_meta");
+        prefinal["serverInfo"] = json!({"name": "s", "version": "1"});
+        assert!(discover_shape(&discover_result(prefinal), &json!(1))
+            .observed
+            .contains("pre-final"));
+        let mut old = good();
+        old["supportedVersions"] = json!(["2025-11-25"]);
+        assert!(discover_shape(&discover_result(old), &json!(1))
+            .observed
+            .contains("lacks 2026-07-28"));
+        let v = discover_shape(&discover_result(good()), &json!(2));
+        assert!(v.observed.contains("does not echo"), "{}", v.observed);
+    }
+
+    #[test]
+    fn era_classification_table() {
+        let ok = discover_result(good());
+        let init_ok = json_ex(
+            200,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+        );
+        let refused = json_ex(
+            400,
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
+        );
+        let legacy_err = json_ex(
+            400,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}),
+        );
+        let prefinal = json_ex(
+            400,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Session not found"}}),
+        );
+        let not_found = json_ex(
+            404,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
+        );
+        assert_eq!(classify(Some(&ok), Some(&init_ok), None), Era::Dual);
+        assert_eq!(classify(Some(&ok), Some(&refused), None), Era::Modern);
+        assert_eq!(
+            classify(Some(&legacy_err), Some(&init_ok), None),
+            Era::Legacy
+        );
+        // -32001 is the legacy SDK's "session not found" as well as a draft code: never proof of modern.
+        assert_eq!(classify(Some(&prefinal), Some(&init_ok), None), Era::Legacy);
+        assert_eq!(
+            classify(Some(&not_found), Some(&refused), None),
+            Era::Modern
+        );
+        assert_eq!(
+            classify(Some(&legacy_err), Some(&legacy_err), None),
+            Era::NotMcp
+        );
+    }
+}

@@ -105,6 +105,11 @@ async fn each_fault_is_caught_alone() {
             Decision::Review,
         ),
         (Fault::ModernOnly, &[], Decision::Pass),
+        (
+            Fault::HttpSseOnly,
+            &[("era.legacy-only", Medium)],
+            Decision::Review,
+        ),
     ];
     let mut failures = Vec::new();
     for (fault, expected, decision) in table {
@@ -156,6 +161,7 @@ async fn eras_are_told_apart() {
         (vec![], Era::Dual),
         (vec![Fault::ModernOnly], Era::Modern),
         (vec![Fault::LegacyOnly], Era::Legacy),
+        (vec![Fault::HttpSseOnly], Era::HttpSse),
     ] {
         let fixture = Fixture::start(&faults).await.unwrap();
         let report = check(&fixture.url()).await;
