@@ -39,6 +39,13 @@ checks! {
     "tls.expiry", Tls, "the leaf certificate valid for at least 14 more days";
     "tls.plain-http", Tls, "https:// for a non-local endpoint";
     "redirect.none", Shape, "no 3xx on the endpoint (clients do not follow redirects safely)";
+    "auth.challenge", Auth, "401 with WWW-Authenticate: Bearer, with resource_metadata= and scope=";
+    "auth.prm", Auth, "protected resource metadata: 200 JSON, resource equal to the endpoint URL, authorization_servers non-empty";
+    "auth.as-metadata", Auth, "authorization server metadata with an identical issuer, S256 and https endpoints";
+    "auth.garbage-token", Auth, "401 for a random bearer token";
+    "auth.wrong-audience", Auth, "401 for a token issued for another audience";
+    "auth.insufficient-scope", Auth, "403 with error=\"insufficient_scope\" for a token lacking a scope";
+    "auth.metadata-redirect", Auth, "no cross-host redirect on any metadata URL";
     "era.detect", Era, "the server speaks 2026-07-28 (server/discover works)";
     "discover.shape", Era, "200, JSON or SSE, a DiscoverResult with resultType, supportedVersions containing 2026-07-28, capabilities, ttlMs >= 0 and cacheScope";
     "transport.notification", Transport, "202 with an empty body, or a 4xx";

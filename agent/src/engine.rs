@@ -6,15 +6,15 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http::Method;
 use ipnet::IpNet;
 
-use crate::model::{Era, Outcome, RegionResult, RegionStatus, Severity};
+use crate::credentials::{scrub, Credentials};
+use crate::model::{Era, RegionResult, RegionStatus, Severity};
 use crate::netclass;
 use crate::probe::dns::{self, ResolverChoice};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
-use crate::probe::{connect, era, redirect, tls, transport};
+use crate::probe::{connect, tls};
 use crate::target::Target;
 
 /// Everything that shapes one vantage's run. Defaults live here, once.
@@ -35,6 +35,10 @@ pub struct ProbeOptions {
     pub connect_non_global: bool,
     pub resolver: ResolverChoice,
     pub limits: Limits,
+    /// Tokens for the authenticated and negative authorization checks.
+    pub credentials: Credentials,
+    /// The endpoint must be protected: an unauthenticated answer is a finding.
+    pub expect_auth: bool,
 }
 
 impl Default for ProbeOptions {
@@ -48,6 +52,8 @@ impl Default for ProbeOptions {
             connect_non_global: true,
             resolver: ResolverChoice::default(),
             limits: Limits::default(),
+            credentials: Credentials::default(),
+            expect_auth: false,
         }
     }
 }
@@ -70,11 +76,12 @@ pub struct Engine {
 
 /// What the stages learn as they go.
 #[derive(Debug, Default)]
-struct State {
-    era: Option<Era>,
-    protected: bool,
-    phases: BTreeMap<String, u64>,
-    dns: Option<crate::model::DnsObservation>,
+pub(crate) struct State {
+    pub(crate) era: Option<Era>,
+    pub(crate) protected: bool,
+    pub(crate) authenticated: bool,
+    pub(crate) phases: BTreeMap<String, u64>,
+    pub(crate) dns: Option<crate::model::DnsObservation>,
 }
 
 const SKIP_ORDER_NOTE: &str = "an earlier stage failed";
@@ -119,14 +126,27 @@ impl Engine {
             duration_ms: total,
             era: state.era.unwrap_or(Era::Unknown),
             protected: state.protected,
-            authenticated: false,
+            authenticated: state.authenticated,
             dns: state.dns,
             phases_ms: state.phases,
-            checks: rec.finish(),
+            checks: self.scrubbed(rec),
         }
     }
 
-    fn budget(&self, deadline: Instant) -> Duration {
+    /// The results, with every secret replaced by `[redacted]`: a hostile server may echo a
+    /// token back in a body or a header that ends up in the evidence.
+    fn scrubbed(&self, rec: Recorder) -> Vec<crate::model::CheckResult> {
+        let secrets = self.opts.credentials.secrets();
+        let mut checks = rec.finish();
+        if !secrets.is_empty() {
+            for c in &mut checks {
+                c.observed = scrub(&c.observed, &secrets);
+            }
+        }
+        checks
+    }
+
+    pub(crate) fn budget(&self, deadline: Instant) -> Duration {
         self.opts
             .check_timeout
             .min(deadline.saturating_duration_since(Instant::now()))
@@ -243,7 +263,7 @@ impl Engine {
         builder.build().map_err(|e| e.to_string())
     }
 
-    async fn send(
+    pub(crate) async fn send(
         &self,
         client: &reqwest::Client,
         target: &Target,
@@ -260,186 +280,5 @@ impl Engine {
             sse,
         )
         .await
-    }
-
-    async fn protocol(
-        &self,
-        target: &Target,
-        client: &reqwest::Client,
-        deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
-    ) {
-        // 4. Shape and era: server/discover and initialize, side by side.
-        let t = Instant::now();
-        let discover_req = ProbeRequest::modern("server/discover", 1, Default::default());
-        let init_req = ProbeRequest::legacy_initialize(2);
-        let (discover, initialize) = tokio::join!(
-            self.send(
-                client,
-                target,
-                &discover_req,
-                deadline,
-                SseRead::UntilResponse
-            ),
-            self.send(client, target, &init_req, deadline, SseRead::UntilResponse),
-        );
-        let discover = match discover {
-            Ok(ex) => ex,
-            Err(e) => {
-                rec.record(
-                    "redirect.none",
-                    Verdict::skip("server/discover got no response"),
-                    t,
-                );
-                rec.record(
-                    "era.detect",
-                    Verdict::fail(Severity::High, format!("server/discover: {}", e.message))
-                        .cause(e.cause),
-                    t,
-                );
-                rec.skip_rest("server/discover got no response");
-                return;
-            }
-        };
-        st.phases
-            .insert("first_byte".into(), discover.first_byte_ms);
-        if let Some(v) = redirect::verdict(&discover, target) {
-            let failed = v.outcome == Outcome::Fail;
-            rec.record("redirect.none", v, t);
-            if failed {
-                rec.skip_rest("the endpoint redirects, and redirects are never followed");
-                return;
-            }
-        }
-        if discover.status == 401 {
-            st.protected = true;
-            rec.skip_rest("the endpoint requires authorization (401) and no credential was given; name one with --token-env");
-            return;
-        }
-        let initialize = initialize.ok();
-        let mut get_fallback = None;
-        if !era::discover_works(&discover)
-            && !era::modern_signal(&discover)
-            && !initialize.as_ref().is_some_and(era::initialize_works)
-        {
-            let req = ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")]);
-            get_fallback = self
-                .send(client, target, &req, deadline, SseRead::FirstEvent)
-                .await
-                .ok();
-        }
-        let era = era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
-        st.era = Some(era);
-        rec.record(
-            "era.detect",
-            era::era_verdict(era, Some(&discover), initialize.as_ref()),
-            t,
-        );
-
-        let mut seen: Vec<(String, Exchange)> = vec![("discover".into(), discover.clone())];
-        if let Some(i) = &initialize {
-            seen.push(("initialize".into(), i.clone()));
-        }
-        let transport_ids: Vec<&str> = if era.speaks_2026() {
-            rec.record(
-                "discover.shape",
-                era::discover_shape(&discover, &serde_json::json!(1)),
-                t,
-            );
-            vec![
-                "transport.notification",
-                "transport.get",
-                "transport.delete",
-                "headers.missing-method",
-                "headers.method-mismatch",
-                "headers.name-mismatch",
-                "headers.missing-version",
-                "version.unsupported",
-                "meta.missing",
-                "method.unknown",
-                "security.origin",
-                "cors.preflight",
-            ]
-        } else {
-            let reason = "the server does not speak 2026-07-28";
-            for spec in crate::catalog::CHECKS
-                .iter()
-                .filter(|c| c.stage == crate::catalog::Stage::Transport || c.id == "discover.shape")
-            {
-                if !matches!(
-                    spec.id,
-                    "security.origin" | "cors.preflight" | "transport.sse-buffering"
-                ) {
-                    rec.record_ms(spec.id, Verdict::skip(reason), 0);
-                }
-            }
-            if era == Era::NotMcp {
-                vec!["cors.preflight"]
-            } else {
-                vec!["security.origin", "cors.preflight"]
-            }
-        };
-
-        // 5. Transport checks, concurrently: each is independent of the others.
-        let caps = era::capabilities(&discover).unwrap_or_default();
-        let runs = transport_ids.iter().enumerate().map(|(i, &id)| {
-            let caps = &caps;
-            async move {
-                let started = Instant::now();
-                let req = if id == "security.origin" && !era.speaks_2026() {
-                    Ok(ProbeRequest::legacy_initialize(100 + i as i64)
-                        .with_header("Origin", transport::FOREIGN_ORIGIN))
-                } else {
-                    transport::request(id, 100 + i as i64, caps)
-                };
-                let req = match req {
-                    Ok(r) => r,
-                    Err(reason) => return (id, Verdict::skip(reason), None, started),
-                };
-                let mode = if matches!(id, "transport.get") {
-                    SseRead::HeadersOnly
-                } else {
-                    SseRead::UntilResponse
-                };
-                match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (id, transport::evaluate(id, &ex, era), Some(ex), started),
-                    Err(e) => (
-                        id,
-                        Verdict::fail(Severity::Medium, format!("no response: {}", e.message))
-                            .cause(e.cause),
-                        None,
-                        started,
-                    ),
-                }
-            }
-        });
-        let results = futures::future::join_all(runs).await;
-        let mut for_body_check = Vec::new();
-        for (id, verdict, ex, started) in results {
-            let outcome = verdict.outcome;
-            rec.record(id, verdict, started);
-            if let Some(ex) = ex {
-                seen.push((id.to_string(), ex));
-                for_body_check.push((id, outcome));
-            }
-        }
-        let exchanges: Vec<&Exchange> = seen.iter().map(|(_, e)| e).collect();
-        rec.record_ms(
-            "transport.sse-buffering",
-            transport::sse_buffering(&exchanges),
-            0,
-        );
-        if era.speaks_2026() {
-            let triples: Vec<(&str, Outcome, &Exchange)> = for_body_check
-                .iter()
-                .filter_map(|(id, outcome)| {
-                    seen.iter()
-                        .find(|(k, _)| k == id)
-                        .map(|(_, ex)| (*id, *outcome, ex))
-                })
-                .collect();
-            rec.record_ms("jsonrpc.error-body", transport::error_body(&triples), 0);
-        }
     }
 }

@@ -8,11 +8,14 @@
 //! the same code.
 
 pub mod catalog;
+pub mod credentials;
 pub mod engine;
 pub mod model;
 pub mod netclass;
 pub mod probe;
+mod protocol;
 pub mod target;
 
+pub use credentials::Credentials;
 pub use engine::{Engine, EngineError, ProbeOptions};
 pub use target::{Target, TargetError};

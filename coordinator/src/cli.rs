@@ -8,8 +8,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
+use vantage_agent::credentials;
 use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Credentials, Engine, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, FailOn};
 use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
 use vantage_coordinator::render::{render, Format};
@@ -35,7 +36,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check one MCP endpoint from this machine (one in-process vantage named `local`).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Serve the built-in fixture on loopback with a few faults switched on, and check it.
     Demo(DemoArgs),
     /// Serve the fixture MCP server (or a hostile target) until interrupted.
@@ -82,6 +83,70 @@ struct Probe {
     /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
     #[arg(long, value_name = "IP:PORT")]
     nameserver: Vec<SocketAddr>,
+    #[command(flatten)]
+    auth: AuthArgs,
+}
+
+/// Tokens are named, never given: the flags name an environment variable or a file that
+/// holds the token, and the token never appears in output, logs or reports.
+#[derive(Debug, Args, Default)]
+struct AuthArgs {
+    /// Run the checks authenticated with the bearer token in environment variable NAME.
+    #[arg(long = "token-env", value_name = "NAME", conflicts_with = "token_file")]
+    token_env: Option<String>,
+    /// Like --token-env, reading the token from PATH.
+    #[arg(long = "token-file", value_name = "PATH")]
+    token_file: Option<PathBuf>,
+    /// A token issued for another audience (auth.wrong-audience must get 401).
+    #[arg(
+        long = "other-audience-token-env",
+        value_name = "NAME",
+        conflicts_with = "other_audience_token_file"
+    )]
+    other_audience_token_env: Option<String>,
+    /// Like --other-audience-token-env, from a file.
+    #[arg(long = "other-audience-token-file", value_name = "PATH")]
+    other_audience_token_file: Option<PathBuf>,
+    /// A valid token lacking a required scope (auth.insufficient-scope wants 403).
+    #[arg(
+        long = "missing-scope-token-env",
+        value_name = "NAME",
+        conflicts_with = "missing_scope_token_file"
+    )]
+    missing_scope_token_env: Option<String>,
+    /// Like --missing-scope-token-env, from a file.
+    #[arg(long = "missing-scope-token-file", value_name = "PATH")]
+    missing_scope_token_file: Option<PathBuf>,
+    /// The endpoint must be protected: an unauthenticated answer is a finding.
+    #[arg(long = "expect-auth")]
+    expect_auth: bool,
+}
+
+fn token(
+    env: &Option<String>,
+    file: &Option<PathBuf>,
+) -> anyhow::Result<Option<secrecy::SecretString>> {
+    Ok(match (env, file) {
+        (Some(name), _) => Some(credentials::from_env(name)?),
+        (None, Some(path)) => Some(credentials::from_file(path)?),
+        (None, None) => None,
+    })
+}
+
+impl AuthArgs {
+    fn credentials(&self) -> anyhow::Result<Credentials> {
+        Ok(Credentials {
+            token: token(&self.token_env, &self.token_file)?,
+            other_audience: token(
+                &self.other_audience_token_env,
+                &self.other_audience_token_file,
+            )?,
+            missing_scope: token(
+                &self.missing_scope_token_env,
+                &self.missing_scope_token_file,
+            )?,
+        })
+    }
 }
 
 #[derive(Debug, Args)]
@@ -183,7 +248,7 @@ pub fn main() -> u8 {
 
 async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
-        Command::Check(args) => check(args).await,
+        Command::Check(args) => check(*args).await,
         Command::Demo(args) => demo(args).await,
         Command::Fixture(args) => fixture(args).await,
         Command::Schema => {
@@ -210,6 +275,8 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
+        credentials: probe.auth.credentials()?,
+        expect_auth: probe.auth.expect_auth,
         ..ProbeOptions::default()
     };
     Ok(Engine::new(opts)?)
@@ -262,6 +329,7 @@ fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
 async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
+    // Credentials and the CA file are read before any traffic: bad input changes nothing.
     let engine = engine(&args.probe, &args.region)?;
     if std::io::stderr().is_terminal() {
         eprintln!("checking {target} from {} …", args.region);
@@ -303,6 +371,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         timeout: Duration::from_secs(30),
         check_timeout: Duration::from_secs(5),
         nameserver: Vec::new(),
+        auth: AuthArgs::default(),
     };
     let target = Target::parse(&fixture.url())?;
     let report = local::check(&engine(&probe, "local")?, &target).await;

@@ -114,6 +114,27 @@ findings! {
     "edge.divergent" => "Regions see different behaviour from the same endpoint",
         "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
         "checks.md 3";
+    "auth.challenge" => "The authorization challenge is missing or incomplete",
+        "Answer unauthenticated requests with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
+        "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3";
+    "auth.prm" => "Protected resource metadata is missing or wrong",
+        "Serve RFC 9728 metadata at the advertised or well-known URL, with `resource` equal to the endpoint URL exactly and at least one authorization server.",
+        "RFC 9728 sections 2 and 3.3; MCP 2026-07-28 authorization-server discovery";
+    "auth.as-metadata" => "Authorization server metadata is missing or unusable",
+        "Publish RFC 8414 or OpenID discovery metadata whose `issuer` is identical to the issuer URL, with S256 in code_challenge_methods_supported and https endpoints.",
+        "RFC 8414 section 3.3; MCP 2026-07-28 authorization, Authorization Code Protection";
+    "auth.garbage-token" => "A random token is not refused with 401",
+        "Answer invalid or expired tokens with 401 (and WWW-Authenticate error=\"invalid_token\").",
+        "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1";
+    "auth.wrong-audience" => "A token for another audience is not refused with 401",
+        "Validate the token's audience against this resource and answer 401 when it differs.",
+        "MCP 2026-07-28 authorization, Token Handling; RFC 8707";
+    "auth.insufficient-scope" => "A token lacking a scope is not answered 403 insufficient_scope",
+        "Enforce scopes and answer 403 with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"…\".",
+        "MCP 2026-07-28 authorization, Runtime Insufficient Scope Errors (SHOULD)";
+    "auth.metadata-redirect" => "A metadata URL redirects",
+        "Serve metadata at the URL clients are given; clients do not follow a redirect to another host for metadata.",
+        "RFC 9728 section 3; RFC 8414 section 3";
     "auth.credential-required" => "The endpoint requires authorization and no credential was given",
         "Name a credential with --token-env NAME (or --token-file PATH) so the protocol checks can run.",
         "MCP 2026-07-28 authorization";

@@ -347,22 +347,13 @@ fn a_check_failing_in_one_region_is_an_edge_divergence() {
 #[test]
 fn an_auth_check_diverging_is_high() {
     let mut ap = clean("ap");
-    ap.checks.push(CheckResult {
-        id: "auth.garbage-token".into(),
-        outcome: Outcome::Fail,
-        observed: "200".into(),
-        expected: "401".into(),
-        duration_ms: 1,
-        severity: Some(Severity::Critical),
-        cause: Some(Cause::TokenAccepted),
-    });
-    let mut eu = clean("eu");
-    eu.checks.push(CheckResult {
-        outcome: Outcome::Pass,
-        severity: None,
-        cause: None,
-        ..ap.checks.last().unwrap().clone()
-    });
+    fail(
+        &mut ap,
+        "auth.garbage-token",
+        Severity::Critical,
+        Some(Cause::TokenAccepted),
+    );
+    let eu = clean("eu");
     let m = run(vec![eu, ap], &["eu", "ap"], &[]);
     assert_eq!(
         shape(&m),

@@ -46,6 +46,8 @@ pub struct ProbeRequest {
     pub method: Method,
     pub headers: Vec<(String, String)>,
     pub body: Option<Value>,
+    /// A bearer token, kept apart from the headers so that it never prints.
+    pub bearer: Option<secrecy::SecretString>,
 }
 
 fn modern_meta() -> Value {
@@ -81,6 +83,7 @@ impl ProbeRequest {
             method: Method::POST,
             headers,
             body: Some(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})),
+            bearer: None,
         }
     }
 
@@ -111,6 +114,7 @@ impl ProbeRequest {
                     "clientInfo": {"name": "vantage", "version": env!("CARGO_PKG_VERSION")}
                 }}),
             ),
+            bearer: None,
         }
     }
 
@@ -123,6 +127,7 @@ impl ProbeRequest {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             body: None,
+            bearer: None,
         }
     }
 
@@ -130,6 +135,12 @@ impl ProbeRequest {
     pub fn with_header(mut self, name: &str, value: &str) -> Self {
         self = self.without_header(name);
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Send `Authorization: Bearer` with this token (or none).
+    pub fn with_bearer(mut self, token: Option<&secrecy::SecretString>) -> Self {
+        self.bearer = token.cloned();
         self
     }
 
@@ -346,6 +357,10 @@ pub async fn exchange(
     }
     if let Some(body) = &req.body {
         builder = builder.body(body.to_string());
+    }
+    if let Some(token) = &req.bearer {
+        // reqwest marks the header sensitive, so it never appears in its Debug output.
+        builder = builder.bearer_auth(secrecy::ExposeSecret::expose_secret(token));
     }
     let response = match tokio::time::timeout(budget, builder.send()).await {
         Err(_) => return Err(timeout_error(budget)),

@@ -1,5 +1,6 @@
 //! The stages of a probe, one module per stage, plus the HTTP exchange they share.
 
+pub mod auth;
 pub mod connect;
 pub mod dns;
 pub mod era;

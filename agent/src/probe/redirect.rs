@@ -6,11 +6,10 @@ use super::verdict::Verdict;
 use crate::model::{Cause, Severity};
 use crate::target::Target;
 
-/// `redirect.none` on the discover exchange. `None` is never returned for a response; the
-/// option leaves room for exchanges that carry no status.
-pub fn verdict(ex: &Exchange, target: &Target) -> Option<Verdict> {
+/// `redirect.none` on the discover exchange.
+pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
     if !(300..400).contains(&ex.status) {
-        return Some(Verdict::pass(format!("{} (no redirect)", ex.status)));
+        return Verdict::pass(format!("{} (no redirect)", ex.status));
     }
     let location = ex.header("location").unwrap_or("");
     let resolved = target.url.join(location).ok();
@@ -29,7 +28,7 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Option<Verdict> {
     } else {
         ""
     };
-    Some(match other_host {
+    match other_host {
         Some(true) => Verdict::fail(
             Severity::High,
             format!("{} to {location}: another host, so clients drop Authorization on the way{method_note}", ex.status),
@@ -37,7 +36,7 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Option<Verdict> {
         .cause(Cause::CrossHost),
         _ => Verdict::fail(Severity::Medium, format!("{} to {location} (same host){method_note}", ex.status))
             .cause(Cause::SameHost),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -63,23 +62,23 @@ mod tests {
     #[test]
     fn location_host_decides_cross_or_same_host() {
         let t = Target::parse("https://example.com/mcp").unwrap();
-        let v = verdict(&redirect(301, "https://www.example.com/mcp"), &t).unwrap();
+        let v = verdict(&redirect(301, "https://www.example.com/mcp"), &t);
         assert_eq!(
             (v.outcome, v.severity, v.cause),
             (Outcome::Fail, Some(Severity::High), Some(Cause::CrossHost))
         );
         assert!(v.observed.contains("POST into GET"));
-        let v = verdict(&redirect(307, "/mcp/"), &t).unwrap();
+        let v = verdict(&redirect(307, "/mcp/"), &t);
         assert_eq!(
             (v.severity, v.cause),
             (Some(Severity::Medium), Some(Cause::SameHost))
         );
-        let v = verdict(&redirect(308, "https://EXAMPLE.com./other"), &t).unwrap();
+        let v = verdict(&redirect(308, "https://EXAMPLE.com./other"), &t);
         assert_eq!(v.cause, Some(Cause::SameHost));
         let ip = Target::parse("http://[::1]:8080/mcp").unwrap();
-        let v = verdict(&redirect(308, "http://[::1]:8080/mcp"), &ip).unwrap();
+        let v = verdict(&redirect(308, "http://[::1]:8080/mcp"), &ip);
         assert_eq!(v.cause, Some(Cause::SameHost));
-        let v = verdict(&redirect(308, "http://127.0.0.1:8080/mcp"), &ip).unwrap();
+        let v = verdict(&redirect(308, "http://127.0.0.1:8080/mcp"), &ip);
         assert_eq!(v.cause, Some(Cause::CrossHost));
     }
 }

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod auth;
 mod cli;
 mod dns_tls;
 mod fixture_faults;

@@ -1,0 +1,250 @@
+//! Protected resource metadata (RFC 9728) and authorization server metadata (RFC 8414,
+//! OpenID Connect discovery): where to look, what must hold, and every redirect seen on the
+//! way (never followed).
+
+use std::time::Duration;
+
+use http::Method;
+use serde_json::Value;
+use url::Url;
+
+use crate::probe::http::{exchange, Body, Exchange, Limits, ProbeRequest, SseRead};
+use crate::target::Target;
+
+/// One metadata URL fetched.
+#[derive(Debug)]
+pub struct Fetched {
+    pub url: Url,
+    pub outcome: Result<Exchange, String>,
+}
+
+impl Fetched {
+    /// The JSON object served with a 200, if any.
+    pub fn json(&self) -> Option<&serde_json::Map<String, Value>> {
+        match &self.outcome {
+            Ok(ex) if ex.status == 200 => match &ex.body {
+                Body::Json(Value::Object(o)) => Some(o),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `(status, location, cross_host)` when the answer was a redirect.
+    pub fn redirect(&self) -> Option<(u16, String, bool)> {
+        let ex = self.outcome.as_ref().ok()?;
+        if !(300..400).contains(&ex.status) {
+            return None;
+        }
+        let location = ex.header("location").unwrap_or("").to_string();
+        let cross = self
+            .url
+            .join(&location)
+            .ok()
+            .map(|u| u.host_str() != self.url.host_str())
+            .unwrap_or(true);
+        Some((ex.status, location, cross))
+    }
+
+    pub fn describe(&self) -> String {
+        match &self.outcome {
+            Ok(ex) => format!("{} -> {}", self.url, ex.summary()),
+            Err(e) => format!("{} -> {e}", self.url),
+        }
+    }
+}
+
+pub async fn fetch(
+    client: &reqwest::Client,
+    url: Url,
+    limits: &Limits,
+    budget: Duration,
+) -> Fetched {
+    let req = ProbeRequest::bare(Method::GET, &[("Accept", "application/json")]);
+    let outcome = exchange(client, &url, &req, limits, budget, SseRead::HeadersOnly)
+        .await
+        .map_err(|e| e.message);
+    Fetched { url, outcome }
+}
+
+fn with_path(base: &Url, path: &str) -> Option<Url> {
+    let mut u = base.clone();
+    u.set_path(path);
+    u.set_query(None);
+    u.set_fragment(None);
+    Some(u)
+}
+
+/// RFC 9728 well-known candidates for the endpoint: path-inserted, then the root form.
+pub fn prm_well_known(target: &Target) -> Vec<Url> {
+    let path = target.url.path().trim_end_matches('/');
+    let mut out = Vec::new();
+    if !path.is_empty() {
+        out.extend(with_path(
+            &target.url,
+            &format!("/.well-known/oauth-protected-resource{path}"),
+        ));
+    }
+    out.extend(with_path(
+        &target.url,
+        "/.well-known/oauth-protected-resource",
+    ));
+    out
+}
+
+/// RFC 8414 and OpenID discovery candidates for an issuer, in client order: three when the
+/// issuer has a path, two when it has none.
+pub fn as_candidates(issuer: &Url) -> Vec<Url> {
+    let path = issuer.path().trim_end_matches('/');
+    if path.is_empty() {
+        [
+            "/.well-known/oauth-authorization-server".to_string(),
+            "/.well-known/openid-configuration".to_string(),
+        ]
+        .iter()
+        .filter_map(|p| with_path(issuer, p))
+        .collect()
+    } else {
+        [
+            format!("/.well-known/oauth-authorization-server{path}"),
+            format!("/.well-known/openid-configuration{path}"),
+            format!("{path}/.well-known/openid-configuration"),
+        ]
+        .iter()
+        .filter_map(|p| with_path(issuer, p))
+        .collect()
+    }
+}
+
+/// Problems of a PRM document against the endpoint (RFC 9728 section 3.3 exact match).
+pub fn prm_problems(
+    doc: &serde_json::Map<String, Value>,
+    target: &Target,
+) -> (Vec<String>, Vec<String>) {
+    let mut problems = Vec::new();
+    match doc.get("resource").and_then(Value::as_str) {
+        None => problems.push("`resource` missing (REQUIRED by RFC 9728)".to_string()),
+        Some(r) if r != target.url.as_str() => problems.push(format!(
+            "`resource` is \"{r}\", not the endpoint URL \"{}\" (RFC 9728 section 3.3: clients must reject it)",
+            target.url
+        )),
+        Some(_) => {}
+    }
+    let issuers: Vec<String> = doc
+        .get("authorization_servers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if issuers.is_empty() {
+        problems.push(
+            "`authorization_servers` missing or empty (MCP requires at least one)".to_string(),
+        );
+    }
+    (problems, issuers)
+}
+
+fn is_local_host(u: &Url) -> bool {
+    match u.host() {
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
+        None => false,
+    }
+}
+
+/// Problems of an authorization server metadata document that matched its issuer.
+pub fn as_problems(doc: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let s256 = doc
+        .get("code_challenge_methods_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|m| m.iter().any(|x| x.as_str() == Some("S256")));
+    if !s256 {
+        problems.push("`code_challenge_methods_supported` lacks S256: clients MUST refuse to proceed without PKCE S256".to_string());
+    }
+    for key in [
+        "authorization_endpoint",
+        "token_endpoint",
+        "registration_endpoint",
+    ] {
+        if let Some(v) = doc.get(key).and_then(Value::as_str) {
+            match Url::parse(v) {
+                Ok(u) if u.scheme() == "https" || is_local_host(&u) => {}
+                Ok(_) => problems.push(format!("`{key}` {v} is not https")),
+                Err(_) => problems.push(format!("`{key}` \"{v}\" is not a URL")),
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_candidates() {
+        let t = Target::parse("https://mcp.example.com/tenant/mcp").unwrap();
+        let c: Vec<String> = prm_well_known(&t).iter().map(Url::to_string).collect();
+        assert_eq!(
+            c,
+            [
+                "https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp",
+                "https://mcp.example.com/.well-known/oauth-protected-resource"
+            ]
+        );
+        let root = Target::parse("https://mcp.example.com/").unwrap();
+        assert_eq!(prm_well_known(&root).len(), 1);
+    }
+
+    #[test]
+    fn issuer_with_a_path_has_three_candidates() {
+        let c: Vec<String> =
+            as_candidates(&Url::parse("https://auth.example.com/tenant1").unwrap())
+                .iter()
+                .map(Url::to_string)
+                .collect();
+        assert_eq!(
+            c,
+            [
+                "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.example.com/.well-known/openid-configuration/tenant1",
+                "https://auth.example.com/tenant1/.well-known/openid-configuration",
+            ]
+        );
+        assert_eq!(
+            as_candidates(&Url::parse("https://auth.example.com").unwrap()).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn prm_resource_must_match_exactly() {
+        let t = Target::parse("https://mcp.example.com/mcp").unwrap();
+        let doc =
+            |r: &str| serde_json::json!({"resource": r, "authorization_servers": ["https://as"]});
+        let check = |v: Value| prm_problems(v.as_object().unwrap(), &t).0;
+        assert!(check(doc("https://mcp.example.com/mcp")).is_empty());
+        assert_eq!(check(doc("https://mcp.example.com/mcp/")).len(), 1);
+        assert_eq!(check(doc("https://other.example.com/mcp")).len(), 1);
+        assert_eq!(
+            check(serde_json::json!({"resource": "https://mcp.example.com/mcp"})).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn as_metadata_needs_s256_and_https() {
+        let ok = serde_json::json!({"issuer": "https://as", "code_challenge_methods_supported": ["S256"],
+            "authorization_endpoint": "https://as/authorize", "token_endpoint": "http://127.0.0.1:9/token"});
+        assert!(as_problems(ok.as_object().unwrap()).is_empty());
+        let bad = serde_json::json!({"issuer": "https://as", "code_challenge_methods_supported": ["plain"],
+            "token_endpoint": "http://as.example.com/token"});
+        assert_eq!(as_problems(bad.as_object().unwrap()).len(), 2);
+    }
+}

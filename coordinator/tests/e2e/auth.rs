@@ -1,0 +1,295 @@
+//! The authorization boundary against the protected fixture: each fault alone yields its
+//! finding with its severity and nothing else above info; the clean protected fixture passes
+//! with a valid token and is `unknown` (exit 3) without one; tokens never leak.
+
+use vantage_agent::model::{Outcome, Severity};
+use vantage_agent::{Credentials, ProbeOptions};
+use vantage_coordinator::fixture::{
+    Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
+};
+use vantage_coordinator::report::Decision;
+
+use crate::support::{above_info, check_with, ids, options, outcome, vantage};
+
+use Severity::{Critical, High, Low, Medium};
+
+fn all_tokens() -> ProbeOptions {
+    let mut o = options();
+    o.credentials = Credentials {
+        token: Some(FIXTURE_TOKEN.to_string().into()),
+        other_audience: Some(FIXTURE_OTHER_AUDIENCE_TOKEN.to_string().into()),
+        missing_scope: Some(FIXTURE_NO_SCOPE_TOKEN.to_string().into()),
+    };
+    o
+}
+
+#[tokio::test]
+async fn the_clean_protected_fixture_passes_with_a_token() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let report = check_with(&fixture.url(), all_tokens()).await;
+    assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    assert_eq!(report.decision, Decision::Pass);
+    let region = &report.regions[0];
+    assert!(region.protected && region.authenticated);
+    for id in vantage_agent::probe::auth::AUTH_CHECKS {
+        assert_eq!(
+            outcome(&report, id).outcome,
+            Outcome::Pass,
+            "{id}: {}",
+            outcome(&report, id).observed
+        );
+    }
+    // The transport checks ran authenticated.
+    assert_eq!(
+        outcome(&report, "headers.missing-method").outcome,
+        Outcome::Pass
+    );
+    assert_eq!(outcome(&report, "method.unknown").outcome, Outcome::Pass);
+}
+
+#[tokio::test]
+async fn without_a_token_the_decision_is_unknown_and_what_could_run_is_reported() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let report = check_with(&fixture.url(), options()).await;
+    assert_eq!(report.decision, Decision::Unknown);
+    assert!(report.finding("auth.credential-required").is_some());
+    for id in [
+        "auth.challenge",
+        "auth.prm",
+        "auth.as-metadata",
+        "auth.garbage-token",
+    ] {
+        assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
+    }
+    let skipped = outcome(&report, "headers.missing-method");
+    assert_eq!(skipped.outcome, Outcome::Skip);
+    assert!(
+        skipped.observed.contains("--token-env"),
+        "{}",
+        skipped.observed
+    );
+    assert_eq!(
+        outcome(&report, "auth.wrong-audience").outcome,
+        Outcome::Skip
+    );
+}
+
+#[tokio::test]
+async fn each_auth_fault_is_caught_alone() {
+    type Row = (Fault, &'static [(&'static str, Severity)]);
+    let table: &[Row] = &[
+        (Fault::AuthNoChallenge, &[("auth.challenge", High)]),
+        (Fault::AuthChallengeNoMetadata, &[("auth.challenge", Low)]),
+        (Fault::AuthMetadata404, &[("auth.prm", High)]),
+        (Fault::AuthPrmTrailingSlash, &[("auth.prm", High)]),
+        (Fault::AuthPrmOtherHost, &[("auth.prm", High)]),
+        (Fault::AuthPrmNoServers, &[("auth.prm", High)]),
+        (Fault::AuthIssuerMismatch, &[("auth.as-metadata", High)]),
+        (Fault::AuthNoS256, &[("auth.as-metadata", High)]),
+        (
+            Fault::AuthGarbageAccepted,
+            &[("auth.invalid-token-accepted", Critical)],
+        ),
+        (
+            Fault::AuthWrongAudienceAccepted,
+            &[("auth.invalid-token-accepted", Critical)],
+        ),
+        (
+            Fault::AuthNoScope200,
+            &[("auth.insufficient-scope", Medium)],
+        ),
+        (
+            Fault::AuthMetadataRedirect,
+            &[("auth.metadata-redirect", High)],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (fault, expected) in table {
+        let fixture = Fixture::start(&[*fault]).await.unwrap();
+        let report = check_with(&fixture.url(), all_tokens()).await;
+        if above_info(&report) != ids(expected) {
+            failures.push(format!(
+                "{}: expected {expected:?}, got {:#?}",
+                fault.name(),
+                report.findings
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[tokio::test]
+async fn evidence_names_the_rule_that_failed() {
+    let fixture = Fixture::start(&[Fault::AuthPrmTrailingSlash])
+        .await
+        .unwrap();
+    let report = check_with(&fixture.url(), all_tokens()).await;
+    let prm = report.finding("auth.prm").unwrap();
+    assert!(
+        prm.evidence
+            .iter()
+            .any(|e| e.contains("not the endpoint URL")),
+        "{:?}",
+        prm.evidence
+    );
+    let fixture = Fixture::start(&[Fault::AuthIssuerMismatch]).await.unwrap();
+    let report = check_with(&fixture.url(), all_tokens()).await;
+    let as_md = report.finding("auth.as-metadata").unwrap();
+    assert!(
+        as_md
+            .evidence
+            .iter()
+            .any(|e| e.contains("issuer.vantage-fixture.invalid")),
+        "{:?}",
+        as_md.evidence
+    );
+}
+
+#[tokio::test]
+async fn expect_auth_makes_an_open_endpoint_a_finding() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut o = options();
+    o.expect_auth = true;
+    let report = check_with(&fixture.url(), o).await;
+    assert_eq!(above_info(&report), ids(&[("auth.challenge", High)]));
+    assert_eq!(report.decision, Decision::Blocked);
+}
+
+#[tokio::test]
+async fn a_foreign_origin_on_a_protected_endpoint_is_high() {
+    let fixture = Fixture::start(&[Fault::Protected, Fault::OriginAccepted])
+        .await
+        .unwrap();
+    let report = check_with(&fixture.url(), all_tokens()).await;
+    assert_eq!(
+        above_info(&report),
+        ids(&[("security.origin-not-validated", High)])
+    );
+}
+
+#[tokio::test]
+async fn a_refused_credential_is_said_plainly() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let mut o = options();
+    o.credentials.token = Some("not-the-right-token".to_string().into());
+    let report = check_with(&fixture.url(), o).await;
+    assert_eq!(report.decision, Decision::Unknown);
+    let c = outcome(&report, "headers.missing-method");
+    assert!(
+        c.observed.contains("credential was refused"),
+        "{}",
+        c.observed
+    );
+}
+
+#[tokio::test]
+async fn exit_3_and_no_token_anywhere_in_any_output() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let url = fixture.url();
+    let dir = std::env::temp_dir().join(format!("vantage-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let token_file = dir.join("token");
+    std::fs::write(&token_file, format!("{FIXTURE_NO_SCOPE_TOKEN}\n")).unwrap();
+    let env = [("VT", FIXTURE_TOKEN), ("VO", FIXTURE_OTHER_AUDIENCE_TOKEN)];
+    let (url2, dir2, tf) = (url.clone(), dir.clone(), token_file.display().to_string());
+    let outputs = tokio::task::spawn_blocking(move || {
+        let mut all = Vec::new();
+        let no_token = vantage(&["check", &url2], &[]);
+        assert_eq!(
+            no_token.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&no_token.stderr)
+        );
+        for format in ["text", "json", "junit", "markdown"] {
+            let file = dir2.join(format!("r.{format}"));
+            let out = vantage(
+                &[
+                    "check",
+                    &url2,
+                    "--format",
+                    format,
+                    "--output",
+                    &file.display().to_string(),
+                    "--token-env",
+                    "VT",
+                    "--other-audience-token-env",
+                    "VO",
+                    "--missing-scope-token-file",
+                    &tf,
+                ],
+                &env,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{format}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            all.push(String::from_utf8_lossy(&out.stdout).into_owned());
+            all.push(String::from_utf8_lossy(&out.stderr).into_owned());
+            all.push(std::fs::read_to_string(&file).unwrap());
+        }
+        // Verbose logging must not leak either.
+        let out = vantage(
+            &["check", &url2, "--token-env", "VT"],
+            &[("VT", FIXTURE_TOKEN), ("VANTAGE_LOG", "trace")],
+        );
+        all.push(String::from_utf8_lossy(&out.stdout).into_owned());
+        all.push(String::from_utf8_lossy(&out.stderr).into_owned());
+        all
+    })
+    .await
+    .unwrap();
+    for text in &outputs {
+        for secret in [
+            FIXTURE_TOKEN,
+            FIXTURE_OTHER_AUDIENCE_TOKEN,
+            FIXTURE_NO_SCOPE_TOKEN,
+        ] {
+            assert!(
+                !text.contains(secret),
+                "a token leaked into output:\n{text}"
+            );
+        }
+    }
+    assert!(
+        outputs
+            .iter()
+            .any(|t| t.contains("auth.insufficient-scope")),
+        "the checks ran"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_token_echoed_by_the_server_is_scrubbed_from_the_report() {
+    let fixture = Fixture::start(&[Fault::AuthEchoToken]).await.unwrap();
+    let report = check_with(&fixture.url(), all_tokens()).await;
+    let json = serde_json::to_string(&report).unwrap();
+    assert!(
+        !json.contains(FIXTURE_TOKEN),
+        "the echoed token reached the report"
+    );
+    let c = outcome(&report, "method.unknown");
+    assert!(c.observed.contains("[redacted]"), "{}", c.observed);
+}
+
+#[test]
+fn a_missing_token_variable_is_a_usage_error_before_any_traffic() {
+    let out = vantage(
+        &[
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--token-env",
+            "VANTAGE_SURELY_UNSET_TOKEN",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("VANTAGE_SURELY_UNSET_TOKEN is not set"),
+        "{err}"
+    );
+}
