@@ -33,6 +33,9 @@ pub struct ProbeOptions {
     /// Whether to connect to non-global addresses. True for the operator's own
     /// single-machine `vantage check`; false for a fleet agent (SSRF guard).
     pub connect_non_global: bool,
+    /// Non-global prefixes a fleet vantage may still connect to (from the coordinator's
+    /// configuration); ignored when `connect_non_global` is true.
+    pub allow_non_global: Vec<IpNet>,
     pub resolver: ResolverChoice,
     pub limits: Limits,
     /// Tokens for the authenticated and negative authorization checks.
@@ -50,6 +53,7 @@ impl Default for ProbeOptions {
             assume_global: Vec::new(),
             extra_ca_pem: None,
             connect_non_global: true,
+            allow_non_global: Vec::new(),
             resolver: ResolverChoice::default(),
             limits: Limits::default(),
             credentials: Credentials::default(),
@@ -183,7 +187,14 @@ impl Engine {
         } else {
             addrs
                 .into_iter()
-                .filter(|&ip| netclass::classify(ip, &self.opts.assume_global).global)
+                .filter(|&ip| {
+                    netclass::classify(ip, &self.opts.assume_global).global
+                        || self
+                            .opts
+                            .allow_non_global
+                            .iter()
+                            .any(|net| net.contains(&ip))
+                })
                 .collect()
         };
         if allowed.is_empty() {

@@ -7,9 +7,13 @@
 //! links this crate to run an in-process vantage, so one machine and a fleet measure with
 //! the same code.
 
+pub mod backoff;
 pub mod catalog;
+pub mod client;
+pub mod convert;
 pub mod credentials;
 pub mod engine;
+pub mod health;
 pub mod model;
 pub mod netclass;
 pub mod probe;

@@ -35,8 +35,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check one MCP endpoint from this machine (one in-process vantage named `local`).
+    /// Check one MCP endpoint: from this machine (one in-process vantage named `local`),
+    /// or from a fleet's regions with --coordinator.
     Check(Box<CheckArgs>),
+    /// Run the coordinator: agent gRPC, the HTTP API, /metrics and an in-process vantage.
+    Serve(ServeArgs),
     /// Serve the built-in fixture on loopback with a few faults switched on, and check it.
     Demo(DemoArgs),
     /// Serve the fixture MCP server (or a hostile target) until interrupted.
@@ -46,7 +49,7 @@ enum Command {
 }
 
 #[derive(Debug, Args)]
-struct Output {
+pub struct Output {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -66,17 +69,17 @@ enum ColorChoice {
 }
 
 #[derive(Debug, Args)]
-struct Probe {
+pub struct Probe {
     /// Treat CIDR as globally routable (laboratories whose "public" addresses come from
     /// documentation ranges). Repeatable. Never on by default.
     #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
     assume_global: Vec<IpNet>,
     /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
     #[arg(long = "ca-file", value_name = "PEM")]
-    ca_file: Option<PathBuf>,
+    pub ca_file: Option<PathBuf>,
     /// Overall deadline for the whole check, e.g. 30s, 2m.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
-    timeout: Duration,
+    pub timeout: Duration,
     /// Deadline for one exchange (one request, connect, handshake or DNS query).
     #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     check_timeout: Duration,
@@ -84,13 +87,13 @@ struct Probe {
     #[arg(long, value_name = "IP:PORT")]
     nameserver: Vec<SocketAddr>,
     #[command(flatten)]
-    auth: AuthArgs,
+    pub auth: AuthArgs,
 }
 
 /// Tokens are named, never given: the flags name an environment variable or a file that
 /// holds the token, and the token never appears in output, logs or reports.
 #[derive(Debug, Args, Default)]
-struct AuthArgs {
+pub struct AuthArgs {
     /// Run the checks authenticated with the bearer token in environment variable NAME.
     #[arg(long = "token-env", value_name = "NAME", conflicts_with = "token_file")]
     token_env: Option<String>,
@@ -119,7 +122,7 @@ struct AuthArgs {
     missing_scope_token_file: Option<PathBuf>,
     /// The endpoint must be protected: an unauthenticated answer is a finding.
     #[arg(long = "expect-auth")]
-    expect_auth: bool,
+    pub expect_auth: bool,
 }
 
 fn token(
@@ -134,6 +137,16 @@ fn token(
 }
 
 impl AuthArgs {
+    /// Whether any token flag was given.
+    pub fn names_a_token(&self) -> bool {
+        self.token_env.is_some()
+            || self.token_file.is_some()
+            || self.other_audience_token_env.is_some()
+            || self.other_audience_token_file.is_some()
+            || self.missing_scope_token_env.is_some()
+            || self.missing_scope_token_file.is_some()
+    }
+
     fn credentials(&self) -> anyhow::Result<Credentials> {
         Ok(Credentials {
             token: token(&self.token_env, &self.token_file)?,
@@ -150,19 +163,51 @@ impl AuthArgs {
 }
 
 #[derive(Debug, Args)]
-struct CheckArgs {
+pub struct CheckArgs {
     /// The MCP endpoint, e.g. https://mcp.example.com/mcp
-    url: String,
+    pub url: String,
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
-    fail_on: FailOn,
+    pub fail_on: FailOn,
     /// The region label of this vantage in the report.
     #[arg(long, default_value = "local")]
     region: String,
     #[command(flatten)]
-    probe: Probe,
+    pub probe: Probe,
     #[command(flatten)]
-    output: Output,
+    pub fleet: Fleet,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// The configuration file (TOML). Without one: an in-process vantage named `local`, the
+    /// API on 127.0.0.1:8080 and agent gRPC on 127.0.0.1:50051 (see vantage.example.toml).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// Fleet mode of `vantage check`.
+#[derive(Debug, Args)]
+pub struct Fleet {
+    /// Submit the check to this coordinator's API (e.g. http://127.0.0.1:8080) instead of
+    /// probing from here.
+    #[arg(long, value_name = "URL")]
+    pub coordinator: Option<String>,
+    /// Regions to check from (default: every configured region). Needs --coordinator.
+    #[arg(long, value_delimiter = ',', requires = "coordinator")]
+    pub regions: Vec<String>,
+    /// A credential configured on the coordinator, by name. Needs --coordinator.
+    #[arg(long, value_name = "NAME", requires = "coordinator")]
+    pub credential: Option<String>,
+    /// Environment variable holding the coordinator's API token.
+    #[arg(
+        long = "api-token-env",
+        value_name = "NAME",
+        default_value = "VANTAGE_API_TOKEN"
+    )]
+    pub api_token_env: String,
 }
 
 #[derive(Debug, Args)]
@@ -248,7 +293,11 @@ pub fn main() -> u8 {
 
 async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
+        Command::Check(args) if args.fleet.coordinator.is_some() => {
+            crate::remote::check(*args).await
+        }
         Command::Check(args) => check(*args).await,
+        Command::Serve(args) => serve(args).await,
         Command::Demo(args) => demo(args).await,
         Command::Fixture(args) => fixture(args).await,
         Command::Schema => {
@@ -282,7 +331,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     Ok(Engine::new(opts)?)
 }
 
-fn check_output_path(output: &Output) -> anyhow::Result<()> {
+pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
     if let Some(path) = &output.output {
         let parent = path
             .parent()
@@ -299,7 +348,7 @@ fn check_output_path(output: &Output) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
+pub fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
     let to_terminal = output.output.is_none() && std::io::stdout().is_terminal();
     let color = match output.color {
         ColorChoice::Always => true,
@@ -337,6 +386,36 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let report = local::check(&engine, &target).await;
     emit(&report, &args.output)?;
     Ok(exit::for_report(&report, args.fail_on))
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
+    let cfg = vantage_coordinator::config::Config::load(args.config.as_deref())?;
+    vantage_coordinator::serve::serve(cfg, shutdown_signal(), |bound| {
+        println!(
+            "vantage serve: api http://{} grpc http://{}",
+            bound.api, bound.grpc
+        );
+        let _ = std::io::stdout().flush();
+    })
+    .await?;
+    Ok(exit::OK)
+}
+
+/// Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 async fn demo(args: DemoArgs) -> anyhow::Result<u8> {

@@ -1,10 +1,17 @@
 //! Vantage coordinator: merges what the vantages observed into findings and a decision,
 //! renders reports, and runs the `vantage` command.
 
+pub mod api;
+pub mod config;
+pub mod dispatch;
 pub mod exit;
 pub mod findings;
 pub mod fixture;
+pub mod fleet;
 pub mod local;
 pub mod merge;
+pub mod metrics;
 pub mod render;
 pub mod report;
+pub mod serve;
+pub mod store;

@@ -2,6 +2,7 @@
 //! demo target (`vantage demo`), or serve the fixture for experiments (`vantage fixture`).
 
 mod cli;
+mod remote;
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(cli::main())

@@ -1,8 +1,13 @@
-//! The wire contract between the Vantage coordinator and its agents.
-//!
-//! The protobuf source lives in `vantage/v1/fleet.proto`. The gRPC code generation and the
-//! stream itself arrive with the fleet work; until then this crate only carries the contract
-//! text so that both sides can be reviewed against it.
+//! The wire contract between the Vantage coordinator and its agents (`vantage.v1`): the
+//! protobuf source in `vantage/v1/fleet.proto` and the code generated from it at build time
+//! (with protox, so no `protoc` is needed). No logic lives here.
+
+#![allow(missing_debug_implementations, clippy::unwrap_used)]
+
+/// `vantage.v1`.
+pub mod v1 {
+    tonic::include_proto!("vantage.v1");
+}
 
 /// The protobuf source of `vantage.v1`.
 pub const FLEET_PROTO: &str = include_str!("../vantage/v1/fleet.proto");

@@ -8,6 +8,8 @@ mod auth;
 mod cli;
 mod dns_tls;
 mod fixture_faults;
+mod fleet;
 mod hostile;
 mod peers;
+mod procs;
 mod schema;

@@ -1,0 +1,334 @@
+//! The dial-out client: connect to the coordinator, register, run jobs as they come with
+//! bounded concurrency, send results and heartbeats, and reconnect with jittered backoff.
+//! A permission error keeps the agent alive and unready, retrying slowly.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ipnet::IpNet;
+use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::{mpsc, Semaphore};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+use tonic::Code;
+use vantage_proto::v1 as pb;
+use vantage_proto::v1::fleet_client::FleetClient;
+
+use crate::backoff::Backoff;
+use crate::convert::region_to_pb;
+use crate::credentials::Credentials;
+use crate::model::{RegionResult, RegionStatus};
+use crate::{Engine, ProbeOptions, Target};
+
+/// How the agent reaches its coordinator and runs jobs.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// `http://host:port` or `https://host:port` of the coordinator's gRPC listener.
+    pub coordinator: String,
+    pub region: String,
+    pub agent_id: String,
+    pub token: SecretString,
+    /// Trust anchors for a TLS coordinator.
+    pub ca_pem: Option<Vec<u8>>,
+    pub max_concurrency: usize,
+    pub backoff_min: Duration,
+    pub backoff_max: Duration,
+    /// Per-exchange timeout and other probe defaults; the job sets the rest.
+    pub probe: ProbeOptions,
+}
+
+/// What the agent's health endpoints and metrics read.
+#[derive(Debug, Default)]
+pub struct AgentState {
+    pub ready: AtomicBool,
+    pub connected: AtomicBool,
+    pub reconnects: AtomicU64,
+    pub jobs_run: AtomicU64,
+    pub in_flight: AtomicU32,
+    pub queued: AtomicU32,
+    pub dropped: AtomicU64,
+    pub last_error: Mutex<Option<String>>,
+}
+
+impl AgentState {
+    fn set_error(&self, e: String) {
+        if let Ok(mut g) = self.last_error.lock() {
+            *g = Some(e);
+        }
+    }
+}
+
+/// Why a session ended.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("the coordinator refused this agent ({0}); check the agent token and region")]
+    Permission(String),
+    #[error("{0}")]
+    Transport(String),
+}
+
+/// Run forever: connect, serve, reconnect.
+pub async fn run(cfg: AgentConfig, state: Arc<AgentState>) {
+    let mut backoff = Backoff::new(cfg.backoff_min, cfg.backoff_max);
+    loop {
+        let mut registered = false;
+        let outcome = session(&cfg, &state, &mut registered).await;
+        state.ready.store(false, Ordering::SeqCst);
+        state.connected.store(false, Ordering::SeqCst);
+        if registered {
+            backoff.reset();
+        }
+        let wait = match outcome {
+            Err(SessionError::Permission(msg)) => {
+                tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
+                state.set_error(format!("refused: {msg}"));
+                backoff.max()
+            }
+            Err(SessionError::Transport(msg)) => {
+                tracing::warn!(region = %cfg.region, "coordinator connection: {msg}");
+                state.set_error(msg);
+                backoff.next_wait()
+            }
+            Ok(()) => {
+                tracing::warn!(region = %cfg.region, "the coordinator closed the stream");
+                backoff.next_wait()
+            }
+        };
+        state.reconnects.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(wait).await;
+    }
+}
+
+async fn channel(cfg: &AgentConfig) -> Result<tonic::transport::Channel, SessionError> {
+    let mut endpoint = Endpoint::from_shared(cfg.coordinator.clone())
+        .map_err(|e| SessionError::Transport(format!("--coordinator {}: {e}", cfg.coordinator)))?
+        .connect_timeout(Duration::from_secs(5))
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(5))
+        .keep_alive_while_idle(true);
+    if cfg.coordinator.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new().with_webpki_roots();
+        if let Some(pem) = &cfg.ca_pem {
+            tls = tls.ca_certificate(Certificate::from_pem(pem));
+        }
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| SessionError::Transport(format!("TLS: {e}")))?;
+    }
+    endpoint
+        .connect()
+        .await
+        .map_err(|e| SessionError::Transport(format!("connecting to {}: {e}", cfg.coordinator)))
+}
+
+async fn session(
+    cfg: &AgentConfig,
+    state: &Arc<AgentState>,
+    registered: &mut bool,
+) -> Result<(), SessionError> {
+    let channel = channel(cfg).await?;
+    let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
+        format!("Bearer {}", cfg.token.expose_secret())
+            .parse()
+            .map_err(|_| {
+                SessionError::Permission("the token is not a valid header value".into())
+            })?;
+    let mut client = FleetClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
+        req.metadata_mut().insert("authorization", header.clone());
+        Ok(req)
+    });
+    let (tx, rx) = mpsc::channel::<pb::AgentMessage>(64);
+    let register = pb::Register {
+        agent_id: cfg.agent_id.clone(),
+        region: cfg.region.clone(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        capabilities: vec!["probe.v1".into(), "auth.v1".into()],
+        max_concurrency: cfg.max_concurrency as u32,
+    };
+    let _ = tx
+        .send(pb::AgentMessage {
+            kind: Some(pb::agent_message::Kind::Register(register)),
+        })
+        .await;
+    let mut inbound = match client.attach(ReceiverStream::new(rx)).await {
+        Ok(r) => r.into_inner(),
+        Err(status)
+            if matches!(
+                status.code(),
+                Code::Unauthenticated | Code::PermissionDenied
+            ) =>
+        {
+            return Err(SessionError::Permission(status.message().to_string()))
+        }
+        Err(status) => {
+            return Err(SessionError::Transport(format!(
+                "attach: {}",
+                status.message()
+            )))
+        }
+    };
+    state.connected.store(true, Ordering::SeqCst);
+    let first = inbound.message().await.map_err(|s| classify(&s))?;
+    let heartbeat = match first.and_then(|m| m.kind) {
+        Some(pb::coordinator_message::Kind::Registered(r)) => {
+            *registered = true;
+            state.ready.store(true, Ordering::SeqCst);
+            tracing::info!(region = %r.region, "registered with the coordinator");
+            Duration::from_millis(u64::from(r.heartbeat_interval_ms.max(100)))
+        }
+        _ => {
+            return Err(SessionError::Transport(
+                "the coordinator did not confirm the registration".into(),
+            ))
+        }
+    };
+
+    let hb_tx = tx.clone();
+    let hb_state = state.clone();
+    let heartbeats = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(heartbeat);
+        loop {
+            tick.tick().await;
+            let hb = pb::Heartbeat {
+                in_flight: hb_state.in_flight.load(Ordering::Relaxed),
+                queued: hb_state.queued.load(Ordering::Relaxed),
+                dropped: hb_state.dropped.load(Ordering::Relaxed),
+            };
+            if hb_tx
+                .send(pb::AgentMessage {
+                    kind: Some(pb::agent_message::Kind::Heartbeat(hb)),
+                })
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+
+    let slots = Arc::new(Semaphore::new(cfg.max_concurrency.max(1)));
+    let running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
+    let result = loop {
+        let msg = match inbound.message().await {
+            Ok(Some(m)) => m,
+            Ok(None) => break Ok(()),
+            Err(s) => break Err(classify(&s)),
+        };
+        match msg.kind {
+            Some(pb::coordinator_message::Kind::Job(job)) => {
+                let job_id = job.job_id.clone();
+                let task = tokio::spawn(run_job(
+                    cfg.clone(),
+                    job,
+                    slots.clone(),
+                    state.clone(),
+                    tx.clone(),
+                    running.clone(),
+                ));
+                if let Ok(mut r) = running.lock() {
+                    r.insert(job_id, task.abort_handle());
+                }
+            }
+            Some(pb::coordinator_message::Kind::Cancel(c)) => {
+                if let Some(h) = running.lock().ok().and_then(|mut r| r.remove(&c.job_id)) {
+                    h.abort();
+                }
+            }
+            _ => {}
+        }
+    };
+    heartbeats.abort();
+    if let Ok(mut r) = running.lock() {
+        for (_, h) in r.drain() {
+            h.abort();
+        }
+    }
+    result
+}
+
+fn classify(s: &tonic::Status) -> SessionError {
+    match s.code() {
+        Code::Unauthenticated | Code::PermissionDenied => {
+            SessionError::Permission(s.message().to_string())
+        }
+        _ => SessionError::Transport(format!("stream: {}", s.message())),
+    }
+}
+
+/// Build the probe options of one job from the agent's defaults and the job.
+pub fn job_options(base: &ProbeOptions, region: &str, job: &pb::Job) -> ProbeOptions {
+    let mut opts = base.clone();
+    opts.region = region.to_string();
+    opts.deadline = Duration::from_millis(job.deadline_ms.max(1));
+    opts.check_timeout = opts.check_timeout.min(opts.deadline);
+    opts.expect_auth = job.expect_auth;
+    opts.assume_global = job
+        .assume_global
+        .iter()
+        .filter_map(|s| s.parse::<IpNet>().ok())
+        .collect();
+    opts.connect_non_global = false;
+    opts.allow_non_global = job
+        .allow_non_global
+        .iter()
+        .filter_map(|s| s.parse::<IpNet>().ok())
+        .collect();
+    opts.credentials = Credentials {
+        token: (!job.credential_secret.is_empty())
+            .then(|| SecretString::from(job.credential_secret.clone())),
+        ..Credentials::default()
+    };
+    opts
+}
+
+async fn run_job(
+    cfg: AgentConfig,
+    job: pb::Job,
+    slots: Arc<Semaphore>,
+    state: Arc<AgentState>,
+    tx: mpsc::Sender<pb::AgentMessage>,
+    running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+) {
+    let received = tokio::time::Instant::now();
+    let deadline = Duration::from_millis(job.deadline_ms.max(1));
+    state.queued.fetch_add(1, Ordering::Relaxed);
+    let permit = tokio::time::timeout(deadline, slots.acquire_owned()).await;
+    state.queued.fetch_sub(1, Ordering::Relaxed);
+    let region = match permit {
+        Ok(Ok(_permit)) => {
+            state.in_flight.fetch_add(1, Ordering::Relaxed);
+            let mut opts = job_options(&cfg.probe, &cfg.region, &job);
+            opts.deadline = deadline
+                .saturating_sub(received.elapsed())
+                .max(Duration::from_millis(1));
+            let region = match (Engine::new(opts), Target::parse(&job.target)) {
+                (Ok(engine), Ok(target)) => engine.run(&target).await,
+                (Err(e), _) => errored(&cfg.region, &e.to_string()),
+                (_, Err(e)) => errored(&cfg.region, &e.to_string()),
+            };
+            state.in_flight.fetch_sub(1, Ordering::Relaxed);
+            state.jobs_run.fetch_add(1, Ordering::Relaxed);
+            region
+        }
+        _ => RegionResult::absent(&cfg.region, RegionStatus::Timeout),
+    };
+    let msg = pb::AgentMessage {
+        kind: Some(pb::agent_message::Kind::Result(pb::JobResult {
+            job_id: job.job_id.clone(),
+            region: Some(region_to_pb(&region)),
+        })),
+    };
+    if tx.send(msg).await.is_err() {
+        state.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+    if let Ok(mut r) = running.lock() {
+        r.remove(&job.job_id);
+    }
+}
+
+fn errored(region: &str, message: &str) -> RegionResult {
+    tracing::error!(region, "job could not run: {message}");
+    RegionResult::absent(region, RegionStatus::Error)
+}

@@ -1,0 +1,341 @@
+//! The HTTP API (`checks.md` section 7): on-demand checks, reports, agents, metrics and
+//! health. Every `/v1` route requires a bearer token from the configuration; bad input gets
+//! a 4xx with `{"error": {"code", "message"}}`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use subtle::ConstantTimeEq;
+use vantage_agent::Target;
+
+use crate::dispatch::{CheckRequest, Dispatcher};
+use crate::fleet::Registry;
+use crate::metrics::Metrics;
+use crate::report::{Decision, Report, SCHEMA_ID};
+use crate::store::Store;
+
+/// Everything the routes share.
+#[derive(Debug)]
+pub struct Api {
+    pub tokens: Vec<SecretString>,
+    pub credentials: BTreeMap<String, SecretString>,
+    pub regions: Vec<String>,
+    pub default_deadline: Duration,
+    pub max_body_bytes: usize,
+    pub metrics_require_auth: bool,
+    pub dispatcher: Arc<Dispatcher>,
+    pub store: Arc<Store>,
+    pub registry: Arc<Registry>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// A refusal with its JSON body.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut r = (
+            self.status,
+            Json(serde_json::json!({"error": {"code": self.code, "message": self.message}})),
+        )
+            .into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer realm=\"vantage\""),
+            );
+        }
+        r
+    }
+}
+
+pub fn router(api: Arc<Api>) -> Router {
+    let limit = api.max_body_bytes;
+    Router::new()
+        .route("/v1/checks", post(create))
+        .route("/v1/checks/{id}", get(fetch))
+        .route("/v1/agents", get(agents))
+        .route("/metrics", get(metrics))
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .route(
+            "/readyz",
+            get(|| async { Json(serde_json::json!({"status": "ready"})) }),
+        )
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such route; see GET /v1/checks/{id}, POST /v1/checks, GET /v1/agents",
+            )
+        })
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(api)
+}
+
+impl Api {
+    fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let mut ok = false;
+        for t in &self.tokens {
+            ok |= bool::from(t.expose_secret().as_bytes().ct_eq(presented.as_bytes()));
+        }
+        if ok && !presented.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "a valid `Authorization: Bearer` API token is required",
+            ))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckBody {
+    target: String,
+    #[serde(default)]
+    regions: Option<Vec<String>>,
+    #[serde(default)]
+    credential: Option<String>,
+    #[serde(default)]
+    expect_auth: bool,
+    /// e.g. "30s"
+    #[serde(default)]
+    deadline: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WaitQuery {
+    wait: Option<String>,
+}
+
+const MAX_DEADLINE: Duration = Duration::from_secs(600);
+
+fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
+    let d = humantime::parse_duration(s).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_duration",
+            format!("{what} `{s}`: {e}; write e.g. 30s"),
+        )
+    })?;
+    if d > max {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_duration",
+            format!("{what} is at most {}", humantime::format_duration(max)),
+        ));
+    }
+    Ok(d)
+}
+
+/// Validate a request body into a check request.
+fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckRequest, ApiError> {
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large",
+                format!("the body is over {} bytes", api.max_body_bytes),
+            )
+        } else {
+            ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", e.body_text())
+        }
+    })?;
+    let b: CheckBody = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool}}")))?;
+    let target = Target::parse(&b.target)
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", e.to_string()))?;
+    let regions = match b.regions {
+        None => api.regions.clone(),
+        Some(r) if r.is_empty() => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_regions",
+                "regions is empty; omit it for every region",
+            ))
+        }
+        Some(r) => {
+            if let Some(bad) = r.iter().find(|x| !api.regions.contains(x)) {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "unknown_region",
+                    format!(
+                        "unknown region `{bad}`; configured: {}",
+                        api.regions.join(", ")
+                    ),
+                ));
+            }
+            let mut r = r;
+            r.sort();
+            r.dedup();
+            r
+        }
+    };
+    let credential = match b.credential {
+        None => None,
+        Some(name) => match api.credentials.get(&name) {
+            Some(secret) => Some((name, secret.clone())),
+            None => {
+                let known: Vec<&str> = api.credentials.keys().map(String::as_str).collect();
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "unknown_credential",
+                    format!(
+                        "unknown credential `{name}`; configured: {}",
+                        if known.is_empty() {
+                            "none".into()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ));
+            }
+        },
+    };
+    let deadline = match b.deadline {
+        Some(s) => duration("deadline", &s, MAX_DEADLINE)?,
+        None => api.default_deadline,
+    };
+    Ok(CheckRequest {
+        target,
+        regions,
+        credential,
+        expect_auth: b.expect_auth,
+        deadline,
+    })
+}
+
+fn running(id: &str, target: &Target) -> Report {
+    Report {
+        schema: SCHEMA_ID.into(),
+        id: id.into(),
+        target: target.to_string(),
+        started_at: crate::local::now_rfc3339(),
+        duration_ms: 0,
+        state: Some("running".into()),
+        decision: Decision::Unknown,
+        reason: "running: regions are outstanding".into(),
+        era: vantage_agent::model::Era::Unknown,
+        regions: Vec::new(),
+        findings: Vec::new(),
+    }
+}
+
+/// Start a check in the background; returns its id and a receiver that turns true when done.
+pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::Receiver<bool>) {
+    let id = ulid::Ulid::new().to_string();
+    let done = api.store.insert_running(running(&id, &req.target));
+    let api2 = api.clone();
+    let id2 = id.clone();
+    tokio::spawn(async move {
+        let store = api2.store.clone();
+        let id3 = id2.clone();
+        let on_region = move |r: &vantage_agent::model::RegionResult| store.add_region(&id3, r);
+        let mut report = api2.dispatcher.run(&req, &on_region).await;
+        report.id = id2;
+        api2.metrics.observe(&report);
+        api2.store.finish(report);
+    });
+    (id, done)
+}
+
+async fn create(
+    State(api): State<Arc<Api>>,
+    headers: HeaderMap,
+    Query(q): Query<WaitQuery>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    api.authorize(&headers)?;
+    let wait = match q.wait.as_deref() {
+        Some(w) => Some(duration("wait", w, MAX_DEADLINE)?),
+        None => None,
+    };
+    let req = validate(&api, body)?;
+    let (id, mut done) = start(&api, req);
+    if let Some(wait) = wait {
+        let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
+        if *done.borrow() {
+            if let Some(report) = api.store.get(&id) {
+                return Ok((StatusCode::OK, Json(report)).into_response());
+            }
+        }
+    }
+    let location = format!("/v1/checks/{id}");
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, location)],
+        Json(serde_json::json!({"id": id})),
+    )
+        .into_response())
+}
+
+async fn fetch(
+    State(api): State<Arc<Api>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    api.authorize(&headers)?;
+    match api.store.get(&id) {
+        Some(report) => Ok(Json(report).into_response()),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no report `{id}` (finished reports are kept for a bounded time)"),
+        )),
+    }
+}
+
+async fn agents(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
+    api.authorize(&headers)?;
+    Ok(Json(serde_json::json!({"agents": api.registry.agents()})).into_response())
+}
+
+async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if api.metrics_require_auth {
+        api.authorize(&headers)?;
+    }
+    let text = api.metrics.render(&api.registry, &api.regions);
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
+}

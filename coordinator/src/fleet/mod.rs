@@ -1,0 +1,299 @@
+//! The fleet: connected agents by region, their jobs in flight, and liveness.
+
+mod service;
+
+pub use service::{AgentAuth, FleetService};
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+use tonic::Status;
+use vantage_agent::model::RegionResult;
+use vantage_proto::v1 as pb;
+
+/// An agent as `GET /v1/agents` shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AgentInfo {
+    pub id: String,
+    pub region: String,
+    pub version: String,
+    /// RFC 3339 UTC.
+    pub connected_since: String,
+    pub in_flight: u32,
+    pub queued: u32,
+    pub dropped: u64,
+    /// Seconds since the Unix epoch of the last message from it.
+    pub last_seen: f64,
+}
+
+struct Entry {
+    info: AgentInfo,
+    last_seen: Instant,
+    tx: mpsc::Sender<Result<pb::CoordinatorMessage, Status>>,
+    dispatched: u32,
+}
+
+/// How a dispatched job ended.
+#[derive(Debug)]
+pub enum JobOutcome {
+    Done(Box<RegionResult>),
+    /// The agent disconnected or was dropped before answering.
+    AgentLost,
+}
+
+struct Pending {
+    session: u64,
+    tx: oneshot::Sender<JobOutcome>,
+}
+
+#[derive(Default)]
+struct Inner {
+    next_session: u64,
+    agents: BTreeMap<u64, Entry>,
+    pending: HashMap<String, Pending>,
+}
+
+/// The registry of connected agents. Cheap to share behind an `Arc`.
+#[derive(Default)]
+pub struct Registry {
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("agents", &self.agents().len())
+            .finish()
+    }
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+impl Registry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Add an agent; returns its session id.
+    pub fn register(
+        &self,
+        id: String,
+        region: String,
+        version: String,
+        tx: mpsc::Sender<Result<pb::CoordinatorMessage, Status>>,
+    ) -> u64 {
+        let mut g = self.lock();
+        g.next_session += 1;
+        let session = g.next_session;
+        let info = AgentInfo {
+            id,
+            region,
+            version,
+            connected_since: crate::local::now_rfc3339(),
+            in_flight: 0,
+            queued: 0,
+            dropped: 0,
+            last_seen: unix_now(),
+        };
+        g.agents.insert(
+            session,
+            Entry {
+                info,
+                last_seen: Instant::now(),
+                tx,
+                dispatched: 0,
+            },
+        );
+        session
+    }
+
+    /// Remove an agent; its jobs in flight end as `AgentLost`.
+    pub fn deregister(&self, session: u64) {
+        let mut g = self.lock();
+        g.agents.remove(&session);
+        let lost: Vec<String> = g
+            .pending
+            .iter()
+            .filter(|(_, p)| p.session == session)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for job in lost {
+            if let Some(p) = g.pending.remove(&job) {
+                let _ = p.tx.send(JobOutcome::AgentLost);
+            }
+        }
+    }
+
+    pub fn seen(&self, session: u64, hb: Option<&pb::Heartbeat>) {
+        let mut g = self.lock();
+        if let Some(e) = g.agents.get_mut(&session) {
+            e.last_seen = Instant::now();
+            e.info.last_seen = unix_now();
+            if let Some(hb) = hb {
+                e.info.in_flight = hb.in_flight;
+                e.info.queued = hb.queued;
+                e.info.dropped = hb.dropped;
+            }
+        }
+    }
+
+    /// Deliver a job result.
+    pub fn complete(&self, session: u64, job_id: &str, result: RegionResult) {
+        let mut g = self.lock();
+        if let Some(e) = g.agents.get_mut(&session) {
+            e.dispatched = e.dispatched.saturating_sub(1);
+        }
+        match g.pending.remove(job_id) {
+            Some(p) if p.session == session => {
+                let _ = p.tx.send(JobOutcome::Done(Box::new(result)));
+            }
+            Some(p) => {
+                // A result from another agent than the one the job went to: refuse it.
+                g.pending.insert(job_id.to_string(), p);
+            }
+            None => {}
+        }
+    }
+
+    /// Send `job` to the least busy agent of `region`. `None` when the region has no agent.
+    pub fn dispatch(&self, region: &str, job: pb::Job) -> Option<oneshot::Receiver<JobOutcome>> {
+        let mut g = self.lock();
+        let session = g
+            .agents
+            .iter()
+            .filter(|(_, e)| e.info.region == region && !e.tx.is_closed())
+            .min_by_key(|(s, e)| (e.dispatched, e.info.in_flight, **s))
+            .map(|(s, _)| *s)?;
+        let entry = g.agents.get_mut(&session)?;
+        let msg = pb::CoordinatorMessage {
+            kind: Some(pb::coordinator_message::Kind::Job(job.clone())),
+        };
+        if entry.tx.try_send(Ok(msg)).is_err() {
+            return None;
+        }
+        entry.dispatched += 1;
+        let (tx, rx) = oneshot::channel();
+        g.pending.insert(job.job_id, Pending { session, tx });
+        Some(rx)
+    }
+
+    /// Forget a job (its deadline passed); tell its agent to cancel it.
+    pub fn abandon(&self, job_id: &str) {
+        let mut g = self.lock();
+        if let Some(p) = g.pending.remove(job_id) {
+            if let Some(e) = g.agents.get_mut(&p.session) {
+                e.dispatched = e.dispatched.saturating_sub(1);
+                let cancel = pb::CancelJob {
+                    job_id: job_id.to_string(),
+                };
+                let _ = e.tx.try_send(Ok(pb::CoordinatorMessage {
+                    kind: Some(pb::coordinator_message::Kind::Cancel(cancel)),
+                }));
+            }
+        }
+    }
+
+    /// Drop agents silent for longer than `timeout`; returns how many.
+    pub fn reap(&self, timeout: Duration) -> usize {
+        let stale: Vec<u64> = {
+            let g = self.lock();
+            g.agents
+                .iter()
+                .filter(|(_, e)| e.last_seen.elapsed() > timeout)
+                .map(|(s, _)| *s)
+                .collect()
+        };
+        for s in &stale {
+            tracing::warn!(
+                session = s,
+                "agent silent for longer than {timeout:?}; dropping it"
+            );
+            self.deregister(*s);
+        }
+        stale.len()
+    }
+
+    pub fn agents(&self) -> Vec<AgentInfo> {
+        self.lock()
+            .agents
+            .values()
+            .map(|e| e.info.clone())
+            .collect()
+    }
+
+    /// Connected agents per region.
+    pub fn per_region(&self) -> BTreeMap<String, (usize, f64)> {
+        let mut out: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+        for a in self.agents() {
+            let e = out.entry(a.region.clone()).or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 = e.1.max(a.last_seen);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: &str) -> pb::Job {
+        pb::Job {
+            job_id: id.into(),
+            target: "http://t/".into(),
+            deadline_ms: 1000,
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn jobs_spread_over_a_regions_agents_and_lost_agents_fail_their_jobs() {
+        let reg = Registry::default();
+        let (tx1, mut rx1) = mpsc::channel(8);
+        let (tx2, mut rx2) = mpsc::channel(8);
+        let s1 = reg.register("a1".into(), "eu".into(), "v".into(), tx1);
+        let _s2 = reg.register("a2".into(), "eu".into(), "v".into(), tx2);
+        assert!(reg.dispatch("us", job("x")).is_none(), "no agent in us");
+        let r1 = reg.dispatch("eu", job("j1")).unwrap();
+        let _r2 = reg.dispatch("eu", job("j2")).unwrap();
+        // One job each.
+        assert!(rx1.try_recv().is_ok() && rx2.try_recv().is_ok());
+        // The first agent disconnects: its job ends as lost, never as a pass.
+        reg.deregister(s1);
+        assert!(matches!(r1.await, Ok(JobOutcome::AgentLost)));
+        assert_eq!(reg.agents().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_result_from_another_session_is_refused() {
+        let reg = Registry::default();
+        let (tx1, _rx1) = mpsc::channel(8);
+        let (tx2, _rx2) = mpsc::channel(8);
+        let s1 = reg.register("a1".into(), "eu".into(), "v".into(), tx1);
+        let s2 = reg.register("a2".into(), "us".into(), "v".into(), tx2);
+        let mut rx = reg.dispatch("eu", job("j")).unwrap();
+        reg.complete(
+            s2,
+            "j",
+            RegionResult::absent("us", vantage_agent::model::RegionStatus::Complete),
+        );
+        assert!(
+            rx.try_recv().is_err(),
+            "another agent cannot answer this job"
+        );
+        reg.complete(
+            s1,
+            "j",
+            RegionResult::absent("eu", vantage_agent::model::RegionStatus::Complete),
+        );
+        assert!(matches!(rx.try_recv(), Ok(JobOutcome::Done(_))));
+    }
+}

@@ -1,0 +1,162 @@
+//! The gRPC side of the fleet: authenticate an agent by its bearer token (constant-time),
+//! bind its region to the token, register it, and pump its results and heartbeats.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use subtle::ConstantTimeEq;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+use vantage_agent::convert::region_from_pb;
+use vantage_proto::v1 as pb;
+use vantage_proto::v1::fleet_server::Fleet;
+
+use super::Registry;
+
+/// One accepted agent token and the region bound to it.
+#[derive(Debug, Clone)]
+pub struct AgentAuth {
+    pub name: String,
+    pub region: String,
+    pub token: SecretString,
+}
+
+/// The `vantage.v1.Fleet` service.
+#[derive(Debug, Clone)]
+pub struct FleetService {
+    pub registry: Arc<Registry>,
+    pub agents: Arc<Vec<AgentAuth>>,
+    pub heartbeat: Duration,
+}
+
+/// Find the agent entry whose token equals `presented`, comparing every entry in constant
+/// time so that timing does not reveal a prefix.
+pub fn authenticate<'a>(agents: &'a [AgentAuth], presented: &str) -> Option<&'a AgentAuth> {
+    let mut found = None;
+    for a in agents {
+        if bool::from(
+            a.token
+                .expose_secret()
+                .as_bytes()
+                .ct_eq(presented.as_bytes()),
+        ) {
+            found = Some(a);
+        }
+    }
+    found
+}
+
+#[tonic::async_trait]
+impl Fleet for FleetService {
+    type AttachStream = ReceiverStream<Result<pb::CoordinatorMessage, Status>>;
+
+    async fn attach(
+        &self,
+        request: Request<Streaming<pb::AgentMessage>>,
+    ) -> Result<Response<Self::AttachStream>, Status> {
+        let presented = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let Some(agent) = authenticate(&self.agents, presented) else {
+            tracing::warn!("an agent presented an unknown token; refused");
+            return Err(Status::unauthenticated("unknown agent token"));
+        };
+        let agent = agent.clone();
+        let mut inbound = request.into_inner();
+        let first = tokio::time::timeout(Duration::from_secs(10), inbound.message())
+            .await
+            .map_err(|_| Status::deadline_exceeded("no Register within 10 s"))??;
+        let register = match first.and_then(|m| m.kind) {
+            Some(pb::agent_message::Kind::Register(r)) => r,
+            _ => {
+                return Err(Status::invalid_argument(
+                    "the first message must be a Register",
+                ))
+            }
+        };
+        if register.region != agent.region {
+            tracing::warn!(agent = %agent.name, claimed = %register.region, bound = %agent.region, "region mismatch; refused");
+            return Err(Status::permission_denied(format!(
+                "this token is bound to region `{}`, not `{}`",
+                agent.region, register.region
+            )));
+        }
+        let (tx, rx) = mpsc::channel(256);
+        let session = self.registry.register(
+            register.agent_id.clone(),
+            agent.region.clone(),
+            register.version.clone(),
+            tx.clone(),
+        );
+        tracing::info!(agent = %register.agent_id, region = %agent.region, "agent registered");
+        let registered = pb::CoordinatorMessage {
+            kind: Some(pb::coordinator_message::Kind::Registered(pb::Registered {
+                region: agent.region.clone(),
+                heartbeat_interval_ms: self.heartbeat.as_millis() as u32,
+            })),
+        };
+        tx.send(Ok(registered))
+            .await
+            .map_err(|_| Status::unavailable("stream closed"))?;
+        let registry = self.registry.clone();
+        let region = agent.region.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(msg)) = inbound.message().await {
+                match msg.kind {
+                    Some(pb::agent_message::Kind::Result(r)) => {
+                        registry.seen(session, None);
+                        match r.region.map(region_from_pb) {
+                            Some(Ok(mut result)) => {
+                                // The region is the one bound to the token, whatever the result says.
+                                result.region = region.clone();
+                                registry.complete(session, &r.job_id, result);
+                            }
+                            Some(Err(e)) => tracing::warn!(%region, "unusable result: {e}"),
+                            None => tracing::warn!(%region, "result without a region section"),
+                        }
+                    }
+                    Some(pb::agent_message::Kind::Heartbeat(hb)) => {
+                        registry.seen(session, Some(&hb))
+                    }
+                    _ => registry.seen(session, None),
+                }
+            }
+            tracing::info!(%region, "agent disconnected");
+            registry.deregister(session);
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_select_their_agent() {
+        let agents = vec![
+            AgentAuth {
+                name: "a".into(),
+                region: "eu".into(),
+                token: "token-eu".to_string().into(),
+            },
+            AgentAuth {
+                name: "b".into(),
+                region: "us".into(),
+                token: "token-us".to_string().into(),
+            },
+        ];
+        assert_eq!(
+            authenticate(&agents, "token-us").map(|a| a.region.as_str()),
+            Some("us")
+        );
+        assert!(authenticate(&agents, "token-u").is_none());
+        assert!(authenticate(&agents, "").is_none());
+        assert!(authenticate(&agents, "token-eu-extra").is_none());
+    }
+}

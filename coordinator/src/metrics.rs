@@ -1,0 +1,334 @@
+//! Prometheus metrics of the coordinator (`checks.md` section 8), from one registry passed
+//! in explicitly. Names are defined once, here. Label values are bounded: target URLs,
+//! region names, check and finding ids and severities; never an address, an error string
+//! or a report id.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
+use vantage_agent::model::Outcome;
+
+use crate::fleet::Registry as Fleet;
+use crate::report::{Decision, Report, Scope};
+
+pub const CHECK_SUCCESS: &str = "vantage_check_success";
+pub const FINDING_ACTIVE: &str = "vantage_finding_active";
+pub const DECISION: &str = "vantage_decision";
+pub const REGION_REACHABLE: &str = "vantage_region_reachable";
+pub const DNS_ALL_GLOBAL: &str = "vantage_dns_all_global";
+pub const DNS_HAS_A: &str = "vantage_dns_has_a_record";
+pub const PROBE_DURATION: &str = "vantage_probe_duration_seconds";
+pub const RUNS_TOTAL: &str = "vantage_runs_total";
+pub const AGENTS_CONNECTED: &str = "vantage_agents_connected";
+pub const AGENT_LAST_SEEN: &str = "vantage_agent_last_seen_timestamp_seconds";
+pub const REGION_DEGRADED: &str = "vantage_region_degraded";
+pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
+pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
+pub const CERT_EXPIRY_DAYS: &str = "vantage_tls_cert_expiry_days";
+
+/// Every metric family the coordinator exports, for the dashboard test.
+pub const ALL: &[&str] = &[
+    CHECK_SUCCESS,
+    FINDING_ACTIVE,
+    DECISION,
+    REGION_REACHABLE,
+    DNS_ALL_GLOBAL,
+    DNS_HAS_A,
+    PROBE_DURATION,
+    RUNS_TOTAL,
+    AGENTS_CONNECTED,
+    AGENT_LAST_SEEN,
+    REGION_DEGRADED,
+    SCHEDULED_SKIPPED,
+    LAST_RUN,
+];
+
+/// One written series: its family and label values.
+type Series = (&'static str, Vec<String>);
+
+/// The coordinator's metrics.
+pub struct Metrics {
+    registry: Registry,
+    check_success: GaugeVec,
+    finding_active: GaugeVec,
+    decision: GaugeVec,
+    region_reachable: GaugeVec,
+    dns_all_global: GaugeVec,
+    dns_has_a: GaugeVec,
+    probe_duration: GaugeVec,
+    runs_total: IntCounterVec,
+    agents_connected: GaugeVec,
+    agent_last_seen: GaugeVec,
+    region_degraded: GaugeVec,
+    scheduled_skipped: IntCounterVec,
+    last_run: GaugeVec,
+    /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
+    written: Mutex<BTreeMap<String, Vec<Series>>>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+fn gauge(
+    r: &Registry,
+    name: &str,
+    help: &str,
+    labels: &[&str],
+) -> Result<GaugeVec, prometheus::Error> {
+    let g = GaugeVec::new(Opts::new(name, help), labels)?;
+    r.register(Box::new(g.clone()))?;
+    Ok(g)
+}
+
+fn counter(
+    r: &Registry,
+    name: &str,
+    help: &str,
+    labels: &[&str],
+) -> Result<IntCounterVec, prometheus::Error> {
+    let c = IntCounterVec::new(Opts::new(name, help), labels)?;
+    r.register(Box::new(c.clone()))?;
+    Ok(c)
+}
+
+impl Metrics {
+    pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
+        let r = &registry;
+        Ok(Metrics {
+            check_success: gauge(
+                r,
+                CHECK_SUCCESS,
+                "Last outcome of each check in each region (1 pass, 0 fail or warn).",
+                &["target", "region", "check"],
+            )?,
+            finding_active: gauge(
+                r,
+                FINDING_ACTIVE,
+                "Findings of the last merged run (1 active).",
+                &["target", "finding", "severity", "scope"],
+            )?,
+            decision: gauge(
+                r,
+                DECISION,
+                "The last decision: 1 for the current value, 0 for the others.",
+                &["target", "decision"],
+            )?,
+            region_reachable: gauge(
+                r,
+                REGION_REACHABLE,
+                "Whether the region connected to the target.",
+                &["target", "region"],
+            )?,
+            dns_all_global: gauge(
+                r,
+                DNS_ALL_GLOBAL,
+                "Whether every address the region resolved is globally routable.",
+                &["target", "region"],
+            )?,
+            dns_has_a: gauge(
+                r,
+                DNS_HAS_A,
+                "Whether the region received an IPv4 A record.",
+                &["target", "region"],
+            )?,
+            probe_duration: gauge(
+                r,
+                PROBE_DURATION,
+                "Duration of each probe phase (dns, connect, tls, first_byte, total).",
+                &["target", "region", "phase"],
+            )?,
+            runs_total: counter(
+                r,
+                RUNS_TOTAL,
+                "Merged runs, by decision.",
+                &["target", "decision"],
+            )?,
+            agents_connected: gauge(
+                r,
+                AGENTS_CONNECTED,
+                "Connected agents per region.",
+                &["region"],
+            )?,
+            agent_last_seen: gauge(
+                r,
+                AGENT_LAST_SEEN,
+                "Newest heartbeat per region (Unix seconds).",
+                &["region"],
+            )?,
+            region_degraded: gauge(
+                r,
+                REGION_DEGRADED,
+                "1 when the region's vantage is degraded (its own egress fails).",
+                &["region"],
+            )?,
+            scheduled_skipped: counter(
+                r,
+                SCHEDULED_SKIPPED,
+                "Scheduled runs skipped because the previous run of the target was still going.",
+                &["target"],
+            )?,
+            last_run: gauge(
+                r,
+                LAST_RUN,
+                "When the target's last merged run finished (Unix seconds).",
+                &["target"],
+            )?,
+            registry,
+            written: Mutex::default(),
+        })
+    }
+
+    fn vec(&self, family: &'static str) -> &GaugeVec {
+        match family {
+            CHECK_SUCCESS => &self.check_success,
+            FINDING_ACTIVE => &self.finding_active,
+            REGION_REACHABLE => &self.region_reachable,
+            DNS_ALL_GLOBAL => &self.dns_all_global,
+            DNS_HAS_A => &self.dns_has_a,
+            _ => &self.probe_duration,
+        }
+    }
+
+    /// Record a finished report.
+    pub fn observe(&self, report: &Report) {
+        let target = report.target.as_str();
+        let mut now: Vec<(&'static str, Vec<String>, f64)> = Vec::new();
+        for r in &report.regions {
+            for c in &r.checks {
+                let v = match c.outcome {
+                    Outcome::Pass => 1.0,
+                    Outcome::Fail | Outcome::Warn => 0.0,
+                    Outcome::Skip | Outcome::Error => continue,
+                };
+                now.push((
+                    CHECK_SUCCESS,
+                    vec![target.into(), r.region.clone(), c.id.clone()],
+                    v,
+                ));
+                if c.id == "net.connect" {
+                    now.push((REGION_REACHABLE, vec![target.into(), r.region.clone()], v));
+                }
+            }
+            if let Some(d) = &r.dns {
+                now.push((
+                    DNS_ALL_GLOBAL,
+                    vec![target.into(), r.region.clone()],
+                    f64::from(u8::from(d.all_global)),
+                ));
+                now.push((
+                    DNS_HAS_A,
+                    vec![target.into(), r.region.clone()],
+                    f64::from(u8::from(d.has_a)),
+                ));
+            }
+            for (phase, ms) in &r.phases_ms {
+                now.push((
+                    PROBE_DURATION,
+                    vec![target.into(), r.region.clone(), phase.clone()],
+                    *ms as f64 / 1000.0,
+                ));
+            }
+        }
+        for f in &report.findings {
+            let scope = match f.scope {
+                Scope::Global => "global",
+                Scope::Regional => "regional",
+            };
+            now.push((
+                FINDING_ACTIVE,
+                vec![
+                    target.into(),
+                    f.id.clone(),
+                    f.severity.as_str().into(),
+                    scope.into(),
+                ],
+                1.0,
+            ));
+        }
+        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        let previous = written.remove(target).unwrap_or_default();
+        for (family, labels) in &previous {
+            if !now.iter().any(|(f, l, _)| f == family && l == labels) {
+                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+                let _ = self.vec(family).remove_label_values(&refs);
+            }
+        }
+        for (family, labels, v) in &now {
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            self.vec(family).with_label_values(&refs).set(*v);
+        }
+        written.insert(
+            target.to_string(),
+            now.into_iter().map(|(f, l, _)| (f, l)).collect(),
+        );
+        for d in [
+            Decision::Pass,
+            Decision::Review,
+            Decision::Blocked,
+            Decision::Unknown,
+        ] {
+            self.decision
+                .with_label_values(&[target, d.as_str()])
+                .set(f64::from(u8::from(d == report.decision)));
+        }
+        self.runs_total
+            .with_label_values(&[target, report.decision.as_str()])
+            .inc();
+        let now_s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.last_run.with_label_values(&[target]).set(now_s);
+    }
+
+    /// Remove every series of a target that left the configuration.
+    pub fn forget_target(&self, target: &str) {
+        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        for (family, labels) in written.remove(target).unwrap_or_default() {
+            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+            let _ = self.vec(family).remove_label_values(&refs);
+        }
+        for d in [
+            Decision::Pass,
+            Decision::Review,
+            Decision::Blocked,
+            Decision::Unknown,
+        ] {
+            let _ = self.decision.remove_label_values(&[target, d.as_str()]);
+            let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
+        }
+        let _ = self.last_run.remove_label_values(&[target]);
+        let _ = self.scheduled_skipped.remove_label_values(&[target]);
+    }
+
+    pub fn scheduled_skipped(&self, target: &str) {
+        self.scheduled_skipped.with_label_values(&[target]).inc();
+    }
+
+    pub fn set_degraded(&self, region: &str, degraded: bool) {
+        self.region_degraded
+            .with_label_values(&[region])
+            .set(f64::from(u8::from(degraded)));
+    }
+
+    /// Text exposition, with the fleet gauges refreshed from the registry.
+    pub fn render(&self, fleet: &Fleet, regions: &[String]) -> String {
+        let per_region = fleet.per_region();
+        for region in regions {
+            let (n, last) = per_region.get(region).copied().unwrap_or((0, 0.0));
+            self.agents_connected
+                .with_label_values(&[region])
+                .set(n as f64);
+            if last > 0.0 {
+                self.agent_last_seen.with_label_values(&[region]).set(last);
+            }
+        }
+        let mut out = Vec::new();
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}

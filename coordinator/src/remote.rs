@@ -1,0 +1,130 @@
+//! `vantage check --coordinator URL`: submit the check to a fleet, follow its regions as they
+//! report, and render the merged report exactly as the local mode does.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use secrecy::ExposeSecret;
+use vantage_agent::{credentials, Target};
+use vantage_coordinator::exit;
+use vantage_coordinator::report::Report;
+
+use crate::cli::{check_output_path, emit, CheckArgs};
+
+fn api_error(status: reqwest::StatusCode, body: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(v) => format!(
+            "{} ({}): {}",
+            status.as_u16(),
+            v.pointer("/error/code")
+                .and_then(|c| c.as_str())
+                .unwrap_or("error"),
+            v.pointer("/error/message")
+                .and_then(|c| c.as_str())
+                .unwrap_or(body)
+        ),
+        Err(_) => format!(
+            "{}: {}",
+            status.as_u16(),
+            body.chars().take(200).collect::<String>()
+        ),
+    }
+}
+
+pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
+    if args.probe.auth.names_a_token() {
+        bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
+    }
+    let target = Target::parse(&args.url)?;
+    check_output_path(&args.output)?;
+    let base = args.fleet.coordinator.clone().unwrap_or_default();
+    let base = base.trim_end_matches('/');
+    let token = credentials::from_env(&args.fleet.api_token_env)
+        .with_context(|| "the coordinator's API needs a token".to_string())?;
+    let ca = match &args.probe.ca_file {
+        Some(p) => Some(std::fs::read(p).with_context(|| format!("--ca-file {}", p.display()))?),
+        None => None,
+    };
+    let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
+    let client = reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .context("building the HTTP client")?;
+    let mut body = serde_json::json!({
+        "target": target.to_string(),
+        "expect_auth": args.probe.auth.expect_auth,
+        "deadline": humantime::format_duration(args.probe.timeout).to_string(),
+    });
+    if !args.fleet.regions.is_empty() {
+        body["regions"] = serde_json::json!(args.fleet.regions);
+    }
+    if let Some(c) = &args.fleet.credential {
+        body["credential"] = serde_json::json!(c);
+    }
+    let resp = client
+        .post(format!("{base}/v1/checks"))
+        .bearer_auth(token.expose_secret())
+        .json(&body)
+        .send()
+        .await
+        .with_context(|| format!("--coordinator {base}: the API did not answer"))?;
+    let status = resp.status();
+    let text = resp.text().await.unwrap_or_default();
+    if !status.is_success() {
+        bail!(
+            "the coordinator refused the check: {}",
+            api_error(status, &text)
+        );
+    }
+    let id = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
+        .context("the coordinator's answer has no check id")?;
+
+    let progress = std::io::stderr().is_terminal();
+    if progress {
+        eprintln!("checking {target} through {base} (check {id}) …");
+    }
+    let give_up = Instant::now() + args.probe.timeout + Duration::from_secs(15);
+    let mut shown = 0;
+    loop {
+        let resp = client
+            .get(format!("{base}/v1/checks/{id}"))
+            .bearer_auth(token.expose_secret())
+            .send()
+            .await
+            .context("following the check")?;
+        let status = resp.status();
+        let text = resp.text().await.unwrap_or_default();
+        if !status.is_success() {
+            bail!(
+                "the coordinator lost the check: {}",
+                api_error(status, &text)
+            );
+        }
+        let report: Report = serde_json::from_str(&text)
+            .context("the coordinator's report is not vantage.report/v1")?;
+        if progress {
+            for r in report.regions.iter().skip(shown) {
+                let st = serde_json::to_string(&r.status).unwrap_or_default();
+                eprintln!(
+                    "  {:<12} {:<9} {} ms",
+                    r.region,
+                    st.trim_matches('"'),
+                    r.duration_ms
+                );
+            }
+            shown = report.regions.len();
+        }
+        if report.state.is_none() {
+            emit(&report, &args.output)?;
+            return Ok(exit::for_report(&report, args.fail_on));
+        }
+        if Instant::now() > give_up {
+            bail!("the coordinator did not finish check {id} in time");
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}

@@ -1,0 +1,255 @@
+//! `vantage serve`: the coordinator. Agent gRPC, the HTTP API with /metrics, the
+//! in-process vantage and the reaper of silent agents, until a shutdown signal.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use secrecy::SecretString;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use vantage_agent::ProbeOptions;
+use vantage_proto::v1::fleet_server::FleetServer;
+
+use crate::api::{self, Api};
+use crate::config::{resolve, Config, ConfigError};
+use crate::dispatch::Dispatcher;
+use crate::fleet::{AgentAuth, FleetService, Registry};
+use crate::metrics::Metrics;
+use crate::store::Store;
+
+/// Why the coordinator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("binding {what} on {addr}: {source}")]
+    Bind {
+        what: &'static str,
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// The addresses actually bound (ports may have been 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    pub api: SocketAddr,
+    pub grpc: SocketAddr,
+}
+
+/// A generated API token, written to a private file; returns the path.
+fn generated_token() -> Result<(SecretString, std::path::PathBuf), ServeError> {
+    let token = format!("{}{}", ulid::Ulid::new(), ulid::Ulid::new()).to_ascii_lowercase();
+    let path = std::env::temp_dir().join(format!("vantage-api-token-{}", std::process::id()));
+    #[cfg(unix)]
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| {
+                ServeError::Setup(format!(
+                    "writing the generated API token to {}: {e}",
+                    path.display()
+                ))
+            })?;
+        f.write_all(token.as_bytes())
+            .map_err(|e| ServeError::Setup(e.to_string()))?;
+    }
+    #[cfg(not(unix))]
+    std::fs::write(&path, &token).map_err(|e| ServeError::Setup(e.to_string()))?;
+    Ok((SecretString::from(token), path))
+}
+
+/// Start everything; `ready` gets the bound addresses; returns when `shutdown` completes.
+pub async fn serve(
+    cfg: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: impl FnOnce(Bound),
+) -> Result<(), ServeError> {
+    let agents: Vec<AgentAuth> = cfg
+        .agents
+        .iter()
+        .map(|a| {
+            Ok(AgentAuth {
+                name: a.name.clone(),
+                region: a.region.clone(),
+                token: resolve(&format!("agents `{}`", a.name), &a.token_env, &a.token_file)?,
+            })
+        })
+        .collect::<Result<_, ConfigError>>()?;
+    let mut tokens: Vec<SecretString> = cfg
+        .server
+        .api_tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            resolve(
+                &format!("server.api_tokens[{i}]"),
+                &t.token_env,
+                &t.token_file,
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    if tokens.is_empty() {
+        let (token, path) = generated_token()?;
+        tracing::warn!(
+            "no server.api_tokens configured: generated one and wrote it to {} (mode 0600)",
+            path.display()
+        );
+        eprintln!("vantage serve: API token written to {}", path.display());
+        tokens.push(token);
+    }
+    let credentials: BTreeMap<String, SecretString> = cfg
+        .credentials
+        .iter()
+        .map(|c| {
+            Ok((
+                c.name.clone(),
+                resolve(
+                    &format!("credentials `{}`", c.name),
+                    &c.token_env,
+                    &c.token_file,
+                )?,
+            ))
+        })
+        .collect::<Result<_, ConfigError>>()?;
+    let extra_ca_pem = match &cfg.probe.ca_file {
+        Some(p) => Some(
+            std::fs::read(p)
+                .map_err(|e| ServeError::Setup(format!("probe.ca_file {}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+
+    let registry = Arc::new(Registry::default());
+    let local = cfg.fleet.local_agent.then(|| {
+        let base = ProbeOptions {
+            region: cfg.fleet.local_region.clone(),
+            check_timeout: cfg.probe.check_timeout,
+            assume_global: cfg.probe.assume_global.clone(),
+            extra_ca_pem: extra_ca_pem.clone(),
+            connect_non_global: false,
+            allow_non_global: cfg.probe.allow_non_global.clone(),
+            ..ProbeOptions::default()
+        };
+        (cfg.fleet.local_region.clone(), base)
+    });
+    if let Some((_, base)) = &local {
+        vantage_agent::Engine::new(base.clone())
+            .map_err(|e| ServeError::Setup(format!("probe: {e}")))?;
+    }
+    let dispatcher = Arc::new(Dispatcher {
+        registry: registry.clone(),
+        local,
+        probe: cfg.probe.clone(),
+    });
+    let metrics = Arc::new(
+        Metrics::new(prometheus::Registry::new())
+            .map_err(|e| ServeError::Setup(format!("metrics: {e}")))?,
+    );
+    let api = Arc::new(Api {
+        tokens,
+        credentials,
+        regions: cfg.regions(),
+        default_deadline: cfg.fleet.default_deadline,
+        max_body_bytes: cfg.server.max_body_bytes,
+        metrics_require_auth: cfg.server.metrics_require_auth,
+        dispatcher,
+        store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
+        registry: registry.clone(),
+        metrics,
+    });
+
+    let grpc_listener = TcpListener::bind(cfg.server.grpc_listen)
+        .await
+        .map_err(|source| ServeError::Bind {
+            what: "server.grpc_listen",
+            addr: cfg.server.grpc_listen,
+            source,
+        })?;
+    let api_listener = TcpListener::bind(cfg.server.api_listen)
+        .await
+        .map_err(|source| ServeError::Bind {
+            what: "server.api_listen",
+            addr: cfg.server.api_listen,
+            source,
+        })?;
+    let bound = Bound {
+        api: api_listener
+            .local_addr()
+            .map_err(|e| ServeError::Setup(e.to_string()))?,
+        grpc: grpc_listener
+            .local_addr()
+            .map_err(|e| ServeError::Setup(e.to_string()))?,
+    };
+
+    let service = FleetService {
+        registry: registry.clone(),
+        agents: Arc::new(agents),
+        heartbeat: cfg.fleet.heartbeat_interval,
+    };
+    let mut server = Server::builder()
+        .http2_keepalive_interval(Some(std::time::Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(5)));
+    if let Some(tls) = &cfg.server.tls {
+        let cert = std::fs::read(&tls.cert_file).map_err(|e| {
+            ServeError::Setup(format!(
+                "server.tls.cert_file {}: {e}",
+                tls.cert_file.display()
+            ))
+        })?;
+        let key = std::fs::read(&tls.key_file).map_err(|e| {
+            ServeError::Setup(format!(
+                "server.tls.key_file {}: {e}",
+                tls.key_file.display()
+            ))
+        })?;
+        server = server
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))
+            .map_err(|e| ServeError::Setup(format!("server.tls: {e}")))?;
+    }
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut grpc_stop = stop_rx.clone();
+    let grpc = tokio::spawn(
+        server
+            .add_service(FleetServer::new(service))
+            .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), async move {
+                let _ = grpc_stop.wait_for(|s| *s).await;
+            }),
+    );
+    let mut api_stop = stop_rx.clone();
+    let http = tokio::spawn(async move {
+        axum::serve(api_listener, api::router(api))
+            .with_graceful_shutdown(async move {
+                let _ = api_stop.wait_for(|s| *s).await;
+            })
+            .await
+    });
+    let reap_registry = registry.clone();
+    let (every, timeout) = (cfg.fleet.heartbeat_interval, cfg.fleet.agent_timeout);
+    let reaper = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            reap_registry.reap(timeout);
+        }
+    });
+    tracing::info!(api = %bound.api, grpc = %bound.grpc, regions = ?cfg.regions(), "coordinator up");
+    ready(bound);
+    shutdown.await;
+    tracing::info!("shutting down");
+    let _ = stop_tx.send(true);
+    reaper.abort();
+    let _ = grpc.await;
+    let _ = http.await;
+    Ok(())
+}

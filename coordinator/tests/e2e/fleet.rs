@@ -1,0 +1,643 @@
+//! The fleet as separate processes on loopback: a coordinator and agents in regions `eu`,
+//! `us` and `ap`, the HTTP API, agent loss, a coordinator restart, refused agents, bad API
+//! input, and secrets that never appear anywhere.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use vantage_coordinator::fixture::{Fault, Fixture, FIXTURE_TOKEN};
+
+use crate::procs::{
+    agent, agent_health, agent_token, coordinator, free_addr, start_coordinator, Coordinator, Proc,
+    API_TOKEN,
+};
+use crate::support::assert_valid;
+
+fn http() -> reqwest::Client {
+    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
+    reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .unwrap()
+}
+
+async fn call(
+    method: reqwest::Method,
+    url: String,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut req = http().request(method, url);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    if let Some(b) = body {
+        req = req.body(b.to_string());
+    }
+    let resp = req.send().await.expect("the API answers");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+async fn agents(c: &Coordinator) -> Vec<Value> {
+    let (st, v) = call(
+        reqwest::Method::GET,
+        format!("{}/v1/agents", c.api),
+        Some(API_TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    v["agents"].as_array().cloned().unwrap_or_default()
+}
+
+async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> Duration {
+    let start = Instant::now();
+    while agents(c).await.len() != n {
+        assert!(
+            start.elapsed() < within,
+            "{n} agents did not register within {within:?}:\n{}",
+            c.proc.output()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    start.elapsed()
+}
+
+async fn check(c: &Coordinator, body: Value) -> Value {
+    let (st, v) = call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks?wait=30s", c.api),
+        Some(API_TOKEN),
+        Some(body),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    assert_valid(&v);
+    v
+}
+
+fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn regions_of(report: &Value) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = report["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["region"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn finding<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+}
+
+fn complete(regions: &[&str]) -> Vec<(String, String)> {
+    regions
+        .iter()
+        .map(|r| (r.to_string(), "complete".to_string()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_agents_check_and_merge() {
+    let dir = tmpdir("fleet3");
+    let c = coordinator(&dir, &["eu", "us", "ap"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let _agents: Vec<Proc> = ["eu", "us", "ap"]
+        .iter()
+        .map(|r| agent(&c.grpc, r, &agent_token(r)))
+        .collect();
+    wait_agents(&c, 3, Duration::from_secs(15)).await;
+    let listed = agents(&c).await;
+    for a in &listed {
+        for key in ["id", "region", "version", "connected_since", "in_flight"] {
+            assert!(a.get(key).is_some(), "agent lacks {key}: {a}");
+        }
+    }
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let report = check(&c, json!({"target": fixture.url()})).await;
+    assert_eq!(regions_of(&report), complete(&["ap", "eu", "us"]));
+    let f = finding(&report, "transport.get").expect("transport.get");
+    assert_eq!(f["scope"], "global");
+    assert_eq!(f["regions"], json!(["ap", "eu", "us"]));
+    assert_eq!(report["decision"], "review");
+
+    // The command line in fleet mode renders the same merged report.
+    let out = tokio::task::spawn_blocking({
+        let (api, url) = (c.api.clone(), fixture.url());
+        move || {
+            crate::support::vantage(
+                &[
+                    "check",
+                    &url,
+                    "--coordinator",
+                    &api,
+                    "--regions",
+                    "eu,us",
+                    "--format",
+                    "json",
+                ],
+                &[("VANTAGE_API_TOKEN", API_TOKEN)],
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(&cli);
+    assert_eq!(regions_of(&cli), complete(&["eu", "us"]));
+
+    // Metrics carry the fleet gauges.
+    let (st, metrics) = call(
+        reqwest::Method::GET,
+        format!("{}/metrics", c.api),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200);
+    let text = metrics.as_str().unwrap();
+    assert!(
+        text.contains("vantage_agents_connected{region=\"ap\"} 1"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_killed_mid_job_leaves_its_region_missing_and_the_decision_unknown() {
+    let dir = tmpdir("fleetkill");
+    let c = coordinator(&dir, &["eu", "us", "ap"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let mut agents_: Vec<Proc> = ["eu", "us", "ap"]
+        .iter()
+        .map(|r| agent(&c.grpc, r, &agent_token(r)))
+        .collect();
+    wait_agents(&c, 3, Duration::from_secs(15)).await;
+    let fixture = Fixture::start(&[Fault::Slow]).await.unwrap();
+    let (st, v) = call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks", c.api),
+        Some(API_TOKEN),
+        Some(json!({"target": fixture.url()})),
+    )
+    .await;
+    assert_eq!(st, 202, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    agents_[2].kill(); // ap, mid-job
+    let started = Instant::now();
+    let report = loop {
+        let (st, r) = call(
+            reqwest::Method::GET,
+            format!("{}/v1/checks/{id}", c.api),
+            Some(API_TOKEN),
+            None,
+        )
+        .await;
+        assert_eq!(st, 200);
+        if r.get("state").is_none() {
+            break r;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the report never finished"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_valid(&report);
+    assert_eq!(report["decision"], "unknown", "{report:#}");
+    let missing = finding(&report, "fleet.region-missing").expect("region-missing");
+    assert_eq!(missing["regions"], json!(["ap"]));
+    let statuses = regions_of(&report);
+    assert!(
+        statuses.contains(&("ap".into(), "error".into())),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&("eu".into(), "complete".into())));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_reconnect_after_a_coordinator_restart() {
+    let dir = tmpdir("fleetrestart");
+    let (api, grpc) = (free_addr(), free_addr());
+    let mut c = coordinator(&dir, &["eu", "us", "ap"], &api, &grpc, "");
+    let _agents: Vec<Proc> = ["eu", "us", "ap"]
+        .iter()
+        .map(|r| agent(&c.grpc, r, &agent_token(r)))
+        .collect();
+    wait_agents(&c, 3, Duration::from_secs(15)).await;
+    c.proc.kill();
+    let config = c.config.clone();
+    drop(c);
+    let c = start_coordinator(&config, &["eu", "us", "ap"]);
+    let took = wait_agents(&c, 3, Duration::from_secs(15)).await;
+    eprintln!("agents re-registered {took:?} after the coordinator came back (backoff 100ms..1s)");
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let report = check(&c, json!({"target": fixture.url()})).await;
+    assert_eq!(regions_of(&report), complete(&["ap", "eu", "us"]));
+    assert_eq!(report["decision"], "pass");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_agents_stay_up_and_unready() {
+    let dir = tmpdir("fleetrefused");
+    let c = coordinator(&dir, &["eu", "us"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let mut wrong = agent(&c.grpc, "eu", "not-a-valid-agent-token");
+    let mut mismatch = agent(&c.grpc, "us", &agent_token("eu"));
+    wrong.wait_for("unknown agent token", Duration::from_secs(10));
+    mismatch.wait_for("bound to region `eu`, not `us`", Duration::from_secs(10));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        wrong.alive() && mismatch.alive(),
+        "a refused agent must not exit"
+    );
+    for p in [&wrong, &mismatch] {
+        let health = agent_health(p);
+        let (st, body) = call(
+            reqwest::Method::GET,
+            format!("http://{health}/readyz"),
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(st, 503, "{body}");
+        assert!(body.as_str().unwrap().contains("refused"), "{body}");
+        let (st, _) = call(
+            reqwest::Method::GET,
+            format!("http://{health}/healthz"),
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200);
+    }
+    assert!(agents(&c).await.is_empty());
+    // A good agent next to them registers and is ready.
+    let good = agent(&c.grpc, "eu", &agent_token("eu"));
+    wait_agents(&c, 1, Duration::from_secs(10)).await;
+    let health = agent_health(&good);
+    let start = Instant::now();
+    loop {
+        let (st, _) = call(
+            reqwest::Method::GET,
+            format!("http://{health}/readyz"),
+            None,
+            None,
+        )
+        .await;
+        if st == 200 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_refuses_bad_callers_and_bad_input_by_shape() {
+    let dir = tmpdir("fleetapi");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let post = |token: Option<&'static str>, body: Value| {
+        let url = format!("{}/v1/checks", c.api);
+        async move { call(reqwest::Method::POST, url, token, Some(body)).await }
+    };
+    let (st, v) = post(None, json!({"target": "http://127.0.0.1:1/mcp"})).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    let (st, _) = post(
+        Some("wrong-token"),
+        json!({"target": "http://127.0.0.1:1/mcp"}),
+    )
+    .await;
+    assert_eq!(st, 401);
+    let (st, _) = call(
+        reqwest::Method::GET,
+        format!("{}/v1/agents", c.api),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(st, 401);
+    let cases: &[(Value, u16, &str)] = &[
+        (json!({"target": "not a url"}), 400, "invalid_target"),
+        (
+            json!({"target": "ftp://example.invalid/x"}),
+            400,
+            "invalid_target",
+        ),
+        (
+            json!({"target": "file:///etc/passwd"}),
+            400,
+            "invalid_target",
+        ),
+        (
+            json!({"target": "https://user:pw@example.invalid/mcp"}),
+            400,
+            "invalid_target",
+        ),
+        (
+            json!({"target": "http://127.0.0.1:1/mcp", "regions": ["mars"]}),
+            400,
+            "unknown_region",
+        ),
+        (
+            json!({"target": "http://127.0.0.1:1/mcp", "regions": []}),
+            400,
+            "invalid_regions",
+        ),
+        (
+            json!({"target": "http://127.0.0.1:1/mcp", "credential": "nope"}),
+            400,
+            "unknown_credential",
+        ),
+        (
+            json!({"target": "http://127.0.0.1:1/mcp", "deadline": "soon"}),
+            400,
+            "invalid_duration",
+        ),
+        (
+            json!({"target": "http://127.0.0.1:1/mcp", "surprise": 1}),
+            400,
+            "invalid_json",
+        ),
+        (json!({"regions": ["eu"]}), 400, "invalid_json"),
+        (json!({"target": "x".repeat(70_000)}), 413, "body_too_large"),
+    ];
+    for (body, status, code) in cases {
+        let (st, v) = post(Some(API_TOKEN), body.clone()).await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (*status, Some(*code)),
+            "{v}"
+        );
+        assert!(v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+    }
+    let (st, v) = call(
+        reqwest::Method::GET,
+        format!("{}/v1/checks/01NOTANID", c.api),
+        Some(API_TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!((st, v["error"]["code"].as_str()), (404, Some("not_found")));
+    // No check was started by any of the refusals, and a region without an agent is missing.
+    let report = check(
+        &c,
+        json!({"target": "http://127.0.0.1:1/mcp", "deadline": "2s"}),
+    )
+    .await;
+    assert_eq!(report["decision"], "unknown");
+    assert_eq!(
+        regions_of(&report),
+        vec![("eu".to_string(), "no-agent".to_string())]
+    );
+    // Exit code 4 from the command line for a region that did not report.
+    let out = tokio::task::spawn_blocking({
+        let api = c.api.clone();
+        move || {
+            crate::support::vantage(
+                &[
+                    "check",
+                    "http://127.0.0.1:1/mcp",
+                    "--coordinator",
+                    &api,
+                    "--timeout",
+                    "2s",
+                ],
+                &[("VANTAGE_API_TOKEN", API_TOKEN)],
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_appear_in_responses_reports_logs_or_metrics() {
+    let dir = tmpdir("fleetsecrets");
+    let extra = "[[credentials]]\nname = \"prod\"\ntoken_env = \"T_CRED_PROD\"\n";
+    let c = coordinator(&dir, &["eu", "us"], "127.0.0.1:0", "127.0.0.1:0", extra);
+    let agents_: Vec<Proc> = ["eu", "us"]
+        .iter()
+        .map(|r| agent(&c.grpc, r, &agent_token(r)))
+        .collect();
+    wait_agents(&c, 2, Duration::from_secs(15)).await;
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let report = check(&c, json!({"target": fixture.url(), "credential": "prod"})).await;
+    // The credential travelled: the checks ran authenticated in both regions.
+    assert_eq!(report["decision"], "pass", "{report:#}");
+    for r in report["regions"].as_array().unwrap() {
+        assert_eq!(r["authenticated"], true);
+    }
+    let mut seen = vec![report.to_string()];
+    let (_, a) = call(
+        reqwest::Method::GET,
+        format!("{}/v1/agents", c.api),
+        Some(API_TOKEN),
+        None,
+    )
+    .await;
+    seen.push(a.to_string());
+    let (_, m) = call(
+        reqwest::Method::GET,
+        format!("{}/metrics", c.api),
+        None,
+        None,
+    )
+    .await;
+    seen.push(m.to_string());
+    let (_, e) = call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks", c.api),
+        Some("wrong"),
+        Some(json!({})),
+    )
+    .await;
+    seen.push(e.to_string());
+    seen.push(c.proc.output());
+    for a in &agents_ {
+        seen.push(a.output());
+        let (_, am) = call(
+            reqwest::Method::GET,
+            format!("http://{}/metrics", agent_health(a)),
+            None,
+            None,
+        )
+        .await;
+        seen.push(am.to_string());
+    }
+    let secrets = [
+        API_TOKEN.to_string(),
+        agent_token("eu"),
+        agent_token("us"),
+        FIXTURE_TOKEN.to_string(),
+    ];
+    for text in &seen {
+        for s in &secrets {
+            assert!(!text.contains(s.as_str()), "a secret leaked:\n{text}");
+        }
+    }
+    assert!(
+        seen.iter().any(|t| t.contains("agent registered")),
+        "debug logs were captured"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_works_with_no_config_file() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut cmd = std::process::Command::new(crate::procs::bin("vantage"));
+    cmd.arg("serve")
+        .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
+    let p = Proc::spawn(cmd);
+    let line = p.wait_for("vantage serve: api", Duration::from_secs(20));
+    let api = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let token_line = p.wait_for("API token written to", Duration::from_secs(5));
+    let path = token_line.rsplit(' ').next().unwrap().to_string();
+    let token = std::fs::read_to_string(&path).unwrap();
+    let (st, report) = call(
+        reqwest::Method::POST,
+        format!("{api}/v1/checks?wait=20s"),
+        Some(&token),
+        Some(json!({"target": fixture.url()})),
+    )
+    .await;
+    assert_eq!(st, 200, "{report}");
+    assert_eq!(regions_of(&report), complete(&["local"]));
+    assert_eq!(report["decision"], "pass");
+    assert!(
+        !p.output().contains(&token),
+        "the generated token is never printed"
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_attach_over_tls_with_the_lab_ca() {
+    let dir = tmpdir("fleettls");
+    let ca = crate::support::LabCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], 30);
+    std::fs::write(dir.join("tls.crt"), cert).unwrap();
+    std::fs::write(dir.join("tls.key"), key).unwrap();
+    std::fs::write(dir.join("ca.pem"), &ca.ca_pem).unwrap();
+    let extra = format!(
+        "[server.tls]\ncert_file = \"{}\"\nkey_file = \"{}\"\n",
+        dir.join("tls.crt").display(),
+        dir.join("tls.key").display()
+    );
+    // [server.tls] belongs to [server]; put it after the generated sections.
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &extra);
+    let port = c.grpc.rsplit(':').next().unwrap().to_string();
+    let url = format!("https://localhost:{port}");
+    let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
+    cmd.args([
+        "--coordinator",
+        &url,
+        "--region",
+        "eu",
+        "--listen",
+        "127.0.0.1:0",
+        "--ca-file",
+    ])
+    .arg(dir.join("ca.pem"))
+    .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
+    let _a = Proc::spawn(cmd);
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    // Without the lab CA the handshake fails and the agent never registers.
+    let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
+    cmd.args([
+        "--coordinator",
+        &url,
+        "--region",
+        "eu",
+        "--listen",
+        "127.0.0.1:0",
+        "--backoff-max",
+        "1s",
+    ])
+    .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
+    let untrusted = Proc::spawn(cmd);
+    untrusted.wait_for("coordinator connection", Duration::from_secs(10));
+    assert_eq!(agents(&c).await.len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_agent_is_dropped_within_the_heartbeat_timeout() {
+    let dir = tmpdir("fleetfrozen");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let a = agent(&c.grpc, "eu", &agent_token("eu"));
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    let pid = a.child.id().to_string();
+    // Freeze the agent we started (by its pid): its connection stays open, its heartbeats stop.
+    assert!(std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let start = Instant::now();
+    while !agents(&c).await.is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "a silent agent was not dropped"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!(
+        "a frozen agent was dropped {:?} after it stopped (agent_timeout 3s)",
+        start.elapsed()
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-CONT", &pid])
+        .status();
+    // Thawed, it notices and registers again.
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}

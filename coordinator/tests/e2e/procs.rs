@@ -1,0 +1,212 @@
+//! Real processes for the fleet tests: the `vantage serve` coordinator and `vantage-agent`s,
+//! each killed by its own pid when dropped, with their output captured for inspection.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A child process whose stdout and stderr are collected.
+pub struct Proc {
+    pub child: Child,
+    pub out: Arc<Mutex<String>>,
+}
+
+impl Proc {
+    pub fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let out = Arc::new(Mutex::new(String::new()));
+        for stream in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let out = out.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    let mut o = out.lock().unwrap();
+                    o.push_str(&line);
+                    o.push('\n');
+                }
+            });
+        }
+        Proc { child, out }
+    }
+
+    pub fn output(&self) -> String {
+        self.out.lock().unwrap().clone()
+    }
+
+    /// Wait until the output contains `needle`.
+    pub fn wait_for(&self, needle: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let o = self.output();
+            if let Some(line) = o.lines().find(|l| l.contains(needle)) {
+                return line.to_string();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no `{needle}` within {within:?}; output:\n{o}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_BIN_EXE_vantage"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = dir.join(name);
+    if !path.exists() {
+        // `cargo test -p vantage-coordinator` alone does not build the agent's binary.
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-q", "-p", "vantage-agent", "--bin", name])
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "building {name} failed");
+    }
+    path
+}
+
+/// A running coordinator.
+pub struct Coordinator {
+    pub proc: Proc,
+    pub api: String,
+    pub grpc: String,
+    pub config: PathBuf,
+}
+
+pub const API_TOKEN: &str = "vantage-test-api-token-91d2";
+
+pub fn agent_token(region: &str) -> String {
+    format!("vantage-test-agent-token-{region}-55e0")
+}
+
+/// Write a config with one agent per region (tokens from env) and start `vantage serve`.
+pub fn coordinator(
+    dir: &std::path::Path,
+    regions: &[&str],
+    api: &str,
+    grpc: &str,
+    extra: &str,
+) -> Coordinator {
+    let (server_extra, extra) = if extra.starts_with("[server.") {
+        (extra, "")
+    } else {
+        ("", extra)
+    };
+    let mut text = format!(
+        "[server]\napi_listen = \"{api}\"\ngrpc_listen = \"{grpc}\"\napi_tokens = [{{ token_env = \"T_API\" }}]\n{server_extra}\
+         [fleet]\nlocal_agent = false\nheartbeat_interval = \"500ms\"\nagent_timeout = \"3s\"\ndefault_deadline = \"10s\"\n\
+         [probe]\ncheck_timeout = \"2s\"\nallow_non_global = [\"127.0.0.0/8\"]\n{extra}\n"
+    );
+    for r in regions {
+        text.push_str(&format!(
+            "[[agents]]\nname = \"{r}-1\"\nregion = \"{r}\"\ntoken_env = \"T_AGENT_{}\"\n",
+            r.to_uppercase()
+        ));
+    }
+    let config = dir.join("coordinator.toml");
+    std::fs::write(&config, text).unwrap();
+    start_coordinator(&config, regions)
+}
+
+pub fn start_coordinator(config: &std::path::Path, regions: &[&str]) -> Coordinator {
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.args(["serve", "--config", &config.display().to_string()])
+        .env("T_API", API_TOKEN)
+        .env("VANTAGE_LOG", "debug");
+    for r in regions {
+        cmd.env(format!("T_AGENT_{}", r.to_uppercase()), agent_token(r));
+    }
+    cmd.env("T_CRED_PROD", vantage_coordinator::fixture::FIXTURE_TOKEN);
+    let proc = Proc::spawn(cmd);
+    let line = proc.wait_for("vantage serve: api", Duration::from_secs(20));
+    let mut words = line.split_whitespace();
+    let api = words
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let grpc = words
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    Coordinator {
+        proc,
+        api,
+        grpc,
+        config: config.to_path_buf(),
+    }
+}
+
+/// Start an agent for `region` with `token`.
+pub fn agent(grpc: &str, region: &str, token: &str) -> Proc {
+    let mut cmd = Command::new(bin("vantage-agent"));
+    cmd.args([
+        "--coordinator",
+        grpc,
+        "--region",
+        region,
+        "--listen",
+        "127.0.0.1:0",
+        "--backoff-min",
+        "100ms",
+        "--backoff-max",
+        "1s",
+        "--check-timeout",
+        "2s",
+    ])
+    .env("VANTAGE_AGENT_TOKEN", token)
+    .env("VANTAGE_LOG", "debug");
+    Proc::spawn(cmd)
+}
+
+/// The agent's health address, from its log.
+pub fn agent_health(p: &Proc) -> SocketAddr {
+    let line = p.wait_for("health and metrics endpoints up", Duration::from_secs(10));
+    let at = line.find("listen=").unwrap() + "listen=".len();
+    line[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+pub fn free_addr() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
