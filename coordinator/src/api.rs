@@ -3,7 +3,7 @@
 //! a 4xx with `{"error": {"code", "message"}}`.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -27,9 +27,10 @@ use crate::store::Store;
 /// Everything the routes share.
 #[derive(Debug)]
 pub struct Api {
-    pub tokens: Vec<SecretString>,
-    pub credentials: BTreeMap<String, SecretString>,
-    pub regions: Vec<String>,
+    /// API tokens, credentials and regions change on a configuration reload.
+    pub tokens: RwLock<Vec<SecretString>>,
+    pub credentials: RwLock<BTreeMap<String, SecretString>>,
+    pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
     pub metrics_require_auth: bool,
@@ -37,6 +38,7 @@ pub struct Api {
     pub store: Arc<Store>,
     pub registry: Arc<Registry>,
     pub metrics: Arc<Metrics>,
+    pub health: Arc<crate::health::Health>,
 }
 
 /// A refusal with its JSON body.
@@ -101,6 +103,22 @@ pub fn router(api: Arc<Api>) -> Router {
 }
 
 impl Api {
+    /// Every region a check may name.
+    pub fn regions(&self) -> Vec<String> {
+        self.regions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn credential(&self, name: &str) -> Option<SecretString> {
+        self.credentials
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         let presented = headers
             .get(header::AUTHORIZATION)
@@ -108,7 +126,7 @@ impl Api {
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
         let mut ok = false;
-        for t in &self.tokens {
+        for t in self.tokens.read().unwrap_or_else(|p| p.into_inner()).iter() {
             ok |= bool::from(t.expose_secret().as_bytes().ct_eq(presented.as_bytes()));
         }
         if ok && !presented.is_empty() {
@@ -165,6 +183,7 @@ fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
 
 /// Validate a request body into a check request.
 fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckRequest, ApiError> {
+    let all_regions = api.regions();
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(
@@ -181,7 +200,7 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
     let target = Target::parse(&b.target)
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", e.to_string()))?;
     let regions = match b.regions {
-        None => api.regions.clone(),
+        None => all_regions.clone(),
         Some(r) if r.is_empty() => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
@@ -190,13 +209,13 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
             ))
         }
         Some(r) => {
-            if let Some(bad) = r.iter().find(|x| !api.regions.contains(x)) {
+            if let Some(bad) = r.iter().find(|x| !all_regions.contains(x)) {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
                     "unknown_region",
                     format!(
                         "unknown region `{bad}`; configured: {}",
-                        api.regions.join(", ")
+                        all_regions.join(", ")
                     ),
                 ));
             }
@@ -208,10 +227,11 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
     };
     let credential = match b.credential {
         None => None,
-        Some(name) => match api.credentials.get(&name) {
-            Some(secret) => Some((name, secret.clone())),
+        Some(name) => match api.credential(&name) {
+            Some(secret) => Some((name, secret)),
             None => {
-                let known: Vec<&str> = api.credentials.keys().map(String::as_str).collect();
+                let creds = api.credentials.read().unwrap_or_else(|p| p.into_inner());
+                let known: Vec<&str> = creds.keys().map(String::as_str).collect();
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
                     "unknown_credential",
@@ -266,8 +286,14 @@ pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::
         let store = api2.store.clone();
         let id3 = id2.clone();
         let on_region = move |r: &vantage_agent::model::RegionResult| store.add_region(&id3, r);
-        let mut report = api2.dispatcher.run(&req, &on_region).await;
+        let degraded = api2.health.degraded();
+        let mut report = api2.dispatcher.run(&req, &degraded, &on_region).await;
         report.id = id2;
+        api2.health.record(&report);
+        for region in api2.regions() {
+            api2.metrics
+                .set_degraded(&region, api2.health.degraded().contains(&region));
+        }
         api2.metrics.observe(&report);
         api2.store.finish(report);
     });
@@ -329,7 +355,7 @@ async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Resp
     if api.metrics_require_auth {
         api.authorize(&headers)?;
     }
-    let text = api.metrics.render(&api.registry, &api.regions);
+    let text = api.metrics.render(&api.registry, &api.regions());
     Ok((
         [(
             header::CONTENT_TYPE,

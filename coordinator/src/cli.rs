@@ -390,7 +390,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
     let cfg = vantage_coordinator::config::Config::load(args.config.as_deref())?;
-    vantage_coordinator::serve::serve(cfg, shutdown_signal(), |bound| {
+    vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
         println!(
             "vantage serve: api http://{} grpc http://{}",
             bound.api, bound.grpc

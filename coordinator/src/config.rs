@@ -24,6 +24,33 @@ pub struct Config {
     pub agents: Vec<Agent>,
     /// Named credentials for authenticated checks (referenced by name in the API).
     pub credentials: Vec<Credential>,
+    /// Scheduled checks.
+    pub checks: Vec<Scheduled>,
+}
+
+/// A check the coordinator runs on its own, every `interval`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scheduled {
+    /// The MCP endpoint URL.
+    pub target: String,
+    /// How often; runs are spread over the interval and never overlap.
+    #[serde(with = "humantime_serde")]
+    pub interval: Duration,
+    /// Regions to check from (default: all).
+    #[serde(default)]
+    pub regions: Vec<String>,
+    /// A credential name from [[credentials]].
+    #[serde(default)]
+    pub credential: Option<String>,
+    #[serde(default)]
+    pub expect_auth: bool,
+    /// Deadline of one run (default: fleet.default_deadline, at most the interval).
+    #[serde(default, with = "humantime_serde::option")]
+    pub deadline: Option<Duration>,
+    /// Labels exported on `vantage_target_info` (for alert routing).
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// Listeners and API access.
@@ -264,6 +291,56 @@ impl Config {
                 )));
             }
         }
+        let regions = self.regions();
+        let mut targets = std::collections::BTreeSet::new();
+        for c in &self.checks {
+            let t = vantage_agent::Target::parse(&c.target)
+                .map_err(|e| ConfigError::Invalid(format!("checks: `{}`: {e}", c.target)))?;
+            if !targets.insert(t.to_string()) {
+                return Err(ConfigError::Invalid(format!(
+                    "checks: `{}` appears twice",
+                    c.target
+                )));
+            }
+            if c.interval < Duration::from_secs(1) {
+                return Err(ConfigError::Invalid(format!(
+                    "checks: `{}`: interval must be at least 1s",
+                    c.target
+                )));
+            }
+            if let Some(r) = c.regions.iter().find(|r| !regions.contains(r)) {
+                return Err(ConfigError::Invalid(format!(
+                    "checks: `{}`: unknown region `{r}`; configured: {}",
+                    c.target,
+                    regions.join(", ")
+                )));
+            }
+            if let Some(name) = &c.credential {
+                if !self.credentials.iter().any(|x| &x.name == name) {
+                    return Err(ConfigError::Invalid(format!(
+                        "checks: `{}`: unknown credential `{name}`",
+                        c.target
+                    )));
+                }
+            }
+            for key in c.labels.keys() {
+                let valid = key
+                    .chars()
+                    .next()
+                    .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+                    && key
+                        .chars()
+                        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+                    && !key.starts_with("__")
+                    && key != "target";
+                if !valid {
+                    return Err(ConfigError::Invalid(format!(
+                        "checks: `{}`: label `{key}` is not a Prometheus label name (letters, digits, _; not `target`)",
+                        c.target
+                    )));
+                }
+            }
+        }
         if self.fleet.heartbeat_interval >= self.fleet.agent_timeout {
             return Err(ConfigError::Invalid(
                 "fleet.heartbeat_interval must be shorter than fleet.agent_timeout".into(),
@@ -313,6 +390,12 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("vantage.example.toml");
         let cfg = Config::load_with_env(Some(&path), Vec::new()).expect("the example parses");
         assert_eq!(cfg.agents.len(), 3);
+        assert_eq!(cfg.checks.len(), 1);
+        assert_eq!(cfg.checks[0].interval, Duration::from_secs(60));
+        assert_eq!(
+            cfg.checks[0].labels.get("team").map(String::as_str),
+            Some("platform")
+        );
         assert_eq!(cfg.regions(), ["ap-south", "eu-west", "local", "us-east"]);
         let text = std::fs::read_to_string(&path).unwrap();
         for key in [

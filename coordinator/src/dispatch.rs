@@ -41,9 +41,11 @@ const GRACE: Duration = Duration::from_secs(2);
 
 impl Dispatcher {
     /// Run `req` in every requested region; `on_region` sees each region as it arrives.
+    /// `degraded` names regions whose own egress is failing; their failures do not vote.
     pub async fn run(
         &self,
         req: &CheckRequest,
+        degraded: &BTreeSet<String>,
         on_region: &(dyn Fn(&RegionResult) + Send + Sync),
     ) -> Report {
         let started_at = now_rfc3339();
@@ -60,7 +62,7 @@ impl Dispatcher {
             t.elapsed().as_millis() as u64,
             &req.regions,
             results,
-            &BTreeSet::new(),
+            degraded,
         )
     }
 

@@ -25,7 +25,8 @@ pub const AGENT_LAST_SEEN: &str = "vantage_agent_last_seen_timestamp_seconds";
 pub const REGION_DEGRADED: &str = "vantage_region_degraded";
 pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
-pub const CERT_EXPIRY_DAYS: &str = "vantage_tls_cert_expiry_days";
+pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
+pub const TARGET_INFO: &str = "vantage_target_info";
 
 /// Every metric family the coordinator exports, for the dashboard test.
 pub const ALL: &[&str] = &[
@@ -42,6 +43,8 @@ pub const ALL: &[&str] = &[
     REGION_DEGRADED,
     SCHEDULED_SKIPPED,
     LAST_RUN,
+    CHECK_INTERVAL,
+    TARGET_INFO,
 ];
 
 /// One written series: its family and label values.
@@ -63,6 +66,9 @@ pub struct Metrics {
     region_degraded: GaugeVec,
     scheduled_skipped: IntCounterVec,
     last_run: GaugeVec,
+    check_interval: GaugeVec,
+    /// Rebuilt on every configuration load: its label names are the configured label keys.
+    target_info: Mutex<Option<GaugeVec>>,
     /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
     written: Mutex<BTreeMap<String, Vec<Series>>>,
 }
@@ -177,6 +183,13 @@ impl Metrics {
                 "When the target's last merged run finished (Unix seconds).",
                 &["target"],
             )?,
+            check_interval: gauge(
+                r,
+                CHECK_INTERVAL,
+                "The scheduled interval of each target, in seconds.",
+                &["target"],
+            )?,
+            target_info: Mutex::new(None),
             registry,
             written: Mutex::default(),
         })
@@ -302,7 +315,49 @@ impl Metrics {
             let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
         }
         let _ = self.last_run.remove_label_values(&[target]);
+        let _ = self.check_interval.remove_label_values(&[target]);
         let _ = self.scheduled_skipped.remove_label_values(&[target]);
+    }
+
+    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels.
+    pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
+        let keys: std::collections::BTreeSet<&String> =
+            checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
+        let mut names: Vec<&str> = vec!["target"];
+        names.extend(keys.iter().map(|k| k.as_str()));
+        let mut slot = self.target_info.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = slot.take() {
+            let _ = self.registry.unregister(Box::new(old));
+        }
+        if let Ok(info) = GaugeVec::new(
+            Opts::new(
+                TARGET_INFO,
+                "Scheduled targets and their labels (always 1).",
+            ),
+            &names,
+        ) {
+            if self.registry.register(Box::new(info.clone())).is_ok() {
+                for (target, _, labels) in checks {
+                    let values: Vec<&str> = names
+                        .iter()
+                        .map(|n| {
+                            if *n == "target" {
+                                target.as_str()
+                            } else {
+                                labels.get(*n).map(String::as_str).unwrap_or("")
+                            }
+                        })
+                        .collect();
+                    info.with_label_values(&values).set(1.0);
+                }
+                *slot = Some(info);
+            }
+        }
+        for (target, interval, _) in checks {
+            self.check_interval
+                .with_label_values(&[target])
+                .set(*interval);
+        }
     }
 
     pub fn scheduled_skipped(&self, target: &str) {

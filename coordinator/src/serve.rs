@@ -35,6 +35,26 @@ pub enum ServeError {
     Setup(String),
 }
 
+/// SIGHUP as a stream of `()`.
+fn hangups() -> tokio::sync::mpsc::Receiver<()> {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        let Ok(mut hup) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        else {
+            return;
+        };
+        while hup.recv().await.is_some() {
+            if tx.send(()).await.is_err() {
+                return;
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    drop(tx);
+    rx
+}
+
 /// The addresses actually bound (ports may have been 0).
 #[derive(Debug, Clone, Copy)]
 pub struct Bound {
@@ -69,13 +89,15 @@ fn generated_token() -> Result<(SecretString, std::path::PathBuf), ServeError> {
     Ok((SecretString::from(token), path))
 }
 
-/// Start everything; `ready` gets the bound addresses; returns when `shutdown` completes.
-pub async fn serve(
-    cfg: Config,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    ready: impl FnOnce(Bound),
-) -> Result<(), ServeError> {
-    let agents: Vec<AgentAuth> = cfg
+/// The secrets a configuration names, resolved.
+struct Secrets {
+    agents: Vec<AgentAuth>,
+    tokens: Vec<SecretString>,
+    credentials: BTreeMap<String, SecretString>,
+}
+
+fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
+    let agents = cfg
         .agents
         .iter()
         .map(|a| {
@@ -86,7 +108,7 @@ pub async fn serve(
             })
         })
         .collect::<Result<_, ConfigError>>()?;
-    let mut tokens: Vec<SecretString> = cfg
+    let tokens = cfg
         .server
         .api_tokens
         .iter()
@@ -99,16 +121,7 @@ pub async fn serve(
             )
         })
         .collect::<Result<_, _>>()?;
-    if tokens.is_empty() {
-        let (token, path) = generated_token()?;
-        tracing::warn!(
-            "no server.api_tokens configured: generated one and wrote it to {} (mode 0600)",
-            path.display()
-        );
-        eprintln!("vantage serve: API token written to {}", path.display());
-        tokens.push(token);
-    }
-    let credentials: BTreeMap<String, SecretString> = cfg
+    let credentials = cfg
         .credentials
         .iter()
         .map(|c| {
@@ -122,6 +135,38 @@ pub async fn serve(
             ))
         })
         .collect::<Result<_, ConfigError>>()?;
+    Ok(Secrets {
+        agents,
+        tokens,
+        credentials,
+    })
+}
+
+/// Start everything; `ready` gets the bound addresses; returns when `shutdown` completes.
+/// With `config_path`, SIGHUP re-reads it: scheduled checks, credentials and tokens change
+/// without dropping connected agents (listeners and the local vantage stay as started).
+pub async fn serve(
+    cfg: Config,
+    config_path: Option<std::path::PathBuf>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: impl FnOnce(Bound),
+) -> Result<(), ServeError> {
+    let Secrets {
+        agents,
+        mut tokens,
+        credentials,
+    } = secrets(&cfg)?;
+    let mut generated = None;
+    if tokens.is_empty() {
+        let (token, path) = generated_token()?;
+        tracing::warn!(
+            "no server.api_tokens configured: generated one and wrote it to {} (mode 0600)",
+            path.display()
+        );
+        eprintln!("vantage serve: API token written to {}", path.display());
+        generated = Some(token.clone());
+        tokens.push(token);
+    }
     let extra_ca_pem = match &cfg.probe.ca_file {
         Some(p) => Some(
             std::fs::read(p)
@@ -157,9 +202,9 @@ pub async fn serve(
             .map_err(|e| ServeError::Setup(format!("metrics: {e}")))?,
     );
     let api = Arc::new(Api {
-        tokens,
-        credentials,
-        regions: cfg.regions(),
+        tokens: std::sync::RwLock::new(tokens),
+        credentials: std::sync::RwLock::new(credentials),
+        regions: std::sync::RwLock::new(cfg.regions()),
         default_deadline: cfg.fleet.default_deadline,
         max_body_bytes: cfg.server.max_body_bytes,
         metrics_require_auth: cfg.server.metrics_require_auth,
@@ -167,6 +212,7 @@ pub async fn serve(
         store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
         registry: registry.clone(),
         metrics,
+        health: Arc::new(crate::health::Health::default()),
     });
 
     let grpc_listener = TcpListener::bind(cfg.server.grpc_listen)
@@ -192,9 +238,10 @@ pub async fn serve(
             .map_err(|e| ServeError::Setup(e.to_string()))?,
     };
 
+    let agent_auth = Arc::new(std::sync::RwLock::new(agents));
     let service = FleetService {
         registry: registry.clone(),
-        agents: Arc::new(agents),
+        agents: agent_auth.clone(),
         heartbeat: cfg.fleet.heartbeat_interval,
     };
     let mut server = Server::builder()
@@ -227,8 +274,9 @@ pub async fn serve(
             }),
     );
     let mut api_stop = stop_rx.clone();
+    let router = api::router(api.clone());
     let http = tokio::spawn(async move {
-        axum::serve(api_listener, api::router(api))
+        axum::serve(api_listener, router)
             .with_graceful_shutdown(async move {
                 let _ = api_stop.wait_for(|s| *s).await;
             })
@@ -243,10 +291,54 @@ pub async fn serve(
             reap_registry.reap(timeout);
         }
     });
-    tracing::info!(api = %bound.api, grpc = %bound.grpc, regions = ?cfg.regions(), "coordinator up");
+    let mut scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
+    tracing::info!(api = %bound.api, grpc = %bound.grpc, regions = ?cfg.regions(), checks = cfg.checks.len(), "coordinator up");
     ready(bound);
-    shutdown.await;
+    let mut current = cfg;
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut hup = hangups();
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            Some(()) = hup.recv() => {
+                let Some(path) = &config_path else {
+                    tracing::warn!("SIGHUP: no configuration file to re-read");
+                    continue;
+                };
+                match Config::load(Some(path)).and_then(|c| secrets(&c).map(|s| (c, s))) {
+                    Err(e) => tracing::error!("SIGHUP: keeping the running configuration: {e}"),
+                    Ok((next, s)) => {
+                        for old in &current.checks {
+                            if !next.checks.iter().any(|c| c.target == old.target) {
+                                if let Ok(t) = vantage_agent::Target::parse(&old.target) {
+                                    api.metrics.forget_target(&t.to_string());
+                                    api.health.forget(&t.to_string());
+                                }
+                            }
+                        }
+                        for h in scheduled.drain(..) {
+                            h.abort();
+                        }
+                        *agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
+                        let mut tokens = s.tokens;
+                        if tokens.is_empty() {
+                            tokens.extend(generated.clone());
+                        }
+                        *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
+                        *api.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
+                        *api.regions.write().unwrap_or_else(|p| p.into_inner()) = next.regions();
+                        scheduled = crate::schedule::start(&api, &next.checks, next.fleet.default_deadline);
+                        tracing::info!(checks = next.checks.len(), regions = ?next.regions(), "configuration reloaded");
+                        current = next;
+                    }
+                }
+            }
+        }
+    }
     tracing::info!("shutting down");
+    for h in scheduled {
+        h.abort();
+    }
     let _ = stop_tx.send(true);
     reaper.abort();
     let _ = grpc.await;

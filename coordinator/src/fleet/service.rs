@@ -27,7 +27,8 @@ pub struct AgentAuth {
 #[derive(Debug, Clone)]
 pub struct FleetService {
     pub registry: Arc<Registry>,
-    pub agents: Arc<Vec<AgentAuth>>,
+    /// Accepted tokens; replaced on a configuration reload (connected agents stay).
+    pub agents: Arc<std::sync::RwLock<Vec<AgentAuth>>>,
     pub heartbeat: Duration,
 }
 
@@ -62,11 +63,14 @@ impl Fleet for FleetService {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
-        let Some(agent) = authenticate(&self.agents, presented) else {
+        let agent = {
+            let agents = self.agents.read().unwrap_or_else(|p| p.into_inner());
+            authenticate(&agents, presented).cloned()
+        };
+        let Some(agent) = agent else {
             tracing::warn!("an agent presented an unknown token; refused");
             return Err(Status::unauthenticated("unknown agent token"));
         };
-        let agent = agent.clone();
         let mut inbound = request.into_inner();
         let first = tokio::time::timeout(Duration::from_secs(10), inbound.message())
             .await
