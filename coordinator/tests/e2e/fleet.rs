@@ -641,3 +641,126 @@ async fn a_frozen_agent_is_dropped_within_the_heartbeat_timeout() {
     wait_agents(&c, 1, Duration::from_secs(15)).await;
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_reloads_scheduled_checks_without_dropping_agents() {
+    let dir = tmpdir("fleethup");
+    let a = Fixture::start(&[]).await.unwrap();
+    let b = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let check_a = format!("[[checks]]\ntarget = \"{}\"\ninterval = \"1s\"\n", a.url());
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &check_a);
+    let _agent = agent(&c.grpc, "eu", &agent_token("eu"));
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    let since = agents(&c).await[0]["connected_since"].clone();
+    let metrics = || async {
+        let (_, m) = call(
+            reqwest::Method::GET,
+            format!("{}/metrics", c.api),
+            None,
+            None,
+        )
+        .await;
+        m.as_str().unwrap_or_default().to_string()
+    };
+    let series = |url: &str| format!("vantage_decision{{decision=\"pass\",target=\"{url}\"}}");
+    let start = Instant::now();
+    while !metrics().await.contains(&series(&a.url())) {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the scheduled check of a never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Swap the scheduled target and send SIGHUP to the coordinator we started.
+    let text = std::fs::read_to_string(&c.config)
+        .unwrap()
+        .replace(&a.url(), &b.url());
+    std::fs::write(&c.config, text).unwrap();
+    let pid = c.proc.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    c.proc
+        .wait_for("configuration reloaded", Duration::from_secs(10));
+    let start = Instant::now();
+    loop {
+        let m = metrics().await;
+        let b_in = m.contains(&format!(
+            "vantage_decision{{decision=\"review\",target=\"{}\"}} 1",
+            b.url()
+        ));
+        let a_out = !m.contains(&format!("target=\"{}\"", a.url()));
+        if b_in && a_out {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "after SIGHUP: b present {b_in}, a gone {a_out}\n{m}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let after = agents(&c).await;
+    assert_eq!(after.len(), 1);
+    assert_eq!(
+        after[0]["connected_since"], since,
+        "the agent was not dropped"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_check_never_overlaps_itself() {
+    let dir = tmpdir("fleetoverlap");
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let check = format!(
+        "[[checks]]\ntarget = \"{}\"\ninterval = \"1s\"\n",
+        fixture.url()
+    );
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &check);
+    let a = agent(&c.grpc, "eu", &agent_token("eu"));
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    // Freeze the agent (our own child, by pid): each run now waits out its deadline and
+    // grace (about 3 s), so the next ticks find it still going.
+    let pid = a.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let needle = format!(
+        "vantage_scheduled_runs_skipped_total{{target=\"{}\"}}",
+        fixture.url()
+    );
+    let start = Instant::now();
+    loop {
+        let (_, m) = call(
+            reqwest::Method::GET,
+            format!("{}/metrics", c.api),
+            None,
+            None,
+        )
+        .await;
+        let skipped = m
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with(&needle))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        if skipped >= 1.0 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "no overlapping run was skipped"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-CONT", &pid])
+        .status();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -12,4 +12,5 @@ mod fleet;
 mod hostile;
 mod peers;
 mod procs;
+mod prometheus;
 mod schema;

@@ -1,0 +1,302 @@
+//! Prometheus: the alert rules under `promtool`, the exposition under `promtool check
+//! metrics`, the dashboard against the exported names, and a real Prometheus server
+//! scraping a real coordinator whose scheduled check finds a fault, fires the alert, and
+//! resolves it when the fault is repaired.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use vantage_coordinator::fixture::{Fault, Fixture};
+
+use crate::procs::{bin, free_addr, Proc};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn tool(name: &str) -> String {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .unwrap();
+    assert!(
+        found.status.success(),
+        "`{name}` is missing: apt-get install prometheus (bash .ci/run does)"
+    );
+    String::from_utf8_lossy(&found.stdout).trim().to_string()
+}
+
+const RULES: &str = "charts/vantage/files/vantage-rules.yaml";
+
+#[test]
+fn promtool_checks_and_unit_tests_every_alert() {
+    let promtool = tool("promtool");
+    let check = Command::new(&promtool)
+        .args(["check", "rules"])
+        .arg(repo().join(RULES))
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    let test = Command::new(&promtool)
+        .args(["test", "rules", "rules-test.yaml"])
+        .current_dir(repo().join("coordinator/tests/alerts"))
+        .output()
+        .unwrap();
+    let out =
+        String::from_utf8_lossy(&test.stdout).to_string() + &String::from_utf8_lossy(&test.stderr);
+    assert!(test.status.success() && out.contains("SUCCESS"), "{out}");
+    // Every alert in the file has a unit test.
+    let rules = std::fs::read_to_string(repo().join(RULES)).unwrap();
+    let tests =
+        std::fs::read_to_string(repo().join("coordinator/tests/alerts/rules-test.yaml")).unwrap();
+    for line in rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- alert: "))
+    {
+        assert!(
+            tests.contains(&format!("alertname: {line}")),
+            "alert {line} has no promtool test"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_exposition_passes_promtool_check_metrics() {
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let report = crate::support::check(&fixture.url()).await;
+    let metrics = vantage_coordinator::metrics::Metrics::new(prometheus::Registry::new()).unwrap();
+    metrics.observe(&report);
+    metrics.set_schedule(&[(
+        report.target.clone(),
+        60.0,
+        [("team".to_string(), "platform".to_string())].into(),
+    )]);
+    let fleet = vantage_coordinator::fleet::Registry::default();
+    let text = metrics.render(&fleet, &["local".to_string()]);
+    // A local target has no DNS section, no agent has been seen, nothing was skipped or degraded.
+    let absent_here = [
+        "vantage_dns_all_global",
+        "vantage_dns_has_a_record",
+        "vantage_agent_last_seen_timestamp_seconds",
+        "vantage_region_degraded",
+        "vantage_scheduled_runs_skipped_total",
+    ];
+    for family in vantage_coordinator::metrics::ALL
+        .iter()
+        .filter(|f| !absent_here.contains(f))
+    {
+        assert!(
+            text.contains(&format!("{family}{{")),
+            "{family} missing from the exposition:\n{text}"
+        );
+    }
+    assert!(text.contains("vantage_target_info{target="), "{text}");
+    assert!(text.contains("team=\"platform\""));
+    // Bounded label values: no addresses, error strings or report ids.
+    assert!(!text.contains(&report.id));
+    assert!(
+        !text.contains("127.0.0.1:")
+            || text
+                .lines()
+                .all(|l| !l.contains("127.0.0.1:") || l.contains("target=\"http://127.0.0.1:"))
+    );
+    let mut child = Command::new(tool("promtool"))
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let msg =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "promtool check metrics: {msg}");
+}
+
+#[test]
+fn the_dashboard_queries_only_exported_metrics() {
+    let text = std::fs::read_to_string(repo().join("charts/vantage/files/dashboard.json")).unwrap();
+    let dash: serde_json::Value = serde_json::from_str(&text).expect("the dashboard is JSON");
+    let mut exprs = Vec::new();
+    for p in dash["panels"].as_array().unwrap() {
+        for t in p["targets"].as_array().unwrap() {
+            exprs.push(t["expr"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(exprs.len() >= 10);
+    let mut used = std::collections::BTreeSet::new();
+    for e in &exprs {
+        let bytes = e.as_bytes();
+        let mut i = 0;
+        while let Some(pos) = e[i..].find("vantage_") {
+            let start = i + pos;
+            let mut end = start;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            used.insert(e[start..end].to_string());
+            i = end;
+        }
+    }
+    for m in &used {
+        assert!(
+            vantage_coordinator::metrics::ALL.contains(&m.as_str()),
+            "the dashboard queries {m}, which is not exported"
+        );
+    }
+    for needed in [
+        "vantage_decision",
+        "vantage_check_success",
+        "vantage_dns_all_global",
+        "vantage_agents_connected",
+    ] {
+        assert!(used.contains(needed), "the dashboard lacks {needed}");
+    }
+}
+
+async fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
+    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
+    let client = reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let Ok(resp) = client
+        .get(format!("http://{prom}/api/v1/query"))
+        .query(&[("query", q)])
+        .send()
+        .await
+    else {
+        return Vec::new();
+    };
+    let v: serde_json::Value = resp.json().await.unwrap_or_default();
+    v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+async fn until(what: &str, within: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
+    let start = Instant::now();
+    while !f().await {
+        assert!(
+            start.elapsed() < within,
+            "{what} did not happen within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    start.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_prometheus_fires_and_resolves_the_alert() {
+    let prometheus = tool("prometheus");
+    let fixture = Fixture::start(&[Fault::UnknownMethodHtml404])
+        .await
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("vantage-prom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let api = free_addr();
+    std::fs::write(
+        dir.join("coordinator.toml"),
+        format!(
+            "[server]\napi_listen = \"{api}\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{{ token_env = \"T_API\" }}]\n\
+             [fleet]\nheartbeat_interval = \"1s\"\nagent_timeout = \"5s\"\n\
+             [probe]\ncheck_timeout = \"2s\"\nallow_non_global = [\"127.0.0.0/8\"]\n\
+             [[checks]]\ntarget = \"{}\"\ninterval = \"1s\"\nlabels = {{ team = \"platform\" }}\n",
+            fixture.url()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.args(["serve", "--config"])
+        .arg(dir.join("coordinator.toml"))
+        .env("T_API", "x");
+    let coordinator = Proc::spawn(cmd);
+    coordinator.wait_for("vantage serve: api", Duration::from_secs(20));
+    let prom = free_addr();
+    std::fs::write(
+        dir.join("prometheus.yml"),
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - {}\nscrape_configs:\n  - job_name: vantage\n    static_configs:\n      - targets: ['{api}']\n",
+            repo().join(RULES).display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(prometheus);
+    cmd.arg(format!(
+        "--config.file={}",
+        dir.join("prometheus.yml").display()
+    ))
+    .arg(format!(
+        "--storage.tsdb.path={}",
+        dir.join("data").display()
+    ))
+    .arg(format!("--web.listen-address={prom}"));
+    let server = Proc::spawn(cmd);
+    server.wait_for(
+        "Server is ready to receive web requests",
+        Duration::from_secs(30),
+    );
+
+    let blocked = format!(
+        "vantage_decision{{decision=\"blocked\",target=\"{}\"}} == 1",
+        fixture.url()
+    );
+    until(
+        "the blocked decision in Prometheus",
+        Duration::from_secs(30),
+        async || !query(&prom, &blocked).await.is_empty(),
+    )
+    .await;
+    let alert = "ALERTS{alertname=\"VantageTargetBlocked\"}";
+    let t = until(
+        "the VantageTargetBlocked alert (pending or firing)",
+        Duration::from_secs(30),
+        async || {
+            query(&prom, alert).await.iter().any(|s| {
+                s["metric"]["target"] == fixture.url().as_str()
+                    && matches!(
+                        s["metric"]["alertstate"].as_str(),
+                        Some("pending" | "firing")
+                    )
+            })
+        },
+    )
+    .await;
+    eprintln!("alert visible {t:?} after the decision");
+    let info = query(&prom, "vantage_target_info{team=\"platform\"}").await;
+    assert_eq!(info.len(), 1, "{info:?}");
+
+    // Repair the fault: the next scheduled runs pass and the alert resolves.
+    fixture.set_faults(&[]);
+    let pass = format!(
+        "vantage_decision{{decision=\"pass\",target=\"{}\"}} == 1",
+        fixture.url()
+    );
+    until("the pass decision", Duration::from_secs(30), async || {
+        !query(&prom, &pass).await.is_empty()
+    })
+    .await;
+    until(
+        "the alert to resolve",
+        Duration::from_secs(30),
+        async || query(&prom, alert).await.is_empty(),
+    )
+    .await;
+    drop(server);
+    drop(coordinator);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
