@@ -186,6 +186,10 @@ struct ServeArgs {
     /// API on 127.0.0.1:8080 and agent gRPC on 127.0.0.1:50051 (see vantage.example.toml).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Only validate the configuration (keys, values, cross-references) and exit; secrets
+    /// are not read.
+    #[arg(long)]
+    check: bool,
 }
 
 /// Fleet mode of `vantage check`.
@@ -390,6 +394,17 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
     let cfg = vantage_coordinator::config::Config::load(args.config.as_deref())?;
+    if args.check {
+        println!(
+            "configuration valid: {} region(s) ({}), {} agent(s), {} credential(s), {} scheduled check(s)",
+            cfg.regions().len(),
+            cfg.regions().join(", "),
+            cfg.agents.len(),
+            cfg.credentials.len(),
+            cfg.checks.len()
+        );
+        return Ok(exit::OK);
+    }
     vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
         println!(
             "vantage serve: api http://{} grpc http://{}",

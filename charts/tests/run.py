@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Deploy tests, offline: the Helm chart, the Terraform module and the image definition.
+
+- helm lint --strict and helm template for the coordinator-only, agent-only and all-in-one
+  value sets; a bad value set must be rejected by values.schema.json with its message;
+- every rendered manifest validated against the Kubernetes API schemas (kubernetes-validate)
+  and clean under yamllint;
+- assertions on the rendered output: agent args carry region and coordinator; the
+  PrometheusRule's groups equal the repository's rules file; the security context; no
+  Secret value inside a ConfigMap; the coordinator's rendered config passes
+  `vantage serve --check`;
+- terraform fmt -check -recursive; init -backend=false, validate and test on the
+  provider-free plan module;
+- the Dockerfile, parsed with the official parser and checked against our rules.
+
+Usage: run.py [--tools target/tools] [--vantage target/debug/vantage]
+Prints one line per test and a closing `N passed, N failed` line.
+"""
+
+import argparse
+import base64
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHART = os.path.join(ROOT, "charts/vantage")
+TESTS = os.path.join(ROOT, "charts/tests")
+K8S_VERSION = "1.33.0"
+
+results = []
+
+
+def test(fn):
+    results.append(fn)
+    return fn
+
+
+def run(*args, cwd=None, check=True, env=None):
+    r = subprocess.run(list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env={**os.environ, **(env or {})})
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def render(tools, values):
+    out = run(f"{tools}/helm", "template", "vantage", CHART, "--namespace", "vantage", "-f",
+              os.path.join(TESTS, f"values-{values}.yaml")).stdout
+    import yaml
+    docs = [d for d in yaml.safe_load_all(out) if d]
+    return out, docs
+
+
+def kinds(docs, kind):
+    return [d for d in docs if d.get("kind") == kind]
+
+
+def containers(docs):
+    for d in docs:
+        if d.get("kind") == "Deployment":
+            for c in d["spec"]["template"]["spec"]["containers"]:
+                yield d, c
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tools", default=os.path.join(ROOT, "target/tools"))
+    ap.add_argument("--vantage", default=os.path.join(ROOT, "target/debug/vantage"))
+    args = ap.parse_args()
+    tools = os.path.abspath(args.tools)
+    missing = [t for t in ["helm", "terraform", "venv/bin/python"] if not os.path.exists(os.path.join(tools, t))]
+    if missing:
+        print(f"deploy tools missing in {tools}: {', '.join(missing)}; run `bash .ci/install-deploy-tools`")
+        return 1
+    # Re-run inside the tools' virtual environment (kubernetes-validate, yamllint, dockerfile).
+    venv_python = os.path.join(tools, "venv/bin/python")
+    if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(tools, "venv")):
+        os.execv(venv_python, [venv_python, __file__, *sys.argv[1:]])
+
+    import yaml
+    import kubernetes_validate
+
+    @test
+    def helm_lint_strict_for_every_value_set():
+        for v in ["coordinator", "agent", "all"]:
+            run(f"{tools}/helm", "lint", "--strict", CHART, "-f", os.path.join(TESTS, f"values-{v}.yaml"))
+        run(f"{tools}/helm", "lint", "--strict", CHART)
+        return "coordinator, agent, all-in-one, defaults"
+
+    @test
+    def bad_values_are_rejected_by_the_schema_with_their_message():
+        r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad.yaml"), check=False)
+        assert r.returncode != 0, "the bad value set rendered"
+        for needle in ["missing property 'coordinator'", "'EU West' does not match pattern", "/agent/checkTimeout"]:
+            assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
+        return "3 messages"
+
+    @test
+    def every_manifest_is_valid_kubernetes_and_clean_yaml():
+        checked = skipped = 0
+        for v in ["coordinator", "agent", "all"]:
+            text, docs = render(tools, v)
+            for d in docs:
+                try:
+                    kubernetes_validate.validate(d, K8S_VERSION, strict=True)
+                    checked += 1
+                except kubernetes_validate.SchemaNotFoundError:
+                    assert d["apiVersion"].startswith("monitoring.coreos.com/"), d["kind"]
+                    skipped += 1
+                except kubernetes_validate.ValidationError as e:
+                    raise AssertionError(f"{v}: {d['kind']}/{d['metadata']['name']}: {e.message}")
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+                f.write(text)
+            r = run(os.path.join(tools, "venv/bin/yamllint"), "-d",
+                    "{extends: default, rules: {line-length: disable, document-start: disable, comments: disable, comments-indentation: disable, truthy: {check-keys: false}, indentation: {indent-sequences: whatever}}}",
+                    f.name, check=False)
+            os.unlink(f.name)
+            assert r.returncode == 0, f"yamllint ({v}):\n{r.stdout}"
+        return f"{checked} manifests validated against Kubernetes {K8S_VERSION}, {skipped} operator CRs"
+
+    @test
+    def agents_carry_their_region_and_coordinator():
+        _, docs = render(tools, "agent")
+        deps = kinds(docs, "Deployment")
+        assert len(deps) == 1 and not [d for d in deps if "coordinator" in d["metadata"]["name"]]
+        args = deps[0]["spec"]["template"]["spec"]["containers"][0]["args"]
+        assert args[args.index("--region") + 1] == "eu-west", args
+        assert args[args.index("--coordinator") + 1] == "https://vantage-grpc.example.com:50051", args
+        assert args[args.index("--token-file") + 1] == "/etc/vantage/agent/token"
+        assert "--ca-file" in args
+        _, docs = render(tools, "all")
+        regions = sorted(d["metadata"]["labels"]["vantage.dev/region"] for d in kinds(docs, "Deployment") if "agent" in d["metadata"]["name"])
+        assert regions == ["lab-a", "lab-b"], regions
+        return "agent args and one Deployment per region"
+
+    @test
+    def the_prometheusrule_is_the_repository_rules_file():
+        _, docs = render(tools, "coordinator")
+        rules = kinds(docs, "PrometheusRule")
+        assert len(rules) == 1
+        with open(os.path.join(CHART, "files/vantage-rules.yaml")) as f:
+            expected = yaml.safe_load(f)["groups"]
+        assert rules[0]["spec"]["groups"] == expected
+        return f"{sum(len(g['rules']) for g in expected)} rules, identical"
+
+    @test
+    def every_container_is_locked_down():
+        n = 0
+        for v in ["coordinator", "agent", "all"]:
+            _, docs = render(tools, v)
+            for d, c in containers(docs):
+                sc = c["securityContext"]
+                assert sc["runAsNonRoot"] is True and sc["allowPrivilegeEscalation"] is False, sc
+                assert sc["readOnlyRootFilesystem"] is True and sc["capabilities"]["drop"] == ["ALL"], sc
+                pod = d["spec"]["template"]["spec"]
+                assert pod["securityContext"]["runAsNonRoot"] is True
+                assert pod["automountServiceAccountToken"] is False
+                probes = {c["livenessProbe"]["httpGet"]["path"], c["readinessProbe"]["httpGet"]["path"]}
+                assert probes == {"/healthz", "/readyz"}, probes
+                assert "resources" in c and c["resources"]["limits"]["memory"]
+                n += 1
+        return f"{n} containers: non-root, no escalation, read-only root, no capabilities, probes, limits"
+
+    @test
+    def no_secret_value_is_rendered_into_a_configmap():
+        for v in ["coordinator", "agent", "all"]:
+            _, docs = render(tools, v)
+            secrets = []
+            for s in kinds(docs, "Secret"):
+                for val in (s.get("data") or {}).values():
+                    secrets.append(base64.b64decode(val).decode())
+            for cm in kinds(docs, "ConfigMap"):
+                text = yaml.safe_dump(cm.get("data"))
+                for s in secrets:
+                    assert s not in text, f"{v}: a Secret value is in ConfigMap {cm['metadata']['name']}"
+        _, docs = render(tools, "all")
+        assert len(kinds(docs, "Secret")) >= 3, "the all-in-one set renders the token Secrets"
+        return "tokens only in Secrets, mounted as files"
+
+    @test
+    def the_rendered_coordinator_config_is_valid():
+        checked = 0
+        for v in ["coordinator", "all"]:
+            _, docs = render(tools, v)
+            cm = next(d for d in kinds(docs, "ConfigMap") if d["metadata"]["name"].endswith("-config"))
+            with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+                f.write(cm["data"]["vantage.toml"])
+            r = run(args.vantage, "serve", "--config", f.name, "--check", check=False)
+            os.unlink(f.name)
+            assert r.returncode == 0, f"{v}: {r.stderr}\n{cm['data']['vantage.toml']}"
+            checked += 1
+        assert "3 agent(s)" in r.stdout or "2 agent(s)" in r.stdout, r.stdout
+        return f"{checked} configs pass `vantage serve --check`"
+
+    @test
+    def notes_tell_how_to_run_a_first_check():
+        r = run(f"{tools}/helm", "install", "vantage", CHART, "--dry-run=client", "-f", os.path.join(TESTS, "values-coordinator.yaml"), check=False)
+        if r.returncode != 0:
+            r = run(f"{tools}/helm", "install", "vantage", CHART, "--dry-run", "-f", os.path.join(TESTS, "values-coordinator.yaml"))
+        assert "vantage check https://mcp.example.com/mcp --coordinator" in r.stdout, r.stdout[-800:]
+        return "NOTES.txt"
+
+    @test
+    def terraform_fmt_validate_and_test():
+        tf = f"{tools}/terraform"
+        env = {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
+        run(tf, "fmt", "-check", "-recursive", os.path.join(ROOT, "terraform"), env=env)
+        plan = os.path.join(ROOT, "terraform/modules/plan")
+        with tempfile.TemporaryDirectory() as data:
+            env["TF_DATA_DIR"] = data
+            run(tf, "init", "-backend=false", "-input=false", "-no-color", cwd=plan, env=env)
+            run(tf, "validate", "-no-color", cwd=plan, env=env)
+            version = run(tf, "version").stdout.split()[1].lstrip("v").split(".")
+            if (int(version[0]), int(version[1])) < (1, 6):
+                raise AssertionError(f"terraform {'.'.join(version)} has no `terraform test`; install 1.6 or newer")
+            r = run(tf, "test", "-no-color", cwd=plan, env=env)
+            lock = os.path.join(plan, ".terraform.lock.hcl")
+            if os.path.exists(lock):
+                os.unlink(lock)
+        line = [ln for ln in r.stdout.splitlines() if "passed" in ln][-1]
+        return f"fmt clean; plan module valid; {line.strip()}"
+
+    @test
+    def the_dockerfile_follows_our_rules():
+        import dockerfile
+        cmds = dockerfile.parse_file(os.path.join(ROOT, "Dockerfile"))
+        froms = [c for c in cmds if c.cmd == "FROM"]
+        assert len(froms) >= 2, "multi-stage"
+        assert all(":" in c.value[0] and not c.value[0].endswith(":latest") for c in froms), "pinned base images"
+        final = cmds[[i for i, c in enumerate(cmds) if c.cmd == "FROM"][-1]:]
+        users = [c for c in final if c.cmd == "USER"]
+        assert users and users[-1].value[0].split(":")[0] not in ("0", "root"), "the runtime stage runs as non-root"
+        assert not [c for c in cmds if c.cmd == "HEALTHCHECK"], "no HEALTHCHECK: Kubernetes probes instead"
+        labels = " ".join(" ".join(c.value) for c in final if c.cmd == "LABEL")
+        for key in ["org.opencontainers.image.title", "org.opencontainers.image.version", "org.opencontainers.image.source"]:
+            assert key in labels, key
+        copied = " ".join(" ".join(c.value) for c in final if c.cmd == "COPY")
+        assert "vantage-agent" in copied and "/out/vantage" in copied, "both binaries"
+        build = " ".join(" ".join(c.value) for c in cmds if c.cmd == "RUN")
+        assert "cargo build --release --locked --bin vantage --bin vantage-agent" in build
+        return f"{len(froms)} stages, non-root, OCI labels, both binaries"
+
+    passed = failed = 0
+    for fn in results:
+        name = fn.__name__.replace("_", " ")
+        try:
+            detail = fn()
+            passed += 1
+            print(f"ok   {name}: {detail}", flush=True)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

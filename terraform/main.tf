@@ -1,0 +1,65 @@
+# A thin wrapper around one Helm release per cluster. Everything it decides (which agents
+# and whether the coordinator go here, the values, the validation) lives in the
+# provider-free modules/plan, tested with `terraform test`.
+
+module "plan" {
+  source               = "./modules/plan"
+  regions              = var.regions
+  coordinator_cluster  = var.coordinator_cluster
+  coordinator_grpc_url = var.coordinator_grpc_url
+  checks               = var.checks
+  image                = var.image
+}
+
+locals {
+  here_regions   = module.plan.regions_by_cluster[var.cluster]
+  is_coordinator = var.cluster == var.coordinator_cluster
+}
+
+resource "kubernetes_namespace_v1" "vantage" {
+  metadata {
+    name = var.namespace
+  }
+}
+
+# Each agent's token, in its own cluster.
+resource "kubernetes_secret_v1" "agent" {
+  for_each = toset(local.here_regions)
+  metadata {
+    name      = module.plan.agent_secrets[each.key]
+    namespace = kubernetes_namespace_v1.vantage.metadata[0].name
+  }
+  data = {
+    token = var.agent_tokens[each.key]
+  }
+}
+
+# Every agent's token, keyed by agent name, for the coordinator; and its API token.
+resource "kubernetes_secret_v1" "agent_tokens" {
+  count = local.is_coordinator ? 1 : 0
+  metadata {
+    name      = "vantage-agent-tokens"
+    namespace = kubernetes_namespace_v1.vantage.metadata[0].name
+  }
+  data = { for region, name in module.plan.agent_names : "agent-${name}" => var.agent_tokens[region] }
+}
+
+resource "kubernetes_secret_v1" "api" {
+  count = local.is_coordinator && var.api_token != "" ? 1 : 0
+  metadata {
+    name      = "vantage-api"
+    namespace = kubernetes_namespace_v1.vantage.metadata[0].name
+  }
+  data = { "api-token-0" = var.api_token }
+}
+
+resource "helm_release" "vantage" {
+  name      = "vantage"
+  namespace = kubernetes_namespace_v1.vantage.metadata[0].name
+  chart     = var.chart != "" ? var.chart : "${path.module}/../charts/vantage"
+  values = concat(
+    [module.plan.values_by_cluster[var.cluster]],
+    local.is_coordinator && var.api_token != "" ? [yamlencode({ coordinator = { apiTokens = { existingSecret = "vantage-api" } } })] : [],
+  )
+  depends_on = [kubernetes_secret_v1.agent, kubernetes_secret_v1.agent_tokens, kubernetes_secret_v1.api]
+}

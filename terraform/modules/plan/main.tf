@@ -1,0 +1,39 @@
+# Provider-free: everything the root module installs is decided here, so it can be tested
+# with `terraform test` without downloading a provider.
+
+locals {
+  clusters = distinct(concat([var.coordinator_cluster], [for r in values(var.regions) : r.cluster]))
+
+  # Names of the Secrets holding agent tokens (one per region in its cluster; one with a key
+  # per agent in the coordinator's cluster).
+  agent_secret = { for name, _ in var.regions : name => "vantage-agent-${name}" }
+  agent_name   = { for name, _ in var.regions : name => "${name}-1" }
+
+  coordinator_values = {
+    enabled           = true
+    agentTokensSecret = "vantage-agent-tokens"
+    agents            = [for name in sort(keys(var.regions)) : { name = local.agent_name[name], region = name }]
+    checks = [for c in var.checks : merge(
+      { target = c.target, interval = c.interval, labels = c.labels },
+      length(c.regions) > 0 ? { regions = c.regions } : {},
+    )]
+    grpcService = { type = "LoadBalancer" }
+    fleet       = { localAgent = false }
+  }
+
+  values_by_cluster = {
+    for cluster in local.clusters : cluster => {
+      image = var.image
+      # (through JSON: the two branches are objects of different shapes)
+      coordinator = jsondecode(cluster == var.coordinator_cluster ? jsonencode(local.coordinator_values) : jsonencode({ enabled = false }))
+      agents = [
+        for name in sort(keys(var.regions)) : {
+          region         = name
+          coordinator    = var.coordinator_grpc_url
+          existingSecret = local.agent_secret[name]
+          replicas       = var.regions[name].replicas
+        } if var.regions[name].cluster == cluster
+      ]
+    }
+  }
+}

@@ -1,0 +1,67 @@
+variable "cluster" {
+  description = "The cluster this instance installs into (its helm and kubernetes providers point at it). Instantiate the module once per cluster with the same regions map."
+  type        = string
+}
+
+variable "regions" {
+  description = "Region label -> the cluster that hosts its agent (and replicas). Shared by every instance of the module."
+  type = map(object({
+    cluster  = string
+    replicas = optional(number, 1)
+  }))
+}
+
+variable "coordinator_cluster" {
+  description = "The cluster that hosts the coordinator."
+  type        = string
+}
+
+variable "coordinator_grpc_url" {
+  description = "The URL agents dial, e.g. https://vantage-grpc.example.com:50051."
+  type        = string
+}
+
+variable "agent_tokens" {
+  description = "Region -> agent token. Written to Secrets in the region's cluster and, keyed by agent, in the coordinator's."
+  type        = map(string)
+  sensitive   = true
+}
+
+variable "api_token" {
+  description = "A bearer token for the coordinator's API (used only in the coordinator's cluster)."
+  type        = string
+  sensitive   = true
+  default     = ""
+}
+
+variable "checks" {
+  description = "Scheduled checks (target, interval, regions, labels)."
+  type = list(object({
+    target   = string
+    interval = optional(string, "1m")
+    regions  = optional(list(string), [])
+    labels   = optional(map(string), {})
+  }))
+  default = []
+}
+
+variable "namespace" {
+  description = "The namespace of the release."
+  type        = string
+  default     = "vantage"
+}
+
+variable "chart" {
+  description = "The chart: a path (default: this repository's charts/vantage) or a repository chart name."
+  type        = string
+  default     = ""
+}
+
+variable "image" {
+  description = "The Vantage image."
+  type = object({
+    repository = string
+    tag        = optional(string, "")
+  })
+  default = { repository = "ghcr.io/example/vantage" }
+}
