@@ -32,6 +32,8 @@ pub struct AgentConfig {
     pub token: SecretString,
     /// Trust anchors for a TLS coordinator.
     pub ca_pem: Option<Vec<u8>>,
+    /// A client certificate and key (PEM) for mutual TLS.
+    pub identity: Option<(Vec<u8>, Vec<u8>)>,
     pub max_concurrency: usize,
     pub backoff_min: Duration,
     pub backoff_max: Duration,
@@ -112,6 +114,9 @@ async fn channel(cfg: &AgentConfig) -> Result<tonic::transport::Channel, Session
         let mut tls = ClientTlsConfig::new().with_webpki_roots();
         if let Some(pem) = &cfg.ca_pem {
             tls = tls.ca_certificate(Certificate::from_pem(pem));
+        }
+        if let Some((cert, key)) = &cfg.identity {
+            tls = tls.identity(tonic::transport::Identity::from_pem(cert, key));
         }
         endpoint = endpoint
             .tls_config(tls)

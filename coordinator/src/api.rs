@@ -33,12 +33,49 @@ pub struct Api {
     pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
+    pub rate: RateLimit,
     pub metrics_require_auth: bool,
     pub dispatcher: Arc<Dispatcher>,
     pub store: Arc<Store>,
     pub registry: Arc<Registry>,
     pub metrics: Arc<Metrics>,
     pub health: Arc<crate::health::Health>,
+}
+
+/// A sliding one-minute window of on-demand checks per target.
+#[derive(Debug)]
+pub struct RateLimit {
+    per_minute: u32,
+    seen: std::sync::Mutex<
+        std::collections::HashMap<String, std::collections::VecDeque<std::time::Instant>>,
+    >,
+}
+
+impl RateLimit {
+    pub fn new(per_minute: u32) -> Self {
+        RateLimit {
+            per_minute,
+            seen: Default::default(),
+        }
+    }
+
+    /// Take a slot for `target`, or say how long until one frees up.
+    pub fn take(&self, target: &str) -> Result<(), Duration> {
+        let now = std::time::Instant::now();
+        let window = Duration::from_secs(60);
+        let mut g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        g.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
+        let q = g.entry(target.to_string()).or_default();
+        while q.front().is_some_and(|t| now.duration_since(*t) >= window) {
+            q.pop_front();
+        }
+        if q.len() as u32 >= self.per_minute {
+            let oldest = q.front().copied().unwrap_or(now);
+            return Err(window.saturating_sub(now.duration_since(oldest)));
+        }
+        q.push_back(now);
+        Ok(())
+    }
 }
 
 /// A refusal with its JSON body.
@@ -312,6 +349,22 @@ async fn create(
         None => None,
     };
     let req = validate(&api, body)?;
+    if let Err(wait) = api.rate.take(&req.target.to_string()) {
+        let secs = wait.as_secs().max(1);
+        let mut r = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "at most {} on-demand checks of {} per minute; retry in {secs} s",
+                api.rate.per_minute, req.target
+            ),
+        )
+        .into_response();
+        if let Ok(v) = header::HeaderValue::from_str(&secs.to_string()) {
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return Ok(r);
+    }
     let (id, mut done) = start(&api, req);
     if let Some(wait) = wait {
         let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;

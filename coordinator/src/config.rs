@@ -67,6 +67,9 @@ pub struct Server {
     pub metrics_require_auth: bool,
     /// Largest accepted API request body, in bytes.
     pub max_body_bytes: usize,
+    /// On-demand checks accepted per target per minute (scheduled checks are not counted):
+    /// a probe fleet must not be a way to flood a host.
+    pub checks_per_target_per_minute: u32,
     /// TLS for the gRPC listener.
     pub tls: Option<Tls>,
 }
@@ -79,6 +82,7 @@ impl Default for Server {
             api_tokens: Vec::new(),
             metrics_require_auth: false,
             max_body_bytes: 64 * 1024,
+            checks_per_target_per_minute: 30,
             tls: None,
         }
     }
@@ -90,6 +94,9 @@ impl Default for Server {
 pub struct Tls {
     pub cert_file: PathBuf,
     pub key_file: PathBuf,
+    /// Require agents to present a client certificate signed by this CA (mutual TLS).
+    #[serde(default)]
+    pub client_ca_file: Option<PathBuf>,
 }
 
 /// Fleet behaviour.

@@ -207,6 +207,7 @@ pub async fn serve(
         regions: std::sync::RwLock::new(cfg.regions()),
         default_deadline: cfg.fleet.default_deadline,
         max_body_bytes: cfg.server.max_body_bytes,
+        rate: crate::api::RateLimit::new(cfg.server.checks_per_target_per_minute),
         metrics_require_auth: cfg.server.metrics_require_auth,
         dispatcher,
         store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
@@ -260,8 +261,15 @@ pub async fn serve(
                 tls.key_file.display()
             ))
         })?;
+        let mut tls_config = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
+        if let Some(ca) = &tls.client_ca_file {
+            let pem = std::fs::read(ca).map_err(|e| {
+                ServeError::Setup(format!("server.tls.client_ca_file {}: {e}", ca.display()))
+            })?;
+            tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
+        }
         server = server
-            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))
+            .tls_config(tls_config)
             .map_err(|e| ServeError::Setup(format!("server.tls: {e}")))?;
     }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

@@ -49,6 +49,12 @@ struct Args {
     /// Trust these CA certificates (PEM) for a TLS coordinator.
     #[arg(long = "ca-file", value_name = "PEM")]
     ca_file: Option<PathBuf>,
+    /// A client certificate (PEM) for a coordinator that requires mutual TLS.
+    #[arg(long = "cert-file", value_name = "PEM", requires = "key_file")]
+    cert_file: Option<PathBuf>,
+    /// The key of --cert-file (PEM).
+    #[arg(long = "key-file", value_name = "PEM", requires = "cert_file")]
+    key_file: Option<PathBuf>,
     /// Jobs run at once; more wait in a queue until their deadline.
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
@@ -110,6 +116,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => Some(std::fs::read(p).with_context(|| format!("--ca-file {}", p.display()))?),
         None => None,
     };
+    let identity = match (&args.cert_file, &args.key_file) {
+        (Some(c), Some(k)) => Some((
+            std::fs::read(c).with_context(|| format!("--cert-file {}", c.display()))?,
+            std::fs::read(k).with_context(|| format!("--key-file {}", k.display()))?,
+        )),
+        _ => None,
+    };
     let target_ca = match &args.target_ca_file {
         Some(p) => {
             Some(std::fs::read(p).with_context(|| format!("--target-ca-file {}", p.display()))?)
@@ -134,6 +147,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         agent_id: id,
         token,
         ca_pem,
+        identity,
         max_concurrency: args.concurrency,
         backoff_min: args.backoff_min,
         backoff_max: args.backoff_max,

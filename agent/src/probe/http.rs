@@ -32,7 +32,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            body_bytes: 1024 * 1024,
+            body_bytes: 256 * 1024,
             sse_line_bytes: 64 * 1024,
             sse_events: 256,
             excerpt_bytes: 160,

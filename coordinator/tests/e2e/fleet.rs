@@ -764,3 +764,123 @@ async fn a_scheduled_check_never_overlaps_itself() {
         .status();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
+    let dir = tmpdir("fleetrotate");
+    // Two API tokens valid at once (a rotation), and two on-demand checks per target a minute.
+    let extra = "";
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", extra);
+    let cfg = std::fs::read_to_string(&c.config)
+        .unwrap()
+        .replace(
+            "api_tokens = [{ token_env = \"T_API\" }]",
+            "api_tokens = [{ token_env = \"T_API\" }, { token_file = \"ROTATED\" }]\nchecks_per_target_per_minute = 2",
+        )
+        .replace("ROTATED", &dir.join("next-token").display().to_string());
+    std::fs::write(dir.join("next-token"), "vantage-next-api-token-7a1c\n").unwrap();
+    drop(c);
+    std::fs::write(dir.join("coordinator.toml"), cfg).unwrap();
+    let c = crate::procs::start_coordinator(&dir.join("coordinator.toml"), &["eu"]);
+    for token in [API_TOKEN, "vantage-next-api-token-7a1c"] {
+        let (st, _) = call(
+            reqwest::Method::GET,
+            format!("{}/v1/agents", c.api),
+            Some(token),
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "token {token} is valid during the rotation");
+    }
+    let body = json!({"target": "http://127.0.0.1:1/mcp", "deadline": "1s"});
+    for _ in 0..2 {
+        let (st, v) = call(
+            reqwest::Method::POST,
+            format!("{}/v1/checks", c.api),
+            Some(API_TOKEN),
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(st, 202, "{v}");
+    }
+    let (st, v) = call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks", c.api),
+        Some(API_TOKEN),
+        Some(body),
+    )
+    .await;
+    assert_eq!(
+        (st, v["error"]["code"].as_str()),
+        (429, Some("rate_limited")),
+        "{v}"
+    );
+    // Another target is not limited by the first one's budget.
+    let other = json!({"target": "http://127.0.0.2:1/mcp", "deadline": "1s"});
+    let (st, _) = call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks", c.api),
+        Some(API_TOKEN),
+        Some(other),
+    )
+    .await;
+    assert_eq!(st, 202);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutual_tls_refuses_an_agent_without_a_client_certificate() {
+    let dir = tmpdir("fleetmtls");
+    let ca = crate::support::LabCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], 30);
+    let (client_cert, client_key) = ca.leaf(&["agent-eu"], 30);
+    for (name, text) in [
+        ("tls.crt", &cert),
+        ("tls.key", &key),
+        ("ca.pem", &ca.ca_pem),
+        ("client.crt", &client_cert),
+        ("client.key", &client_key),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let extra = format!(
+        "[server.tls]\ncert_file = \"{}\"\nkey_file = \"{}\"\nclient_ca_file = \"{}\"\n",
+        dir.join("tls.crt").display(),
+        dir.join("tls.key").display(),
+        dir.join("ca.pem").display()
+    );
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &extra);
+    let url = format!("https://localhost:{}", c.grpc.rsplit(':').next().unwrap());
+    let spawn = |with_cert: bool| {
+        let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
+        cmd.args([
+            "--coordinator",
+            &url,
+            "--region",
+            "eu",
+            "--listen",
+            "127.0.0.1:0",
+            "--backoff-max",
+            "1s",
+            "--ca-file",
+        ])
+        .arg(dir.join("ca.pem"))
+        .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
+        if with_cert {
+            cmd.arg("--cert-file")
+                .arg(dir.join("client.crt"))
+                .arg("--key-file")
+                .arg(dir.join("client.key"));
+        }
+        Proc::spawn(cmd)
+    };
+    let without = spawn(false);
+    without.wait_for("coordinator connection", Duration::from_secs(10));
+    assert!(
+        agents(&c).await.is_empty(),
+        "an agent without a client certificate got in"
+    );
+    let _with = spawn(true);
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -66,3 +66,112 @@ async fn a_redirect_to_itself_is_not_followed() {
         ids(&[("redirect.none", Severity::Medium)])
     );
 }
+
+/// Every other hostile behaviour: each ends by its deadline with a finding whose evidence
+/// names what happened; nothing panics and no report says pass.
+#[tokio::test]
+async fn every_hostile_behaviour_ends_with_a_finding() {
+    let table: &[(Hostile, &str, &[&str])] = &[
+        (
+            Hostile::SlowDrip,
+            "era.detect",
+            &["no response", "did not", "body"],
+        ),
+        (Hostile::LyingLength, "era.detect", &["not MCP"]),
+        (Hostile::GzipBomb, "era.detect", &["not MCP"]),
+        (Hostile::DeepJson, "era.detect", &["not MCP"]),
+        (Hostile::HugeHeaders, "era.detect", &["server/discover"]),
+        (
+            Hostile::ResetMidBody,
+            "era.detect",
+            &["not MCP", "server/discover"],
+        ),
+        (Hostile::InvalidUtf8, "era.detect", &["not MCP"]),
+        (Hostile::NotJson, "era.detect", &["Service Unavailable"]),
+    ];
+    for (kind, finding, evidence) in table {
+        let server = HostileServer::start(*kind).await.unwrap();
+        let report = check(&server.url()).await;
+        let f = report
+            .finding(finding)
+            .unwrap_or_else(|| panic!("{kind:?}: no {finding}: {:#?}", report.findings));
+        assert!(f.severity >= Severity::High, "{kind:?}: {f:?}");
+        let joined = f.evidence.join(" | ");
+        assert!(
+            evidence.iter().any(|e| joined.contains(e)),
+            "{kind:?}: evidence {joined}"
+        );
+        assert_ne!(report.decision, Decision::Pass, "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_tls_handshake_that_never_completes_times_out() {
+    let server = HostileServer::start(Hostile::TlsNeverCompletes)
+        .await
+        .unwrap();
+    let report = check(&server.https_url()).await;
+    let hs = outcome(&report, "tls.handshake");
+    assert_eq!(
+        (hs.outcome, hs.cause),
+        (Outcome::Fail, Some(Cause::Timeout)),
+        "{}",
+        hs.observed
+    );
+    assert_eq!(
+        above_info(&report),
+        ids(&[("tls.handshake", Severity::High)])
+    );
+}
+
+/// Peak memory of this process while 100 hostile checks run at once, from the kernel's own
+/// accounting (VmHWM): bounded by the read caps, not by what the targets send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
+    fn vm_hwm_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
+            .unwrap()
+    }
+    let kinds = [
+        Hostile::EndlessBody,
+        Hostile::EndlessSse,
+        Hostile::HugeContentLength,
+        Hostile::GzipBomb,
+        Hostile::DeepJson,
+        Hostile::HugeHeaders,
+        Hostile::NeverAnswers,
+        Hostile::SlowDrip,
+        Hostile::NotJson,
+        Hostile::RedirectSelf,
+    ];
+    let mut servers = Vec::new();
+    for k in kinds {
+        servers.push(HostileServer::start(k).await.unwrap());
+    }
+    let before = vm_hwm_kib();
+    let engine = vantage_agent::Engine::new(crate::support::options()).unwrap();
+    let targets: Vec<vantage_agent::Target> = (0..100)
+        .map(|i| vantage_agent::Target::parse(&servers[i % servers.len()].url()).unwrap())
+        .collect();
+    let reports = futures::future::join_all(targets.iter().map(|t| engine.run(t))).await;
+    let after = vm_hwm_kib();
+    let grown_mib = after.saturating_sub(before) as f64 / 1024.0;
+    eprintln!(
+        "100 concurrent hostile checks: peak RSS {before} KiB -> {after} KiB (+{grown_mib:.1} MiB)"
+    );
+    assert_eq!(reports.len(), 100);
+    for r in &reports {
+        assert!(
+            r.checks.iter().any(|c| c.outcome == Outcome::Fail),
+            "{}: a hostile target must fail something",
+            r.region
+        );
+    }
+    // 100 checks x a few exchanges x the 256 KiB body cap is the worst case; a 1 GiB body,
+    // an endless stream or a gzip bomb must not show up here.
+    assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
+}
