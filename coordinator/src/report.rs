@@ -76,6 +76,16 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
+impl Finding {
+    /// `global`, or `regional: a, b`.
+    pub fn scope_label(&self) -> String {
+        match self.scope {
+            Scope::Global => "global".to_string(),
+            Scope::Regional => format!("regional: {}", self.regions.join(", ")),
+        }
+    }
+}
+
 impl Report {
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings.iter().find(|f| f.id == id)

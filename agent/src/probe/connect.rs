@@ -70,12 +70,17 @@ pub async fn connect_all(
         .filter(|a| a.result.is_ok())
         .map(|a| a.addr)
         .collect();
-    let v4_failed = attempts
-        .iter()
-        .find(|a| a.addr.is_ipv4() && a.result.is_err());
-    let any_failed = attempts.iter().find(|a| a.result.is_err());
-    let verdict = match (ok.is_empty(), v4_failed, any_failed) {
-        (true, _, Some(first)) => {
+    // net.connect fails when no address connects, or when an IPv4 address fails (IPv6-only
+    // failures are net.ipv6's business).
+    let failed = if ok.is_empty() {
+        attempts.iter().find(|a| a.result.is_err())
+    } else {
+        attempts
+            .iter()
+            .find(|a| a.addr.is_ipv4() && a.result.is_err())
+    };
+    let verdict = match failed {
+        Some(first) => {
             let cause = first
                 .result
                 .as_ref()
@@ -84,16 +89,7 @@ pub async fn connect_all(
                 .unwrap_or(Cause::Unreachable);
             Verdict::fail(Severity::High, observed.clone()).cause(cause)
         }
-        (false, Some(first), _) => {
-            let cause = first
-                .result
-                .as_ref()
-                .err()
-                .map(|e| e.0)
-                .unwrap_or(Cause::Unreachable);
-            Verdict::fail(Severity::High, observed.clone()).cause(cause)
-        }
-        _ => Verdict::pass(observed.clone()),
+        None => Verdict::pass(observed.clone()),
     };
     rec.record("net.connect", verdict, started);
 

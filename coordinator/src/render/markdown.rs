@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::report::{Report, Scope};
+use crate::report::Report;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -21,10 +21,7 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "| severity | finding | scope | evidence | fix |");
         let _ = writeln!(out, "|---|---|---|---|---|");
         for f in &report.findings {
-            let scope = match f.scope {
-                Scope::Global => "global".to_string(),
-                Scope::Regional => format!("regional: {}", f.regions.join(", ")),
-            };
+            let scope = f.scope_label();
             let _ = writeln!(
                 out,
                 "| {} | `{}` {} | {} | {} | {} |",

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use vantage_agent::model::{Outcome, Severity};
 
-use crate::report::{Decision, Report, Scope};
+use crate::report::{Decision, Report};
 
 struct Paint {
     on: bool,
@@ -60,10 +60,7 @@ pub fn text(report: &Report, color: bool) -> String {
         let _ = writeln!(out, "\nFindings:");
     }
     for f in &report.findings {
-        let scope = match f.scope {
-            Scope::Global => "global".to_string(),
-            Scope::Regional => format!("regional: {}", f.regions.join(", ")),
-        };
+        let scope = f.scope_label();
         let _ = writeln!(
             out,
             "  {} {}  [{}]",

@@ -1,0 +1,371 @@
+//! Fleet benchmarks, with the real coordinator (`vantage serve`, release build) as its own
+//! process so that its CPU and memory come from the kernel's accounting of it alone:
+//!
+//! 1. Multi-region overhead: on-demand checks through the coordinator with 3 and 10 real
+//!    agent processes; wall time at the API caller minus the slowest region's own duration.
+//!    Goal: under 20 ms at 10 regions.
+//! 2. Fleet scale: 1,000 agents speaking the real gRPC protocol (many per process, answering
+//!    every job at once with a canned region result) and 10,000 scheduled checks per minute.
+//!    Coordinator CPU, peak memory, memory per connected agent, and the latency of an
+//!    on-demand check answered by a fake agent (dispatch, answer, merge), p50 and p99.
+//!    Goal: one core, 512 MiB, p99 under 5 ms.
+//!
+//! Run: `cargo bench -p vantage-coordinator --bench fleet` (VANTAGE_BENCH_SCALE_AGENTS,
+//! VANTAGE_BENCH_SCALE_SECONDS to change the scale run). Asserts nothing.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{accounting, env_or, percentile};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use vantage_agent::model::{CheckResult, Era, Outcome, RegionResult, RegionStatus};
+use vantage_proto::v1 as pb;
+use vantage_proto::v1::fleet_client::FleetClient;
+
+struct Guard(Vec<Child>);
+impl Drop for Guard {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn agent_bin() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_BIN_EXE_vantage")).with_file_name("vantage-agent");
+    if !p.exists() {
+        let ok = Command::new(env!("CARGO"))
+            .args(["build", "--release", "-q", "-p", "vantage-agent"])
+            .status()
+            .expect("cargo");
+        assert!(ok.success());
+    }
+    p
+}
+
+/// Start `vantage serve` with `config`; returns the child and the API and gRPC URLs.
+fn serve(config: &str, env: &[(String, String)], dir: &std::path::Path) -> (Child, String, String) {
+    std::fs::write(dir.join("c.toml"), config).expect("config");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vantage"));
+    cmd.args(["serve", "--config"])
+        .arg(dir.join("c.toml"))
+        .env("T_API", "bench-api-token")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("serve line");
+    let urls: Vec<&str> = line
+        .split_whitespace()
+        .filter(|w| w.starts_with("http://"))
+        .collect();
+    (child, urls[0].to_string(), urls[1].to_string())
+}
+
+fn client() -> reqwest::Client {
+    let tls = vantage_agent::probe::tls::client_config(None).expect("tls");
+    reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .expect("client")
+}
+
+async fn agents_connected(api: &str) -> usize {
+    let r = client()
+        .get(format!("{api}/v1/agents"))
+        .bearer_auth("bench-api-token")
+        .send()
+        .await;
+    match r {
+        Ok(r) => r
+            .json::<serde_json::Value>()
+            .await
+            .ok()
+            .and_then(|v| v["agents"].as_array().map(Vec::len))
+            .unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+async fn multi_region(regions: usize, fixture_url: &str, dir: &std::path::Path) {
+    let mut config = "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{ token_env = \"T_API\" }]\nchecks_per_target_per_minute = 100000\n[fleet]\nlocal_agent = false\n[probe]\nallow_non_global = [\"127.0.0.0/8\"]\n".to_string();
+    let mut env = Vec::new();
+    for i in 0..regions {
+        config.push_str(&format!(
+            "[[agents]]\nname = \"a{i}\"\nregion = \"r{i}\"\ntoken_env = \"T_{i}\"\n"
+        ));
+        env.push((format!("T_{i}"), format!("bench-agent-token-{i}")));
+    }
+    let (coord, api, grpc) = serve(&config, &env, dir);
+    let mut procs = vec![coord];
+    for i in 0..regions {
+        procs.push(
+            Command::new(agent_bin())
+                .args([
+                    "--coordinator",
+                    &grpc,
+                    "--region",
+                    &format!("r{i}"),
+                    "--listen",
+                    "127.0.0.1:0",
+                ])
+                .env("VANTAGE_AGENT_TOKEN", format!("bench-agent-token-{i}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("agent"),
+        );
+    }
+    let _guard = Guard(procs);
+    while agents_connected(&api).await < regions {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let c = client();
+    let mut overheads = Vec::new();
+    let mut walls = Vec::new();
+    for i in 0..45 {
+        let t = Instant::now();
+        let report: serde_json::Value = c
+            .post(format!("{api}/v1/checks?wait=30s"))
+            .bearer_auth("bench-api-token")
+            .body(serde_json::json!({"target": fixture_url}).to_string())
+            .send()
+            .await
+            .expect("check")
+            .json()
+            .await
+            .expect("report");
+        let wall = t.elapsed().as_secs_f64() * 1000.0;
+        let slowest = report["regions"]
+            .as_array()
+            .expect("regions")
+            .iter()
+            .filter_map(|r| r["duration_ms"].as_f64())
+            .fold(0.0, f64::max);
+        if i >= 5 {
+            overheads.push((wall - slowest).max(0.0));
+            walls.push(wall);
+        }
+    }
+    println!(
+        "  {regions:>2} regions: wall median {:6.2} ms; coordinator overhead (wall - slowest region) median {:5.2} ms, p99 {:5.2} ms",
+        percentile(walls, 0.5),
+        percentile(overheads.clone(), 0.5),
+        percentile(overheads, 0.99)
+    );
+}
+
+fn canned(region: &str) -> pb::RegionResult {
+    let mut r = RegionResult::absent(region, RegionStatus::Complete);
+    r.era = Era::Modern;
+    for id in ["net.connect", "era.detect", "method.unknown"] {
+        r.checks.push(CheckResult {
+            id: id.into(),
+            outcome: Outcome::Pass,
+            observed: "ok".into(),
+            expected: String::new(),
+            duration_ms: 1,
+            severity: None,
+            cause: None,
+        });
+    }
+    vantage_agent::convert::region_to_pb(&r)
+}
+
+/// One fake agent: register, then answer every job at once.
+async fn fake_agent(channel: tonic::transport::Channel, region: String, token: String) {
+    let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
+        format!("Bearer {token}").parse().expect("header");
+    let mut client = FleetClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
+        req.metadata_mut().insert("authorization", header.clone());
+        Ok(req)
+    });
+    let (tx, rx) = mpsc::channel::<pb::AgentMessage>(64);
+    let reg = pb::Register {
+        agent_id: format!("fake-{region}-{token}"),
+        region: region.clone(),
+        version: "bench".into(),
+        capabilities: vec![],
+        max_concurrency: 64,
+    };
+    let _ = tx
+        .send(pb::AgentMessage {
+            kind: Some(pb::agent_message::Kind::Register(reg)),
+        })
+        .await;
+    let Ok(resp) = client.attach(ReceiverStream::new(rx)).await else {
+        return;
+    };
+    let mut inbound = resp.into_inner();
+    let answer = canned(&region);
+    let hb_tx = tx.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            let hb = pb::AgentMessage {
+                kind: Some(pb::agent_message::Kind::Heartbeat(pb::Heartbeat::default())),
+            };
+            if hb_tx.send(hb).await.is_err() {
+                return;
+            }
+        }
+    });
+    while let Ok(Some(msg)) = inbound.message().await {
+        if let Some(pb::coordinator_message::Kind::Job(job)) = msg.kind {
+            let result = pb::JobResult {
+                job_id: job.job_id,
+                region: Some(answer.clone()),
+            };
+            if tx
+                .send(pb::AgentMessage {
+                    kind: Some(pb::agent_message::Kind::Result(result)),
+                })
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+async fn scale(dir: &std::path::Path) {
+    let agents = env_or("VANTAGE_BENCH_SCALE_AGENTS", 1000) as usize;
+    let seconds = env_or("VANTAGE_BENCH_SCALE_SECONDS", 20);
+    let regions = (agents / 10).max(1);
+    // 10,000 scheduled checks per minute: 1,667 targets every 10 s, one region each.
+    let targets = 1667;
+    let mut config = "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{ token_env = \"T_API\" }]\nchecks_per_target_per_minute = 100000\n[fleet]\nlocal_agent = false\ndefault_deadline = \"5s\"\n[store]\nmax_reports = 2000\n".to_string();
+    let mut env = Vec::new();
+    for i in 0..agents {
+        config.push_str(&format!(
+            "[[agents]]\nname = \"a{i}\"\nregion = \"r{}\"\ntoken_env = \"T_{i}\"\n",
+            i % regions
+        ));
+        env.push((format!("T_{i}"), format!("bench-agent-token-{i}")));
+    }
+    for i in 0..targets {
+        config.push_str(&format!("[[checks]]\ntarget = \"http://127.0.0.1:9/mcp?t={i}\"\ninterval = \"10s\"\nregions = [\"r{}\"]\n", i % regions));
+    }
+    let (coord, api, grpc) = serve(&config, &env, dir);
+    let pid = coord.id();
+    let _guard = Guard(vec![coord]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, _, rss_before) = accounting(pid);
+    // Many agents per connection, as a load tool would: 20 connections.
+    let mut channels = Vec::new();
+    for _ in 0..20 {
+        channels.push(
+            tonic::transport::Endpoint::from_shared(grpc.clone())
+                .expect("endpoint")
+                .connect()
+                .await
+                .expect("connect"),
+        );
+    }
+    for i in 0..agents {
+        tokio::spawn(fake_agent(
+            channels[i % channels.len()].clone(),
+            format!("r{}", i % regions),
+            format!("bench-agent-token-{i}"),
+        ));
+    }
+    let start = Instant::now();
+    while agents_connected(&api).await < agents {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the fake agents did not all register"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let connect_time = start.elapsed();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (cpu_start, _, rss_connected) = accounting(pid);
+    let t0 = Instant::now();
+    // While the schedule runs, time on-demand checks answered by the fake agents.
+    let c = client();
+    let mut latencies = Vec::new();
+    while t0.elapsed() < Duration::from_secs(seconds) {
+        let t = Instant::now();
+        let r = c
+            .post(format!("{api}/v1/checks?wait=10s"))
+            .bearer_auth("bench-api-token")
+            .body(serde_json::json!({"target": "http://127.0.0.1:9/mcp?ondemand=1", "regions": ["r0"]}).to_string())
+            .send()
+            .await;
+        if r.is_ok_and(|r| r.status() == 200) {
+            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let elapsed = t0.elapsed().as_secs_f64();
+    let (cpu_end, hwm, _) = accounting(pid);
+    let metrics = c
+        .get(format!("{api}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .unwrap_or_default();
+    let runs: f64 = metrics
+        .lines()
+        .filter(|l| l.starts_with("vantage_runs_total{"))
+        .filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    println!("bench fleet scale ({agents} agents in {regions} regions over 20 connections, {targets} targets every 10 s = 10,000 checks/min, {seconds} s)");
+    println!("  agents registered in {:.2} s", connect_time.as_secs_f64());
+    println!(
+        "  coordinator CPU {:.2} cores (goal <= 1); peak RSS {:.1} MiB (goal <= 512); {:.1} KiB per connected agent",
+        (cpu_end - cpu_start) / elapsed,
+        hwm as f64 / 1024.0,
+        (rss_connected.saturating_sub(rss_before)) as f64 / agents as f64
+    );
+    println!(
+        "  merged runs {:.0} (~{:.0}/min); on-demand check via fake agent: p50 {:.2} ms, p99 {:.2} ms (goal p99 < 5 ms) over {} checks",
+        runs,
+        runs / (connect_time.as_secs_f64() + 1.0 + elapsed) * 60.0,
+        percentile(latencies.clone(), 0.5),
+        percentile(latencies.clone(), 0.99),
+        latencies.len()
+    );
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("vantage-fleet-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let mut fixture = Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(["fixture", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("fixture");
+        let mut line = String::new();
+        BufReader::new(fixture.stdout.take().expect("stdout")).read_line(&mut line).expect("url");
+        let url = line.trim().trim_start_matches("listening ").to_string();
+        let _fixture = Guard(vec![fixture]);
+        println!("bench fleet: multi-region overhead (real agents as processes, clean fixture on loopback, 40 checks each)");
+        for regions in [3, 10] {
+            multi_region(regions, &url, &dir).await;
+        }
+        scale(&dir).await;
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
