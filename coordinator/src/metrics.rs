@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use prometheus::core::Collector;
 use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
 use vantage_agent::model::Outcome;
 
@@ -373,6 +374,23 @@ impl Metrics {
     /// Text exposition, with the fleet gauges refreshed from the registry.
     pub fn render(&self, fleet: &Fleet, regions: &[String]) -> String {
         let per_region = fleet.per_region();
+        // Regions that left the configuration lose their fleet series.
+        for family in [
+            &self.agents_connected,
+            &self.agent_last_seen,
+            &self.region_degraded,
+        ] {
+            for m in family.collect().iter().flat_map(|f| f.get_metric()) {
+                let label = m
+                    .get_label()
+                    .iter()
+                    .find(|l| l.name() == "region")
+                    .map(|l| l.value().to_string());
+                if let Some(region) = label.filter(|r| !regions.contains(r)) {
+                    let _ = family.remove_label_values(&[&region]);
+                }
+            }
+        }
         for region in regions {
             let (n, last) = per_region.get(region).copied().unwrap_or((0, 0.0));
             self.agents_connected
@@ -385,5 +403,24 @@ impl Metrics {
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_region_that_leaves_loses_its_fleet_series() {
+        let m = Metrics::new(Registry::new()).unwrap();
+        let fleet = Fleet::default();
+        let both = m.render(&fleet, &["eu".to_string(), "us".to_string()]);
+        assert!(
+            both.contains("vantage_agents_connected{region=\"us\"} 0"),
+            "{both}"
+        );
+        let one = m.render(&fleet, &["eu".to_string()]);
+        assert!(one.contains("vantage_agents_connected{region=\"eu\"} 0"));
+        assert!(!one.contains("region=\"us\""), "{one}");
     }
 }

@@ -42,6 +42,10 @@ fn cause_word(cause: Cause) -> &'static str {
 
 /// Connect to every address; record `net.connect` and `net.ipv6`. Returns the addresses
 /// that accepted a connection, IPv4 first.
+/// Addresses tried at most: a DNS answer with hundreds of records must not turn one check
+/// into hundreds of connections.
+pub const MAX_ADDRESSES: usize = 16;
+
 pub async fn connect_all(
     addrs: &[IpAddr],
     port: u16,
@@ -49,8 +53,25 @@ pub async fn connect_all(
     rec: &mut Recorder,
 ) -> Vec<SocketAddr> {
     let started = Instant::now();
+    // Both families are tried when both are present, within the cap.
+    let mut chosen: Vec<IpAddr> = addrs
+        .iter()
+        .filter(|a| a.is_ipv4())
+        .take(MAX_ADDRESSES / 2)
+        .copied()
+        .collect();
+    chosen.extend(addrs.iter().filter(|a| a.is_ipv6()).take(MAX_ADDRESSES / 2));
+    for a in addrs {
+        if chosen.len() >= MAX_ADDRESSES {
+            break;
+        }
+        if !chosen.contains(a) {
+            chosen.push(*a);
+        }
+    }
+    let untried = addrs.len().saturating_sub(chosen.len());
     let attempts = futures::future::join_all(
-        addrs
+        chosen
             .iter()
             .map(|&ip| attempt(SocketAddr::new(ip, port), timeout)),
     )
@@ -64,7 +85,12 @@ pub async fn connect_all(
             a.elapsed_ms
         ),
     };
-    let observed = attempts.iter().map(line).collect::<Vec<_>>().join("; ");
+    let mut observed = attempts.iter().map(line).collect::<Vec<_>>().join("; ");
+    if untried > 0 {
+        observed.push_str(&format!(
+            " (+{untried} more addresses not tried: the cap is {MAX_ADDRESSES})"
+        ));
+    }
     let ok: Vec<SocketAddr> = attempts
         .iter()
         .filter(|a| a.result.is_ok())

@@ -183,3 +183,47 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
         c.observed
     );
 }
+
+#[tokio::test]
+async fn a_dns_answer_with_hundreds_of_records_costs_a_bounded_number_of_connections() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut addrs: Vec<std::net::IpAddr> = vec!["127.0.0.1".parse().unwrap()];
+    addrs.extend(
+        (1..300u32).map(|i| std::net::IpAddr::from([127, 0, (i / 250 + 1) as u8, (i % 250) as u8])),
+    );
+    let table = [("many.vantage.test.".to_string(), addrs)]
+        .into_iter()
+        .collect();
+    let dns = LabDns::start_table(table).await;
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let report = check_with(
+        &format!("http://many.vantage.test:{}/mcp", fixture.addr.port()),
+        opts,
+    )
+    .await;
+    let d = report.regions[0].dns.as_ref().unwrap();
+    assert_eq!(
+        d.a.len(),
+        300,
+        "every record arrived (over TCP after the truncated UDP answer)"
+    );
+    let c = outcome(&report, "net.connect");
+    assert!(
+        c.observed.contains("more addresses not tried"),
+        "{}",
+        c.observed
+    );
+    let tried = c.observed.split("; ").count();
+    assert_eq!(
+        tried,
+        vantage_agent::probe::connect::MAX_ADDRESSES,
+        "{}",
+        c.observed
+    );
+    // The fixture listens on 127.0.0.1 only: the other IPv4 addresses tried refuse.
+    assert_eq!((c.outcome, c.cause), (Outcome::Fail, Some(Cause::Refused)));
+}

@@ -884,3 +884,108 @@ async fn mutual_tls_refuses_an_agent_without_a_client_certificate() {
     wait_agents(&c, 1, Duration::from_secs(15)).await;
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
+    let dir = tmpdir("fleetbusy");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let _a = agent(&c.grpc, "eu", &agent_token("eu"));
+    wait_agents(&c, 1, Duration::from_secs(15)).await;
+    let hostile = vantage_coordinator::fixture::HostileServer::start(
+        vantage_coordinator::fixture::Hostile::NeverAnswers,
+    )
+    .await
+    .unwrap();
+    let clean = Fixture::start(&[]).await.unwrap();
+    // Three checks of a target that never answers occupy the agent for their deadline...
+    for i in 0..3 {
+        let body = json!({"target": format!("{}?i={i}", hostile.url()), "deadline": "8s"});
+        let (st, _) = call(
+            reqwest::Method::POST,
+            format!("{}/v1/checks", c.api),
+            Some(API_TOKEN),
+            Some(body),
+        )
+        .await;
+        assert_eq!(st, 202);
+    }
+    // ... while a check of a healthy target still comes back at once.
+    let t = Instant::now();
+    let report = check(&c, json!({"target": clean.url()})).await;
+    let took = t.elapsed();
+    assert_eq!(report["decision"], "pass");
+    assert!(
+        took < Duration::from_secs(6),
+        "the healthy check waited behind the hostile ones ({took:?})"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_false_pass() {
+    let dir = tmpdir("fleet100");
+    let (api, grpc) = (free_addr(), free_addr());
+    let mut c = coordinator(&dir, &["eu", "us"], &api, &grpc, "");
+    let _agents: Vec<Proc> = ["eu", "us"]
+        .iter()
+        .map(|r| agent(&c.grpc, r, &agent_token(r)))
+        .collect();
+    wait_agents(&c, 2, Duration::from_secs(15)).await;
+    let fixture = Fixture::start(&[Fault::Slow]).await.unwrap();
+    let calls = (0..100).map(|i| {
+        let url = format!("{}/v1/checks?wait=30s", c.api);
+        let body = json!({"target": format!("{}?i={i}", fixture.url())});
+        async move {
+            let r = http()
+                .post(url)
+                .bearer_auth(API_TOKEN)
+                .body(body.to_string())
+                .send()
+                .await;
+            match r {
+                Ok(resp) => Ok((
+                    resp.status().as_u16(),
+                    resp.text().await.unwrap_or_default(),
+                )),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    });
+    let all = tokio::spawn(futures::future::join_all(calls));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    c.proc.kill();
+    let results = all.await.unwrap();
+    let (mut reports, mut errors) = (0, 0);
+    for r in results {
+        match r {
+            Ok((200, text)) => {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let complete = v["regions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|r| r["status"] == "complete");
+                assert!(
+                    v["decision"] != "pass" || complete,
+                    "a pass with a region missing: {v}"
+                );
+                reports += 1;
+            }
+            Ok((status, text)) => panic!("an unexpected answer {status}: {text}"),
+            Err(_) => errors += 1,
+        }
+    }
+    eprintln!(
+        "100 checks in flight across a coordinator kill: {reports} reports, {errors} clear errors"
+    );
+    assert_eq!(reports + errors, 100);
+    assert!(errors > 0, "the kill happened while checks were in flight");
+    // The agents come back to a new coordinator and the next check runs in both regions.
+    let config = c.config.clone();
+    drop(c);
+    let c = start_coordinator(&config, &["eu", "us"]);
+    wait_agents(&c, 2, Duration::from_secs(15)).await;
+    let report = check(&c, json!({"target": fixture.url()})).await;
+    assert_eq!(regions_of(&report), complete(&["eu", "us"]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -209,9 +209,10 @@ pub struct LabDns {
 }
 
 impl LabDns {
+    /// Answer each name with its addresses; unknown names get NXDOMAIN. Over UDP an answer
+    /// larger than 512 bytes (or the client's EDNS size) is truncated (TC), so the client
+    /// retries over TCP, which is served on the same port.
     pub async fn start(zone: &[(&str, &[&str])]) -> Self {
-        use hickory_proto::op::{Message, MessageType, ResponseCode};
-        use hickory_proto::rr::{rdata, RData, Record, RecordType};
         let table: BTreeMap<String, Vec<IpAddr>> = zone
             .iter()
             .map(|(n, addrs)| {
@@ -221,48 +222,101 @@ impl LabDns {
                 )
             })
             .collect();
+        Self::start_table(table).await
+    }
+
+    pub async fn start_table(table: BTreeMap<String, Vec<IpAddr>>) -> Self {
         let socket = UdpSocket::bind(("127.0.0.1", 0)).await.expect("bind udp");
         let addr = socket.local_addr().expect("addr");
+        let tcp = TcpListener::bind(addr).await.expect("bind tcp");
+        let table = Arc::new(table);
+        let t2 = table.clone();
         let task = tokio::spawn(async move {
+            let tcp_task = tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                while let Ok((mut s, _)) = tcp.accept().await {
+                    let table = t2.clone();
+                    tokio::spawn(async move {
+                        let mut len = [0u8; 2];
+                        while s.read_exact(&mut len).await.is_ok() {
+                            let mut buf = vec![0u8; u16::from_be_bytes(len) as usize];
+                            if s.read_exact(&mut buf).await.is_err() {
+                                return;
+                            }
+                            let Some(bytes) = answer(&table, &buf, usize::MAX) else {
+                                return;
+                            };
+                            let _ = s.write_all(&(bytes.len() as u16).to_be_bytes()).await;
+                            let _ = s.write_all(&bytes).await;
+                        }
+                    });
+                }
+            });
             let mut buf = vec![0u8; 4096];
             while let Ok((n, peer)) = socket.recv_from(&mut buf).await {
-                let Ok(req) = Message::from_vec(&buf[..n]) else {
-                    continue;
-                };
-                let mut resp = Message::new();
-                resp.set_id(req.id())
-                    .set_message_type(MessageType::Response)
-                    .set_op_code(req.op_code())
-                    .set_recursion_desired(req.recursion_desired())
-                    .set_recursion_available(true)
-                    .set_authoritative(true);
-                resp.add_queries(req.queries().to_vec());
-                if let Some(q) = req.queries().first() {
-                    match table.get(&q.name().to_ascii().to_ascii_lowercase()) {
-                        None => {
-                            resp.set_response_code(ResponseCode::NXDomain);
-                        }
-                        Some(addrs) => {
-                            for ip in addrs {
-                                let rdata = match (ip, q.query_type()) {
-                                    (IpAddr::V4(v4), RecordType::A) => RData::A(rdata::A(*v4)),
-                                    (IpAddr::V6(v6), RecordType::AAAA) => {
-                                        RData::AAAA(rdata::AAAA(*v6))
-                                    }
-                                    _ => continue,
-                                };
-                                resp.add_answer(Record::from_rdata(q.name().clone(), 60, rdata));
-                            }
-                        }
-                    }
-                }
-                if let Ok(bytes) = resp.to_vec() {
+                if let Some(bytes) = answer(&table, &buf[..n], 4096) {
                     let _ = socket.send_to(&bytes, peer).await;
                 }
             }
+            tcp_task.abort();
         });
         LabDns { addr, task }
     }
+}
+
+/// Build the answer to one query; over UDP (`limit`) an oversized answer is truncated.
+fn answer(table: &BTreeMap<String, Vec<IpAddr>>, query: &[u8], limit: usize) -> Option<Vec<u8>> {
+    use hickory_proto::op::{Message, MessageType, ResponseCode};
+    use hickory_proto::rr::{rdata, RData, Record, RecordType};
+    let req = Message::from_vec(query).ok()?;
+    let mut resp = Message::new();
+    resp.set_id(req.id())
+        .set_message_type(MessageType::Response)
+        .set_op_code(req.op_code())
+        .set_recursion_desired(req.recursion_desired())
+        .set_recursion_available(true)
+        .set_authoritative(true);
+    resp.add_queries(req.queries().to_vec());
+    if let Some(q) = req.queries().first() {
+        match table.get(&q.name().to_ascii().to_ascii_lowercase()) {
+            None => {
+                resp.set_response_code(ResponseCode::NXDomain);
+            }
+            Some(addrs) => {
+                for ip in addrs {
+                    let rdata = match (ip, q.query_type()) {
+                        (IpAddr::V4(v4), RecordType::A) => RData::A(rdata::A(*v4)),
+                        (IpAddr::V6(v6), RecordType::AAAA) => RData::AAAA(rdata::AAAA(*v6)),
+                        _ => continue,
+                    };
+                    resp.add_answer(Record::from_rdata(q.name().clone(), 60, rdata));
+                }
+            }
+        }
+    }
+    // Over UDP the client's EDNS size (at least 512) bounds the answer; over TCP nothing does.
+    let limit = if limit == usize::MAX {
+        limit
+    } else {
+        req.extensions()
+            .as_ref()
+            .map(|e| usize::from(e.max_payload()).max(512))
+            .unwrap_or(512)
+            .min(limit)
+    };
+    let bytes = resp.to_vec().ok()?;
+    if bytes.len() <= limit {
+        return Some(bytes);
+    }
+    let mut truncated = Message::new();
+    truncated
+        .set_id(req.id())
+        .set_message_type(MessageType::Response)
+        .set_op_code(req.op_code())
+        .set_truncated(true)
+        .set_recursion_available(true);
+    truncated.add_queries(req.queries().to_vec());
+    truncated.to_vec().ok()
 }
 
 impl Drop for LabDns {

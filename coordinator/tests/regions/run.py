@@ -366,6 +366,37 @@ def scenarios(bin_dir, api_token, tokens, ca):
                "--reject-with", "tcp-reset", ns=NS["us"])
         return f
 
+    timings = {}
+
+    def partition(action):
+        def f():
+            for chain, flag in (("OUTPUT", "-d"), ("INPUT", "-s")):
+                sh("iptables", action, chain, flag, ADDR["coord"], "-j", "DROP", ns=NS["us"])
+            if action == "-A":
+                t = time.time()
+                deadline = t + 20
+                while len(api(api_token, "/v1/agents").get("agents", [])) != 2:
+                    assert time.time() < deadline, "the partitioned agent was not dropped within 20 s"
+                    time.sleep(0.1)
+                timings["detected"] = time.time() - t
+            else:
+                t = time.time()
+                deadline = t + 30
+                while len(api(api_token, "/v1/agents").get("agents", [])) != 3:
+                    assert time.time() < deadline, "the agent did not come back within 30 s of the partition ending"
+                    time.sleep(0.1)
+                timings["recovered"] = time.time() - t
+        return f
+
+    def partitioned(r):
+        assert above_info(r) == [("fleet.region-missing", "medium", "regional", ("us",))], above_info(r)
+        assert r["decision"] == "unknown"
+        return f"fleet.region-missing in us; the coordinator dropped the partitioned agent in {timings['detected']:.1f}s (agent_timeout 5s)"
+
+    def after_partition(r):
+        assert r["decision"] == "pass", r["reason"]
+        return f"all regions back; the agent re-registered {timings['recovered']:.1f}s after the partition ended"
+
     def kill_ap():
         stop("agent-ap")
         deadline = time.time() + 10
@@ -383,6 +414,8 @@ def scenarios(bin_dir, api_token, tokens, ca):
         ("cross-host-redirect", "redirect", None, None, redirect),
         ("bad-edge", "badedge", None, None, badedge),
         ("edge-divergent", "divergent", None, None, divergent),
+        ("agent-partitioned", "healthy", partition("-A"), partition("-D"), partitioned),
+        ("after-the-partition", "healthy", None, None, after_partition),
         ("agent-killed", "healthy", kill_ap, None, missing),
     ]
 
