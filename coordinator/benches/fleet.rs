@@ -241,12 +241,28 @@ async fn fake_agent(channel: tonic::transport::Channel, region: String, token: S
     }
 }
 
-async fn scale(dir: &std::path::Path) {
-    let agents = env_or("VANTAGE_BENCH_SCALE_AGENTS", 1000) as usize;
-    let seconds = env_or("VANTAGE_BENCH_SCALE_SECONDS", 20);
-    let regions = (agents / 10).max(1);
-    // 10,000 scheduled checks per minute: 1,667 targets every 10 s, one region each.
-    let targets = 1667;
+/// What one scale run measured.
+struct Measure {
+    register_s: f64,
+    cpu_cores: f64,
+    hwm_mib: f64,
+    per_agent_kib: f64,
+    runs_per_min: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    samples: usize,
+}
+
+/// `agents` fake agents spread over `regions`, `targets` scheduled every 10 s (one region
+/// each), and on-demand checks over `check_regions` regions timed for `seconds`.
+async fn run_scale(
+    dir: &std::path::Path,
+    agents: usize,
+    regions: usize,
+    targets: usize,
+    check_regions: usize,
+    seconds: u64,
+) -> Measure {
     let mut config = "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{ token_env = \"T_API\" }]\nchecks_per_target_per_minute = 100000\n[fleet]\nlocal_agent = false\ndefault_deadline = \"5s\"\n[store]\nmax_reports = 2000\n".to_string();
     let mut env = Vec::new();
     for i in 0..agents {
@@ -264,9 +280,9 @@ async fn scale(dir: &std::path::Path) {
     let _guard = Guard(vec![coord]);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let (_, _, rss_before) = accounting(pid);
-    // Many agents per connection, as a load tool would: 20 connections.
+    // Many agents per connection, as a load tool would.
     let mut channels = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..agents.div_ceil(50).min(20) {
         channels.push(
             tonic::transport::Endpoint::from_shared(grpc.clone())
                 .expect("endpoint")
@@ -275,12 +291,13 @@ async fn scale(dir: &std::path::Path) {
                 .expect("connect"),
         );
     }
+    let mut tasks = Vec::new();
     for i in 0..agents {
-        tokio::spawn(fake_agent(
+        tasks.push(tokio::spawn(fake_agent(
             channels[i % channels.len()].clone(),
             format!("r{}", i % regions),
             format!("bench-agent-token-{i}"),
-        ));
+        )));
     }
     let start = Instant::now();
     while agents_connected(&api).await < agents {
@@ -290,19 +307,24 @@ async fn scale(dir: &std::path::Path) {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let connect_time = start.elapsed();
+    let register_s = start.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (cpu_start, _, rss_connected) = accounting(pid);
+    let runs_before = runs_total(&api).await;
     let t0 = Instant::now();
-    // While the schedule runs, time on-demand checks answered by the fake agents.
     let c = client();
+    let check_regions: Vec<String> = (0..check_regions.min(regions))
+        .map(|r| format!("r{r}"))
+        .collect();
     let mut latencies = Vec::new();
+    let mut n = 0u64;
     while t0.elapsed() < Duration::from_secs(seconds) {
+        n += 1;
         let t = Instant::now();
         let r = c
             .post(format!("{api}/v1/checks?wait=10s"))
             .bearer_auth("bench-api-token")
-            .body(serde_json::json!({"target": "http://127.0.0.1:9/mcp?ondemand=1", "regions": ["r0"]}).to_string())
+            .body(serde_json::json!({"target": format!("http://127.0.0.1:9/mcp?ondemand={n}"), "regions": check_regions}).to_string())
             .send()
             .await;
         if r.is_ok_and(|r| r.status() == 200) {
@@ -312,35 +334,80 @@ async fn scale(dir: &std::path::Path) {
     }
     let elapsed = t0.elapsed().as_secs_f64();
     let (cpu_end, hwm, _) = accounting(pid);
-    let metrics = c
-        .get(format!("{api}/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .unwrap_or_default();
-    let runs: f64 = metrics
-        .lines()
+    let runs = runs_total(&api).await - runs_before - latencies.len() as f64;
+    for t in tasks {
+        t.abort();
+    }
+    Measure {
+        register_s,
+        cpu_cores: (cpu_end - cpu_start) / elapsed,
+        hwm_mib: hwm as f64 / 1024.0,
+        per_agent_kib: rss_connected.saturating_sub(rss_before) as f64 / agents as f64,
+        runs_per_min: runs / elapsed * 60.0,
+        p50_ms: percentile(latencies.clone(), 0.5),
+        p99_ms: percentile(latencies.clone(), 0.99),
+        samples: latencies.len(),
+    }
+}
+
+async fn runs_total(api: &str) -> f64 {
+    let text = match client().get(format!("{api}/metrics")).send().await {
+        Ok(r) => r.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    text.lines()
         .filter(|l| l.starts_with("vantage_runs_total{"))
         .filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok()))
-        .sum();
-    println!("bench fleet scale ({agents} agents in {regions} regions over 20 connections, {targets} targets every 10 s = 10,000 checks/min, {seconds} s)");
-    println!("  agents registered in {:.2} s", connect_time.as_secs_f64());
+        .sum()
+}
+
+async fn scale(dir: &std::path::Path) {
+    let agents = env_or("VANTAGE_BENCH_SCALE_AGENTS", 1000) as usize;
+    let seconds = env_or("VANTAGE_BENCH_SCALE_SECONDS", 20);
+    // 10,000 scheduled checks per minute: 1,667 targets every 10 s, one region each.
+    let m = run_scale(dir, agents, (agents / 10).max(1), 1667, 1, seconds).await;
+    println!("bench fleet scale ({agents} agents in {} regions, 1,667 targets every 10 s = 10,000 checks/min, {seconds} s)", (agents / 10).max(1));
+    println!("  agents registered in {:.2} s", m.register_s);
     println!(
         "  coordinator CPU {:.2} cores (goal <= 1); peak RSS {:.1} MiB (goal <= 512); {:.1} KiB per connected agent",
-        (cpu_end - cpu_start) / elapsed,
-        hwm as f64 / 1024.0,
-        (rss_connected.saturating_sub(rss_before)) as f64 / agents as f64
+        m.cpu_cores, m.hwm_mib, m.per_agent_kib
     );
     println!(
-        "  merged runs {:.0} (~{:.0}/min); on-demand check via fake agent: p50 {:.2} ms, p99 {:.2} ms (goal p99 < 5 ms) over {} checks",
-        runs,
-        runs / (connect_time.as_secs_f64() + 1.0 + elapsed) * 60.0,
-        percentile(latencies.clone(), 0.5),
-        percentile(latencies.clone(), 0.99),
-        latencies.len()
+        "  scheduled runs merged: {:.0}/min; on-demand check answered by a fake agent: p50 {:.2} ms, p99 {:.2} ms (goal p99 < 5 ms), {} checks",
+        m.runs_per_min, m.p50_ms, m.p99_ms, m.samples
     );
+
+    let secs = env_or("VANTAGE_BENCH_GROWTH_SECONDS", 6);
+    println!(
+        "bench fleet growth ({secs} s per row; fake agents answer at once; 10 agents per region)"
+    );
+    println!(
+        "  {:<28} {:>9} {:>10} {:>12} {:>9} {:>9} {:>11}",
+        "row", "CPU cores", "peak MiB", "KiB/agent", "p50 ms", "p99 ms", "runs/min"
+    );
+    let mut rows: Vec<(String, usize, usize, usize, usize)> = Vec::new();
+    for a in [10, 100, 1000] {
+        rows.push((
+            format!("agents {a} (100 targets)"),
+            a,
+            (a / 10).max(1),
+            100,
+            1,
+        ));
+    }
+    for t in [10, 100, 1000] {
+        rows.push((format!("targets {t} (100 agents)"), 100, 10, t, 1));
+    }
+    for r in [1, 3, 10] {
+        rows.push((format!("regions per check {r}"), 100, 10, 100, r));
+    }
+    for (label, a, regions, t, cr) in rows {
+        let m = run_scale(dir, a, regions, t, cr, secs).await;
+        println!(
+            "  {:<28} {:>9.3} {:>10.1} {:>12.1} {:>9.2} {:>9.2} {:>11.0}",
+            label, m.cpu_cores, m.hwm_mib, m.per_agent_kib, m.p50_ms, m.p99_ms, m.runs_per_min
+        );
+    }
 }
 
 fn main() {
