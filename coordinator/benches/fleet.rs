@@ -419,14 +419,7 @@ fn main() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let mut fixture = Command::new(env!("CARGO_BIN_EXE_vantage"))
-            .args(["fixture", "--listen", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("fixture");
-        let mut line = String::new();
-        BufReader::new(fixture.stdout.take().expect("stdout")).read_line(&mut line).expect("url");
-        let url = line.trim().trim_start_matches("listening ").to_string();
+        let (fixture, url) = common::fixture(env!("CARGO_BIN_EXE_vantage"));
         let _fixture = Guard(vec![fixture]);
         println!("bench fleet: multi-region overhead (real agents as processes, clean fixture on loopback, 40 checks each)");
         for regions in [3, 10] {

@@ -12,7 +12,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -95,16 +94,7 @@ fn main() {
     };
 
     // The target: the fixture, in its own process. GET /mcp answers 405 with Allow.
-    let mut fixture = Command::new(env!("CARGO_BIN_EXE_vantage"))
-        .args(["fixture", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("fixture");
-    let mut line = String::new();
-    BufReader::new(fixture.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("fixture url");
-    let url = line.trim().trim_start_matches("listening ").to_string();
+    let (mut fixture, url) = common::fixture(env!("CARGO_BIN_EXE_vantage"));
 
     // Vantage.
     let me = std::env::current_exe().expect("exe");

@@ -41,3 +41,21 @@ pub fn env_or(name: &str, default: u64) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// Start `vantage fixture` (the binary at `exe`) on loopback; returns the child and its URL.
+pub fn fixture(exe: &str) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(exe)
+        .args(["fixture", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("fixture");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("fixture url");
+    (
+        child,
+        line.trim().trim_start_matches("listening ").to_string(),
+    )
+}

@@ -143,26 +143,21 @@ async fn three_agents_check_and_merge() {
     assert_eq!(report["decision"], "review");
 
     // The command line in fleet mode renders the same merged report.
-    let out = tokio::task::spawn_blocking({
-        let (api, url) = (c.api.clone(), fixture.url());
-        move || {
-            crate::support::vantage(
-                &[
-                    "check",
-                    &url,
-                    "--coordinator",
-                    &api,
-                    "--regions",
-                    "eu,us",
-                    "--format",
-                    "json",
-                ],
-                &[("VANTAGE_API_TOKEN", API_TOKEN)],
-            )
-        }
-    })
-    .await
-    .unwrap();
+    let (api, url) = (c.api.clone(), fixture.url());
+    let out = crate::support::vantage_env(
+        &[
+            "check",
+            &url,
+            "--coordinator",
+            &api,
+            "--regions",
+            "eu,us",
+            "--format",
+            "json",
+        ],
+        &[("VANTAGE_API_TOKEN", API_TOKEN)],
+    )
+    .await;
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -425,24 +420,19 @@ async fn the_api_refuses_bad_callers_and_bad_input_by_shape() {
         vec![("eu".to_string(), "no-agent".to_string())]
     );
     // Exit code 4 from the command line for a region that did not report.
-    let out = tokio::task::spawn_blocking({
-        let api = c.api.clone();
-        move || {
-            crate::support::vantage(
-                &[
-                    "check",
-                    "http://127.0.0.1:1/mcp",
-                    "--coordinator",
-                    &api,
-                    "--timeout",
-                    "2s",
-                ],
-                &[("VANTAGE_API_TOKEN", API_TOKEN)],
-            )
-        }
-    })
-    .await
-    .unwrap();
+    let api = c.api.clone();
+    let out = crate::support::vantage_env(
+        &[
+            "check",
+            "http://127.0.0.1:1/mcp",
+            "--coordinator",
+            &api,
+            "--timeout",
+            "2s",
+        ],
+        &[("VANTAGE_API_TOKEN", API_TOKEN)],
+    )
+    .await;
     assert_eq!(
         out.status.code(),
         Some(4),

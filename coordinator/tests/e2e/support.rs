@@ -99,6 +99,22 @@ pub fn vantage(args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("vantage runs")
 }
 
+/// The `vantage` binary with `args` and extra environment, off the async runtime.
+pub async fn vantage_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        vantage(&a, &e)
+    })
+    .await
+    .expect("join")
+}
+
 pub async fn vantage_async(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
