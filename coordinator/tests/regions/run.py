@@ -279,8 +279,31 @@ def wait_agents(api_token, n, within=30):
     raise RuntimeError(f"{n} agents did not register within {within}s; coordinator log:\n" + open(f"{work}/coordinator.log").read()[-2000:])
 
 
+_validator = None
+
+
+def validate_report(report):
+    """Every report validates against the shipped JSON Schema (when jsonschema is installed:
+    .ci/install-deploy-tools puts it in target/tools/venv, which .ci/test runs this with)."""
+    global _validator
+    try:
+        import jsonschema
+    except ImportError:
+        if os.environ.get("CI"):
+            raise AssertionError("jsonschema is missing: run under target/tools/venv/bin/python")
+        return
+    if _validator is None:
+        with open(os.path.join(ROOT, "coordinator/schema/report.v1.json")) as f:
+            _validator = jsonschema.Draft202012Validator(json.load(f))
+    errors = [f"{e.message} at {list(e.path)}" for e in _validator.iter_errors(report)]
+    assert not errors, f"the report does not match the schema: {errors[:3]}"
+
+
 def check(api_token, name):
-    return api(api_token, "/v1/checks?wait=60s", {"target": f"https://{name}.lab.test/mcp"})
+    report = api(api_token, "/v1/checks?wait=60s", {"target": f"https://{name}.lab.test/mcp"})
+    if "findings" in report:
+        validate_report(report)
+    return report
 
 
 def above_info(report):
