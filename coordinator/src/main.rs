@@ -1,6 +1,7 @@
 //! `vantage`: check an MCP endpoint from here (`vantage check URL`), try it on a built-in
 //! demo target (`vantage demo`), or serve the fixture for experiments (`vantage fixture`).
 
+mod args;
 mod cli;
 mod remote;
 

@@ -1,0 +1,252 @@
+//! The command line's arguments (clap), with the parsers that give each bad value its fix.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use ipnet::IpNet;
+use vantage_agent::credentials;
+use vantage_agent::Credentials;
+use vantage_coordinator::exit::FailOn;
+use vantage_coordinator::fixture::{Fault, Hostile};
+use vantage_coordinator::render::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vantage",
+    version,
+    about = "Check a remote MCP endpoint (2026-07-28, Streamable HTTP) from the outside",
+    long_about = "Check a remote MCP endpoint (Model Context Protocol 2026-07-28, Streamable HTTP) \
+from the outside: DNS, connectivity, TLS, redirects, era, and the transport and header rules, \
+each probe changing one thing in an otherwise valid request. The report says pass, review, \
+blocked or unknown, with evidence and a fix for every finding.",
+    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp --format json --output report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check one MCP endpoint: from this machine (one in-process vantage named `local`),
+    /// or from a fleet's regions with --coordinator.
+    Check(Box<CheckArgs>),
+    /// Run the coordinator: agent gRPC, the HTTP API, /metrics and an in-process vantage.
+    Serve(ServeArgs),
+    /// Serve the built-in fixture on loopback with a few faults switched on, and check it.
+    Demo(DemoArgs),
+    /// Serve the fixture MCP server (or a hostile target) until interrupted.
+    Fixture(FixtureArgs),
+    /// Print the JSON Schema of the report (vantage.report/v1).
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct Output {
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Colour in text output: auto (only on a terminal, and not with NO_COLOR), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct Probe {
+    /// Treat CIDR as globally routable (laboratories whose "public" addresses come from
+    /// documentation ranges). Repeatable. Never on by default.
+    #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
+    pub assume_global: Vec<IpNet>,
+    /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
+    #[arg(long = "ca-file", value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+    /// Overall deadline for the whole check, e.g. 30s, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Deadline for one exchange (one request, connect, handshake or DNS query).
+    #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub check_timeout: Duration,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
+    #[arg(long, value_name = "IP:PORT")]
+    pub nameserver: Vec<SocketAddr>,
+    #[command(flatten)]
+    pub auth: AuthArgs,
+}
+
+/// Tokens are named, never given: the flags name an environment variable or a file that
+/// holds the token, and the token never appears in output, logs or reports.
+#[derive(Debug, Args, Default)]
+pub struct AuthArgs {
+    /// Run the checks authenticated with the bearer token in environment variable NAME.
+    #[arg(long = "token-env", value_name = "NAME", conflicts_with = "token_file")]
+    pub token_env: Option<String>,
+    /// Like --token-env, reading the token from PATH.
+    #[arg(long = "token-file", value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+    /// A token issued for another audience (auth.wrong-audience must get 401).
+    #[arg(
+        long = "other-audience-token-env",
+        value_name = "NAME",
+        conflicts_with = "other_audience_token_file"
+    )]
+    pub other_audience_token_env: Option<String>,
+    /// Like --other-audience-token-env, from a file.
+    #[arg(long = "other-audience-token-file", value_name = "PATH")]
+    pub other_audience_token_file: Option<PathBuf>,
+    /// A valid token lacking a required scope (auth.insufficient-scope wants 403).
+    #[arg(
+        long = "missing-scope-token-env",
+        value_name = "NAME",
+        conflicts_with = "missing_scope_token_file"
+    )]
+    pub missing_scope_token_env: Option<String>,
+    /// Like --missing-scope-token-env, from a file.
+    #[arg(long = "missing-scope-token-file", value_name = "PATH")]
+    pub missing_scope_token_file: Option<PathBuf>,
+    /// The endpoint must be protected: an unauthenticated answer is a finding.
+    #[arg(long = "expect-auth")]
+    pub expect_auth: bool,
+}
+
+pub fn token(
+    env: &Option<String>,
+    file: &Option<PathBuf>,
+) -> anyhow::Result<Option<secrecy::SecretString>> {
+    Ok(match (env, file) {
+        (Some(name), _) => Some(credentials::from_env(name)?),
+        (None, Some(path)) => Some(credentials::from_file(path)?),
+        (None, None) => None,
+    })
+}
+
+impl AuthArgs {
+    /// Whether any token flag was given.
+    pub fn names_a_token(&self) -> bool {
+        self.token_env.is_some()
+            || self.token_file.is_some()
+            || self.other_audience_token_env.is_some()
+            || self.other_audience_token_file.is_some()
+            || self.missing_scope_token_env.is_some()
+            || self.missing_scope_token_file.is_some()
+    }
+
+    pub fn credentials(&self) -> anyhow::Result<Credentials> {
+        Ok(Credentials {
+            token: token(&self.token_env, &self.token_file)?,
+            other_audience: token(
+                &self.other_audience_token_env,
+                &self.other_audience_token_file,
+            )?,
+            missing_scope: token(
+                &self.missing_scope_token_env,
+                &self.missing_scope_token_file,
+            )?,
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The MCP endpoint, e.g. https://mcp.example.com/mcp
+    pub url: String,
+    /// Which decision fails the gate (exit 2).
+    #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
+    pub fail_on: FailOn,
+    /// The region label of this vantage in the report.
+    #[arg(long, default_value = "local")]
+    pub region: String,
+    #[command(flatten)]
+    pub probe: Probe,
+    #[command(flatten)]
+    pub fleet: Fleet,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The configuration file (TOML). Without one: an in-process vantage named `local`, the
+    /// API on 127.0.0.1:8080 and agent gRPC on 127.0.0.1:50051 (see vantage.example.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Only validate the configuration (keys, values, cross-references) and exit; secrets
+    /// are not read.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Fleet mode of `vantage check`.
+#[derive(Debug, Args)]
+pub struct Fleet {
+    /// Submit the check to this coordinator's API (e.g. http://127.0.0.1:8080) instead of
+    /// probing from here.
+    #[arg(long, value_name = "URL")]
+    pub coordinator: Option<String>,
+    /// Regions to check from (default: every configured region). Needs --coordinator.
+    #[arg(long, value_delimiter = ',', requires = "coordinator")]
+    pub regions: Vec<String>,
+    /// A credential configured on the coordinator, by name. Needs --coordinator.
+    #[arg(long, value_name = "NAME", requires = "coordinator")]
+    pub credential: Option<String>,
+    /// Environment variable holding the coordinator's API token.
+    #[arg(
+        long = "api-token-env",
+        value_name = "NAME",
+        default_value = "VANTAGE_API_TOKEN"
+    )]
+    pub api_token_env: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Faults to switch on (default: get-html, unknown-method-html404, origin-accepted).
+    #[arg(long = "fault", value_enum)]
+    pub faults: Vec<Fault>,
+    /// Check the fixture with no fault at all.
+    #[arg(long, conflicts_with = "faults")]
+    pub clean: bool,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Debug, Args)]
+pub struct FixtureArgs {
+    /// Address to listen on (loopback only).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Faults to switch on. Repeatable.
+    #[arg(long = "fault", value_enum)]
+    pub faults: Vec<Fault>,
+    /// Serve a hostile target instead of the MCP fixture.
+    #[arg(long, value_enum, conflicts_with = "faults")]
+    pub hostile: Option<Hostile>,
+}
+
+pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
+    s.parse::<IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| {
+            format!("`{s}` is not a CIDR prefix; write e.g. 198.51.100.0/24 or 2001:db8:b::/64")
+        })
+}
+
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}`: {e}; write e.g. 500ms, 5s, 2m"))?;
+    if d.is_zero() {
+        return Err("a duration must be greater than zero".into());
+    }
+    Ok(d)
+}
