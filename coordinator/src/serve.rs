@@ -35,6 +35,64 @@ pub enum ServeError {
     Setup(String),
 }
 
+fn mtime(path: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// What a configuration reload changes while the coordinator runs.
+struct Live {
+    path: Option<std::path::PathBuf>,
+    mtime: Option<std::time::SystemTime>,
+    api: Arc<Api>,
+    agent_auth: Arc<std::sync::RwLock<Vec<AgentAuth>>>,
+    generated: Option<SecretString>,
+    current: Config,
+    scheduled: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Live {
+    /// Re-read the file: scheduled checks, credentials, API and agent tokens, regions.
+    /// Connected agents stay; listeners and the local vantage stay as started. A bad file
+    /// changes nothing.
+    fn reload(&mut self, why: &str) {
+        let Some(path) = self.path.clone() else {
+            tracing::warn!("{why}: no configuration file to re-read");
+            return;
+        };
+        self.mtime = mtime(&path);
+        let (next, s) = match Config::load(Some(&path)).and_then(|c| secrets(&c).map(|s| (c, s))) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::error!("{why}: keeping the running configuration: {e}");
+                return;
+            }
+        };
+        let api = &self.api;
+        for old in &self.current.checks {
+            if !next.checks.iter().any(|c| c.target == old.target) {
+                if let Ok(t) = vantage_agent::Target::parse(&old.target) {
+                    api.metrics.forget_target(&t.to_string());
+                    api.health.forget(&t.to_string());
+                }
+            }
+        }
+        for h in self.scheduled.drain(..) {
+            h.abort();
+        }
+        *self.agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
+        let mut tokens = s.tokens;
+        if tokens.is_empty() {
+            tokens.extend(self.generated.clone());
+        }
+        *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
+        *api.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
+        *api.regions.write().unwrap_or_else(|p| p.into_inner()) = next.regions();
+        self.scheduled = crate::schedule::start(api, &next.checks, next.fleet.default_deadline);
+        tracing::info!(checks = next.checks.len(), regions = ?next.regions(), "{why}: configuration reloaded");
+        self.current = next;
+    }
+}
+
 /// SIGHUP as a stream of `()`.
 fn hangups() -> tokio::sync::mpsc::Receiver<()> {
     let (tx, rx) = tokio::sync::mpsc::channel(4);
@@ -299,52 +357,36 @@ pub async fn serve(
             reap_registry.reap(timeout);
         }
     });
-    let mut scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
+    let scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
     tracing::info!(api = %bound.api, grpc = %bound.grpc, regions = ?cfg.regions(), checks = cfg.checks.len(), "coordinator up");
     ready(bound);
-    let mut current = cfg;
+    let mut live = Live {
+        mtime: config_path.as_deref().and_then(mtime),
+        path: config_path,
+        api: api.clone(),
+        agent_auth,
+        generated,
+        current: cfg,
+        scheduled,
+    };
     let mut shutdown = std::pin::pin!(shutdown);
     let mut hup = hangups();
+    // A change of the file is noticed too (a cheap mtime poll), as if SIGHUP had been sent.
+    let mut poll = tokio::time::interval(std::time::Duration::from_secs(2));
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
-            Some(()) = hup.recv() => {
-                let Some(path) = &config_path else {
-                    tracing::warn!("SIGHUP: no configuration file to re-read");
-                    continue;
-                };
-                match Config::load(Some(path)).and_then(|c| secrets(&c).map(|s| (c, s))) {
-                    Err(e) => tracing::error!("SIGHUP: keeping the running configuration: {e}"),
-                    Ok((next, s)) => {
-                        for old in &current.checks {
-                            if !next.checks.iter().any(|c| c.target == old.target) {
-                                if let Ok(t) = vantage_agent::Target::parse(&old.target) {
-                                    api.metrics.forget_target(&t.to_string());
-                                    api.health.forget(&t.to_string());
-                                }
-                            }
-                        }
-                        for h in scheduled.drain(..) {
-                            h.abort();
-                        }
-                        *agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
-                        let mut tokens = s.tokens;
-                        if tokens.is_empty() {
-                            tokens.extend(generated.clone());
-                        }
-                        *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
-                        *api.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
-                        *api.regions.write().unwrap_or_else(|p| p.into_inner()) = next.regions();
-                        scheduled = crate::schedule::start(&api, &next.checks, next.fleet.default_deadline);
-                        tracing::info!(checks = next.checks.len(), regions = ?next.regions(), "configuration reloaded");
-                        current = next;
-                    }
+            Some(()) = hup.recv() => live.reload("SIGHUP"),
+            _ = poll.tick() => {
+                let now = live.path.as_deref().and_then(mtime);
+                if now.is_some() && now != live.mtime {
+                    live.reload("the configuration file changed");
                 }
             }
         }
     }
     tracing::info!("shutting down");
-    for h in scheduled {
+    for h in live.scheduled.drain(..) {
         h.abort();
     }
     let _ = stop_tx.send(true);

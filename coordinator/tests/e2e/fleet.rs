@@ -697,6 +697,15 @@ async fn sighup_reloads_scheduled_checks_without_dropping_agents() {
         after[0]["connected_since"], since,
         "the agent was not dropped"
     );
+    // A change of the file alone (no signal) is noticed as well.
+    let text = std::fs::read_to_string(&c.config)
+        .unwrap()
+        .replace(&b.url(), &a.url());
+    std::fs::write(&c.config, text).unwrap();
+    c.proc.wait_for(
+        "the configuration file changed: configuration reloaded",
+        Duration::from_secs(10),
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
