@@ -566,34 +566,14 @@ async fn agents_attach_over_tls_with_the_lab_ca() {
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &extra);
     let port = c.grpc.rsplit(':').next().unwrap().to_string();
     let url = format!("https://localhost:{port}");
-    let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
-    cmd.args([
-        "--coordinator",
-        &url,
-        "--region",
-        "eu",
-        "--listen",
-        "127.0.0.1:0",
-        "--ca-file",
-    ])
-    .arg(dir.join("ca.pem"))
-    .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
-    let _a = Proc::spawn(cmd);
+    let ca = vec![
+        "--ca-file".to_string(),
+        dir.join("ca.pem").display().to_string(),
+    ];
+    let _a = crate::procs::agent_with(&url, "eu", &agent_token("eu"), &ca);
     wait_agents(&c, 1, Duration::from_secs(15)).await;
     // Without the lab CA the handshake fails and the agent never registers.
-    let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
-    cmd.args([
-        "--coordinator",
-        &url,
-        "--region",
-        "eu",
-        "--listen",
-        "127.0.0.1:0",
-        "--backoff-max",
-        "1s",
-    ])
-    .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
-    let untrusted = Proc::spawn(cmd);
+    let untrusted = agent(&url, "eu", &agent_token("eu"));
     untrusted.wait_for("coordinator connection", Duration::from_secs(10));
     assert_eq!(agents(&c).await.len(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -851,27 +831,17 @@ async fn mutual_tls_refuses_an_agent_without_a_client_certificate() {
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &extra);
     let url = format!("https://localhost:{}", c.grpc.rsplit(':').next().unwrap());
     let spawn = |with_cert: bool| {
-        let mut cmd = std::process::Command::new(crate::procs::bin("vantage-agent"));
-        cmd.args([
-            "--coordinator",
-            &url,
-            "--region",
-            "eu",
-            "--listen",
-            "127.0.0.1:0",
-            "--backoff-max",
-            "1s",
-            "--ca-file",
-        ])
-        .arg(dir.join("ca.pem"))
-        .env("VANTAGE_AGENT_TOKEN", agent_token("eu"));
+        let mut extra = vec![
+            "--ca-file".to_string(),
+            dir.join("ca.pem").display().to_string(),
+        ];
         if with_cert {
-            cmd.arg("--cert-file")
-                .arg(dir.join("client.crt"))
-                .arg("--key-file")
-                .arg(dir.join("client.key"));
+            for (flag, file) in [("--cert-file", "client.crt"), ("--key-file", "client.key")] {
+                extra.push(flag.to_string());
+                extra.push(dir.join(file).display().to_string());
+            }
         }
-        Proc::spawn(cmd)
+        crate::procs::agent_with(&url, "eu", &agent_token("eu"), &extra)
     };
     let without = spawn(false);
     without.wait_for("coordinator connection", Duration::from_secs(10));

@@ -174,6 +174,11 @@ pub fn start_coordinator(config: &std::path::Path, regions: &[&str]) -> Coordina
 
 /// Start an agent for `region` with `token`.
 pub fn agent(grpc: &str, region: &str, token: &str) -> Proc {
+    agent_with(grpc, region, token, &[])
+}
+
+/// Start an agent with extra arguments (TLS files and the like).
+pub fn agent_with(grpc: &str, region: &str, token: &str, extra: &[String]) -> Proc {
     let mut cmd = Command::new(bin("vantage-agent"));
     cmd.args([
         "--coordinator",
@@ -189,6 +194,7 @@ pub fn agent(grpc: &str, region: &str, token: &str) -> Proc {
         "--check-timeout",
         "2s",
     ])
+    .args(extra)
     .env("VANTAGE_AGENT_TOKEN", token)
     .env("VANTAGE_LOG", "debug");
     Proc::spawn(cmd)
