@@ -39,7 +39,7 @@ pub struct Api {
     pub store: Arc<Store>,
     pub registry: Arc<Registry>,
     pub metrics: Arc<Metrics>,
-    pub health: Arc<crate::health::Health>,
+    pub degraded: Arc<crate::degraded::Degraded>,
 }
 
 /// A sliding one-minute window of on-demand checks per target.
@@ -323,13 +323,13 @@ pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::
         let store = api2.store.clone();
         let id3 = id2.clone();
         let on_region = move |r: &vantage_agent::model::RegionResult| store.add_region(&id3, r);
-        let degraded = api2.health.degraded();
+        let degraded = api2.degraded.regions();
         let mut report = api2.dispatcher.run(&req, &degraded, &on_region).await;
         report.id = id2;
-        api2.health.record(&report);
+        api2.degraded.record(&report);
         for region in api2.regions() {
             api2.metrics
-                .set_degraded(&region, api2.health.degraded().contains(&region));
+                .set_degraded(&region, api2.degraded.regions().contains(&region));
         }
         api2.metrics.observe(&report);
         api2.store.finish(report);

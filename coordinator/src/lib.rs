@@ -3,12 +3,12 @@
 
 pub mod api;
 pub mod config;
+pub mod degraded;
 pub mod dispatch;
 pub mod exit;
 pub mod findings;
 pub mod fixture;
 pub mod fleet;
-pub mod health;
 pub mod local;
 pub mod merge;
 pub mod metrics;

@@ -72,7 +72,7 @@ impl Live {
             if !next.checks.iter().any(|c| c.target == old.target) {
                 if let Ok(t) = vantage_agent::Target::parse(&old.target) {
                     api.metrics.forget_target(&t.to_string());
-                    api.health.forget(&t.to_string());
+                    api.degraded.forget(&t.to_string());
                 }
             }
         }
@@ -271,7 +271,7 @@ pub async fn serve(
         store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
         registry: registry.clone(),
         metrics,
-        health: Arc::new(crate::health::Health::default()),
+        degraded: Arc::new(crate::degraded::Degraded::default()),
     });
 
     let grpc_listener = TcpListener::bind(cfg.server.grpc_listen)

@@ -14,12 +14,12 @@ pub const MIN_TARGETS: usize = 3;
 
 /// The latest network verdict per (region, target).
 #[derive(Debug, Default)]
-pub struct Health {
+pub struct Degraded {
     /// region -> target -> failed at the network layer while another region succeeded
     seen: Mutex<BTreeMap<String, BTreeMap<String, bool>>>,
 }
 
-impl Health {
+impl Degraded {
     /// Learn from a merged report.
     pub fn record(&self, report: &Report) {
         let network_failed = |r: &vantage_agent::model::RegionResult| {
@@ -40,7 +40,7 @@ impl Health {
     }
 
     /// Regions failing most of at least `MIN_TARGETS` targets while others reach them.
-    pub fn degraded(&self) -> BTreeSet<String> {
+    pub fn regions(&self) -> BTreeSet<String> {
         let g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         g.iter()
             .filter(|(_, targets)| {
@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn a_region_failing_most_targets_alone_is_degraded() {
-        let h = Health::default();
+        let h = Degraded::default();
         for t in ["a", "b"] {
             h.record(&report(
                 t,
@@ -106,28 +106,28 @@ mod tests {
             ));
         }
         assert!(
-            h.degraded().is_empty(),
+            h.regions().is_empty(),
             "two targets are not enough to judge"
         );
         h.record(&report(
             "c",
             vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
         ));
-        assert_eq!(h.degraded(), BTreeSet::from(["ap".to_string()]));
+        assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
         h.forget("a");
         h.forget("b");
-        assert!(h.degraded().is_empty());
+        assert!(h.regions().is_empty());
     }
 
     #[test]
     fn a_target_down_everywhere_degrades_nobody() {
-        let h = Health::default();
+        let h = Degraded::default();
         for t in ["a", "b", "c"] {
             h.record(&report(
                 t,
                 vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)],
             ));
         }
-        assert!(h.degraded().is_empty());
+        assert!(h.regions().is_empty());
     }
 }
