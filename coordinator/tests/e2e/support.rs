@@ -242,9 +242,20 @@ impl LabDns {
     }
 
     pub async fn start_table(table: BTreeMap<String, Vec<IpAddr>>) -> Self {
-        let socket = UdpSocket::bind(("127.0.0.1", 0)).await.expect("bind udp");
-        let addr = socket.local_addr().expect("addr");
-        let tcp = TcpListener::bind(addr).await.expect("bind tcp");
+        // UDP and TCP on the same port: the UDP port the kernel picks may be taken for TCP
+        // by another test's socket, so pick again until both are free.
+        let mut tries = 0;
+        let (socket, tcp, addr) = loop {
+            let socket = UdpSocket::bind(("127.0.0.1", 0)).await.expect("bind udp");
+            let addr = socket.local_addr().expect("addr");
+            match TcpListener::bind(addr).await {
+                Ok(tcp) => break (socket, tcp, addr),
+                Err(e) => {
+                    tries += 1;
+                    assert!(tries < 50, "no port free for both UDP and TCP: {e}");
+                }
+            }
+        };
         let table = Arc::new(table);
         let t2 = table.clone();
         let task = tokio::spawn(async move {
