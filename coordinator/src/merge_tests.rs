@@ -66,6 +66,19 @@ fn fail(r: &mut RegionResult, id: &str, severity: Severity, cause: Option<Cause>
     set(r, id, Outcome::Fail, Some(severity), cause);
 }
 
+/// The region's resolver answered an internal (CGNAT) address, as split-horizon DNS does.
+fn resolved_internal(r: &mut RegionResult) {
+    let dns = r.dns.as_mut().expect("dns");
+    dns.a = vec!["100.64.0.10".into()];
+    dns.all_global = false;
+    fail(
+        r,
+        "dns.global-addresses",
+        Severity::High,
+        Some(Cause::NonGlobal),
+    );
+}
+
 /// Skip every check after the DNS and connect stages, as the engine does.
 fn skip_after(r: &mut RegionResult, stage_end: &str) {
     let mut after = false;
@@ -128,14 +141,7 @@ fn clean_regions_pass() {
 #[test]
 fn split_horizon_global_vs_non_global() {
     let mut ap = clean("ap");
-    ap.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
-    ap.dns.as_mut().unwrap().all_global = false;
-    fail(
-        &mut ap,
-        "dns.global-addresses",
-        Severity::High,
-        Some(Cause::NonGlobal),
-    );
+    resolved_internal(&mut ap);
     skip_after(&mut ap, "dns.global-addresses");
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
     assert_eq!(
@@ -372,14 +378,7 @@ fn an_auth_check_diverging_is_high() {
 #[test]
 fn divergence_explained_by_dns_is_not_an_edge_fault() {
     let mut ap = clean("ap");
-    ap.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
-    ap.dns.as_mut().unwrap().all_global = false;
-    fail(
-        &mut ap,
-        "dns.global-addresses",
-        Severity::High,
-        Some(Cause::NonGlobal),
-    );
+    resolved_internal(&mut ap);
     fail(&mut ap, "headers.missing-method", Severity::Medium, None);
     let m = run(vec![clean("eu"), ap], &["eu", "ap"], &[]);
     assert!(

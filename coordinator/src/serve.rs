@@ -35,6 +35,12 @@ pub enum ServeError {
     Setup(String),
 }
 
+async fn bind(what: &'static str, addr: SocketAddr) -> Result<TcpListener, ServeError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { what, addr, source })
+}
+
 fn mtime(path: &std::path::Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
@@ -274,20 +280,8 @@ pub async fn serve(
         degraded: Arc::new(crate::degraded::Degraded::default()),
     });
 
-    let grpc_listener = TcpListener::bind(cfg.server.grpc_listen)
-        .await
-        .map_err(|source| ServeError::Bind {
-            what: "server.grpc_listen",
-            addr: cfg.server.grpc_listen,
-            source,
-        })?;
-    let api_listener = TcpListener::bind(cfg.server.api_listen)
-        .await
-        .map_err(|source| ServeError::Bind {
-            what: "server.api_listen",
-            addr: cfg.server.api_listen,
-            source,
-        })?;
+    let grpc_listener = bind("server.grpc_listen", cfg.server.grpc_listen).await?;
+    let api_listener = bind("server.api_listen", cfg.server.api_listen).await?;
     let bound = Bound {
         api: api_listener
             .local_addr()

@@ -82,6 +82,20 @@ async fn check(c: &Coordinator, body: Value) -> Value {
     v
 }
 
+/// `vantage check … --coordinator` with the test API token; asserts the exit code.
+async fn fleet_cli(args: &[&str], code: i32) -> std::process::Output {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    let out = crate::support::vantage_env(&all, &[("VANTAGE_API_TOKEN", API_TOKEN)]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn tmpdir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -144,9 +158,8 @@ async fn three_agents_check_and_merge() {
 
     // The command line in fleet mode renders the same merged report.
     let (api, url) = (c.api.clone(), fixture.url());
-    let out = crate::support::vantage_env(
+    let out = fleet_cli(
         &[
-            "check",
             &url,
             "--coordinator",
             &api,
@@ -155,15 +168,9 @@ async fn three_agents_check_and_merge() {
             "--format",
             "json",
         ],
-        &[("VANTAGE_API_TOKEN", API_TOKEN)],
+        0,
     )
     .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_valid(&cli);
     assert_eq!(regions_of(&cli), complete(&["eu", "us"]));
@@ -420,25 +427,17 @@ async fn the_api_refuses_bad_callers_and_bad_input_by_shape() {
         vec![("eu".to_string(), "no-agent".to_string())]
     );
     // Exit code 4 from the command line for a region that did not report.
-    let api = c.api.clone();
-    let out = crate::support::vantage_env(
+    fleet_cli(
         &[
-            "check",
             "http://127.0.0.1:1/mcp",
             "--coordinator",
-            &api,
+            &c.api,
             "--timeout",
             "2s",
         ],
-        &[("VANTAGE_API_TOKEN", API_TOKEN)],
+        4,
     )
     .await;
-    assert_eq!(
-        out.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
