@@ -15,6 +15,7 @@ use crate::probe::dns::{self, ResolverChoice};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::probe::{connect, tls};
+use crate::progress::{Progress, ProgressSink, ProgressStage};
 use crate::target::Target;
 
 /// Everything that shapes one vantage's run. Defaults live here, once.
@@ -86,6 +87,7 @@ pub(crate) struct State {
     pub(crate) authenticated: bool,
     pub(crate) phases: BTreeMap<String, u64>,
     pub(crate) dns: Option<crate::model::DnsObservation>,
+    pub(crate) progress: ProgressSink,
 }
 
 const SKIP_ORDER_NOTE: &str = "an earlier stage failed";
@@ -102,10 +104,26 @@ impl Engine {
 
     /// Run every check against `target` and return this vantage's region section.
     pub async fn run(&self, target: &Target) -> RegionResult {
+        self.run_inner(target, ProgressSink::default()).await
+    }
+
+    /// Like [`Engine::run`], telling `progress` when each stage starts.
+    pub async fn run_with_progress(
+        &self,
+        target: &Target,
+        progress: std::sync::Arc<dyn Progress>,
+    ) -> RegionResult {
+        self.run_inner(target, ProgressSink::new(progress)).await
+    }
+
+    async fn run_inner(&self, target: &Target, progress: ProgressSink) -> RegionResult {
         let started = Instant::now();
         let deadline = started + self.opts.deadline;
         let mut rec = Recorder::default();
-        let mut state = State::default();
+        let mut state = State {
+            progress,
+            ..State::default()
+        };
         let finished = tokio::time::timeout(
             self.opts.deadline,
             self.stages(target, deadline, &mut rec, &mut state),
@@ -158,6 +176,7 @@ impl Engine {
 
     async fn stages(&self, target: &Target, deadline: Instant, rec: &mut Recorder, st: &mut State) {
         // 1. DNS
+        st.progress.stage(ProgressStage::Dns);
         let t = Instant::now();
         let addrs: Vec<IpAddr> = if target.is_local() {
             for id in ["dns.resolve", "dns.a-record", "dns.global-addresses"] {
@@ -203,6 +222,7 @@ impl Engine {
         }
 
         // 2. Connect
+        st.progress.stage(ProgressStage::Connect);
         let t = Instant::now();
         let connected =
             connect::connect_all(&allowed, target.port, self.budget(deadline), rec).await;
@@ -216,6 +236,7 @@ impl Engine {
         // 3. TLS
         let t = Instant::now();
         if target.https {
+            st.progress.stage(ProgressStage::Tls);
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
             let ok = tls::check(
                 &connected,

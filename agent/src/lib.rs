@@ -17,6 +17,7 @@ pub mod health;
 pub mod model;
 pub mod netclass;
 pub mod probe;
+pub mod progress;
 mod protocol;
 pub mod target;
 

@@ -12,6 +12,7 @@ use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::probe::{era, redirect, transport};
+use crate::progress::ProgressStage;
 use crate::target::Target;
 
 /// The transport checks of a server that speaks 2026-07-28.
@@ -40,6 +41,7 @@ impl Engine {
         st: &mut State,
     ) {
         let token = self.options().credentials.token.as_ref();
+        st.progress.stage(ProgressStage::Era);
         let t = Instant::now();
         // A valid server/discover without a token (it shows redirects and the challenge),
         // and a legacy initialize alongside it.
@@ -85,6 +87,7 @@ impl Engine {
         // The authorization boundary.
         st.protected = unauth.status == 401;
         if st.protected || self.options().expect_auth {
+            st.progress.stage(ProgressStage::Auth);
             let stage = AuthStage {
                 target,
                 client,
@@ -222,6 +225,7 @@ impl Engine {
         };
 
         // Independent checks run concurrently.
+        st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
         let runs = ids.iter().enumerate().map(|(i, &id)| {
             let caps = &caps;
