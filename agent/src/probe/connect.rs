@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
-use super::http::{fmt_ms, io_cause};
+use super::http::{fmt_wait, io_cause};
 use super::verdict::{Recorder, Verdict};
 use crate::model::{Cause, Severity};
 
@@ -20,8 +20,17 @@ pub struct Attempt {
 async fn attempt(addr: SocketAddr, timeout: Duration) -> Attempt {
     let started = Instant::now();
     let result = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
-        Err(_) => Err((Cause::Timeout, format!("timeout after {}", fmt_ms(timeout)))),
-        Ok(Err(e)) => Err((io_cause(&e).unwrap_or(Cause::Unreachable), e.to_string())),
+        Err(_) => Err((
+            Cause::Timeout,
+            format!(
+                "connect: no answer to the TCP handshake within {}; a firewall that drops packets looks like this",
+                fmt_wait(timeout)
+            ),
+        )),
+        Ok(Err(e)) => Err((
+            io_cause(&e).unwrap_or(Cause::Unreachable),
+            format!("connect: {e}"),
+        )),
         Ok(Ok(_stream)) => Ok(()),
     };
     Attempt {

@@ -234,7 +234,7 @@ pub async fn exchange(
         builder = builder.bearer_auth(secrecy::ExposeSecret::expose_secret(token));
     }
     let response = match tokio::time::timeout(budget, builder.send()).await {
-        Err(_) => return Err(timeout_error(budget)),
+        Err(_) => return Err(first_byte_timeout(budget)),
         Ok(Err(e)) => return Err(classify_reqwest(&e, budget)),
         Ok(Ok(r)) => r,
     };
@@ -272,12 +272,16 @@ pub async fn exchange(
     } else {
         let (bytes, capped, timed_out) = read_capped(response, limits.body_bytes, deadline).await;
         ex.capped = capped;
-        if timed_out && bytes.is_empty() {
+        if timed_out {
+            // A body cut by the clock is not the body: never judge a truncated answer.
             return Err(ExchangeError {
                 cause: Cause::Timeout,
                 message: format!(
-                    "headers arrived but the body did not within {}",
-                    fmt_ms(budget)
+                    "body: the headers arrived ({} {}) but the body did not finish within {} ({} bytes read)",
+                    ex.status,
+                    ex.content_type.as_deref().unwrap_or("without a content type"),
+                    fmt_wait(budget),
+                    bytes.len()
                 ),
             });
         }
@@ -407,32 +411,60 @@ pub fn fmt_ms(d: Duration) -> String {
     format!("{} ms", d.as_millis())
 }
 
-fn timeout_error(budget: Duration) -> ExchangeError {
-    ExchangeError {
-        cause: Cause::Timeout,
-        message: format!("no response within {}", fmt_ms(budget)),
+/// A wait as people say it: `5 s`, `1.5 s`, `800 ms`.
+pub fn fmt_wait(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
-/// Map a client error to a cause, walking the source chain for the I/O or TLS error.
-pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
-    if e.is_timeout() {
-        return timeout_error(budget);
+/// The request went out on a connection and nothing came back: not a status line, not a
+/// byte. (The engine only sends after `net.connect` reached the same address.)
+fn first_byte_timeout(budget: Duration) -> ExchangeError {
+    ExchangeError {
+        cause: Cause::Timeout,
+        message: format!(
+            "accepted the connection, never answered within {} (no status line: timed out waiting for the first byte)",
+            fmt_wait(budget)
+        ),
     }
+}
+
+/// Map a client error to a cause, walking the source chain for the I/O or TLS error. The
+/// message names the stage that failed: connect, TLS, first byte or body.
+pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
+    if e.is_timeout() && e.is_connect() {
+        return ExchangeError {
+            cause: Cause::Timeout,
+            message: format!(
+                "connect: no connection (TCP, then TLS for https) within {}",
+                fmt_wait(budget)
+            ),
+        };
+    }
+    if e.is_timeout() {
+        return first_byte_timeout(budget);
+    }
+    let stage = if e.is_connect() { "connect: " } else { "" };
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
             if let Some(cause) = io_cause(io) {
                 return ExchangeError {
                     cause,
-                    message: io.to_string(),
+                    message: format!("{stage}{io}"),
                 };
             }
         }
         if let Some(tls) = err.downcast_ref::<rustls::Error>() {
             return ExchangeError {
                 cause: Cause::Tls,
-                message: format!("TLS: {tls}"),
+                message: format!("TLS handshake: {tls}"),
             };
         }
         source = err.source();

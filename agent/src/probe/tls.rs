@@ -10,7 +10,7 @@ use rustls::RootCertStore;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::http::fmt_ms;
+use super::http::fmt_wait;
 use super::verdict::{Recorder, Verdict};
 use crate::model::{Cause, Severity};
 
@@ -74,7 +74,7 @@ async fn handshake(
     let work = async {
         let tcp = TcpStream::connect(addr)
             .await
-            .map_err(|e| (Cause::Reset, e.to_string()))?;
+            .map_err(|e| (Cause::Reset, format!("connect: {e}")))?;
         let tls = TlsConnector::from(config)
             .connect(server_name, tcp)
             .await
@@ -84,7 +84,7 @@ async fn handshake(
                 } else {
                     Cause::Reset
                 };
-                (cause, e.to_string())
+                (cause, format!("TLS handshake: {e}"))
             })?;
         let (_, session) = tls.get_ref();
         let not_after = session
@@ -97,7 +97,10 @@ async fn handshake(
     let result = match tokio::time::timeout(timeout, work).await {
         Err(_) => Err((
             Cause::Timeout,
-            format!("handshake did not complete within {}", fmt_ms(timeout)),
+            format!(
+                "TLS handshake: the TCP connection opened but the handshake did not complete within {}",
+                fmt_wait(timeout)
+            ),
         )),
         Ok(r) => r,
     };
