@@ -59,17 +59,41 @@ struct Args {
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
     /// First reconnect wait (jittered, doubling).
-    #[arg(long = "backoff-min", default_value = "500ms", value_parser = humantime::parse_duration)]
+    #[arg(long = "backoff-min", default_value = "500ms", value_parser = up_to_an_hour)]
     backoff_min: Duration,
     /// Longest reconnect wait; also the retry interval after the coordinator refuses the token.
-    #[arg(long = "backoff-max", default_value = "30s", value_parser = humantime::parse_duration)]
+    #[arg(long = "backoff-max", default_value = "30s", value_parser = up_to_an_hour)]
     backoff_max: Duration,
-    /// Timeout of one exchange (request, connect, handshake, DNS query).
-    #[arg(long = "check-timeout", default_value = "5s", value_parser = humantime::parse_duration)]
+    /// Timeout of one exchange (request, connect, handshake, DNS query); at most 10m.
+    #[arg(long = "check-timeout", default_value = "5s", value_parser = up_to_ten_minutes)]
     check_timeout: Duration,
     /// Trust this CA (PEM) when probing targets, besides the public roots.
     #[arg(long = "target-ca-file", value_name = "PEM")]
     target_ca_file: Option<PathBuf>,
+}
+
+/// A duration flag: greater than zero and at most `max`, or an error that says how to write it.
+fn bounded(s: &str, max: Duration) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}`: {e}; write e.g. 500ms, 5s, 2m"))?;
+    if d.is_zero() {
+        return Err("a duration must be greater than zero; write e.g. 500ms, 5s, 2m".into());
+    }
+    if d > max {
+        return Err(format!(
+            "`{s}` is longer than the limit of {}",
+            humantime::format_duration(max)
+        ));
+    }
+    Ok(d)
+}
+
+fn up_to_ten_minutes(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(600))
+}
+
+fn up_to_an_hour(s: &str) -> Result<Duration, String> {
+    bounded(s, Duration::from_secs(3600))
 }
 
 fn main() -> std::process::ExitCode {
