@@ -1,5 +1,6 @@
 //! The finding catalogue: for every finding id, a title, the fix, and the rule behind it.
-//! One fault has one name everywhere (`checks.md` section 3).
+//! One fault has one name everywhere. The `spec` of each cites the rule: a section of the
+//! MCP 2026-07-28 specification or an RFC, never an internal document.
 
 /// Catalogue entry.
 #[derive(Debug, Clone, Copy)]
@@ -20,34 +21,34 @@ macro_rules! findings {
 findings! {
     "dns.resolve" => "The name does not resolve",
         "Publish A (and AAAA) records for the host, and check the zone's delegation.",
-        "checks.md 2.1";
+        "RFC 1034 section 5 and RFC 1035 (a client must resolve the endpoint's host)";
     "dns.split-horizon" => "Regions get different kinds of DNS answers (split horizon)",
         "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
-        "checks.md 3; RFC 9728 section 3.3 (the resource must be the exact URL every client uses)";
+        "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)";
     "dns.answers-differ" => "Regions get different (global) addresses",
         "Nothing to fix if this is GeoDNS or a CDN; make sure every address serves the same endpoint.",
-        "checks.md 3";
+        "informational: no rule is broken (GeoDNS and CDNs answer per region)";
     "dns.non-global-address" => "DNS hands out an address that is not globally routable",
         "Publish only public addresses for a public endpoint; internal addresses belong in an internal name.",
         "IANA IPv4 and IPv6 special-purpose address registries";
     "dns.no-a-record" => "No IPv4 A record",
         "Add an A record: many hosted MCP clients reach the internet over IPv4 only.",
-        "checks.md 2.1";
-    "net.connect" => "No vantage can connect to the endpoint",
+        "RFC 1035 section 3.4.1 (A records); IPv4-only clients cannot reach an IPv6-only host";
+    "net.connect" => "The endpoint does not accept connections",
         "Check that the server listens on the published addresses and that the firewall admits the port.",
-        "checks.md 2.2";
+        "MCP 2026-07-28 Streamable HTTP (the server provides one HTTP endpoint that accepts POST); RFC 9293 (TCP)";
     "egress.blocked" => "Some regions cannot connect while others can",
         "A timeout is a silent drop (a firewall or security group rule for that network); a refusal is an active reject. Allow the region's egress range.",
-        "checks.md 3";
+        "RFC 9293 section 3.5 (a refused connection is answered with a reset; a dropped one gets no answer)";
     "net.ipv6" => "IPv6 addresses do not accept connections",
         "Make the service listen on IPv6 and allow it through the firewall, or withdraw the AAAA records.",
-        "checks.md 2.2";
+        "RFC 8305 (Happy Eyeballs: clients try the AAAA addresses first)";
     "tls.handshake" => "The TLS handshake fails",
         "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates.",
         "RFC 8446; RFC 6125";
     "tls.expiry" => "The certificate expires soon or has expired",
         "Renew the certificate and automate renewal.",
-        "checks.md 2.2";
+        "RFC 5280 section 4.1.2.5 (certificate validity)";
     "tls.plain-http" => "A non-local endpoint is served over plain HTTP",
         "Serve the endpoint over https://; bearer tokens must never travel in clear text.",
         "MCP authorization, Communication Security (2026-07-28)";
@@ -113,7 +114,7 @@ findings! {
         "MCP 2026-07-28 Streamable HTTP (note on intermediaries)";
     "edge.divergent" => "Regions see different behaviour from the same endpoint",
         "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
-        "checks.md 3";
+        "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries";
     "auth.challenge" => "The authorization challenge is missing or incomplete",
         "Answer unauthenticated requests with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
         "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3";
@@ -143,10 +144,10 @@ findings! {
         "MCP 2026-07-28 authorization, Token Handling (MUST 401)";
     "fleet.region-missing" => "A requested region did not report",
         "Check that an agent for the region is connected and healthy (GET /v1/agents).",
-        "checks.md 3";
-    "fleet.vantage-degraded" => "A vantage is degraded: its own egress fails",
+        "not a protocol rule: a region that did not report decides nothing, and is never counted as a pass";
+    "fleet.vantage-degraded" => "A probe region's own network is failing",
         "Look at the agent's network, not the target: it fails where other regions succeed.",
-        "checks.md 3";
+        "not a protocol rule: a fact about the probe's own network, not about the target";
 }
 
 /// Look up a finding. Unknown ids (for example auth checks added later) get a generic entry.
@@ -159,6 +160,6 @@ pub fn spec(id: &str) -> FindingSpec {
             id: "unknown",
             title: "A check failed",
             remediation: "See the evidence.",
-            spec: "checks.md",
+            spec: "see the evidence",
         })
 }

@@ -285,6 +285,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         // Group by mapped finding id (regions may fail the same check for different reasons).
         let mut groups: BTreeMap<&'static str, (Severity, Vec<String>, Vec<String>)> =
             BTreeMap::new();
+        let mut causes: BTreeMap<&'static str, Vec<Option<Cause>>> = BTreeMap::new();
         for (r, c) in &failing {
             let mut fid = finding_id(id, regional, c.cause, r.era);
             if fid == "security.origin-not-validated" && c.outcome != Outcome::Fail {
@@ -301,9 +302,17 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             g.0 = g.0.max(sev);
             g.1.push(r.region.clone());
             g.2.push(format!("{}: {}", r.region, c.observed));
+            causes.entry(fid).or_default().push(c.cause);
         }
         for (fid, (sev, regions, evidence)) in groups {
             acc.add(fid, sev, scope, &regions, evidence);
+            // The fix follows the evidence when the cause decides it (same finding id).
+            let cause_fix = causes
+                .get(fid)
+                .and_then(|c| crate::remediation::for_causes(fid, c));
+            if let (Some(fix), Some(f)) = (cause_fix, acc.by_id.get_mut(fid)) {
+                f.remediation = fix.to_string();
+            }
         }
         // A check that passes somewhere and fails elsewhere: a different edge, unless DNS or
         // connectivity already explains the difference.
