@@ -1,6 +1,10 @@
-//! Every exit-code decision of `vantage check`, in one place (`checks.md` section 6).
+//! Every exit-code decision of `vantage check`, in one place: the gate. The exit code, the
+//! text report's gate line and the JUnit `failure` elements all come from one [`Gate`], so a
+//! CI dashboard and the job's status never disagree.
 
-use crate::report::{Decision, Report};
+use vantage_agent::model::Severity;
+
+use crate::report::{Decision, Finding, Report};
 
 /// The gate passed.
 pub const OK: u8 = 0;
@@ -13,7 +17,7 @@ pub const UNKNOWN_AUTH: u8 = 3;
 /// `unknown`: a region did not report.
 pub const UNKNOWN_REGION: u8 = 4;
 
-/// What fails the gate.
+/// Which decision fails the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum FailOn {
     /// Only `blocked` fails (the default).
@@ -23,15 +27,182 @@ pub enum FailOn {
     Review,
 }
 
-/// The exit code for a finished report.
-pub fn for_report(report: &Report, fail_on: FailOn) -> u8 {
-    match report.decision {
-        Decision::Pass => OK,
-        Decision::Review if fail_on == FailOn::Review => GATE_FAILED,
-        Decision::Review => OK,
-        Decision::Blocked => GATE_FAILED,
-        Decision::Unknown if report.finding("fleet.region-missing").is_some() => UNKNOWN_REGION,
-        Decision::Unknown if report.finding("auth.credential-required").is_some() => UNKNOWN_AUTH,
-        Decision::Unknown => UNKNOWN_REGION,
+impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Blocked => "blocked",
+            FailOn::Review => "review",
+        }
+    }
+
+    /// The least severe finding that makes this decision.
+    fn threshold(self) -> Severity {
+        match self {
+            FailOn::Blocked => Severity::High,
+            FailOn::Review => Severity::Medium,
+        }
     }
 }
+
+/// A finding severity that fails the gate whatever the decision (`--fail-on-severity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOnSeverity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl FailOnSeverity {
+    pub fn severity(self) -> Severity {
+        match self {
+            FailOnSeverity::Low => Severity::Low,
+            FailOnSeverity::Medium => Severity::Medium,
+            FailOnSeverity::High => Severity::High,
+            FailOnSeverity::Critical => Severity::Critical,
+        }
+    }
+}
+
+/// Findings that make the decision `unknown` (nothing was decided about the target): in
+/// JUnit they are errors, never failures.
+pub const UNKNOWN_CAUSES: &[&str] = &[
+    "fleet.region-missing",
+    "auth.credential-required",
+    "auth.credential-refused",
+    "probe.policy-refused",
+    "probe.incomplete",
+    "probe.resolver-failed",
+];
+
+/// Findings about the vantage itself, never about the target: they never fail the gate.
+const NOT_ABOUT_THE_TARGET: &[&str] = &["fleet.vantage-degraded"];
+
+/// What the gate concluded about a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateResult {
+    Passed,
+    /// The decision or a finding's severity is at or above the gate: exit 2.
+    Failed,
+    /// Nothing could be decided (`unknown`): exit 3 or 4.
+    Unknown,
+}
+
+/// The gate of `vantage check`: one value that decides the exit code, the text report's gate
+/// line and which JUnit test cases are failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Gate {
+    pub fail_on: FailOn,
+    pub fail_on_severity: Option<FailOnSeverity>,
+}
+
+impl Gate {
+    pub fn new(fail_on: FailOn, fail_on_severity: Option<FailOnSeverity>) -> Self {
+        Gate {
+            fail_on,
+            fail_on_severity,
+        }
+    }
+
+    /// The least severe finding that fails the gate.
+    pub fn threshold(&self) -> Severity {
+        let by_decision = self.fail_on.threshold();
+        match self.fail_on_severity {
+            Some(s) => by_decision.min(s.severity()),
+            None => by_decision,
+        }
+    }
+
+    /// Whether this finding, on its own, fails the gate (a JUnit `failure`).
+    pub fn fails_on(&self, f: &Finding) -> bool {
+        f.severity >= self.threshold()
+            && !NOT_ABOUT_THE_TARGET.contains(&f.id.as_str())
+            && !UNKNOWN_CAUSES.contains(&f.id.as_str())
+    }
+
+    /// The flags that make up this gate, as a user would type them.
+    pub fn flags(&self) -> String {
+        let mut s = format!("--fail-on {}", self.fail_on.as_str());
+        if let Some(sev) = self.fail_on_severity {
+            s.push_str(&format!(" --fail-on-severity {}", sev.severity().as_str()));
+        }
+        s
+    }
+
+    pub fn result(&self, report: &Report) -> GateResult {
+        match report.decision {
+            Decision::Blocked => GateResult::Failed,
+            Decision::Unknown => GateResult::Unknown,
+            Decision::Review if self.fail_on == FailOn::Review => GateResult::Failed,
+            Decision::Review | Decision::Pass => {
+                if report.findings.iter().any(|f| self.fails_on(f)) {
+                    GateResult::Failed
+                } else {
+                    GateResult::Passed
+                }
+            }
+        }
+    }
+
+    /// The exit code for a finished report.
+    pub fn exit_code(&self, report: &Report) -> u8 {
+        match self.result(report) {
+            GateResult::Passed => OK,
+            GateResult::Failed => GATE_FAILED,
+            GateResult::Unknown => unknown_code(report),
+        }
+    }
+
+    /// The flag that failed the gate, as typed: the decision rule when the decision fails
+    /// it, else the severity rule.
+    fn failed_by(&self, report: &Report) -> String {
+        let by_decision = match report.decision {
+            Decision::Blocked => true,
+            Decision::Review => self.fail_on == FailOn::Review,
+            _ => false,
+        };
+        match self.fail_on_severity {
+            Some(sev) if !by_decision => {
+                format!("--fail-on-severity {}", sev.severity().as_str())
+            }
+            _ => format!("--fail-on {}", self.fail_on.as_str()),
+        }
+    }
+
+    /// One line for people: `gate: passed`, `gate: failed (--fail-on review)`, or
+    /// `gate: unknown (exit 4: a region did not report)`.
+    pub fn line(&self, report: &Report) -> String {
+        match self.result(report) {
+            GateResult::Passed => "gate: passed".to_string(),
+            GateResult::Failed => format!("gate: failed ({})", self.failed_by(report)),
+            GateResult::Unknown => {
+                let code = unknown_code(report);
+                let why = if code == UNKNOWN_AUTH {
+                    "authorization required and no credential given"
+                } else {
+                    "not every region observed the target"
+                };
+                format!("gate: unknown (exit {code}: {why})")
+            }
+        }
+    }
+}
+
+fn unknown_code(report: &Report) -> u8 {
+    if report.finding("fleet.region-missing").is_some() {
+        UNKNOWN_REGION
+    } else if report.finding("auth.credential-required").is_some() {
+        UNKNOWN_AUTH
+    } else {
+        UNKNOWN_REGION
+    }
+}
+
+/// The exit code for a finished report under `--fail-on` alone.
+pub fn for_report(report: &Report, fail_on: FailOn) -> u8 {
+    Gate::new(fail_on, None).exit_code(report)
+}
+
+#[cfg(test)]
+#[path = "exit_tests.rs"]
+mod tests;

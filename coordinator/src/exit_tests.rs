@@ -1,0 +1,161 @@
+//! The gate, table-driven: one value decides the exit code and the gate line.
+
+use vantage_agent::model::RegionResult;
+use vantage_agent::model::{Outcome, RegionStatus, Severity};
+
+use super::*;
+use crate::test_reports::{clean, one_failure, report, report_requested, set};
+
+fn gate(fail_on: FailOn, sev: Option<FailOnSeverity>) -> Gate {
+    Gate::new(fail_on, sev)
+}
+
+#[test]
+fn exit_codes_and_gate_lines() {
+    let pass = report(vec![clean("local")]);
+    let low = one_failure("transport.delete", Severity::Low);
+    let review = one_failure("transport.get", Severity::Medium);
+    let blocked = one_failure("method.unknown", Severity::High);
+    assert_eq!(pass.decision, Decision::Pass);
+    assert_eq!(low.decision, Decision::Pass);
+    assert_eq!(review.decision, Decision::Review);
+    assert_eq!(blocked.decision, Decision::Blocked);
+
+    use FailOn::{Blocked, Review};
+    use FailOnSeverity as S;
+    let cases: &[(&Report, Gate, u8, &str)] = &[
+        (&pass, gate(Blocked, None), OK, "gate: passed"),
+        (&pass, gate(Review, Some(S::Low)), OK, "gate: passed"),
+        (&low, gate(Review, None), OK, "gate: passed"),
+        (
+            &low,
+            gate(Blocked, Some(S::Low)),
+            GATE_FAILED,
+            "gate: failed (--fail-on-severity low)",
+        ),
+        (&low, gate(Blocked, Some(S::Medium)), OK, "gate: passed"),
+        (&review, gate(Blocked, None), OK, "gate: passed"),
+        (
+            &review,
+            gate(Review, None),
+            GATE_FAILED,
+            "gate: failed (--fail-on review)",
+        ),
+        (
+            &review,
+            gate(Blocked, Some(S::Medium)),
+            GATE_FAILED,
+            "gate: failed (--fail-on-severity medium)",
+        ),
+        (&review, gate(Blocked, Some(S::High)), OK, "gate: passed"),
+        (
+            &blocked,
+            gate(Blocked, None),
+            GATE_FAILED,
+            "gate: failed (--fail-on blocked)",
+        ),
+        (
+            &blocked,
+            gate(Review, Some(S::Critical)),
+            GATE_FAILED,
+            "gate: failed (--fail-on review)",
+        ),
+    ];
+    for (report, g, code, line) in cases {
+        assert_eq!(
+            g.exit_code(report),
+            *code,
+            "{} under {}",
+            report.decision.as_str(),
+            g.flags()
+        );
+        assert_eq!(g.line(report), *line, "{}", g.flags());
+    }
+}
+
+#[test]
+fn unknown_is_exit_4_for_a_missing_region_and_3_for_a_missing_credential() {
+    let requested = vec!["eu".to_string(), "us".to_string()];
+    let missing = report_requested(
+        &requested,
+        vec![
+            clean("eu"),
+            RegionResult::absent("us", RegionStatus::Timeout),
+        ],
+    );
+    assert_eq!(missing.decision, Decision::Unknown);
+    let g = Gate::new(FailOn::Review, Some(FailOnSeverity::Low));
+    assert_eq!(g.exit_code(&missing), UNKNOWN_REGION);
+    assert_eq!(
+        g.line(&missing),
+        "gate: unknown (exit 4: not every region observed the target)"
+    );
+    // The finding that made it unknown is not a gate failure (it says nothing of the target).
+    let f = missing.finding("fleet.region-missing").expect("named");
+    assert!(!g.fails_on(f));
+
+    let mut r = clean("local");
+    r.protected = true;
+    for c in r
+        .checks
+        .iter_mut()
+        .filter(|c| c.id.starts_with("transport."))
+    {
+        c.outcome = Outcome::Skip;
+    }
+    let auth = report(vec![r]);
+    assert_eq!(auth.decision, Decision::Unknown);
+    assert_eq!(Gate::default().exit_code(&auth), UNKNOWN_AUTH);
+    assert_eq!(
+        Gate::default().line(&auth),
+        "gate: unknown (exit 3: authorization required and no credential given)"
+    );
+}
+
+#[test]
+fn the_threshold_is_the_lower_of_the_two_rules() {
+    assert_eq!(Gate::default().threshold(), Severity::High);
+    assert_eq!(gate(FailOn::Review, None).threshold(), Severity::Medium);
+    assert_eq!(
+        gate(FailOn::Blocked, Some(FailOnSeverity::Low)).threshold(),
+        Severity::Low
+    );
+    assert_eq!(
+        gate(FailOn::Review, Some(FailOnSeverity::Critical)).threshold(),
+        Severity::Medium
+    );
+    assert_eq!(
+        gate(FailOn::Review, Some(FailOnSeverity::Low)).flags(),
+        "--fail-on review --fail-on-severity low"
+    );
+}
+
+#[test]
+fn a_degraded_vantage_never_fails_the_gate() {
+    let mut eu = clean("eu");
+    set(
+        &mut eu,
+        "net.connect",
+        Outcome::Fail,
+        Some(Severity::High),
+        None,
+        "timeout",
+    );
+    let requested = vec!["eu".to_string(), "us".to_string()];
+    let degraded: std::collections::BTreeSet<String> = ["eu".to_string()].into();
+    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
+    let r = crate::local::assemble(
+        &target,
+        "2026-11-30T10:00:00Z".into(),
+        1,
+        &requested,
+        vec![eu, clean("us")],
+        &degraded,
+    );
+    let f = r
+        .finding("fleet.vantage-degraded")
+        .expect("degraded finding");
+    let g = gate(FailOn::Blocked, Some(FailOnSeverity::Low));
+    assert!(!g.fails_on(f));
+    assert_eq!(g.exit_code(&r), OK, "{:?}", r.findings);
+}

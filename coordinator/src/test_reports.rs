@@ -1,0 +1,99 @@
+//! Reports for unit tests, built the way production builds them: region results through the
+//! real merge (`local::assemble`), so the findings and the decision are the merge's own.
+
+use std::collections::BTreeSet;
+
+use vantage_agent::model::{
+    Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
+};
+use vantage_agent::Target;
+
+use crate::report::Report;
+
+/// A region where every catalogued check passed.
+pub fn clean(region: &str) -> RegionResult {
+    RegionResult {
+        region: region.into(),
+        status: RegionStatus::Complete,
+        duration_ms: 12,
+        era: Era::Modern,
+        protected: false,
+        authenticated: false,
+        dns: Some(DnsObservation {
+            rcode: "NOERROR".into(),
+            a: vec!["198.51.100.10".into()],
+            aaaa: vec![],
+            cname: vec![],
+            has_a: true,
+            all_global: true,
+            min_ttl_s: Some(60),
+        }),
+        phases_ms: Default::default(),
+        checks: vantage_agent::catalog::CHECKS
+            .iter()
+            .map(|c| CheckResult {
+                id: c.id.into(),
+                outcome: Outcome::Pass,
+                observed: format!("{} as expected", c.id),
+                expected: c.expected.into(),
+                duration_ms: 1,
+                severity: None,
+                cause: None,
+            })
+            .collect(),
+    }
+}
+
+/// Set one check's outcome.
+pub fn set(
+    r: &mut RegionResult,
+    id: &str,
+    outcome: Outcome,
+    severity: Option<Severity>,
+    cause: Option<Cause>,
+    observed: &str,
+) {
+    let c = r
+        .checks
+        .iter_mut()
+        .find(|c| c.id == id)
+        .expect("catalogued check");
+    c.outcome = outcome;
+    c.severity = severity;
+    c.cause = cause;
+    c.observed = observed.into();
+}
+
+pub fn fail(r: &mut RegionResult, id: &str, severity: Severity, observed: &str) {
+    set(r, id, Outcome::Fail, Some(severity), None, observed);
+}
+
+pub fn skip(r: &mut RegionResult, id: &str, reason: &str) {
+    set(r, id, Outcome::Skip, None, None, reason);
+}
+
+/// Merge `regions` (all requested) into a report for `http://127.0.0.1:9/mcp`.
+pub fn report(regions: Vec<RegionResult>) -> Report {
+    let requested: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();
+    report_requested(&requested, regions)
+}
+
+/// Merge with an explicit list of requested regions (some may be absent).
+pub fn report_requested(requested: &[String], regions: Vec<RegionResult>) -> Report {
+    let target = Target::parse("http://127.0.0.1:9/mcp").expect("target");
+    crate::local::assemble(
+        &target,
+        "2026-11-30T10:00:00Z".into(),
+        40,
+        requested,
+        regions,
+        &BTreeSet::new(),
+    )
+}
+
+/// One region with one failed check of `severity`.
+pub fn one_failure(id: &str, severity: Severity) -> Report {
+    let mut r = clean("local");
+    fail(&mut r, id, severity, &format!("{id} failed here"));
+    report(vec![r])
+}
