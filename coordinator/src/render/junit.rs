@@ -1,61 +1,284 @@
-//! JUnit XML: one test suite per region, one test case per check; failed checks are
-//! failures, skipped checks are skipped, and each finding is a case of a `findings` suite.
+//! JUnit XML for CI dashboards, in the Jenkins/Surefire dialect (validated in the tests
+//! against the Jenkins xUnit plugin's `junit-10.xsd`).
+//!
+//! One test suite per region (`vantage.<region>`) and one test case per check in it (name:
+//! the check id, classname: the suite), so a dashboard shows which region saw what. A test
+//! case is a `failure` exactly when a finding it maps to fails the gate (`--fail-on`,
+//! `--fail-on-severity`): the failures and the exit code always agree. A finding below the
+//! gate stays a passing case with the finding in `system-out`; a skipped check is `skipped`
+//! with its reason. A finding no check stands behind (a region that did not report, a
+//! missing credential) is a test case of its own in that region's suite, named by the
+//! finding id: an `error` when nothing was observed there (it never passes). The decision, the gate, the
+//! era and the report id are suite properties.
 
-use quick_junit::{NonSuccessKind, Report as JReport, TestCase, TestCaseStatus, TestSuite};
-use vantage_agent::model::{Outcome, Severity};
+use std::collections::BTreeMap;
 
-use crate::report::Report;
+use vantage_agent::model::{CheckResult, Outcome, RegionResult};
 
-pub fn junit(report: &Report) -> String {
-    let mut j = JReport::new(format!("vantage {}", report.target));
-    for r in &report.regions {
-        let mut suite = TestSuite::new(format!("vantage.{}", r.region));
-        for c in &r.checks {
-            let status = match c.outcome {
-                Outcome::Pass | Outcome::Warn => TestCaseStatus::success(),
-                Outcome::Skip => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(c.observed.clone());
-                    s
-                }
-                Outcome::Fail | Outcome::Error => {
-                    let kind = if c.outcome == Outcome::Fail {
-                        NonSuccessKind::Failure
-                    } else {
-                        NonSuccessKind::Error
-                    };
-                    let mut s = TestCaseStatus::non_success(kind);
-                    s.set_message(c.observed.clone());
-                    s.set_description(format!("expected: {}", c.expected));
-                    s
-                }
-            };
-            let mut case = TestCase::new(c.id.clone(), status);
-            case.set_classname(format!("vantage.{}", r.region));
-            case.set_time(std::time::Duration::from_millis(c.duration_ms));
-            suite.add_test_case(case);
+use super::attribution::{findings_of, unattributed};
+use super::summary::{because, seen_from, status_word};
+use super::xml::Writer;
+use crate::exit::{Gate, UNKNOWN_CAUSES};
+use crate::report::{Finding, Report};
+
+/// How one test case ended.
+enum Status {
+    Passed,
+    Failure { kind: String, message: String },
+    Error { kind: String, message: String },
+    Skipped { message: String },
+}
+
+struct Case {
+    name: String,
+    time_ms: u64,
+    status: Status,
+    /// The full story of a failure or error, or what a passing case still wants known.
+    body: Option<String>,
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+fn finding_text(f: &Finding, report: &Report) -> String {
+    let mut s = format!(
+        "{} ({}): {} ({})\n",
+        f.id,
+        f.severity.as_str(),
+        f.title,
+        seen_from(f, report)
+    );
+    for e in &f.evidence {
+        s.push_str(&format!("- {e}\n"));
+    }
+    s.push_str(&format!("fix: {}\nspec: {}\n", f.remediation, f.spec));
+    s
+}
+
+fn check_case(report: &Report, gate: &Gate, r: &RegionResult, c: &CheckResult) -> Case {
+    let findings = findings_of(report, r, c);
+    let failing: Vec<&&Finding> = findings.iter().filter(|f| gate.fails_on(f)).collect();
+    let story = |fs: &[&Finding]| {
+        let mut s = format!("observed: {}\nexpected: {}\n", c.observed, c.expected);
+        for f in fs {
+            s.push('\n');
+            s.push_str(&finding_text(f, report));
         }
-        j.add_test_suite(suite);
+        s
+    };
+    let (status, body) = match c.outcome {
+        Outcome::Skip => (
+            Status::Skipped {
+                message: c.observed.clone(),
+            },
+            None,
+        ),
+        Outcome::Error => (
+            Status::Skipped {
+                message: format!(
+                    "not run: the probe could not run in this region (a fault of the vantage, not of the target): {}",
+                    c.observed
+                ),
+            },
+            None,
+        ),
+        Outcome::Pass => (Status::Passed, None),
+        Outcome::Fail | Outcome::Warn => match failing.first() {
+            Some(f) => (
+                Status::Failure {
+                    kind: f.id.clone(),
+                    message: format!(
+                        "{} ({}, fails {}): {}",
+                        f.title,
+                        f.severity.as_str(),
+                        gate.flags(),
+                        c.observed
+                    ),
+                },
+                Some(story(&findings)),
+            ),
+            None => {
+                let mut s = format!(
+                    "{} here, below the gate ({}).\n",
+                    if findings.is_empty() {
+                        "not a finding"
+                    } else {
+                        "a finding"
+                    },
+                    gate.flags()
+                );
+                s.push_str(&story(&findings));
+                (Status::Passed, Some(s))
+            }
+        },
+    };
+    Case {
+        name: c.id.clone(),
+        time_ms: c.duration_ms,
+        status,
+        body,
     }
-    let mut findings = TestSuite::new("vantage.findings");
-    for f in &report.findings {
-        let status = if f.severity >= Severity::Medium {
-            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_message(format!(
-                "{} ({}): {}",
-                f.title,
-                f.severity.as_str(),
-                f.evidence.join("; ")
-            ));
-            s.set_description(format!("fix: {}", f.remediation));
-            s
+}
+
+fn finding_case(report: &Report, gate: &Gate, f: &Finding) -> Case {
+    let message = format!("{} ({})", f.title, f.evidence.join("; "));
+    let status = if gate.fails_on(f) {
+        Status::Failure {
+            kind: f.id.clone(),
+            message,
+        }
+    } else if UNKNOWN_CAUSES.contains(&f.id.as_str()) {
+        // Nothing was observed there: never a pass. (Such a finding makes the decision
+        // `unknown`, or it is `blocked` by another finding: the exit code is never 0.)
+        Status::Error {
+            kind: f.id.clone(),
+            message,
+        }
+    } else {
+        Status::Passed
+    };
+    Case {
+        name: f.id.clone(),
+        time_ms: 0,
+        status,
+        body: Some(finding_text(f, report)),
+    }
+}
+
+fn properties(
+    report: &Report,
+    gate: &Gate,
+    region: Option<&RegionResult>,
+) -> Vec<(String, String)> {
+    let era = serde_json::to_string(&report.era).unwrap_or_default();
+    let mut p = vec![
+        ("vantage.target", report.target.clone()),
+        ("vantage.decision", report.decision.as_str().to_string()),
+        ("vantage.because", because(report)),
+        ("vantage.gate", gate.flags()),
+        ("vantage.gate.result", gate.line(report)),
+        ("vantage.era", era.trim_matches('"').to_string()),
+        ("vantage.report.id", report.id.clone()),
+    ];
+    if let Some(r) = region {
+        p.push(("vantage.region.status", status_word(r)));
+    }
+    p.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// The JUnit XML of `report` under `gate`.
+pub fn junit(report: &Report, gate: &Gate) -> String {
+    // Suites in report order, then any region only a finding names.
+    let mut suites: Vec<(String, Option<&RegionResult>, Vec<Case>)> = report
+        .regions
+        .iter()
+        .map(|r| {
+            let cases = r
+                .checks
+                .iter()
+                .map(|c| check_case(report, gate, r, c))
+                .collect();
+            (r.region.clone(), Some(r), cases)
+        })
+        .collect();
+    let mut extra: BTreeMap<String, Vec<Case>> = BTreeMap::new();
+    for (f, region) in unattributed(report) {
+        let case = finding_case(report, gate, f);
+        match suites.iter_mut().find(|(name, _, _)| *name == region) {
+            Some((_, _, cases)) => cases.push(case),
+            None => extra.entry(region).or_default().push(case),
+        }
+    }
+    suites.extend(extra.into_iter().map(|(name, cases)| (name, None, cases)));
+
+    let count = |cases: &[Case], pick: fn(&Status) -> bool| {
+        cases.iter().filter(|c| pick(&c.status)).count()
+    };
+    let is_failure = |s: &Status| matches!(s, Status::Failure { .. });
+    let is_error = |s: &Status| matches!(s, Status::Error { .. });
+    let is_skipped = |s: &Status| matches!(s, Status::Skipped { .. });
+    let all: Vec<&Case> = suites.iter().flat_map(|(_, _, c)| c.iter()).collect();
+    let mut w = Writer::new();
+    w.open(
+        "testsuites",
+        &[
+            ("name", format!("vantage {}", report.target)),
+            ("tests", all.len().to_string()),
+            (
+                "failures",
+                all.iter()
+                    .filter(|c| is_failure(&c.status))
+                    .count()
+                    .to_string(),
+            ),
+            (
+                "errors",
+                all.iter()
+                    .filter(|c| is_error(&c.status))
+                    .count()
+                    .to_string(),
+            ),
+            ("time", seconds(report.duration_ms)),
+        ],
+    );
+    for (name, region, cases) in &suites {
+        let suite_name = if name.is_empty() {
+            "vantage".to_string()
         } else {
-            TestCaseStatus::success()
+            format!("vantage.{name}")
         };
-        let mut case = TestCase::new(f.id.clone(), status);
-        case.set_classname("vantage.findings");
-        findings.add_test_case(case);
+        w.open(
+            "testsuite",
+            &[
+                ("name", suite_name.clone()),
+                ("tests", cases.len().to_string()),
+                ("failures", count(cases, is_failure).to_string()),
+                ("errors", count(cases, is_error).to_string()),
+                ("skipped", count(cases, is_skipped).to_string()),
+                ("time", seconds(region.map(|r| r.duration_ms).unwrap_or(0))),
+                ("timestamp", report.started_at.clone()),
+            ],
+        );
+        w.open("properties", &[]);
+        for (k, v) in properties(report, gate, *region) {
+            w.empty("property", &[("name", k), ("value", v)]);
+        }
+        w.close("properties");
+        for case in cases {
+            write_case(&mut w, &suite_name, case);
+        }
+        w.close("testsuite");
     }
-    j.add_test_suite(findings);
-    j.to_string().unwrap_or_default()
+    w.close("testsuites");
+    w.finish()
+}
+
+fn write_case(w: &mut Writer, classname: &str, case: &Case) {
+    let attrs = [
+        ("name", case.name.clone()),
+        ("classname", classname.to_string()),
+        ("time", seconds(case.time_ms)),
+    ];
+    if matches!(case.status, Status::Passed) && case.body.is_none() {
+        w.empty("testcase", &attrs);
+        return;
+    }
+    w.open("testcase", &attrs);
+    let body = case.body.clone().unwrap_or_default();
+    match &case.status {
+        Status::Passed => w.text("system-out", &[], &body),
+        Status::Skipped { message } => w.empty("skipped", &[("message", message.clone())]),
+        Status::Failure { kind, message } => w.text(
+            "failure",
+            &[("type", kind.clone()), ("message", message.clone())],
+            &body,
+        ),
+        Status::Error { kind, message } => w.text(
+            "error",
+            &[("type", kind.clone()), ("message", message.clone())],
+            &body,
+        ),
+    }
+    w.close("testcase");
 }

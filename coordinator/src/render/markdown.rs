@@ -2,13 +2,15 @@
 
 use std::fmt::Write;
 
+use super::summary::{because, outcome_word, seen_from};
+use crate::exit::Gate;
 use crate::report::Report;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-pub fn markdown(report: &Report) -> String {
+pub fn markdown(report: &Report, gate: &Gate) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -16,21 +18,25 @@ pub fn markdown(report: &Report) -> String {
         report.decision.as_str(),
         report.target
     );
-    let _ = writeln!(out, "{}\n", cell(&report.reason));
+    let _ = writeln!(out, "Because: {}\n", cell(&because(report)));
+    let _ = writeln!(out, "`{}`\n", gate.line(report));
     if !report.findings.is_empty() {
-        let _ = writeln!(out, "| severity | finding | scope | evidence | fix |");
-        let _ = writeln!(out, "|---|---|---|---|---|");
+        let _ = writeln!(
+            out,
+            "| severity | finding | where | evidence | fix | spec |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
         for f in &report.findings {
-            let scope = f.scope_label();
             let _ = writeln!(
                 out,
-                "| {} | `{}` {} | {} | {} | {} |",
+                "| {} | `{}` {} | {} | {} | {} | {} |",
                 f.severity.as_str(),
                 f.id,
                 cell(&f.title),
-                scope,
+                seen_from(f, report),
                 cell(&f.evidence.join("; ")),
-                cell(&f.remediation)
+                cell(&f.remediation),
+                cell(&f.spec)
             );
         }
         out.push('\n');
@@ -44,12 +50,11 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "| check | outcome | observed |");
         let _ = writeln!(out, "|---|---|---|");
         for c in &r.checks {
-            let outcome = serde_json::to_string(&c.outcome).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "| `{}` | {} | {} |",
                 c.id,
-                outcome.trim_matches('"'),
+                outcome_word(c.outcome),
                 cell(&c.observed)
             );
         }

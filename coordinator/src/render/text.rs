@@ -1,10 +1,14 @@
-//! The text report: the decision first, then findings by severity with their regions,
-//! evidence and fix, then one line per region.
+//! The text report: the decision, one "because" line, the gate line, then findings by
+//! severity with where they were seen, evidence, fix and the spec rule; then per region the
+//! checks that did not run and why (`-v`: every check with its outcome and reason).
 
 use std::fmt::Write;
 
-use vantage_agent::model::{Outcome, Severity};
+use vantage_agent::model::{Outcome, RegionResult, Severity};
 
+use super::summary::{because, outcome_word, seen_from, skipped_by_reason, status_word};
+use super::{Detail, RenderOptions};
+use crate::exit::GateResult;
 use crate::report::{Decision, Report};
 
 struct Paint {
@@ -37,13 +41,40 @@ impl Paint {
         };
         self.wrap(code, &format!("{:<8}", s.as_str().to_uppercase()))
     }
+    fn gate(&self, result: GateResult, line: &str) -> String {
+        let code = match result {
+            GateResult::Passed => "32",
+            GateResult::Failed => "1;31",
+            GateResult::Unknown => "35",
+        };
+        self.wrap(code, line)
+    }
+    fn outcome(&self, o: Outcome) -> String {
+        let code = match o {
+            Outcome::Pass => "32",
+            Outcome::Fail => "31",
+            Outcome::Warn => "33",
+            Outcome::Skip | Outcome::Error => "2",
+        };
+        self.wrap(code, &format!("{:<5}", outcome_word(o)))
+    }
 }
 
-pub fn text(report: &Report, color: bool) -> String {
-    let p = Paint { on: color };
-    let mut out = String::new();
+/// The decision, the because line and the gate line: all of `-q`, and the head of the rest.
+fn head(out: &mut String, report: &Report, opts: &RenderOptions, p: &Paint) {
     let _ = writeln!(out, "{}  {}", p.decision(report.decision), report.target);
-    let _ = writeln!(out, "  {}", report.reason);
+    let _ = writeln!(out, "  because: {}", because(report));
+    let result = opts.gate.result(report);
+    let _ = writeln!(out, "  {}", p.gate(result, &opts.gate.line(report)));
+}
+
+pub fn text(report: &Report, opts: &RenderOptions) -> String {
+    let p = Paint { on: opts.color };
+    let mut out = String::new();
+    head(&mut out, report, opts, &p);
+    if opts.detail == Detail::Summary {
+        return out;
+    }
     let _ = writeln!(
         out,
         "  era {}, {} region(s), {} ms, report {}",
@@ -60,38 +91,60 @@ pub fn text(report: &Report, color: bool) -> String {
         let _ = writeln!(out, "\nFindings:");
     }
     for f in &report.findings {
-        let scope = f.scope_label();
         let _ = writeln!(
             out,
-            "  {} {}  [{}]",
+            "  {} {}  {}",
             p.severity(f.severity),
             p.wrap("1", &f.id),
-            scope
+            seen_from(f, report)
         );
         let _ = writeln!(out, "           {}", f.title);
         for e in &f.evidence {
             let _ = writeln!(out, "           - {e}");
         }
         let _ = writeln!(out, "           fix: {}", f.remediation);
-        let _ = writeln!(out, "           rule: {}", f.spec);
+        let _ = writeln!(out, "           spec: {}", f.spec);
     }
     let _ = writeln!(out, "\nRegions:");
     for r in &report.regions {
-        let count = |o: Outcome| r.checks.iter().filter(|c| c.outcome == o).count();
-        let _ = writeln!(
-            out,
-            "  {:<12} {:<9} {:>6} ms  {} pass, {} fail, {} warn, {} skip, {} error",
-            r.region,
-            serde_json::to_string(&r.status)
-                .unwrap_or_default()
-                .trim_matches('"'),
-            r.duration_ms,
-            count(Outcome::Pass),
-            count(Outcome::Fail),
-            count(Outcome::Warn),
-            count(Outcome::Skip),
-            count(Outcome::Error),
-        );
+        region(&mut out, r, opts.detail, &p);
     }
     out
+}
+
+fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
+    let count = |o: Outcome| r.checks.iter().filter(|c| c.outcome == o).count();
+    let _ = writeln!(
+        out,
+        "  {:<12} {:<9} {:>6} ms  {} passed, {} failed, {} warned, {} skipped, {} could not run",
+        r.region,
+        status_word(r),
+        r.duration_ms,
+        count(Outcome::Pass),
+        count(Outcome::Fail),
+        count(Outcome::Warn),
+        count(Outcome::Skip),
+        count(Outcome::Error),
+    );
+    if detail == Detail::Verbose {
+        let width = r.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        for c in &r.checks {
+            let sev = c
+                .severity
+                .filter(|_| c.outcome.is_problem())
+                .map(|s| format!(" [{}]", s.as_str()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {} {:<width$}  {}{sev}",
+                p.outcome(c.outcome),
+                c.id,
+                c.observed
+            );
+        }
+        return;
+    }
+    for (reason, ids) in skipped_by_reason(r) {
+        let _ = writeln!(out, "    skipped ({reason}): {}", ids.join(", "));
+    }
 }

@@ -1,0 +1,214 @@
+//! The renderers: the text report's head (decision, because, gate), its detail levels, the
+//! JUnit mapping of checks to the gate, and plain words in everything shown to people.
+
+use vantage_agent::model::{Outcome, RegionResult, RegionStatus, Severity};
+
+use super::*;
+use crate::exit::{FailOn, FailOnSeverity, Gate};
+use crate::test_reports::{clean, fail, one_failure, report, report_requested, set, skip};
+
+fn opts(format: Format, gate: Gate, detail: Detail) -> RenderOptions {
+    RenderOptions {
+        format,
+        color: false,
+        gate,
+        detail,
+    }
+}
+
+fn lines(s: &str) -> Vec<&str> {
+    s.lines().collect()
+}
+
+#[test]
+fn text_opens_with_decision_because_and_gate() {
+    let r = one_failure("transport.get", Severity::Medium);
+    let gate = Gate::new(FailOn::Review, None);
+    let out = render(&r, &opts(Format::Text, gate, Detail::Normal));
+    let l = lines(&out);
+    assert_eq!(l[0], "REVIEW  http://127.0.0.1:9/mcp");
+    assert_eq!(
+        l[1],
+        "  because: GET on the endpoint is not answered 405 (transport.get, medium, seen from local)"
+    );
+    assert_eq!(l[2], "  gate: failed (--fail-on review)");
+    let passing = render(&r, &opts(Format::Text, Gate::default(), Detail::Normal));
+    assert_eq!(lines(&passing)[2], "  gate: passed");
+}
+
+#[test]
+fn quiet_is_the_three_summary_lines() {
+    let r = one_failure("method.unknown", Severity::High);
+    let out = render(&r, &opts(Format::Text, Gate::default(), Detail::Summary));
+    assert_eq!(lines(&out).len(), 3, "{out}");
+    assert!(out.starts_with("BLOCKED"));
+    assert!(
+        out.ends_with("  gate: failed (--fail-on blocked)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn skipped_checks_are_listed_with_their_reason_and_verbose_lists_every_check() {
+    let mut r = clean("local");
+    skip(&mut r, "net.ipv6", "no IPv6 address");
+    skip(&mut r, "tls.handshake", "plain http");
+    skip(&mut r, "tls.expiry", "plain http");
+    let rep = report(vec![r]);
+    let normal = render(&rep, &opts(Format::Text, Gate::default(), Detail::Normal));
+    assert!(
+        normal.contains("    skipped (plain http): tls.handshake, tls.expiry\n"),
+        "{normal}"
+    );
+    assert!(normal.contains("    skipped (no IPv6 address): net.ipv6\n"));
+    assert!(normal.contains("3 skipped"), "{normal}");
+    let verbose = render(&rep, &opts(Format::Text, Gate::default(), Detail::Verbose));
+    for c in &rep.regions[0].checks {
+        let line = verbose
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(c.id.as_str()))
+            .unwrap_or_else(|| panic!("-v lacks {}: {verbose}", c.id));
+        assert!(line
+            .trim_start()
+            .starts_with(super::summary::outcome_word(c.outcome)));
+        assert!(line.ends_with(&c.observed), "{line}");
+    }
+    assert!(verbose.contains("skip  tls.expiry"), "{verbose}");
+}
+
+#[test]
+fn people_never_see_internal_words() {
+    // Every catalogue entry, the fallback entry, and every format of a report with findings.
+    for f in crate::findings::FINDINGS {
+        for s in [f.title, f.remediation, f.spec] {
+            assert!(!s.contains("checks.md"), "{}: {s}", f.id);
+        }
+    }
+    let fallback = crate::findings::spec("no.such-finding");
+    assert!(!fallback.spec.contains("checks.md"));
+    let mut eu = clean("eu");
+    fail(&mut eu, "net.connect", Severity::High, "timeout");
+    let us = clean("us");
+    let rep = report_requested(
+        &["eu".into(), "us".into(), "ap".into()],
+        vec![eu, us, RegionResult::absent("ap", RegionStatus::NoAgent)],
+    );
+    for format in [Format::Text, Format::Junit, Format::Markdown, Format::Json] {
+        let out = render(&rep, &opts(format, Gate::default(), Detail::Verbose));
+        for word in ["checks.md", "[global]", "No vantage"] {
+            assert!(!out.contains(word), "{format:?} says {word:?}:\n{out}");
+        }
+        assert!(
+            !out.lines().any(|l| l.trim_start().starts_with("rule:")),
+            "{format:?}: the spec line is labelled `spec:`"
+        );
+    }
+}
+
+fn count(xml: &str, needle: &str) -> usize {
+    xml.matches(needle).count()
+}
+
+#[test]
+fn junit_failures_are_exactly_the_checks_over_the_gate() {
+    let r = one_failure("transport.get", Severity::Medium);
+    // Below the default gate: no failure, the finding is in system-out.
+    let below = junit(&r, &Gate::default());
+    assert!(below.contains("<testsuites name=\"vantage http://127.0.0.1:9/mcp\" tests=\""));
+    assert!(below.contains(" failures=\"0\" errors=\"0\""), "{below}");
+    assert_eq!(count(&below, "<failure"), 0);
+    assert!(below.contains("<system-out>a finding here, below the gate (--fail-on blocked)"));
+    // At the gate: one failure, counted once.
+    let at = junit(&r, &Gate::new(FailOn::Review, None));
+    assert_eq!(count(&at, "<failure"), 1, "{at}");
+    assert_eq!(
+        count(&at, " failures=\"1\""),
+        2,
+        "testsuites and the suite: {at}"
+    );
+    assert!(at.contains("<failure type=\"transport.get\" message=\"GET on the endpoint"));
+    assert!(!at.contains("disabled="), "no Ant-only attribute");
+    // --fail-on-severity alone can fail it too.
+    let sev = junit(
+        &r,
+        &Gate::new(FailOn::Blocked, Some(FailOnSeverity::Medium)),
+    );
+    assert_eq!(count(&sev, "<failure"), 1);
+}
+
+#[test]
+fn junit_skips_are_skipped_with_their_reason_and_properties_carry_the_decision() {
+    let mut r = clean("local");
+    skip(&mut r, "tls.handshake", "plain http");
+    set(
+        &mut r,
+        "cors.preflight",
+        Outcome::Error,
+        None,
+        None,
+        "socket: out of files",
+    );
+    let rep = report(vec![r]);
+    let x = junit(&rep, &Gate::default());
+    assert!(x.contains("<skipped message=\"plain http\"/>"), "{x}");
+    assert!(x.contains("skipped=\"2\""), "{x}");
+    assert!(x.contains("not run: the probe could not run in this region"));
+    for (k, v) in [
+        ("vantage.decision", "pass".to_string()),
+        ("vantage.era", "modern".to_string()),
+        ("vantage.report.id", rep.id.clone()),
+        ("vantage.gate", "--fail-on blocked".to_string()),
+        ("vantage.gate.result", "gate: passed".to_string()),
+    ] {
+        let prop = format!("<property name=\"{k}\" value=\"{v}\"/>");
+        assert!(x.contains(&prop), "lacks {prop}: {x}");
+    }
+}
+
+#[test]
+fn junit_names_a_missing_region_as_an_error_not_a_failure() {
+    let rep = report_requested(
+        &["eu".into(), "us".into()],
+        vec![
+            clean("eu"),
+            RegionResult::absent("us", RegionStatus::Timeout),
+        ],
+    );
+    let x = junit(&rep, &Gate::new(FailOn::Review, None));
+    assert_eq!(count(&x, "<failure"), 0, "{x}");
+    assert_eq!(count(&x, "<error type=\"fleet.region-missing\""), 1, "{x}");
+    assert!(x.contains("<testsuite name=\"vantage.us\" tests=\"1\" failures=\"0\" errors=\"1\""));
+}
+
+#[test]
+fn junit_fails_a_check_whose_divergence_blocks_even_when_its_own_finding_is_lower() {
+    // auth.challenge fails in eu only: its own finding is medium, edge.divergent (auth) is
+    // high and blocks; the eu test case must be the failure.
+    let mut eu = clean("eu");
+    fail(
+        &mut eu,
+        "auth.challenge",
+        Severity::Medium,
+        "401 without WWW-Authenticate",
+    );
+    let rep = report(vec![eu, clean("us")]);
+    assert_eq!(rep.decision, crate::report::Decision::Blocked);
+    let x = junit(&rep, &Gate::default());
+    assert_eq!(count(&x, "<failure"), 1, "{x}");
+    assert!(x.contains("<failure type=\"edge.divergent\""), "{x}");
+}
+
+#[test]
+fn xml_stays_well_formed_whatever_the_target_sent() {
+    let mut r = clean("local");
+    fail(
+        &mut r,
+        "method.unknown",
+        Severity::High,
+        "404 text/html body \"<html>\u{0}\u{1b}[2J & </testsuite>\"",
+    );
+    let x = junit(&report(vec![r]), &Gate::default());
+    assert!(!x.contains('\u{0}') && !x.contains('\u{1b}'));
+    assert!(x.contains("&lt;/testsuite&gt;"));
+    assert_eq!(count(&x, "</testsuite>"), 1);
+}

@@ -1,0 +1,121 @@
+//! The words every renderer shares: the one "because" line under the decision, where a
+//! finding was seen, and skipped checks grouped by their reason.
+
+use vantage_agent::model::{Outcome, RegionResult, Severity};
+
+use crate::report::{Decision, Finding, Report, Scope};
+
+/// Findings that drive `decision`, most severe first (the merge sorts them so).
+fn decisive(report: &Report, at_least: Severity) -> Vec<&Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= at_least && f.id != "fleet.vantage-degraded")
+        .collect()
+}
+
+/// One sentence that says why the decision is what it is: the decisive finding (or reason).
+pub fn because(report: &Report) -> String {
+    let lead = |fs: Vec<&Finding>, level: &str| -> String {
+        let Some(first) = fs.first() else {
+            return report.reason.clone();
+        };
+        let mut s = format!(
+            "{} ({}, {}, {})",
+            first.title,
+            first.id,
+            first.severity.as_str(),
+            seen_from(first, report)
+        );
+        if fs.len() > 1 {
+            s.push_str(&format!(
+                "; {} more finding(s) at {level} or above",
+                fs.len() - 1
+            ));
+        }
+        s
+    };
+    match report.decision {
+        Decision::Blocked => lead(decisive(report, Severity::High), "high"),
+        Decision::Review => lead(decisive(report, Severity::Medium), "medium"),
+        Decision::Unknown => report.reason.clone(),
+        Decision::Pass => {
+            let low = report
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Low)
+                .count();
+            let skipped = skipped_count(report);
+            let mut s = if low == 0 {
+                "every check that ran met its rule (no finding above info)".to_string()
+            } else {
+                format!("{low} low-severity finding(s), nothing above low")
+            };
+            if skipped > 0 {
+                s.push_str(&format!(
+                    "; {skipped} check(s) did not apply here or could not run, each with its reason in the report"
+                ));
+            }
+            s
+        }
+    }
+}
+
+fn skipped_count(report: &Report) -> usize {
+    report
+        .regions
+        .iter()
+        .flat_map(|r| r.checks.iter())
+        .filter(|c| matches!(c.outcome, Outcome::Skip | Outcome::Error))
+        .count()
+}
+
+/// Where a finding was seen, in plain words: `seen from local`, `seen from every region
+/// (eu, us)`, `seen from ap only`.
+pub fn seen_from(f: &Finding, report: &Report) -> String {
+    let regions = f.regions.join(", ");
+    if regions.is_empty() {
+        return "not tied to a region".into();
+    }
+    match f.scope {
+        _ if report.regions.len() <= 1 => format!("seen from {regions}"),
+        Scope::Global => format!("seen from every region that reported ({regions})"),
+        Scope::Regional => format!("seen from {regions} only"),
+    }
+}
+
+/// A region's skipped (or not run) checks, grouped by reason, in check order.
+pub fn skipped_by_reason(r: &RegionResult) -> Vec<(String, Vec<&str>)> {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for c in &r.checks {
+        let reason = match c.outcome {
+            Outcome::Skip => c.observed.clone(),
+            Outcome::Error => format!("could not run here: {}", c.observed),
+            _ => continue,
+        };
+        match groups.iter_mut().find(|(why, _)| *why == reason) {
+            Some((_, ids)) => ids.push(&c.id),
+            None => groups.push((reason, vec![&c.id])),
+        }
+    }
+    groups
+}
+
+/// `pass`, `fail`, … as a word.
+pub fn outcome_word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail => "fail",
+        Outcome::Warn => "warn",
+        Outcome::Skip => "skip",
+        Outcome::Error => "error",
+    }
+}
+
+/// The region's status as a word (`complete`, `no-agent`, …).
+pub fn status_word(r: &RegionResult) -> String {
+    serde_json::to_string(&r.status)
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_string()
+}
