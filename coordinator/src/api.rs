@@ -135,6 +135,19 @@ pub fn router(api: Arc<Api>) -> Router {
                 "no such route; see GET /v1/checks/{id}, POST /v1/checks, GET /v1/agents",
             )
         })
+        // A known path with another method: JSON like every other error; axum adds `Allow`.
+        .method_not_allowed_fallback(
+            |method: axum::http::Method, uri: axum::http::Uri| async move {
+                ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "method_not_allowed",
+                    format!(
+                        "{method} is not served on {}; the Allow header lists the methods that are",
+                        uri.path()
+                    ),
+                )
+            },
+        )
         .layer(DefaultBodyLimit::max(limit))
         .with_state(api)
 }
