@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 use vantage_agent::credentials;
 use vantage_agent::Credentials;
-use vantage_coordinator::exit::FailOn;
+use vantage_coordinator::exit::{FailOn, FailOnSeverity};
 use vantage_coordinator::fixture::{Fault, Hostile};
 use vantage_coordinator::render::Format;
 
@@ -21,7 +21,7 @@ use vantage_coordinator::render::Format;
 from the outside: DNS, connectivity, TLS, redirects, era, and the transport and header rules, \
 each probe changing one thing in an otherwise valid request. The report says pass, review, \
 blocked or unknown, with evidence and a fix for every finding.",
-    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp --format json --output report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
+    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n  vantage completions bash > /etc/bash_completion.d/vantage\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -41,19 +41,57 @@ pub enum Command {
     Fixture(FixtureArgs),
     /// Print the JSON Schema of the report (vantage.report/v1).
     Schema,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print a man page (roff), or write one page per command into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (default: vantage itself), e.g. `check`.
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
+    /// Write vantage.1 and vantage-<command>.1 for every command into DIR instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub struct Output {
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(short = 'f', long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Write the report to FILE instead of standard output.
-    #[arg(long, value_name = "FILE")]
+    /// Write the report to FILE instead of standard output (`-` is standard output); a
+    /// one-line summary then goes to standard error.
+    #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Colour in text output: auto (only on a terminal, and not with NO_COLOR), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Summary only: the decision, why, and the gate line (text); no progress, no notes.
+    /// Other formats print their whole document.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// List every check of every region with its outcome and reason, skipped ones included.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+impl Output {
+    /// The file to write, or `None` for standard output (no flag, or `-`).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.output
+            .as_deref()
+            .filter(|p| p.as_os_str() != std::ffi::OsStr::new("-"))
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -72,10 +110,11 @@ pub struct Probe {
     /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
-    /// Overall deadline for the whole check, e.g. 30s, 2m.
+    /// Overall deadline for the whole check, e.g. 30s, 2m (at most 10m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
-    /// Deadline for one exchange (one request, connect, handshake or DNS query).
+    /// Deadline for one exchange (one request, connect, handshake or DNS query); at most
+    /// --timeout.
     #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub check_timeout: Duration,
     /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
@@ -164,6 +203,9 @@ pub struct CheckArgs {
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
     pub fail_on: FailOn,
+    /// Also fail the gate on any finding of this severity or above, whatever the decision.
+    #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
+    pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report.
     #[arg(long, default_value = "local")]
     pub region: String,
@@ -173,6 +215,13 @@ pub struct CheckArgs {
     pub fleet: Fleet,
     #[command(flatten)]
     pub output: Output,
+}
+
+impl CheckArgs {
+    /// The gate these flags describe.
+    pub fn gate(&self) -> vantage_coordinator::exit::Gate {
+        vantage_coordinator::exit::Gate::new(self.fail_on, self.fail_on_severity)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -242,11 +291,20 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
         })
 }
 
+/// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
+pub const MAX_DURATION: Duration = Duration::from_secs(600);
+
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)
         .map_err(|e| format!("`{s}`: {e}; write e.g. 500ms, 5s, 2m"))?;
     if d.is_zero() {
-        return Err("a duration must be greater than zero".into());
+        return Err("a duration must be greater than zero; write e.g. 500ms, 5s, 2m".into());
+    }
+    if d > MAX_DURATION {
+        return Err(format!(
+            "`{s}` is longer than the limit of {}; a check that needs longer is stuck, not slow (write e.g. 30s, 2m)",
+            humantime::format_duration(MAX_DURATION)
+        ));
     }
     Ok(d)
 }

@@ -7,13 +7,14 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::{Engine, ProbeOptions, Target};
-use vantage_coordinator::exit::{self, FailOn};
+use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
-use vantage_coordinator::render::render;
+use vantage_coordinator::render::{render, Detail, Format, RenderOptions};
 use vantage_coordinator::report::Report;
 use vantage_coordinator::{local, report};
 
 pub use crate::args::*;
+use crate::terminal::{stderr_is_live, Live};
 
 /// Parse arguments and run; returns the process exit code.
 pub fn main() -> u8 {
@@ -67,6 +68,12 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
             Ok(exit::OK)
         }
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "vantage", &mut std::io::stdout());
+            Ok(exit::OK)
+        }
+        Command::Man(args) => crate::manpage::write(args.command.as_deref(), args.dir.as_deref()),
     }
 }
 
@@ -95,7 +102,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
 }
 
 pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
-    if let Some(path) = &output.output {
+    if let Some(path) = output.file() {
         let parent = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -111,22 +118,43 @@ pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
-    let to_terminal = output.output.is_none() && std::io::stdout().is_terminal();
+/// The live progress line for one check: on a terminal only, never with `-q`.
+pub fn live(output: &Output, label: &str, stage: &str) -> Live {
+    Live::start(!output.quiet && stderr_is_live(), label, stage)
+}
+
+/// Write the report as `output` says; the gate decides the gate line and JUnit failures.
+pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> {
+    let file = output.file();
+    let to_terminal = file.is_none() && std::io::stdout().is_terminal();
     let color = match output.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
     };
-    let text = render(report, output.format, color);
-    match &output.output {
+    let detail = if output.quiet {
+        Detail::Summary
+    } else if output.verbose {
+        Detail::Verbose
+    } else {
+        Detail::Normal
+    };
+    let opts = RenderOptions {
+        format: output.format,
+        color: color && output.format == Format::Text,
+        gate,
+        detail,
+    };
+    let text = render(report, &opts);
+    match file {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             eprintln!(
-                "{} for {}: report written to {}",
+                "{} for {}: report written to {}; {}",
                 report.decision.as_str(),
                 report.target,
-                path.display()
+                path.display(),
+                gate.line(report)
             );
         }
         None => {
@@ -138,17 +166,29 @@ pub fn emit(report: &Report, output: &Output) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Run one in-process vantage, with the stage and elapsed time on a terminal.
+async fn check_here(engine: &Engine, target: &Target, output: &Output) -> Report {
+    let region = engine.options().region.clone();
+    let progress = live(
+        output,
+        &format!("checking {target} from {region}"),
+        "starting",
+    );
+    let report =
+        local::check_with_progress(engine, target, std::sync::Arc::new(progress.clone())).await;
+    progress.finish();
+    report
+}
+
 async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
     // Credentials and the CA file are read before any traffic: bad input changes nothing.
     let engine = engine(&args.probe, &args.region)?;
-    if std::io::stderr().is_terminal() {
-        eprintln!("checking {target} from {} …", args.region);
-    }
-    let report = local::check(&engine, &target).await;
-    emit(&report, &args.output)?;
-    Ok(exit::for_report(&report, args.fail_on))
+    let report = check_here(&engine, &target, &args.output).await;
+    let gate = args.gate();
+    emit(&report, &args.output, gate)?;
+    Ok(gate.exit_code(&report))
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
@@ -209,15 +249,17 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         .await
         .context("starting the demo fixture on 127.0.0.1")?;
     let names: Vec<String> = faults.iter().map(|f| f.name()).collect();
-    eprintln!(
-        "demo: fixture MCP server at {} with faults: {}",
-        fixture.url(),
-        if names.is_empty() {
-            "none".into()
-        } else {
-            names.join(", ")
-        }
-    );
+    if !args.output.quiet {
+        eprintln!(
+            "demo: fixture MCP server at {} with faults: {}",
+            fixture.url(),
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
     let probe = Probe {
         assume_global: Vec::new(),
         ca_file: None,
@@ -227,12 +269,20 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         auth: AuthArgs::default(),
     };
     let target = Target::parse(&fixture.url())?;
-    let report = local::check(&engine(&probe, "local")?, &target).await;
-    emit(&report, &args.output)?;
-    eprintln!(
-        "demo: as a CI gate, `vantage check` would exit {} here; try `vantage demo --clean`, or `vantage fixture --help` to serve it yourself",
-        exit::for_report(&report, FailOn::Blocked)
-    );
+    let report = check_here(&engine(&probe, "local")?, &target, &args.output).await;
+    let gate = Gate::default();
+    emit(&report, &args.output, gate)?;
+    if !args.output.quiet {
+        let next = if faults.is_empty() {
+            "try `vantage demo` to see the faults it finds"
+        } else {
+            "try `vantage demo --clean` for a server without faults"
+        };
+        eprintln!(
+            "demo: as a CI gate, `vantage check` would exit {} here; {next}, or `vantage fixture --help` to serve it yourself",
+            gate.exit_code(&report)
+        );
+    }
     Ok(exit::OK)
 }
 

@@ -12,8 +12,12 @@ pub mod fleet;
 pub mod local;
 pub mod merge;
 pub mod metrics;
+pub mod remediation;
 pub mod render;
 pub mod report;
 pub mod schedule;
 pub mod serve;
 pub mod store;
+
+#[cfg(test)]
+mod test_reports;

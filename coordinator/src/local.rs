@@ -52,6 +52,22 @@ pub async fn check(engine: &Engine, target: &Target) -> Report {
     let started_at = now_rfc3339();
     let started = Instant::now();
     let region = engine.run(target).await;
+    finish(target, started_at, started, region)
+}
+
+/// Like [`check`], telling `progress` when each stage starts.
+pub async fn check_with_progress(
+    engine: &Engine,
+    target: &Target,
+    progress: std::sync::Arc<dyn vantage_agent::progress::Progress>,
+) -> Report {
+    let started_at = now_rfc3339();
+    let started = Instant::now();
+    let region = engine.run_with_progress(target, progress).await;
+    finish(target, started_at, started, region)
+}
+
+fn finish(target: &Target, started_at: String, started: Instant, region: RegionResult) -> Report {
     let requested = vec![region.region.clone()];
     assemble(
         target,

@@ -3,7 +3,9 @@
 
 mod args;
 mod cli;
+mod manpage;
 mod remote;
+mod terminal;
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(cli::main())

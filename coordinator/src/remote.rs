@@ -1,16 +1,14 @@
 //! `vantage check --coordinator URL`: submit the check to a fleet, follow its regions as they
 //! report, and render the merged report exactly as the local mode does.
 
-use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
-use vantage_coordinator::exit;
 use vantage_coordinator::report::Report;
 
-use crate::cli::{check_output_path, emit, CheckArgs};
+use crate::cli::{check_output_path, emit, live, CheckArgs};
 
 fn api_error(status: reqwest::StatusCode, body: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(body) {
@@ -83,13 +81,16 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         .and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
         .context("the coordinator's answer has no check id")?;
 
-    let progress = std::io::stderr().is_terminal();
-    if progress {
-        eprintln!("checking {target} through {base} (check {id}) …");
-    }
+    let progress = live(
+        &args.output,
+        &format!("checking {target} through {base}"),
+        "submitted",
+    );
+    progress.println(&format!("check {id} submitted to {base}"));
+    let expected = args.fleet.regions.len();
     let give_up = Instant::now() + args.probe.timeout + Duration::from_secs(15);
     let mut shown = 0;
-    loop {
+    let result = loop {
         let resp = client
             .get(format!("{base}/v1/checks/{id}"))
             .bearer_auth(token.expose_secret())
@@ -99,32 +100,48 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         let status = resp.status();
         let text = resp.text().await.unwrap_or_default();
         if !status.is_success() {
-            bail!(
+            break Err(anyhow::anyhow!(
                 "the coordinator lost the check: {}",
                 api_error(status, &text)
-            );
+            ));
         }
-        let report: Report = serde_json::from_str(&text)
-            .context("the coordinator's report is not vantage.report/v1")?;
-        if progress {
-            for r in report.regions.iter().skip(shown) {
-                let st = serde_json::to_string(&r.status).unwrap_or_default();
-                eprintln!(
-                    "  {:<12} {:<9} {} ms",
-                    r.region,
-                    st.trim_matches('"'),
-                    r.duration_ms
-                );
+        let report: Report = match serde_json::from_str(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                break Err(anyhow::anyhow!(
+                    "the coordinator's report is not vantage.report/v1: {e}"
+                ))
             }
-            shown = report.regions.len();
+        };
+        // Regions as they arrive, each on a line of its own above the live line.
+        for r in report.regions.iter().skip(shown) {
+            let st = serde_json::to_string(&r.status).unwrap_or_default();
+            progress.println(&format!(
+                "  {:<12} {:<9} {} ms",
+                r.region,
+                st.trim_matches('"'),
+                r.duration_ms
+            ));
         }
+        shown = report.regions.len();
+        progress.stage(&if expected > 0 {
+            format!("{shown} of {expected} region(s) reported")
+        } else {
+            format!("{shown} region(s) reported, waiting for the rest")
+        });
         if report.state.is_none() {
-            emit(&report, &args.output)?;
-            return Ok(exit::for_report(&report, args.fail_on));
+            break Ok(report);
         }
         if Instant::now() > give_up {
-            bail!("the coordinator did not finish check {id} in time");
+            break Err(anyhow::anyhow!(
+                "the coordinator did not finish check {id} in time"
+            ));
         }
         tokio::time::sleep(Duration::from_millis(150)).await;
-    }
+    };
+    progress.finish();
+    let report = result?;
+    let gate = args.gate();
+    emit(&report, &args.output, gate)?;
+    Ok(gate.exit_code(&report))
 }
