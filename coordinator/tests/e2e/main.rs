@@ -4,13 +4,19 @@
 
 mod support;
 
+mod api_errors;
 mod auth;
 mod cli;
+mod cli_habits;
 mod dns_tls;
 mod fixture_faults;
 mod fleet;
 mod hostile;
+mod junit_consumer;
 mod peers;
 mod procs;
+mod progress;
 mod prometheus;
+mod reports;
 mod schema;
+mod terminal;

@@ -1,0 +1,268 @@
+//! The habits people expect of a command: short flags, `-` for standard output, quiet and
+//! verbose, shell completions and man pages from the same definitions as --help, bounded
+//! durations with a clear error, a demo hint that fits, and API errors that are all JSON.
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use vantage_coordinator::fixture::{Fault, Fixture};
+
+use crate::support::{assert_valid, vantage, vantage_async};
+
+fn s(v: &[u8]) -> String {
+    String::from_utf8_lossy(v).into_owned()
+}
+
+fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[tokio::test]
+async fn dash_is_standard_output_and_short_flags_work() {
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let dir = tmpdir("dash");
+    let (url, d) = (fixture.url(), dir.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(["check", &url, "-f", "json", "-o", "-"])
+            .current_dir(&d)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report on stdout");
+    assert_valid(&report);
+    assert!(!dir.join("-").exists(), "no file named `-`");
+    assert!(out.stderr.is_empty(), "{}", s(&out.stderr));
+
+    // -o FILE: the report in the file, one summary line with the gate on stderr.
+    let file = dir.join("r.md");
+    let out = vantage_async(vec![
+        "check".into(),
+        fixture.url(),
+        "-f".into(),
+        "markdown".into(),
+        "-o".into(),
+        file.display().to_string(),
+        "--fail-on".into(),
+        "review".into(),
+    ])
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        s(&out.stderr),
+        format!(
+            "review for {}: report written to {}; gate: failed (--fail-on review)\n",
+            fixture.url(),
+            file.display()
+        )
+    );
+    let md = std::fs::read_to_string(&file).unwrap();
+    assert!(md.contains("`gate: failed (--fail-on review)`"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn quiet_is_the_summary_and_verbose_lists_every_check() {
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
+    let quiet = vantage_async(vec!["check".into(), fixture.url(), "-q".into()]).await;
+    assert_eq!(quiet.status.code(), Some(0));
+    let text = s(&quiet.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], format!("REVIEW  {}", fixture.url()));
+    assert!(lines[1]
+        .starts_with("  because: GET on the endpoint is not answered 405 (transport.get, medium"));
+    assert_eq!(lines[2], "  gate: passed");
+    assert!(quiet.stderr.is_empty());
+    // -q with a machine format: the whole document, nothing else.
+    let json = vantage_async(vec![
+        "check".into(),
+        fixture.url(),
+        "-q".into(),
+        "-f".into(),
+        "json".into(),
+    ])
+    .await;
+    assert_valid(&serde_json::from_slice(&json.stdout).unwrap());
+    // -v: one line per check, skipped ones with their reason.
+    let verbose = vantage_async(vec!["check".into(), fixture.url(), "-v".into()]).await;
+    let text = s(&verbose.stdout);
+    for c in vantage_agent::catalog::CHECKS {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(c.id)),
+            "-v lacks {}: {text}",
+            c.id
+        );
+    }
+    assert!(text.contains("    skip  tls.handshake"), "{text}");
+    assert!(text.contains("plain http"), "{text}");
+    // Both at once is a usage error that names the conflict.
+    let both = vantage(&["check", &fixture.url(), "-q", "-v"], &[]);
+    assert_eq!(both.status.code(), Some(1));
+    assert!(
+        s(&both.stderr).contains("cannot be used with"),
+        "{}",
+        s(&both.stderr)
+    );
+    // The demo is quiet too.
+    let demo = vantage(&["demo", "-q"], &[]);
+    assert!(demo.stderr.is_empty(), "{}", s(&demo.stderr));
+}
+
+#[test]
+fn durations_are_bounded_with_a_clear_error_and_nothing_runs() {
+    for (flag, value, needle) in [
+        ("--timeout", "999999999h", "is longer than the limit of 10m"),
+        ("--check-timeout", "11m", "is longer than the limit of 10m"),
+        ("--timeout", "0s", "greater than zero"),
+        ("--timeout", "soon", "write e.g. 500ms, 5s, 2m"),
+    ] {
+        let out = vantage(&["check", "http://127.0.0.1:9/mcp", flag, value], &[]);
+        assert_eq!(out.status.code(), Some(1), "{flag} {value}");
+        let err = s(&out.stderr);
+        assert!(err.contains(needle), "{flag} {value}: {err}");
+        assert!(err.contains(flag), "the message names the flag: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    let ok = vantage(&["check", "--help"], &[]);
+    assert!(s(&ok.stdout).contains("at most 10m"));
+    // The agent's duration flags are bounded the same way, before it dials anything.
+    for (flag, value, needle) in [
+        (
+            "--check-timeout",
+            "999999999h",
+            "is longer than the limit of 10m",
+        ),
+        ("--backoff-max", "0s", "greater than zero"),
+    ] {
+        let out = Command::new(crate::procs::bin("vantage-agent"))
+            .args([
+                "--coordinator",
+                "http://127.0.0.1:1",
+                "--region",
+                "eu",
+                flag,
+                value,
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flag} {value}");
+        assert!(s(&out.stderr).contains(needle), "{}", s(&out.stderr));
+    }
+}
+
+#[test]
+fn the_demo_hint_fits_what_was_shown() {
+    let faulty = vantage(&["demo", "-f", "json"], &[]);
+    let err = s(&faulty.stderr);
+    assert!(
+        err.contains("would exit 2 here; try `vantage demo --clean`"),
+        "{err}"
+    );
+    let clean = vantage(&["demo", "--clean", "-f", "json"], &[]);
+    let err = s(&clean.stderr);
+    assert!(
+        err.contains("would exit 0 here; try `vantage demo` to see"),
+        "{err}"
+    );
+    assert!(!err.contains("--clean`"), "{err}");
+}
+
+#[test]
+fn completions_come_from_the_same_definitions_and_parse() {
+    let bash = vantage(&["completions", "bash"], &[]);
+    assert_eq!(bash.status.code(), Some(0));
+    let script = s(&bash.stdout);
+    for word in ["--fail-on-severity", "--format", "completions", "check"] {
+        assert!(script.contains(word), "bash completion lacks {word}");
+    }
+    let dir = tmpdir("completions");
+    let path = dir.join("vantage.bash");
+    std::fs::write(&path, &script).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&path).output().unwrap();
+    assert!(syntax.status.success(), "{}", s(&syntax.stderr));
+    // Loaded into bash, it completes a flag of `check`.
+    let probe = format!(
+        "source {}; COMP_WORDS=(vantage check --fail-on-s); COMP_CWORD=2; COMP_LINE='vantage check --fail-on-s'; COMP_POINT=${{#COMP_LINE}}; _vantage vantage --fail-on-s check; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display()
+    );
+    let done = Command::new("bash").args(["-c", &probe]).output().unwrap();
+    assert_eq!(
+        s(&done.stdout).trim(),
+        "--fail-on-severity",
+        "{}",
+        s(&done.stderr)
+    );
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = vantage(&["completions", shell], &[]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(s(&out.stdout).contains("fail-on-severity"), "{shell}");
+    }
+    let bad = vantage(&["completions", "tcsh"], &[]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        s(&bad.stderr).contains("possible values"),
+        "{}",
+        s(&bad.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn man_pages_render_and_list_the_flags() {
+    let page = vantage(&["man", "check"], &[]);
+    assert_eq!(page.status.code(), Some(0), "{}", s(&page.stderr));
+    let roff = s(&page.stdout);
+    assert!(roff.contains(".TH vantage-check 1"), "{roff}");
+    assert!(roff.contains("\\-\\-fail\\-on\\-severity"), "{roff}");
+    // groff renders it without a warning.
+    let dir = tmpdir("man");
+    std::fs::write(dir.join("vantage-check.1"), &roff).unwrap();
+    let out = Command::new("groff")
+        .args(["-man", "-Tascii", "-ww", "-P-cbou"])
+        .arg(dir.join("vantage-check.1"))
+        .output()
+        .expect("groff renders man pages");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        s(&out.stderr)
+    );
+    assert!(
+        s(&out.stdout).contains("--fail-on-severity <SEVERITY>"),
+        "{}",
+        s(&out.stdout)
+    );
+    // Every page into a directory.
+    let all = vantage(&["man", "--dir", &dir.display().to_string()], &[]);
+    assert_eq!(all.status.code(), Some(0), "{}", s(&all.stderr));
+    for name in [
+        "vantage.1",
+        "vantage-check.1",
+        "vantage-serve.1",
+        "vantage-completions.1",
+    ] {
+        assert!(dir.join(name).is_file(), "{name} missing");
+    }
+    let missing = vantage(&["man", "--dir", "/nonexistent/man1"], &[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(s(&missing.stderr).contains("create it first"));
+    let unknown = vantage(&["man", "frobnicate"], &[]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        s(&unknown.stderr).contains("one of: check"),
+        "{}",
+        s(&unknown.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
