@@ -36,10 +36,16 @@ pub fn findings_of<'r>(
         ids.push("dns.split-horizon");
     }
     ids.push("fleet.vantage-degraded");
+    // edge.divergent gathers several checks: it is this check's only when its evidence says
+    // so (the merge writes `region: check observed`).
+    let divergent_here = format!("{}: {} ", region.region, check.id);
     report
         .findings
         .iter()
         .filter(|f| ids.contains(&f.id.as_str()) && f.regions.contains(&region.region))
+        .filter(|f| {
+            f.id != "edge.divergent" || f.evidence.iter().any(|e| e.starts_with(&divergent_here))
+        })
         .collect()
 }
 

@@ -212,3 +212,28 @@ fn xml_stays_well_formed_whatever_the_target_sent() {
     assert!(x.contains("&lt;/testsuite&gt;"));
     assert_eq!(count(&x, "</testsuite>"), 1);
 }
+
+#[test]
+fn a_divergence_counts_only_for_the_check_that_diverged() {
+    // eu alone fails auth.challenge (edge.divergent, high); both regions fail transport.get
+    // (a global medium finding): only eu's auth.challenge is a failure under the default gate.
+    let mut eu = clean("eu");
+    fail(
+        &mut eu,
+        "auth.challenge",
+        Severity::Medium,
+        "401 without WWW-Authenticate",
+    );
+    fail(&mut eu, "transport.get", Severity::Medium, "200 text/html");
+    let mut us = clean("us");
+    fail(&mut us, "transport.get", Severity::Medium, "200 text/html");
+    let rep = report(vec![eu, us]);
+    let x = junit(&rep, &Gate::default());
+    assert_eq!(count(&x, "<failure"), 1, "{x}");
+    assert!(x.contains("<failure type=\"edge.divergent\""), "{x}");
+    let transport_failures = x
+        .split("<testcase ")
+        .filter(|c| c.starts_with("name=\"transport.get\"") && c.contains("<failure"))
+        .count();
+    assert_eq!(transport_failures, 0, "{x}");
+}
