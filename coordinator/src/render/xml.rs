@@ -3,12 +3,23 @@
 
 use std::fmt::Write;
 
-/// Escape for an attribute value or text content; characters XML 1.0 does not allow (most
-/// control characters, lone surrogates cannot occur in a `str`, U+FFFE, U+FFFF) become U+FFFD.
+/// Escape for an attribute value (line breaks kept as character references, which
+/// attribute-value normalisation would otherwise turn into spaces); characters XML 1.0 does
+/// not allow (most control characters, U+FFFE, U+FFFF) become U+FFFD.
 pub fn escape(s: &str) -> String {
+    escape_with(s, true)
+}
+
+/// Escape for text content: line breaks stay as they are.
+pub fn escape_text(s: &str) -> String {
+    escape_with(s, false)
+}
+
+fn escape_with(s: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            '\n' | '\t' if !attribute => out.push(c),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -67,7 +78,7 @@ impl Writer {
     /// `<name a="…">text</name>`.
     pub fn text(&mut self, name: &str, attrs: &[(&str, String)], text: &str) {
         self.start(name, attrs);
-        let _ = writeln!(self.out, ">{}</{name}>", escape(text));
+        let _ = writeln!(self.out, ">{}</{name}>", escape_text(text));
     }
 
     pub fn close(&mut self, name: &str) {
@@ -90,5 +101,6 @@ mod tests {
             escape("a<b>&\"c'\u{0}\u{1b}[31m\u{FFFE}\n"),
             "a&lt;b&gt;&amp;&quot;c&apos;\u{FFFD}\u{FFFD}[31m\u{FFFD}&#10;"
         );
+        assert_eq!(escape_text("a\nb\t<\r"), "a\nb\t&lt;&#13;");
     }
 }
