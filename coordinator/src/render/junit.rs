@@ -1,5 +1,5 @@
 //! JUnit XML for CI dashboards, in the Jenkins/Surefire dialect (validated in the tests
-//! against the Jenkins xUnit plugin's `junit-10.xsd`).
+//! against the Jenkins xUnit plugin's published `junit-10.xsd`).
 //!
 //! One test suite per region (`vantage.<region>`) and one test case per check in it (name:
 //! the check id, classname: the suite), so a dashboard shows which region saw what. A test

@@ -1,7 +1,7 @@
 //! Every JUnit report the tests produce is read by real consumers: validated against the
-//! Jenkins xUnit plugin's published schema (tests/junit/junit-10.xsd) with libxml2, and
-//! parsed by junitparser from PyPI, which recounts every suite. `bash .ci/install-peers`
-//! installs both into tests/junit/.venv.
+//! Jenkins xUnit plugin's published schema (junit-10.xsd, fetched from PyPI as pytest's
+//! source distribution ships it) with libxml2, and parsed by junitparser from PyPI, which
+//! recounts every suite. `bash .ci/install-peers` installs all three into tests/junit/.venv.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

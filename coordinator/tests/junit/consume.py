@@ -1,7 +1,8 @@
 """Read a Vantage JUnit report the way CI tooling does, and say what it saw.
 
-1. Validate it against the Jenkins xUnit plugin's JUnit schema (junit-10.xsd beside this
-   file) with libxml2 (lxml). Any violation: exit 1 with the errors.
+1. Validate it against the Jenkins xUnit plugin's published JUnit schema (`junit-10.xsd`, as
+   pytest's source distribution on PyPI ships it in testing/example_scripts/;
+   `bash .ci/install-peers` fetches it into .venv/ beside this file) with libxml2 (lxml). Any violation: exit 1 with the errors.
 2. Parse it with junitparser (a JUnit consumer from PyPI) and recount every suite; the
    counts the file declares must equal the counts of its test cases, else exit 1.
 3. Print one JSON document: totals, and per suite its counts, properties and cases
@@ -21,7 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def validate(path):
-    schema = etree.XMLSchema(etree.parse(os.path.join(HERE, "junit-10.xsd")))
+    xsd = os.path.join(HERE, ".venv", "junit-10.xsd")
+    if not os.path.exists(xsd):
+        print(f"{xsd} is missing: run bash .ci/install-peers", file=sys.stderr)
+        sys.exit(2)
+    schema = etree.XMLSchema(etree.parse(xsd))
     doc = etree.parse(path)
     if not schema.validate(doc):
         errors = [f"line {e.line}: {e.message}" for e in schema.error_log]
