@@ -14,3 +14,4 @@ mod peers;
 mod procs;
 mod prometheus;
 mod schema;
+mod snapshot;

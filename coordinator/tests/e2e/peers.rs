@@ -17,7 +17,7 @@ fn peers_dir() -> PathBuf {
 }
 
 /// A peer server process, killed (by its own pid) when dropped.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
     port: u16,
 }
@@ -37,7 +37,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn ts(mode: &str) -> Peer {
+pub(crate) fn ts(mode: &str) -> Peer {
     let dir = peers_dir().join("ts-v2");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/server")
@@ -51,7 +51,7 @@ fn ts(mode: &str) -> Peer {
     start(cmd, port, "the TypeScript SDK v2 peer")
 }
 
-fn python(mode: Option<&str>) -> Peer {
+pub(crate) fn python(mode: Option<&str>) -> Peer {
     let dir = peers_dir().join("python");
     let py = std::env::var("VANTAGE_PEER_PYTHON")
         .map(PathBuf::from)
@@ -102,7 +102,7 @@ fn start(mut cmd: Command, port: u16, what: &str) -> Peer {
     peer
 }
 
-fn url(peer: &Peer) -> String {
+pub(crate) fn url(peer: &Peer) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }
 
