@@ -6,12 +6,12 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, FailOn};
 use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
 use vantage_coordinator::render::render;
 use vantage_coordinator::report::Report;
-use vantage_coordinator::{local, report};
+use vantage_coordinator::{explain, local, report};
 
 pub use crate::args::*;
 
@@ -67,9 +67,18 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
             Ok(exit::OK)
         }
+        Command::Explain(args) => {
+            match args.id {
+                Some(id) => print!("{}", explain::explain(&id)?),
+                None => print!("{}", explain::table()),
+            }
+            Ok(exit::OK)
+        }
     }
 }
 
+/// This machine's vantage: its own settings. It connects to any address (the operator's
+/// own check); the job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = match &probe.ca_file {
         Some(path) => {
@@ -77,21 +86,30 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
         }
         None => None,
     };
-    let opts = ProbeOptions {
+    Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        deadline: probe.timeout,
-        check_timeout: probe.check_timeout.min(probe.timeout),
-        assume_global: probe.assume_global.clone(),
+        check_timeout: probe.check_timeout,
         extra_ca_pem,
         connect_non_global: true,
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
-        credentials: probe.auth.credentials()?,
-        expect_auth: probe.auth.expect_auth,
         ..ProbeOptions::default()
-    };
-    Ok(Engine::new(opts)?)
+    })?)
+}
+
+/// The job the flags describe (tokens are read here, before any traffic).
+fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
+    Ok(Job {
+        target,
+        deadline: probe.timeout,
+        expect_auth: probe.auth.expect_auth,
+        policy: Policy {
+            assume_global: probe.assume_global.clone(),
+            allow_non_global: Vec::new(),
+        },
+        credentials: probe.auth.credentials()?,
+    })
 }
 
 pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
@@ -143,10 +161,11 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     check_output_path(&args.output)?;
     // Credentials and the CA file are read before any traffic: bad input changes nothing.
     let engine = engine(&args.probe, &args.region)?;
+    let job = job(&args.probe, target)?;
     if std::io::stderr().is_terminal() {
-        eprintln!("checking {target} from {} …", args.region);
+        eprintln!("checking {} from {} …", job.target, args.region);
     }
-    let report = local::check(&engine, &target).await;
+    let report = local::check(&engine, &job).await;
     emit(&report, &args.output)?;
     Ok(exit::for_report(&report, args.fail_on))
 }
@@ -226,8 +245,8 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         nameserver: Vec::new(),
         auth: AuthArgs::default(),
     };
-    let target = Target::parse(&fixture.url())?;
-    let report = local::check(&engine(&probe, "local")?, &target).await;
+    let job = job(&probe, Target::parse(&fixture.url())?)?;
+    let report = local::check(&engine(&probe, "local")?, &job).await;
     emit(&report, &args.output)?;
     eprintln!(
         "demo: as a CI gate, `vantage check` would exit {} here; try `vantage demo --clean`, or `vantage fixture --help` to serve it yourself",

@@ -1,5 +1,7 @@
 //! Every exit-code decision of `vantage check`, in one place (`checks.md` section 6).
 
+use vantage_agent::catalog::FindingId;
+
 use crate::report::{Decision, Report};
 
 /// The gate passed.
@@ -30,8 +32,12 @@ pub fn for_report(report: &Report, fail_on: FailOn) -> u8 {
         Decision::Review if fail_on == FailOn::Review => GATE_FAILED,
         Decision::Review => OK,
         Decision::Blocked => GATE_FAILED,
-        Decision::Unknown if report.finding("fleet.region-missing").is_some() => UNKNOWN_REGION,
-        Decision::Unknown if report.finding("auth.credential-required").is_some() => UNKNOWN_AUTH,
+        Decision::Unknown if report.finding(FindingId::FleetRegionMissing).is_some() => {
+            UNKNOWN_REGION
+        }
+        Decision::Unknown if report.finding(FindingId::AuthCredentialRequired).is_some() => {
+            UNKNOWN_AUTH
+        }
         Decision::Unknown => UNKNOWN_REGION,
     }
 }

@@ -30,7 +30,7 @@ pub fn junit(report: &Report) -> String {
                     s
                 }
             };
-            let mut case = TestCase::new(c.id.clone(), status);
+            let mut case = TestCase::new(c.id.as_str(), status);
             case.set_classname(format!("vantage.{}", r.region));
             case.set_time(std::time::Duration::from_millis(c.duration_ms));
             suite.add_test_case(case);
@@ -52,7 +52,7 @@ pub fn junit(report: &Report) -> String {
         } else {
             TestCaseStatus::success()
         };
-        let mut case = TestCase::new(f.id.clone(), status);
+        let mut case = TestCase::new(f.id.as_str(), status);
         case.set_classname("vantage.findings");
         findings.add_test_case(case);
     }

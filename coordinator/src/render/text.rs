@@ -65,7 +65,7 @@ pub fn text(report: &Report, color: bool) -> String {
             out,
             "  {} {}  [{}]",
             p.severity(f.severity),
-            p.wrap("1", &f.id),
+            p.wrap("1", f.id.as_str()),
             scope
         );
         let _ = writeln!(out, "           {}", f.title);

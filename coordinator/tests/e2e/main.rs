@@ -6,6 +6,7 @@ mod support;
 
 mod auth;
 mod cli;
+mod codemap;
 mod dns_tls;
 mod fixture_faults;
 mod fleet;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Era, Outcome, Severity};
 use vantage_coordinator::report::Decision;
 
@@ -119,7 +120,7 @@ async fn typescript_sdk_v2_dual_era_is_clean() {
     assert_eq!(report.decision, Decision::Pass);
     assert_eq!(report.era, Era::Dual);
     assert_eq!(
-        outcome(&report, "headers.name-mismatch").outcome,
+        outcome(&report, CheckId::HeadersNameMismatch).outcome,
         Outcome::Pass
     );
 }
@@ -163,9 +164,12 @@ async fn python_sdk_stateless_lacks_allow_on_405() {
         "{:#?}",
         report.findings
     );
-    assert!(outcome(&report, "transport.delete")
+    assert!(outcome(&report, CheckId::TransportDelete)
         .observed
         .contains("without an Allow header"));
-    assert_eq!(outcome(&report, "transport.get").outcome, Outcome::Pass);
+    assert_eq!(
+        outcome(&report, CheckId::TransportGet).outcome,
+        Outcome::Pass
+    );
     assert_eq!(report.decision, Decision::Pass);
 }

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
-use vantage_agent::{Credentials, ProbeOptions};
 use vantage_coordinator::fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
 
+use crate::auth::all_tokens;
 use crate::procs::{agent, agent_token, coordinator, Proc};
 use crate::support::{assert_valid, check_with, options, vantage_env};
 
@@ -97,16 +97,6 @@ fn save(name: &str, mut report: Value) {
     normalise(&mut report, true);
     let text = serde_json::to_string_pretty(&report).expect("JSON");
     std::fs::write(out_dir().join(format!("{name}.json")), text + "\n").expect("write");
-}
-
-fn all_tokens() -> ProbeOptions {
-    let mut o = options();
-    o.credentials = Credentials {
-        token: Some(FIXTURE_TOKEN.to_string().into()),
-        other_audience: Some(FIXTURE_OTHER_AUDIENCE_TOKEN.to_string().into()),
-        missing_scope: Some(FIXTURE_NO_SCOPE_TOKEN.to_string().into()),
-    };
-    o
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
