@@ -132,3 +132,74 @@ async fn remote(registry: &Registry, region: &str, job: &Job) -> RegionResult {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::mpsc;
+    use vantage_agent::ProbeOptions;
+
+    use super::*;
+    use crate::fleet::ToAgent;
+
+    fn dispatcher(registry: Arc<Registry>) -> Dispatcher {
+        Dispatcher {
+            registry,
+            local: Some((
+                "local".into(),
+                Engine::new(ProbeOptions::default()).unwrap(),
+            )),
+            policy: Policy {
+                assume_global: vec!["198.51.100.0/24".parse().unwrap()],
+                allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+            },
+        }
+    }
+
+    fn request() -> CheckRequest {
+        CheckRequest {
+            target: Target::parse("http://127.0.0.1:9/mcp").unwrap(),
+            regions: vec!["eu".into()],
+            credential: Some(("prod".into(), "main-secret".to_string().into())),
+            expect_auth: true,
+            deadline: Duration::from_secs(3),
+        }
+    }
+
+    #[test]
+    fn the_local_region_runs_in_process_and_the_others_remotely() {
+        let d = dispatcher(Arc::default());
+        assert!(matches!(d.vantage("local"), Vantage::Local(_)));
+        assert!(matches!(d.vantage("eu"), Vantage::Remote(_)));
+        // Every region gets the same job: the request's, with the configured policy.
+        let job = d.job(&request());
+        assert_eq!(job.policy, d.policy);
+        assert!(job.expect_auth && job.credentials.token.is_some());
+        assert_eq!(job.deadline, Duration::from_secs(3));
+    }
+
+    /// An agent that refuses the job (an unusable prefix) leaves its region `error`, at
+    /// once: never a pass, never a wait for the deadline.
+    #[tokio::test]
+    async fn a_refused_job_is_an_errored_region() {
+        let registry = Arc::new(Registry::default());
+        let (tx, mut rx) = mpsc::channel(8);
+        let session = registry.register("a1".into(), "eu".into(), "v".into(), tx);
+        let d = dispatcher(registry.clone());
+        let agent = tokio::spawn(async move {
+            let Some(ToAgent::Job { id, job }) = rx.recv().await else {
+                panic!("no job arrived");
+            };
+            assert_eq!(job.target.to_string(), "http://127.0.0.1:9/mcp");
+            registry.complete(session, &id, JobOutcome::Refused("assume_global: x".into()));
+        });
+        let job = d.job(&request());
+        let region = d.vantage("eu").run("eu", &job).await;
+        agent.await.unwrap();
+        assert_eq!(region.region, "eu");
+        assert_eq!(region.status, RegionStatus::Error);
+        assert!(region.checks.is_empty());
+        // A region without an agent is named as such.
+        let none = d.vantage("us").run("us", &job).await;
+        assert_eq!(none.status, RegionStatus::NoAgent);
+    }
+}
