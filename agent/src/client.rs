@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ipnet::IpNet;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::{mpsc, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
@@ -17,10 +16,10 @@ use vantage_proto::v1 as pb;
 use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
-use crate::convert::region_to_pb;
-use crate::credentials::Credentials;
+use crate::convert::{region_to_pb, JobError};
+use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
-use crate::{Engine, ProbeOptions, Target};
+use crate::Engine;
 
 /// How the agent reaches its coordinator and runs jobs.
 #[derive(Debug, Clone)]
@@ -37,8 +36,9 @@ pub struct AgentConfig {
     pub max_concurrency: usize,
     pub backoff_min: Duration,
     pub backoff_max: Duration,
-    /// Per-exchange timeout and other probe defaults; the job sets the rest.
-    pub probe: ProbeOptions,
+    /// This vantage's engine: its region, per-exchange timeout, trust anchors and SSRF
+    /// guard. Each job sets the rest ([`Job::options`]).
+    pub engine: Engine,
 }
 
 /// What the agent's health endpoints and metrics read.
@@ -226,7 +226,8 @@ async fn session(
                 let job_id = job.job_id.clone();
                 let task = tokio::spawn(run_job(
                     cfg.clone(),
-                    job,
+                    job_id.clone(),
+                    Job::try_from(job),
                     slots.clone(),
                     state.clone(),
                     tx.clone(),
@@ -262,78 +263,125 @@ fn classify(s: &tonic::Status) -> SessionError {
     }
 }
 
-/// Build the probe options of one job from the agent's defaults and the job.
-pub fn job_options(base: &ProbeOptions, region: &str, job: &pb::Job) -> ProbeOptions {
-    let mut opts = base.clone();
-    opts.region = region.to_string();
-    opts.deadline = Duration::from_millis(job.deadline_ms.max(1));
-    opts.check_timeout = opts.check_timeout.min(opts.deadline);
-    opts.expect_auth = job.expect_auth;
-    opts.assume_global = job
-        .assume_global
-        .iter()
-        .filter_map(|s| s.parse::<IpNet>().ok())
-        .collect();
-    opts.connect_non_global = false;
-    opts.allow_non_global = job
-        .allow_non_global
-        .iter()
-        .filter_map(|s| s.parse::<IpNet>().ok())
-        .collect();
-    opts.credentials = Credentials {
-        token: (!job.credential_secret.is_empty())
-            .then(|| SecretString::from(job.credential_secret.clone())),
-        ..Credentials::default()
-    };
-    opts
-}
-
+/// Run one job (or refuse it, saying why) and send its result.
 async fn run_job(
     cfg: AgentConfig,
-    job: pb::Job,
+    job_id: String,
+    job: Result<Job, JobError>,
     slots: Arc<Semaphore>,
     state: Arc<AgentState>,
     tx: mpsc::Sender<pb::AgentMessage>,
     running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
 ) {
-    let received = tokio::time::Instant::now();
-    let deadline = Duration::from_millis(job.deadline_ms.max(1));
-    state.queued.fetch_add(1, Ordering::Relaxed);
-    let permit = tokio::time::timeout(deadline, slots.acquire_owned()).await;
-    state.queued.fetch_sub(1, Ordering::Relaxed);
-    let region = match permit {
-        Ok(Ok(_permit)) => {
-            state.in_flight.fetch_add(1, Ordering::Relaxed);
-            let mut opts = job_options(&cfg.probe, &cfg.region, &job);
-            opts.deadline = deadline
-                .saturating_sub(received.elapsed())
-                .max(Duration::from_millis(1));
-            let region = match (Engine::new(opts), Target::parse(&job.target)) {
-                (Ok(engine), Ok(target)) => engine.run(&target).await,
-                (Err(e), _) => errored(&cfg.region, &e.to_string()),
-                (_, Err(e)) => errored(&cfg.region, &e.to_string()),
-            };
-            state.in_flight.fetch_sub(1, Ordering::Relaxed);
-            state.jobs_run.fetch_add(1, Ordering::Relaxed);
-            region
+    let (region, refused) = match job {
+        Ok(job) => (
+            queue_and_run(&cfg, &job, &slots, &state).await,
+            String::new(),
+        ),
+        Err(e) => {
+            tracing::error!(region = %cfg.region, job = %job_id, "refused a job: {e}");
+            (
+                RegionResult::absent(&cfg.region, RegionStatus::Error),
+                e.to_string(),
+            )
         }
-        _ => RegionResult::absent(&cfg.region, RegionStatus::Timeout),
     };
     let msg = pb::AgentMessage {
         kind: Some(pb::agent_message::Kind::Result(pb::JobResult {
-            job_id: job.job_id.clone(),
+            job_id: job_id.clone(),
             region: Some(region_to_pb(&region)),
+            refused,
         })),
     };
     if tx.send(msg).await.is_err() {
         state.dropped.fetch_add(1, Ordering::Relaxed);
     }
     if let Ok(mut r) = running.lock() {
-        r.remove(&job.job_id);
+        r.remove(&job_id);
     }
 }
 
-fn errored(region: &str, message: &str) -> RegionResult {
-    tracing::error!(region, "job could not run: {message}");
-    RegionResult::absent(region, RegionStatus::Error)
+/// Wait for a slot (at most the job's deadline), then run the job with what is left of it.
+async fn queue_and_run(
+    cfg: &AgentConfig,
+    job: &Job,
+    slots: &Arc<Semaphore>,
+    state: &AgentState,
+) -> RegionResult {
+    let received = tokio::time::Instant::now();
+    state.queued.fetch_add(1, Ordering::Relaxed);
+    let permit = tokio::time::timeout(
+        job.deadline.max(MIN_DEADLINE),
+        slots.clone().acquire_owned(),
+    )
+    .await;
+    state.queued.fetch_sub(1, Ordering::Relaxed);
+    let Ok(Ok(_permit)) = permit else {
+        return RegionResult::absent(&cfg.region, RegionStatus::Timeout);
+    };
+    state.in_flight.fetch_add(1, Ordering::Relaxed);
+    let region = cfg.engine.run_job(&job.after(received.elapsed())).await;
+    state.in_flight.fetch_sub(1, Ordering::Relaxed);
+    state.jobs_run.fetch_add(1, Ordering::Relaxed);
+    region
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProbeOptions;
+
+    fn config() -> AgentConfig {
+        AgentConfig {
+            coordinator: "http://127.0.0.1:9".into(),
+            region: "eu".into(),
+            agent_id: "a1".into(),
+            token: "t".to_string().into(),
+            ca_pem: None,
+            identity: None,
+            max_concurrency: 1,
+            backoff_min: Duration::from_millis(10),
+            backoff_max: Duration::from_millis(20),
+            engine: Engine::new(ProbeOptions::default()).unwrap(),
+        }
+    }
+
+    /// A job that cannot be converted is answered at once: status `error`, the reason in
+    /// `refused`, nothing run.
+    #[tokio::test]
+    async fn an_unusable_job_is_refused_with_its_reason() {
+        let mut job = crate::convert::job_to_pb(
+            "j1",
+            &Job::new(crate::Target::parse("http://127.0.0.1:9/mcp").unwrap()),
+        );
+        job.assume_global = vec!["not-a-prefix".into()];
+        let (tx, mut rx) = mpsc::channel(4);
+        let state = Arc::new(AgentState::default());
+        run_job(
+            config(),
+            "j1".into(),
+            Job::try_from(job),
+            Arc::new(Semaphore::new(1)),
+            state.clone(),
+            tx,
+            Arc::default(),
+        )
+        .await;
+        let Some(pb::agent_message::Kind::Result(r)) = rx.recv().await.and_then(|m| m.kind) else {
+            panic!("no job result");
+        };
+        assert_eq!(r.job_id, "j1");
+        assert!(
+            r.refused.contains("assume_global") && r.refused.contains("not-a-prefix"),
+            "{}",
+            r.refused
+        );
+        let region = r.region.unwrap();
+        assert_eq!(
+            (region.region.as_str(), region.status.as_str()),
+            ("eu", "error")
+        );
+        assert!(region.checks.is_empty());
+        assert_eq!(state.jobs_run.load(Ordering::Relaxed), 0);
+    }
 }

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use ipnet::IpNet;
 
+use crate::catalog::CheckId;
 use crate::credentials::{scrub, Credentials};
+use crate::job::Job;
 use crate::model::{Era, RegionResult, RegionStatus, Severity};
 use crate::netclass;
 use crate::probe::dns::{self, ResolverChoice};
@@ -102,7 +104,32 @@ impl Engine {
         &self.opts
     }
 
-    /// Run every check against `target` and return this vantage's region section.
+    /// Run `job` on this vantage: its options come from [`Job::options`] over this engine's
+    /// own (the TLS configuration is shared, not rebuilt).
+    pub async fn run_job(&self, job: &Job) -> RegionResult {
+        self.for_job(job).run(&job.target).await
+    }
+
+    /// Like [`Engine::run_job`], telling `progress` when each stage starts.
+    pub async fn run_job_with_progress(
+        &self,
+        job: &Job,
+        progress: std::sync::Arc<dyn Progress>,
+    ) -> RegionResult {
+        self.for_job(job)
+            .run_with_progress(&job.target, progress)
+            .await
+    }
+
+    fn for_job(&self, job: &Job) -> Engine {
+        Engine {
+            opts: job.options(&self.opts),
+            tls: self.tls.clone(),
+        }
+    }
+
+    /// Run every check against `target` with this engine's options as they are, and return
+    /// this vantage's region section.
     pub async fn run(&self, target: &Target) -> RegionResult {
         self.run_inner(target, ProgressSink::default()).await
     }
@@ -179,7 +206,11 @@ impl Engine {
         st.progress.stage(ProgressStage::Dns);
         let t = Instant::now();
         let addrs: Vec<IpAddr> = if target.is_local() {
-            for id in ["dns.resolve", "dns.a-record", "dns.global-addresses"] {
+            for id in [
+                CheckId::DnsResolve,
+                CheckId::DnsARecord,
+                CheckId::DnsGlobalAddresses,
+            ] {
                 rec.record_ms(id, Verdict::skip("local target"), 0);
             }
             target.local_addresses()
@@ -249,14 +280,14 @@ impl Engine {
             .await;
             st.phases
                 .insert("tls".into(), t.elapsed().as_millis() as u64);
-            rec.record_ms("tls.plain-http", Verdict::pass("https"), 0);
+            rec.record_ms(CheckId::TlsPlainHttp, Verdict::pass("https"), 0);
             if !ok {
                 rec.skip_rest("the TLS handshake failed");
                 return;
             }
         } else {
-            rec.record_ms("tls.handshake", Verdict::skip("plain http"), 0);
-            rec.record_ms("tls.expiry", Verdict::skip("plain http"), 0);
+            rec.record_ms(CheckId::TlsHandshake, Verdict::skip("plain http"), 0);
+            rec.record_ms(CheckId::TlsExpiry, Verdict::skip("plain http"), 0);
             let v = if target.is_local() {
                 Verdict::skip("local target")
             } else {
@@ -265,13 +296,13 @@ impl Engine {
                     "http:// on a non-local endpoint: requests and tokens travel unencrypted",
                 )
             };
-            rec.record_ms("tls.plain-http", v, 0);
+            rec.record_ms(CheckId::TlsPlainHttp, v, 0);
         }
 
         let client = match self.client(target, pinned) {
             Ok(c) => c,
             Err(e) => {
-                rec.record_ms("redirect.none", Verdict::error(e), 0);
+                rec.record_ms(CheckId::RedirectNone, Verdict::error(e), 0);
                 rec.skip_rest("the HTTP client could not be built");
                 return;
             }

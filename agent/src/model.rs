@@ -1,8 +1,12 @@
 //! The plain domain types one vantage produces: check results and the region section of a
 //! `vantage.report/v1` report. Field names are stable interfaces (see `checks.md`).
 
+use std::collections::BTreeSet;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::catalog::{CheckId, Evidence};
 
 /// The outcome of one check in one region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -92,7 +96,8 @@ pub enum Cause {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckResult {
     /// The stable check id, e.g. `headers.missing-method`.
-    pub id: String,
+    #[schemars(with = "String")]
+    pub id: CheckId,
     pub outcome: Outcome,
     /// What the vantage saw (or why the check was skipped).
     pub observed: String,
@@ -203,12 +208,74 @@ impl RegionResult {
         }
     }
 
-    pub fn check(&self, id: &str) -> Option<&CheckResult> {
+    pub fn check(&self, id: CheckId) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// The conditions of `checks.md` 4.1 this region's results prove, from the catalogue's
+    /// evidence roles: a check's pass proves its role; `era.detect` also proves an answer
+    /// when it failed on a server whose era it classified (legacy, HTTP+SSE, not MCP).
+    pub fn proven(&self) -> BTreeSet<Evidence> {
+        self.checks
+            .iter()
+            .filter_map(|c| {
+                let role = c.id.spec().evidence?;
+                let era_known = c.id == CheckId::EraDetect
+                    && c.outcome.is_problem()
+                    && !matches!(self.era, Era::Unknown);
+                (c.outcome == Outcome::Pass || era_known).then_some(role)
+            })
+            .collect()
     }
 
     /// Whether this region produced results the merge can use.
     pub fn reported(&self) -> bool {
         matches!(self.status, RegionStatus::Complete | RegionStatus::Partial)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: CheckId, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            id,
+            outcome,
+            observed: String::new(),
+            expected: id.expected().into(),
+            duration_ms: 0,
+            severity: None,
+            cause: None,
+        }
+    }
+
+    #[test]
+    fn proven_reads_the_catalogue_roles_and_the_known_era() {
+        let mut r = RegionResult::absent("eu", RegionStatus::Complete);
+        r.checks = vec![
+            result(CheckId::DnsResolve, Outcome::Pass),
+            result(CheckId::NetConnect, Outcome::Pass),
+            result(CheckId::TlsHandshake, Outcome::Skip),
+            result(CheckId::TransportGet, Outcome::Pass),
+            result(CheckId::EraDetect, Outcome::Fail),
+        ];
+        // era.detect failed with no answer: the era is unknown, nothing was answered.
+        assert_eq!(
+            r.proven().into_iter().collect::<Vec<_>>(),
+            vec![Evidence::Resolved, Evidence::Connected]
+        );
+        // A legacy server fails era.detect, yet it answered and its era is known.
+        r.era = Era::Legacy;
+        assert!(r.proven().contains(&Evidence::Answered));
+        assert!(
+            !r.proven().contains(&Evidence::Handshake),
+            "a skip is never evidence"
+        );
+        r.checks[4].outcome = Outcome::Skip;
+        assert!(
+            !r.proven().contains(&Evidence::Answered),
+            "a skip is never evidence"
+        );
     }
 }

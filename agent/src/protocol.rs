@@ -5,31 +5,16 @@ use std::time::Instant;
 
 use http::Method;
 
-use crate::catalog::{self, Stage};
+use crate::catalog::{CheckId, Stage};
 use crate::engine::{Engine, State};
 use crate::model::{Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
+use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
-use crate::probe::{era, redirect, transport};
+use crate::probe::{era, redirect};
 use crate::progress::ProgressStage;
 use crate::target::Target;
-
-/// The transport checks of a server that speaks 2026-07-28.
-const MODERN_CHECKS: &[&str] = &[
-    "transport.notification",
-    "transport.get",
-    "transport.delete",
-    "headers.missing-method",
-    "headers.method-mismatch",
-    "headers.name-mismatch",
-    "headers.missing-version",
-    "version.unsupported",
-    "meta.missing",
-    "method.unknown",
-    "security.origin",
-    "cors.preflight",
-];
 
 impl Engine {
     pub(crate) async fn protocol(
@@ -61,12 +46,12 @@ impl Engine {
             Ok(ex) => ex,
             Err(e) => {
                 rec.record(
-                    "redirect.none",
+                    CheckId::RedirectNone,
                     Verdict::skip("server/discover got no response"),
                     t,
                 );
                 rec.record(
-                    "era.detect",
+                    CheckId::EraDetect,
                     Verdict::fail(Severity::High, format!("server/discover: {}", e.message))
                         .cause(e.cause),
                     t,
@@ -78,7 +63,7 @@ impl Engine {
         st.phases.insert("first_byte".into(), unauth.first_byte_ms);
         let shape = redirect::verdict(&unauth, target);
         let redirected = shape.outcome == Outcome::Fail;
-        rec.record("redirect.none", shape, t);
+        rec.record(CheckId::RedirectNone, shape, t);
         if redirected {
             rec.skip_rest("the endpoint redirects, and redirects are never followed");
             return;
@@ -121,7 +106,7 @@ impl Engine {
                 {
                     Ok(ex) if ex.status == 401 => {
                         rec.record_ms(
-                            "era.detect",
+                            CheckId::EraDetect,
                             Verdict::skip("the credential was refused (401)"),
                             0,
                         );
@@ -131,7 +116,7 @@ impl Engine {
                     Ok(ex) => ex,
                     Err(e) => {
                         rec.record(
-                            "era.detect",
+                            CheckId::EraDetect,
                             Verdict::fail(
                                 Severity::High,
                                 format!("server/discover: {}", e.message),
@@ -188,71 +173,71 @@ impl Engine {
         let era = era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
         st.era = Some(era);
         rec.record(
-            "era.detect",
+            CheckId::EraDetect,
             era::era_verdict(era, Some(&discover), initialize.as_ref()),
             t,
         );
 
-        let mut seen: Vec<(String, Exchange)> = vec![("discover".into(), discover.clone())];
+        let mut seen: Vec<Exchange> = vec![discover.clone()];
         if let Some(i) = &initialize {
-            seen.push(("initialize".into(), i.clone()));
+            seen.push(i.clone());
         }
-        let ids: Vec<&str> = if era.speaks_2026() {
+        let probes: Vec<TransportProbe> = if era.speaks_2026() {
             rec.record(
-                "discover.shape",
+                CheckId::DiscoverShape,
                 era::discover_shape(&discover, &serde_json::json!(1)),
                 t,
             );
-            MODERN_CHECKS.to_vec()
+            TransportProbe::MODERN.to_vec()
         } else {
             let reason = "the server does not speak 2026-07-28";
-            for spec in catalog::CHECKS
-                .iter()
-                .filter(|c| c.stage == Stage::Transport || c.id == "discover.shape")
-            {
-                if !matches!(
-                    spec.id,
-                    "security.origin" | "cors.preflight" | "transport.sse-buffering"
-                ) {
-                    rec.record_ms(spec.id, Verdict::skip(reason), 0);
-                }
+            let still_run = [
+                CheckId::SecurityOrigin,
+                CheckId::CorsPreflight,
+                CheckId::TransportSseBuffering,
+            ];
+            for id in CheckId::ALL.iter().copied().filter(|c| {
+                (c.stage() == Stage::Transport || *c == CheckId::DiscoverShape)
+                    && !still_run.contains(c)
+            }) {
+                rec.record_ms(id, Verdict::skip(reason), 0);
             }
             if era == Era::NotMcp {
-                vec!["cors.preflight"]
+                vec![TransportProbe::Preflight]
             } else {
-                vec!["security.origin", "cors.preflight"]
+                vec![TransportProbe::Origin, TransportProbe::Preflight]
             }
         };
 
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
-        let runs = ids.iter().enumerate().map(|(i, &id)| {
+        let runs = probes.iter().enumerate().map(|(i, &probe)| {
             let caps = &caps;
             async move {
                 let started = Instant::now();
                 let rpc_id = 100 + i as i64;
-                let req = if id == "security.origin" && !era.speaks_2026() {
+                let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
                     Ok(ProbeRequest::legacy_initialize(rpc_id)
                         .with_header("Origin", transport::FOREIGN_ORIGIN))
                 } else {
-                    transport::request(id, rpc_id, caps)
+                    probe.request(rpc_id, caps)
                 };
                 let req = match req {
                     // A browser's CORS preflight never carries credentials.
-                    Ok(r) if id == "cors.preflight" => r,
+                    Ok(r) if probe == TransportProbe::Preflight => r,
                     Ok(r) => r.with_bearer(token),
-                    Err(reason) => return (id, Verdict::skip(reason), None, started),
+                    Err(reason) => return (probe, Verdict::skip(reason), None, started),
                 };
-                let mode = if id == "transport.get" {
+                let mode = if probe == TransportProbe::Get {
                     SseRead::HeadersOnly
                 } else {
                     SseRead::UntilResponse
                 };
                 match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (id, transport::evaluate(id, &ex, era), Some(ex), started),
+                    Ok(ex) => (probe, probe.evaluate(&ex, era), Some(ex), started),
                     Err(e) => (
-                        id,
+                        probe,
                         Verdict::fail(Severity::Medium, format!("no response: {}", e.message))
                             .cause(e.cause),
                         None,
@@ -262,30 +247,33 @@ impl Engine {
             }
         });
         let results = futures::future::join_all(runs).await;
-        let mut outcomes = Vec::new();
-        for (id, verdict, ex, started) in results {
-            outcomes.push((id, verdict.outcome));
-            rec.record(id, verdict, started);
+        let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
+        for (probe, verdict, ex, started) in results {
+            let outcome = verdict.outcome;
+            rec.record(probe.check(), verdict, started);
             if let Some(ex) = ex {
-                seen.push((id.to_string(), ex));
+                answered.push((probe.check(), outcome, ex));
             }
         }
-        let exchanges: Vec<&Exchange> = seen.iter().map(|(_, e)| e).collect();
+        let exchanges: Vec<&Exchange> = seen
+            .iter()
+            .chain(answered.iter().map(|(_, _, ex)| ex))
+            .collect();
         rec.record_ms(
-            "transport.sse-buffering",
+            CheckId::TransportSseBuffering,
             transport::sse_buffering(&exchanges),
             0,
         );
         if era.speaks_2026() {
-            let triples: Vec<(&str, Outcome, &Exchange)> = outcomes
+            let triples: Vec<(CheckId, Outcome, &Exchange)> = answered
                 .iter()
-                .filter_map(|(id, outcome)| {
-                    seen.iter()
-                        .find(|(k, _)| k == id)
-                        .map(|(_, ex)| (*id, *outcome, ex))
-                })
+                .map(|(id, outcome, ex)| (*id, *outcome, ex))
                 .collect();
-            rec.record_ms("jsonrpc.error-body", transport::error_body(&triples), 0);
+            rec.record_ms(
+                CheckId::JsonrpcErrorBody,
+                transport::error_body(&triples),
+                0,
+            );
         }
     }
 }

@@ -240,10 +240,11 @@ fn fuzz_json_rpc_classification_and_verdicts() {
             for status in [200u16, 202, 400, 403, 404, 405, 500] {
                 let ex = exchange(status, "application/json", Body::Json(v.clone()), HeaderMap::new());
                 for era_ in [Era::Modern, Era::Dual] {
-                    for id in transport::RPC_ERROR_CHECKS.iter().chain(["transport.get", "security.origin", "transport.notification"].iter()) {
-                        let verdict = transport::evaluate(id, &ex, era_);
+                    for probe in transport::TransportProbe::MODERN {
+                        let verdict = probe.evaluate(&ex, era_);
                         if matches!(verdict.outcome, Outcome::Fail | Outcome::Warn) {
-                            assert!(verdict.severity.is_some(), "{id}: a problem without a severity");
+                            assert!(verdict.severity.is_some(), "{probe:?}: a problem without a severity");
+                            assert!(verdict.severity <= Some(probe.check().spec().max_severity), "{probe:?}: above the catalogue's highest severity");
                         }
                     }
                 }

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, ProbeOptions, Target};
 use vantage_coordinator::fixture::Fixture;
 
 fn stats(mut v: Vec<Duration>) -> (f64, f64) {
@@ -33,16 +33,17 @@ fn main() {
         let fixture = Fixture::start(&[]).await.expect("fixture");
         let target = Target::parse(&fixture.url()).expect("url");
         let engine = Engine::new(ProbeOptions::default()).expect("engine");
+        let job = Job::new(target.clone());
 
         // Warm up both paths.
         for _ in 0..10 {
-            let _ = vantage_coordinator::local::check(&engine, &target).await;
+            let _ = vantage_coordinator::local::check(&engine, &job).await;
         }
         let mut full = Vec::with_capacity(runs);
         let mut requests = 0;
         for _ in 0..runs {
             let t = Instant::now();
-            let report = vantage_coordinator::local::check(&engine, &target).await;
+            let report = vantage_coordinator::local::check(&engine, &job).await;
             full.push(t.elapsed());
             assert_eq!(report.decision.as_str(), "pass");
             requests = report.regions[0].checks.iter().filter(|c| c.outcome != vantage_agent::model::Outcome::Skip).count();

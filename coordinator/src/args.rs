@@ -41,6 +41,9 @@ pub enum Command {
     Fixture(FixtureArgs),
     /// Print the JSON Schema of the report (vantage.report/v1).
     Schema,
+    /// Explain a check id or a finding id: what it means, how bad it can be, the rule, the
+    /// fix, the checks that raise it and the source file that observes it.
+    Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
     /// Print a man page (roff), or write one page per command into a directory.
@@ -256,6 +259,19 @@ pub struct Fleet {
         default_value = "VANTAGE_API_TOKEN"
     )]
     pub api_token_env: String,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vantage explain egress.blocked\n  vantage explain transport.get\n  vantage explain --table"
+)]
+pub struct ExplainArgs {
+    /// A check id (e.g. transport.get) or a finding id (e.g. egress.blocked).
+    #[arg(required_unless_present = "table", conflicts_with = "table")]
+    pub id: Option<String>,
+    /// Print every finding as a Markdown table (the one in README.md) instead.
+    #[arg(long)]
+    pub table: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,12 +6,12 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
 use vantage_coordinator::render::{render, Detail, Format, RenderOptions};
 use vantage_coordinator::report::Report;
-use vantage_coordinator::{local, report};
+use vantage_coordinator::{explain, local, report};
 
 pub use crate::args::*;
 use crate::terminal::{stderr_is_live, Live};
@@ -68,6 +68,13 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
             Ok(exit::OK)
         }
+        Command::Explain(args) => {
+            match args.id {
+                Some(id) => print!("{}", explain::explain(&id)?),
+                None => print!("{}", explain::table()),
+            }
+            Ok(exit::OK)
+        }
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "vantage", &mut std::io::stdout());
@@ -77,6 +84,8 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// This machine's vantage: its own settings. It connects to any address (the operator's
+/// own check); the job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = match &probe.ca_file {
         Some(path) => {
@@ -84,21 +93,30 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
         }
         None => None,
     };
-    let opts = ProbeOptions {
+    Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        deadline: probe.timeout,
-        check_timeout: probe.check_timeout.min(probe.timeout),
-        assume_global: probe.assume_global.clone(),
+        check_timeout: probe.check_timeout,
         extra_ca_pem,
         connect_non_global: true,
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
-        credentials: probe.auth.credentials()?,
-        expect_auth: probe.auth.expect_auth,
         ..ProbeOptions::default()
-    };
-    Ok(Engine::new(opts)?)
+    })?)
+}
+
+/// The job the flags describe (tokens are read here, before any traffic).
+fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
+    Ok(Job {
+        target,
+        deadline: probe.timeout,
+        expect_auth: probe.auth.expect_auth,
+        policy: Policy {
+            assume_global: probe.assume_global.clone(),
+            allow_non_global: Vec::new(),
+        },
+        credentials: probe.auth.credentials()?,
+    })
 }
 
 pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
@@ -167,15 +185,15 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
 }
 
 /// Run one in-process vantage, with the stage and elapsed time on a terminal.
-async fn check_here(engine: &Engine, target: &Target, output: &Output) -> Report {
+async fn check_here(engine: &Engine, job: &Job, output: &Output) -> Report {
     let region = engine.options().region.clone();
     let progress = live(
         output,
-        &format!("checking {target} from {region}"),
+        &format!("checking {} from {region}", job.target),
         "starting",
     );
     let report =
-        local::check_with_progress(engine, target, std::sync::Arc::new(progress.clone())).await;
+        local::check_with_progress(engine, job, std::sync::Arc::new(progress.clone())).await;
     progress.finish();
     report
 }
@@ -185,7 +203,8 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     check_output_path(&args.output)?;
     // Credentials and the CA file are read before any traffic: bad input changes nothing.
     let engine = engine(&args.probe, &args.region)?;
-    let report = check_here(&engine, &target, &args.output).await;
+    let job = job(&args.probe, target)?;
+    let report = check_here(&engine, &job, &args.output).await;
     let gate = args.gate();
     emit(&report, &args.output, gate)?;
     Ok(gate.exit_code(&report))
@@ -268,8 +287,8 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         nameserver: Vec::new(),
         auth: AuthArgs::default(),
     };
-    let target = Target::parse(&fixture.url())?;
-    let report = check_here(&engine(&probe, "local")?, &target, &args.output).await;
+    let job = job(&probe, Target::parse(&fixture.url())?)?;
+    let report = check_here(&engine(&probe, "local")?, &job, &args.output).await;
     let gate = Gate::default();
     emit(&report, &args.output, gate)?;
     if !args.output.quiet {

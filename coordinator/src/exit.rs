@@ -2,6 +2,7 @@
 //! text report's gate line and the JUnit `failure` elements all come from one [`Gate`], so a
 //! CI dashboard and the job's status never disagree.
 
+use vantage_agent::catalog::FindingId;
 use vantage_agent::model::Severity;
 
 use crate::report::{Decision, Finding, Report};
@@ -189,9 +190,9 @@ impl Gate {
 }
 
 fn unknown_code(report: &Report) -> u8 {
-    if report.finding("fleet.region-missing").is_some() {
+    if report.finding(FindingId::FleetRegionMissing).is_some() {
         UNKNOWN_REGION
-    } else if report.finding("auth.credential-required").is_some() {
+    } else if report.finding(FindingId::AuthCredentialRequired).is_some() {
         UNKNOWN_AUTH
     } else {
         UNKNOWN_REGION

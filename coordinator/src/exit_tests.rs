@@ -91,7 +91,9 @@ fn unknown_is_exit_4_for_a_missing_region_and_3_for_a_missing_credential() {
         "gate: unknown (exit 4: not every region observed the target)"
     );
     // The finding that made it unknown is not a gate failure (it says nothing of the target).
-    let f = missing.finding("fleet.region-missing").expect("named");
+    let f = missing
+        .finding(vantage_agent::catalog::FindingId::FleetRegionMissing)
+        .expect("named");
     assert!(!g.fails_on(f));
 
     let mut r = clean("local");
@@ -99,7 +101,7 @@ fn unknown_is_exit_4_for_a_missing_region_and_3_for_a_missing_credential() {
     for c in r
         .checks
         .iter_mut()
-        .filter(|c| c.id.starts_with("transport."))
+        .filter(|c| c.id.as_str().starts_with("transport."))
     {
         c.outcome = Outcome::Skip;
     }
@@ -153,7 +155,7 @@ fn a_degraded_vantage_never_fails_the_gate() {
         &degraded,
     );
     let f = r
-        .finding("fleet.vantage-degraded")
+        .finding(vantage_agent::catalog::FindingId::FleetVantageDegraded)
         .expect("degraded finding");
     let g = gate(FailOn::Blocked, Some(FailOnSeverity::Low));
     assert!(!g.fails_on(f));

@@ -6,6 +6,7 @@ pub mod config;
 pub mod degraded;
 pub mod dispatch;
 pub mod exit;
+pub mod explain;
 pub mod findings;
 pub mod fixture;
 pub mod fleet;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use vantage_agent::catalog::{self, Stage};
+use vantage_agent::catalog::{CheckId, FindingId, Stage};
 use vantage_agent::model::{Cause, Era, Outcome, RegionResult, Severity};
 
 use crate::findings;
@@ -32,21 +32,25 @@ pub struct Merged {
 /// Findings keyed by id while they are assembled.
 #[derive(Default)]
 struct Acc {
-    by_id: BTreeMap<String, Finding>,
+    by_id: BTreeMap<FindingId, Finding>,
 }
 
 impl Acc {
     fn add(
         &mut self,
-        id: &str,
+        id: FindingId,
         severity: Severity,
         scope: Scope,
         regions: &[String],
         evidence: Vec<String>,
     ) {
         let spec = findings::spec(id);
-        let entry = self.by_id.entry(id.to_string()).or_insert_with(|| Finding {
-            id: id.to_string(),
+        debug_assert!(
+            severity <= spec.severity,
+            "{id}: severity {severity:?} above the catalogue's highest"
+        );
+        let entry = self.by_id.entry(id).or_insert_with(|| Finding {
+            id,
             severity,
             scope,
             regions: Vec::new(),
@@ -72,20 +76,27 @@ impl Acc {
     }
 }
 
-/// The finding id a failed check maps to (`checks.md` section 3, second table).
-pub fn finding_id(check: &str, regional: bool, cause: Option<Cause>, era: Era) -> &'static str {
+/// The finding id a failed (or warned) check maps to (`checks.md` section 3, second
+/// table): the catalogue's default, or one of the conditional findings it declares.
+pub fn finding_id(
+    check: CheckId,
+    outcome: Outcome,
+    regional: bool,
+    cause: Option<Cause>,
+    era: Era,
+) -> FindingId {
     match check {
-        "dns.resolve" if regional => "dns.split-horizon",
-        "dns.a-record" => "dns.no-a-record",
-        "dns.global-addresses" => "dns.non-global-address",
-        "net.connect" if regional => "egress.blocked",
-        "redirect.none" if cause == Some(Cause::CrossHost) => "redirect.cross-host",
-        "security.origin" => "security.origin-not-validated",
-        "era.detect" if matches!(era, Era::Legacy | Era::HttpSse) => "era.legacy-only",
-        "auth.garbage-token" | "auth.wrong-audience" if cause == Some(Cause::TokenAccepted) => {
-            "auth.invalid-token-accepted"
+        CheckId::DnsResolve if regional => FindingId::DnsSplitHorizon,
+        CheckId::NetConnect if regional => FindingId::EgressBlocked,
+        CheckId::RedirectNone if cause == Some(Cause::CrossHost) => FindingId::RedirectCrossHost,
+        CheckId::SecurityOrigin if outcome != Outcome::Fail => FindingId::SecurityOrigin,
+        CheckId::EraDetect if matches!(era, Era::Legacy | Era::HttpSse) => FindingId::EraLegacyOnly,
+        CheckId::AuthGarbageToken | CheckId::AuthWrongAudience
+            if cause == Some(Cause::TokenAccepted) =>
+        {
+            FindingId::AuthInvalidTokenAccepted
         }
-        other => catalog::spec(other).map(|s| s.id).unwrap_or("unknown"),
+        _ => check.spec().finding,
     }
 }
 
@@ -157,7 +168,7 @@ fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             .collect();
         let evidence = classes.iter().map(|(r, _)| describe_dns(r)).collect();
         acc.add(
-            "dns.split-horizon",
+            FindingId::DnsSplitHorizon,
             Severity::High,
             Scope::Regional,
             &odd,
@@ -172,7 +183,7 @@ fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             let regions: Vec<String> = classes.iter().map(|(r, _)| r.region.clone()).collect();
             let evidence = classes.iter().map(|(r, _)| describe_dns(r)).collect();
             acc.add(
-                "dns.answers-differ",
+                FindingId::DnsAnswersDiffer,
                 Severity::Info,
                 Scope::Global,
                 &regions,
@@ -186,11 +197,7 @@ fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
 /// there is not an edge difference).
 fn network_explained(r: &RegionResult) -> bool {
     r.checks.iter().any(|c| {
-        c.outcome == Outcome::Fail
-            && matches!(
-                catalog::stage_of(&c.id),
-                Some(Stage::Dns | Stage::Net | Stage::Tls)
-            )
+        c.outcome == Outcome::Fail && matches!(c.id.stage(), Stage::Dns | Stage::Net | Stage::Tls)
     })
 }
 
@@ -224,7 +231,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             )
             .collect();
         acc.add(
-            "fleet.region-missing",
+            FindingId::FleetRegionMissing,
             Severity::Medium,
             Scope::Regional,
             &missing,
@@ -244,7 +251,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             .map(|c| format!("{}: {} {}", r.region, c.id, c.observed))
             .collect();
         acc.add(
-            "fleet.vantage-degraded",
+            FindingId::FleetVantageDegraded,
             Severity::Low,
             Scope::Regional,
             std::slice::from_ref(&r.region),
@@ -254,16 +261,8 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
 
     split_horizon(&effective, &mut acc);
 
-    let mut check_ids: Vec<String> = catalog::CHECKS.iter().map(|c| c.id.to_string()).collect();
-    for r in &effective {
-        for c in &r.checks {
-            if !check_ids.contains(&c.id) {
-                check_ids.push(c.id.clone());
-            }
-        }
-    }
     let protected = effective.iter().any(|r| r.protected);
-    for id in &check_ids {
+    for &id in CheckId::ALL {
         let mut failing: Vec<(&RegionResult, &vantage_agent::model::CheckResult)> = Vec::new();
         let mut passing: Vec<String> = Vec::new();
         for r in &effective {
@@ -283,19 +282,15 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             Scope::Global
         };
         // Group by mapped finding id (regions may fail the same check for different reasons).
-        let mut groups: BTreeMap<&'static str, (Severity, Vec<String>, Vec<String>)> =
-            BTreeMap::new();
-        let mut causes: BTreeMap<&'static str, Vec<Option<Cause>>> = BTreeMap::new();
+        let mut groups: BTreeMap<FindingId, (Severity, Vec<String>, Vec<String>)> = BTreeMap::new();
+        let mut causes: BTreeMap<FindingId, Vec<Option<Cause>>> = BTreeMap::new();
         for (r, c) in &failing {
-            let mut fid = finding_id(id, regional, c.cause, r.era);
-            if fid == "security.origin-not-validated" && c.outcome != Outcome::Fail {
-                fid = "security.origin";
-            }
+            let fid = finding_id(id, c.outcome, regional, c.cause, r.era);
             let mut sev = c.severity.unwrap_or(Severity::Medium);
-            if fid == "security.origin-not-validated" && protected {
+            if fid == FindingId::SecurityOriginNotValidated && protected {
                 sev = sev.max(Severity::High);
             }
-            if fid == "auth.invalid-token-accepted" {
+            if fid == FindingId::AuthInvalidTokenAccepted {
                 sev = Severity::Critical;
             }
             let g = groups.entry(fid).or_insert((sev, Vec::new(), Vec::new()));
@@ -308,19 +303,19 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             acc.add(fid, sev, scope, &regions, evidence);
             // The fix follows the evidence when the cause decides it (same finding id).
             let cause_fix = causes
-                .get(fid)
+                .get(&fid)
                 .and_then(|c| crate::remediation::for_causes(fid, c));
-            if let (Some(fix), Some(f)) = (cause_fix, acc.by_id.get_mut(fid)) {
+            if let (Some(fix), Some(f)) = (cause_fix, acc.by_id.get_mut(&fid)) {
                 f.remediation = fix.to_string();
             }
         }
         // A check that passes somewhere and fails elsewhere: a different edge, unless DNS or
         // connectivity already explains the difference.
-        let stage = catalog::stage_of(id);
+        let stage = id.stage();
         if regional
             && matches!(
                 stage,
-                Some(Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth)
+                Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
             )
         {
             let unexplained: Vec<&(&RegionResult, &vantage_agent::model::CheckResult)> = failing
@@ -328,7 +323,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
                 .filter(|(r, _)| !network_explained(r))
                 .collect();
             if !unexplained.is_empty() {
-                let sev = if stage == Some(Stage::Auth) {
+                let sev = if stage == Stage::Auth {
                     Severity::High
                 } else {
                     Severity::Medium
@@ -340,7 +335,13 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
                     .map(|(r, c)| format!("{}: {id} {}", r.region, c.observed))
                     .collect();
                 evidence.push(format!("{id} passes in {}", passing.join(", ")));
-                acc.add("edge.divergent", sev, Scope::Regional, &regions, evidence);
+                acc.add(
+                    FindingId::EdgeDivergent,
+                    sev,
+                    Scope::Regional,
+                    &regions,
+                    evidence,
+                );
             }
         }
     }
@@ -361,7 +362,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             .map(|r| format!("{r}: 401 without a credential"))
             .collect();
         acc.add(
-            "auth.credential-required",
+            FindingId::AuthCredentialRequired,
             Severity::Info,
             scope,
             &unauthenticated,
@@ -373,7 +374,12 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     for f in &mut findings {
         f.regions.sort();
     }
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
+    // By severity, then by id as it reads.
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.id.as_str().cmp(b.id.as_str()))
+    });
     let (decision, reason) = decide(&findings, &missing, &unauthenticated, effective.len());
     Merged {
         findings,
@@ -400,7 +406,7 @@ fn majority_era(effective: &[&RegionResult]) -> Era {
 
 fn name(f: &Finding) -> String {
     match f.scope {
-        Scope::Global => f.id.clone(),
+        Scope::Global => f.id.to_string(),
         Scope::Regional => format!("{} in {}", f.id, f.regions.join(", ")),
     }
 }
@@ -415,7 +421,7 @@ fn decide(
     let at_least = |s: Severity| {
         findings
             .iter()
-            .filter(move |f| f.severity >= s && f.id != "fleet.vantage-degraded")
+            .filter(move |f| f.severity >= s && f.id != FindingId::FleetVantageDegraded)
     };
     let blocking: Vec<String> = at_least(Severity::High).map(name).collect();
     if !blocking.is_empty() {

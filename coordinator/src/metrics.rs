@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use prometheus::core::Collector;
 use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::Outcome;
 
 use crate::fleet::Registry as Fleet;
@@ -220,10 +221,10 @@ impl Metrics {
                 };
                 now.push((
                     CHECK_SUCCESS,
-                    vec![target.into(), r.region.clone(), c.id.clone()],
+                    vec![target.into(), r.region.clone(), c.id.to_string()],
                     v,
                 ));
-                if c.id == "net.connect" {
+                if c.id == CheckId::NetConnect {
                     now.push((REGION_REACHABLE, vec![target.into(), r.region.clone()], v));
                 }
             }
@@ -256,7 +257,7 @@ impl Metrics {
                 FINDING_ACTIVE,
                 vec![
                     target.into(),
-                    f.id.clone(),
+                    f.id.to_string(),
                     f.severity.as_str().into(),
                     scope.into(),
                 ],

@@ -10,8 +10,7 @@ use secrecy::SecretString;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use vantage_agent::ProbeOptions;
-use vantage_proto::v1::fleet_server::FleetServer;
+use vantage_agent::{Engine, Policy, ProbeOptions};
 
 use crate::api::{self, Api};
 use crate::config::{resolve, Config, ConfigError};
@@ -240,26 +239,28 @@ pub async fn serve(
     };
 
     let registry = Arc::new(Registry::default());
-    let local = cfg.fleet.local_agent.then(|| {
-        let base = ProbeOptions {
+    // The in-process vantage's own settings; each job brings its deadline, policy and
+    // credentials, as it does to an agent.
+    let local = if cfg.fleet.local_agent {
+        let engine = Engine::new(ProbeOptions {
             region: cfg.fleet.local_region.clone(),
             check_timeout: cfg.probe.check_timeout,
-            assume_global: cfg.probe.assume_global.clone(),
-            extra_ca_pem: extra_ca_pem.clone(),
+            extra_ca_pem,
             connect_non_global: false,
-            allow_non_global: cfg.probe.allow_non_global.clone(),
             ..ProbeOptions::default()
-        };
-        (cfg.fleet.local_region.clone(), base)
-    });
-    if let Some((_, base)) = &local {
-        vantage_agent::Engine::new(base.clone())
-            .map_err(|e| ServeError::Setup(format!("probe: {e}")))?;
-    }
+        })
+        .map_err(|e| ServeError::Setup(format!("probe: {e}")))?;
+        Some((cfg.fleet.local_region.clone(), engine))
+    } else {
+        None
+    };
     let dispatcher = Arc::new(Dispatcher {
         registry: registry.clone(),
         local,
-        probe: cfg.probe.clone(),
+        policy: Policy {
+            assume_global: cfg.probe.assume_global.clone(),
+            allow_non_global: cfg.probe.allow_non_global.clone(),
+        },
     });
     let metrics = Arc::new(
         Metrics::new(prometheus::Registry::new())
@@ -328,7 +329,7 @@ pub async fn serve(
     let mut grpc_stop = stop_rx.clone();
     let grpc = tokio::spawn(
         server
-            .add_service(FleetServer::new(service))
+            .add_service(service.into_server())
             .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             }),

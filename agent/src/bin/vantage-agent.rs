@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use vantage_agent::client::{self, AgentConfig, AgentState};
-use vantage_agent::{credentials, ProbeOptions};
+use vantage_agent::{credentials, Engine, ProbeOptions};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -157,14 +157,15 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let host = std::fs::read_to_string("/etc/hostname").unwrap_or_else(|_| "agent".into());
         format!("{}-{}", host.trim(), std::process::id())
     });
-    let probe = ProbeOptions {
+    // This vantage's own settings; each job sets its deadline, policy and credentials.
+    // Built now, so a bad CA file fails here rather than on the first job.
+    let engine = Engine::new(ProbeOptions {
+        region: args.region.clone(),
         check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
         connect_non_global: false,
         ..ProbeOptions::default()
-    };
-    // Fail early on a bad CA file rather than on the first job.
-    vantage_agent::Engine::new(probe.clone())?;
+    })?;
     let cfg = AgentConfig {
         coordinator: args.coordinator.clone(),
         region: args.region.clone(),
@@ -175,7 +176,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         max_concurrency: args.concurrency,
         backoff_min: args.backoff_min,
         backoff_max: args.backoff_max,
-        probe,
+        engine,
     };
     let state = Arc::new(AgentState::default());
     let listener = tokio::net::TcpListener::bind(args.listen)

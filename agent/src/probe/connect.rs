@@ -7,6 +7,7 @@ use tokio::net::TcpStream;
 
 use super::http::{fmt_wait, io_cause};
 use super::verdict::{Recorder, Verdict};
+use crate::catalog::CheckId;
 use crate::model::{Cause, Severity};
 
 /// One address's attempt.
@@ -126,7 +127,7 @@ pub async fn connect_all(
         }
         None => Verdict::pass(observed.clone()),
     };
-    rec.record("net.connect", verdict, started);
+    rec.record(CheckId::NetConnect, verdict, started);
 
     let v6: Vec<&Attempt> = attempts.iter().filter(|a| a.addr.is_ipv6()).collect();
     let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
@@ -152,7 +153,7 @@ pub async fn connect_all(
             v6.len()
         ))
     };
-    rec.record("net.ipv6", v6_verdict, started);
+    rec.record(CheckId::NetIpv6, v6_verdict, started);
 
     let mut ok = ok;
     ok.sort_by_key(|a| a.is_ipv6());

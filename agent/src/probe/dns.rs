@@ -14,6 +14,7 @@ use hickory_resolver::{ResolveError, Resolver};
 use ipnet::IpNet;
 
 use super::verdict::{Recorder, Verdict};
+use crate::catalog::CheckId;
 use crate::model::{Cause, DnsObservation, Severity};
 use crate::netclass;
 
@@ -131,7 +132,7 @@ pub async fn resolve(
     let resolver = match build_resolver(choice, timeout) {
         Ok(r) => r,
         Err(e) => {
-            rec.record("dns.resolve", Verdict::error(e), started);
+            rec.record(CheckId::DnsResolve, Verdict::error(e), started);
             return (
                 DnsObservation {
                     rcode: "ERROR".into(),
@@ -187,7 +188,7 @@ pub async fn resolve(
             ),
         };
         rec.record(
-            "dns.resolve",
+            CheckId::DnsResolve,
             Verdict::fail(Severity::High, what).cause(cause),
             started,
         );
@@ -198,13 +199,13 @@ pub async fn resolve(
         listing.push_str(&format!(" via CNAME {}", obs.cname.join(" -> ")));
     }
     rec.record(
-        "dns.resolve",
+        CheckId::DnsResolve,
         Verdict::pass(format!("NOERROR: {listing}")),
         started,
     );
 
     rec.record(
-        "dns.a-record",
+        CheckId::DnsARecord,
         if obs.has_a {
             Verdict::pass(format!("A {}", obs.a.join(", ")))
         } else {
@@ -228,7 +229,7 @@ pub async fn resolve(
         .collect();
     obs.all_global = bad.is_empty();
     rec.record(
-        "dns.global-addresses",
+        CheckId::DnsGlobalAddresses,
         if bad.is_empty() {
             Verdict::pass("every address is globally routable")
         } else {

@@ -12,6 +12,7 @@ use tokio_rustls::TlsConnector;
 
 use super::http::fmt_wait;
 use super::verdict::{Recorder, Verdict};
+use crate::catalog::CheckId;
 use crate::model::{Cause, Severity};
 
 /// Why a trust store could not be built.
@@ -149,7 +150,7 @@ pub async fn check(
     } else {
         Verdict::fail(Severity::High, failures.join("; ")).cause(first_cause.unwrap_or(Cause::Tls))
     };
-    rec.record("tls.handshake", verdict, started);
+    rec.record(CheckId::TlsHandshake, verdict, started);
 
     let expired_in_handshake = failures
         .iter()
@@ -179,6 +180,6 @@ pub async fn check(
             }
         }
     };
-    rec.record("tls.expiry", expiry, started);
+    rec.record(CheckId::TlsExpiry, expiry, started);
     any_ok
 }

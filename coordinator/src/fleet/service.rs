@@ -1,6 +1,9 @@
 //! The gRPC side of the fleet: authenticate an agent by its bearer token (constant-time),
-//! bind its region to the token, register it, and pump its results and heartbeats.
+//! bind its region to the token, register it, and pump its results and heartbeats. The one
+//! coordinator file that speaks `vantage.v1`: the registry's jobs and cancels go out here,
+//! results and heartbeats come in here.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,12 +11,13 @@ use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
-use vantage_agent::convert::region_from_pb;
+use vantage_agent::convert::{job_to_pb, region_from_pb};
 use vantage_proto::v1 as pb;
-use vantage_proto::v1::fleet_server::Fleet;
+use vantage_proto::v1::fleet_server::{Fleet, FleetServer};
 
-use super::Registry;
+use super::{JobOutcome, Load, Registry, ToAgent};
 
 /// One accepted agent token and the region bound to it.
 #[derive(Debug, Clone)]
@@ -49,9 +53,36 @@ pub fn authenticate<'a>(agents: &'a [AgentAuth], presented: &str) -> Option<&'a 
     found
 }
 
+impl FleetService {
+    /// The tonic server of this service, for the gRPC listener.
+    pub fn into_server(self) -> FleetServer<FleetService> {
+        FleetServer::new(self)
+    }
+}
+
+fn to_pb(msg: ToAgent) -> pb::CoordinatorMessage {
+    let kind = match msg {
+        ToAgent::Job { id, job } => pb::coordinator_message::Kind::Job(job_to_pb(&id, &job)),
+        ToAgent::Cancel { id } => {
+            pb::coordinator_message::Kind::Cancel(pb::CancelJob { job_id: id })
+        }
+    };
+    pb::CoordinatorMessage { kind: Some(kind) }
+}
+
+fn load(hb: &pb::Heartbeat) -> Load {
+    Load {
+        in_flight: hb.in_flight,
+        queued: hb.queued,
+        dropped: hb.dropped,
+    }
+}
+
+type Outbound = Pin<Box<dyn Stream<Item = Result<pb::CoordinatorMessage, Status>> + Send>>;
+
 #[tonic::async_trait]
 impl Fleet for FleetService {
-    type AttachStream = ReceiverStream<Result<pb::CoordinatorMessage, Status>>;
+    type AttachStream = Outbound;
 
     async fn attach(
         &self,
@@ -95,7 +126,7 @@ impl Fleet for FleetService {
             register.agent_id.clone(),
             agent.region.clone(),
             register.version.clone(),
-            tx.clone(),
+            tx,
         );
         tracing::info!(agent = %register.agent_id, region = %agent.region, "agent registered");
         let registered = pb::CoordinatorMessage {
@@ -104,28 +135,36 @@ impl Fleet for FleetService {
                 heartbeat_interval_ms: self.heartbeat.as_millis() as u32,
             })),
         };
-        tx.send(Ok(registered))
-            .await
-            .map_err(|_| Status::unavailable("stream closed"))?;
+        // The confirmation goes first, whatever the registry sends meanwhile.
+        let outbound =
+            tokio_stream::once(Ok(registered)).chain(ReceiverStream::new(rx).map(|m| Ok(to_pb(m))));
         let registry = self.registry.clone();
         let region = agent.region.clone();
         tokio::spawn(async move {
             while let Ok(Some(msg)) = inbound.message().await {
                 match msg.kind {
+                    Some(pb::agent_message::Kind::Result(r)) if !r.refused.is_empty() => {
+                        registry.seen(session, None);
+                        registry.complete(session, &r.job_id, JobOutcome::Refused(r.refused));
+                    }
                     Some(pb::agent_message::Kind::Result(r)) => {
                         registry.seen(session, None);
                         match r.region.map(region_from_pb) {
                             Some(Ok(mut result)) => {
                                 // The region is the one bound to the token, whatever the result says.
                                 result.region = region.clone();
-                                registry.complete(session, &r.job_id, result);
+                                registry.complete(
+                                    session,
+                                    &r.job_id,
+                                    JobOutcome::Done(Box::new(result)),
+                                );
                             }
                             Some(Err(e)) => tracing::warn!(%region, "unusable result: {e}"),
                             None => tracing::warn!(%region, "result without a region section"),
                         }
                     }
                     Some(pb::agent_message::Kind::Heartbeat(hb)) => {
-                        registry.seen(session, Some(&hb))
+                        registry.seen(session, Some(load(&hb)))
                     }
                     _ => registry.seen(session, None),
                 }
@@ -133,7 +172,7 @@ impl Fleet for FleetService {
             tracing::info!(%region, "agent disconnected");
             registry.deregister(session);
         });
-        Ok(Response::new(ReceiverStream::new(rx)))
+        Ok(Response::new(Box::pin(outbound)))
     }
 }
 

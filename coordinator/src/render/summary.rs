@@ -10,7 +10,10 @@ fn decisive(report: &Report, at_least: Severity) -> Vec<&Finding> {
     report
         .findings
         .iter()
-        .filter(|f| f.severity >= at_least && f.id != "fleet.vantage-degraded")
+        .filter(|f| {
+            f.severity >= at_least
+                && f.id != vantage_agent::catalog::FindingId::FleetVantageDegraded
+        })
         .collect()
 }
 
@@ -94,8 +97,8 @@ pub fn skipped_by_reason(r: &RegionResult) -> Vec<(String, Vec<&str>)> {
             _ => continue,
         };
         match groups.iter_mut().find(|(why, _)| *why == reason) {
-            Some((_, ids)) => ids.push(&c.id),
-            None => groups.push((reason, vec![&c.id])),
+            Some((_, ids)) => ids.push(c.id.as_str()),
+            None => groups.push((reason, vec![c.id.as_str()])),
         }
     }
     groups

@@ -95,7 +95,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
             out,
             "  {} {}  {}",
             p.severity(f.severity),
-            p.wrap("1", &f.id),
+            p.wrap("1", f.id.as_str()),
             seen_from(f, report)
         );
         let _ = writeln!(out, "           {}", f.title);
@@ -127,7 +127,12 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
         count(Outcome::Error),
     );
     if detail == Detail::Verbose {
-        let width = r.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        let width = r
+            .checks
+            .iter()
+            .map(|c| c.id.as_str().len())
+            .max()
+            .unwrap_or(0);
         for c in &r.checks {
             let sev = c
                 .severity

@@ -220,3 +220,27 @@ fn the_demo_runs_with_no_network_and_shows_findings() {
     let report: Value = serde_json::from_slice(&clean.stdout).unwrap();
     assert_eq!(report["decision"], "pass");
 }
+
+/// The command prints what the catalogue explains (its content is tested in `explain`), and
+/// refuses a typo with the way to the list.
+#[test]
+fn explain_prints_the_catalogue_and_refuses_unknown_ids() {
+    let out = vantage(&["explain", "egress.blocked"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    let want = vantage_coordinator::explain::explain("egress.blocked").unwrap();
+    assert_eq!(s(&out.stdout), want);
+    let out = vantage(&["explain", "--table"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(s(&out.stdout), vantage_coordinator::explain::table());
+    let out = vantage(&["explain", "transport.gett"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = s(&out.stderr);
+    assert!(
+        err.contains("unknown check or finding id `transport.gett`"),
+        "{err}"
+    );
+    assert!(err.contains("vantage explain --table"), "{err}");
+    // No id and no --table is a usage error.
+    assert_eq!(vantage(&["explain"], &[]).status.code(), Some(1));
+}

@@ -56,7 +56,7 @@ async fn agents(c: &Coordinator) -> Vec<Value> {
     v["agents"].as_array().cloned().unwrap_or_default()
 }
 
-async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> Duration {
+pub(crate) async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> Duration {
     let start = Instant::now();
     while agents(c).await.len() != n {
         assert!(
@@ -69,7 +69,7 @@ async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> Duration {
     start.elapsed()
 }
 
-async fn check(c: &Coordinator, body: Value) -> Value {
+pub(crate) async fn check(c: &Coordinator, body: Value) -> Value {
     let (st, v) = call(
         reqwest::Method::POST,
         format!("{}/v1/checks?wait=30s", c.api),

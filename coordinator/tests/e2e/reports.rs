@@ -3,6 +3,7 @@
 //! the evidence; no user-facing text cites an internal document.
 
 use serde_json::Value;
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
 use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
 
@@ -215,7 +216,7 @@ async fn multi_region_junit_is_valid_and_names_the_missing_region() {
     let c = us
         .checks
         .iter_mut()
-        .find(|c| c.id == "method.unknown")
+        .find(|c| c.id == CheckId::MethodUnknown)
         .unwrap();
     c.outcome = Outcome::Fail;
     c.severity = Some(Severity::High);
@@ -295,7 +296,7 @@ async fn timeouts_and_failures_name_their_stage() {
         .await
         .unwrap();
     let report = crate::support::check(&tls.https_url()).await;
-    let hs = outcome(&report, "tls.handshake");
+    let hs = outcome(&report, CheckId::TlsHandshake);
     assert_eq!(hs.cause, Some(Cause::Timeout));
     assert!(
         hs.observed.contains("TLS handshake: the TCP connection opened but the handshake did not complete within 1.5 s"),
@@ -303,14 +304,14 @@ async fn timeouts_and_failures_name_their_stage() {
         hs.observed
     );
     assert!(report
-        .finding("tls.handshake")
+        .finding(FindingId::TlsHandshake)
         .unwrap()
         .remediation
         .contains("never completed a TLS handshake"));
     // Body: the headers arrive, the body never finishes.
     let drip = HostileServer::start(Hostile::SlowDrip).await.unwrap();
     let report = crate::support::check(&drip.url()).await;
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert_eq!(era.cause, Some(Cause::Timeout));
     assert!(
         era.observed.contains("body: the headers arrived (200 application/json) but the body did not finish within 1.5 s"),
@@ -325,7 +326,7 @@ async fn timeouts_and_failures_name_their_stage() {
         .port();
     let report =
         crate::support::check_with(&format!("http://127.0.0.1:{port}/mcp"), options()).await;
-    let c = outcome(&report, "net.connect");
+    let c = outcome(&report, CheckId::NetConnect);
     assert_eq!((c.outcome, c.cause), (Outcome::Fail, Some(Cause::Refused)));
     assert!(
         c.observed.contains("refused after") && c.observed.contains("(connect: "),
@@ -333,7 +334,7 @@ async fn timeouts_and_failures_name_their_stage() {
         c.observed
     );
     assert!(report
-        .finding("net.connect")
+        .finding(FindingId::NetConnect)
         .unwrap()
         .remediation
         .contains("actively refused"));

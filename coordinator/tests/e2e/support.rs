@@ -12,8 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::task::JoinHandle;
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::Severity;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::report::Report;
 
 /// Options for tests: short per-exchange timeouts so hostile cases end quickly.
@@ -25,11 +26,22 @@ pub fn options() -> ProbeOptions {
     }
 }
 
-/// Run one in-process vantage and return the report, validated against the schema.
+/// Run one in-process vantage and return the report, validated against the schema. The
+/// job-level fields of `opts` (deadline, policy, credentials) travel as the job, the way
+/// `vantage check` sends them.
 pub async fn check_with(url: &str, opts: ProbeOptions) -> Report {
+    let job = Job {
+        target: Target::parse(url).expect("target"),
+        deadline: opts.deadline,
+        expect_auth: opts.expect_auth,
+        policy: Policy {
+            assume_global: opts.assume_global.clone(),
+            allow_non_global: opts.allow_non_global.clone(),
+        },
+        credentials: opts.credentials.clone(),
+    };
     let engine = Engine::new(opts).expect("engine");
-    let target = Target::parse(url).expect("target");
-    let report = vantage_coordinator::local::check(&engine, &target).await;
+    let report = vantage_coordinator::local::check(&engine, &job).await;
     assert_valid(&serde_json::to_value(&report).expect("report serialises"));
     report
 }
@@ -66,7 +78,7 @@ pub fn above_info(report: &Report) -> Vec<(String, Severity)> {
         .findings
         .iter()
         .filter(|f| f.severity > Severity::Info)
-        .map(|f| (f.id.clone(), f.severity))
+        .map(|f| (f.id.to_string(), f.severity))
         .collect();
     v.sort();
     v
@@ -80,7 +92,7 @@ pub fn ids(expected: &[(&str, Severity)]) -> Vec<(String, Severity)> {
 }
 
 /// The outcome of one check in the only region.
-pub fn outcome(report: &Report, id: &str) -> vantage_agent::model::CheckResult {
+pub fn outcome(report: &Report, id: CheckId) -> vantage_agent::model::CheckResult {
     report.regions[0]
         .check(id)
         .unwrap_or_else(|| panic!("{id} missing from the report"))

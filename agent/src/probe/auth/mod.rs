@@ -11,21 +11,11 @@ use url::Url;
 
 use super::http::{exchange, Exchange, Limits, ProbeRequest, SseRead};
 use super::verdict::{Recorder, Verdict};
+use crate::catalog::{self, CheckId, Stage};
 use crate::credentials::Credentials;
 use crate::model::{Cause, Severity};
 use crate::target::Target;
 use metadata::Fetched;
-
-/// The auth check ids, in client order.
-pub const AUTH_CHECKS: &[&str] = &[
-    "auth.challenge",
-    "auth.prm",
-    "auth.as-metadata",
-    "auth.garbage-token",
-    "auth.wrong-audience",
-    "auth.insufficient-scope",
-    "auth.metadata-redirect",
-];
 
 /// What the auth stage needs from the engine.
 #[derive(Debug)]
@@ -40,7 +30,7 @@ pub struct AuthStage<'a> {
 
 /// Skip every auth check with `reason`.
 pub fn skip_all(rec: &mut Recorder, reason: &str) {
-    for id in AUTH_CHECKS {
+    for id in catalog::in_stage(Stage::Auth) {
         if !rec.has(id) {
             rec.record_ms(id, Verdict::skip(reason), 0);
         }
@@ -178,7 +168,7 @@ impl AuthStage<'_> {
     pub async fn run(&self, unauth: &Exchange, rec: &mut Recorder) {
         let t = Instant::now();
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
-        rec.record("auth.challenge", verdict, t);
+        rec.record(CheckId::AuthChallenge, verdict, t);
         if unauth.status != 401 {
             skip_all(rec, "the endpoint did not ask for authorization (no 401)");
             return;
@@ -192,7 +182,7 @@ impl AuthStage<'_> {
                 Ok(u) => vec![u],
                 Err(e) => {
                     rec.record(
-                        "auth.prm",
+                        CheckId::AuthPrm,
                         Verdict::fail(
                             Severity::High,
                             format!("resource_metadata \"{u}\" is not a URL: {e}"),
@@ -225,14 +215,14 @@ impl AuthStage<'_> {
                 } else {
                     Verdict::fail(Severity::High, format!("{at}: {}", problems.join("; ")))
                 };
-                rec.record("auth.prm", v, t);
+                rec.record(CheckId::AuthPrm, v, t);
                 issuers = found;
                 break;
             }
         }
-        if !rec.has("auth.prm") {
+        if !rec.has(CheckId::AuthPrm) {
             rec.record(
-                "auth.prm",
+                CheckId::AuthPrm,
                 Verdict::fail(
                     Severity::High,
                     format!("no protected resource metadata: {}", tried.join("; ")),
@@ -245,7 +235,7 @@ impl AuthStage<'_> {
         let t = Instant::now();
         if issuers.is_empty() {
             rec.record(
-                "auth.as-metadata",
+                CheckId::AuthAsMetadata,
                 Verdict::skip("no authorization server is named"),
                 t,
             );
@@ -297,7 +287,7 @@ impl AuthStage<'_> {
             } else {
                 Verdict::fail(Severity::High, problems.join("; "))
             };
-            rec.record("auth.as-metadata", v, t);
+            rec.record(CheckId::AuthAsMetadata, v, t);
         }
 
         // Tokens that must be refused.
@@ -311,7 +301,7 @@ impl AuthStage<'_> {
             Ok(ex) => must_refuse(&ex, "a random bearer token"),
             Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
         };
-        rec.record("auth.garbage-token", v, t);
+        rec.record(CheckId::AuthGarbageToken, v, t);
         let t = Instant::now();
         let v = match &self.credentials.other_audience {
             None => Verdict::skip(
@@ -322,7 +312,7 @@ impl AuthStage<'_> {
                 Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
             },
         };
-        rec.record("auth.wrong-audience", v, t);
+        rec.record(CheckId::AuthWrongAudience, v, t);
         let t = Instant::now();
         let v = match &self.credentials.missing_scope {
             None => Verdict::skip("no token lacking a scope was given (--missing-scope-token-env)"),
@@ -331,7 +321,7 @@ impl AuthStage<'_> {
                 Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
             },
         };
-        rec.record("auth.insufficient-scope", v, t);
+        rec.record(CheckId::AuthInsufficientScope, v, t);
 
         // Redirects on any metadata URL (never followed).
         let redirects: Vec<(String, bool)> = fetched
@@ -358,6 +348,6 @@ impl AuthStage<'_> {
         } else {
             Verdict::pass(format!("{} metadata URL(s), no redirect", fetched.len()))
         };
-        rec.record_ms("auth.metadata-redirect", v, 0);
+        rec.record_ms(CheckId::AuthMetadataRedirect, v, 0);
     }
 }
