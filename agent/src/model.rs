@@ -22,6 +22,10 @@ pub enum Outcome {
     Skip,
     /// The probe itself could not run (a local fault of the vantage, never the target's).
     Error,
+    /// The check ran, or was due to run, but produced no evidence either way: the deadline ran
+    /// out, the egress policy refused the connection, or the probe was answered for another
+    /// reason than the one it tests. `observed` says why. Never a pass (`checks.md` 4.1).
+    Unknown,
 }
 
 impl Outcome {
@@ -90,6 +94,12 @@ pub enum Cause {
     Deadline,
     /// The response could not be parsed as what the rule asks for.
     Malformed,
+    /// The vantage's egress policy refused to connect to the address (non-global and not
+    /// allowed): a decision of the vantage, not an observation of the target.
+    PolicyRefused,
+    /// The vantage's own resolver failed (timeout, SERVFAIL from it, a local error): a fault
+    /// of the vantage, never of the target.
+    ResolverError,
 }
 
 /// One observation made by one vantage.

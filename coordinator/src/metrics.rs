@@ -217,7 +217,7 @@ impl Metrics {
                 let v = match c.outcome {
                     Outcome::Pass => 1.0,
                     Outcome::Fail | Outcome::Warn => 0.0,
-                    Outcome::Skip | Outcome::Error => continue,
+                    Outcome::Skip | Outcome::Error | Outcome::Unknown => continue,
                 };
                 now.push((
                     CHECK_SUCCESS,

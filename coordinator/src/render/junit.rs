@@ -83,6 +83,12 @@ fn check_case(report: &Report, gate: &Gate, r: &RegionResult, c: &CheckResult) -
             },
             None,
         ),
+        Outcome::Unknown => (
+            Status::Skipped {
+                message: format!("unknown: nothing was observed either way: {}", c.observed),
+            },
+            None,
+        ),
         Outcome::Pass => (Status::Passed, None),
         Outcome::Fail | Outcome::Warn => match failing.first() {
             Some(f) => (

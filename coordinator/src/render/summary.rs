@@ -112,6 +112,7 @@ pub fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Warn => "warn",
         Outcome::Skip => "skip",
         Outcome::Error => "error",
+        Outcome::Unknown => "unknown",
     }
 }
 

@@ -53,7 +53,7 @@ impl Paint {
         let code = match o {
             Outcome::Pass => "32",
             Outcome::Fail => "31",
-            Outcome::Warn => "33",
+            Outcome::Warn | Outcome::Unknown => "33",
             Outcome::Skip | Outcome::Error => "2",
         };
         self.wrap(code, &format!("{:<5}", outcome_word(o)))
