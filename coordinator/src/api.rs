@@ -139,6 +139,29 @@ pub fn router(api: Arc<Api>) -> Router {
         .with_state(api)
 }
 
+/// The monitoring routes alone (`/metrics`, `/healthz`, `/readyz`), for
+/// `server.metrics_listen`: a port a monitoring namespace may reach while the API stays closed.
+pub fn monitoring_router(api: Arc<Api>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics))
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .route(
+            "/readyz",
+            get(|| async { Json(serde_json::json!({"status": "ready"})) }),
+        )
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "the metrics port serves GET /metrics, /healthz and /readyz; the API is on server.api_listen",
+            )
+        })
+        .with_state(api)
+}
+
 impl Api {
     /// Every region a check may name.
     pub fn regions(&self) -> Vec<String> {
