@@ -1,9 +1,12 @@
 //! Prometheus metrics of the coordinator (`checks.md` section 8), from one registry passed
 //! in explicitly. Names are defined once, here. Label values are bounded: target URLs,
 //! region names, check and finding ids and severities; never an address, an error string
-//! or a report id.
+//! or a report id. Per-target series exist only for scheduled targets (`[[checks]]`):
+//! checks submitted through the API are reported, not exported, so API callers cannot add
+//! series. Counters of scheduled targets start at 0; `process_*` and `vantage_build_info`
+//! describe the process itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use prometheus::core::Collector;
@@ -28,6 +31,8 @@ pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
 pub const TARGET_INFO: &str = "vantage_target_info";
+pub const REGION_INFO: &str = "vantage_region_info";
+pub const BUILD_INFO: &str = "vantage_build_info";
 
 /// Every metric family the coordinator exports, for the dashboard test.
 pub const ALL: &[&str] = &[
@@ -46,7 +51,33 @@ pub const ALL: &[&str] = &[
     LAST_RUN,
     CHECK_INTERVAL,
     TARGET_INFO,
+    REGION_INFO,
+    BUILD_INFO,
 ];
+
+/// The decisions, each a `vantage_decision` and `vantage_runs_total` series per target.
+const DECISIONS: [Decision; 4] = [
+    Decision::Pass,
+    Decision::Review,
+    Decision::Blocked,
+    Decision::Unknown,
+];
+
+/// Register the process collector (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+/// `process_open_fds`, …) and `vantage_build_info{version, component} 1` into `r`.
+pub fn register_process(r: &Registry, component: &str) -> Result<(), prometheus::Error> {
+    #[cfg(target_os = "linux")]
+    r.register(Box::new(
+        prometheus::process_collector::ProcessCollector::for_self(),
+    ))?;
+    let info = GaugeVec::new(
+        Opts::new(BUILD_INFO, "The running build (always 1)."),
+        &["version", "component"],
+    )?;
+    info.with_label_values(&[env!("CARGO_PKG_VERSION"), component])
+        .set(1.0);
+    r.register(Box::new(info))
+}
 
 /// One written series: its family and label values.
 type Series = (&'static str, Vec<String>);
@@ -68,6 +99,11 @@ pub struct Metrics {
     scheduled_skipped: IntCounterVec,
     last_run: GaugeVec,
     check_interval: GaugeVec,
+    region_info: GaugeVec,
+    /// The region of the in-process vantage, if any.
+    in_process: Mutex<Option<String>>,
+    /// Targets with per-target series: the scheduled ones.
+    scheduled: Mutex<BTreeSet<String>>,
     /// Rebuilt on every configuration load: its label names are the configured label keys.
     target_info: Mutex<Option<GaugeVec>>,
     /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
@@ -105,6 +141,7 @@ fn counter(
 impl Metrics {
     pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
         let r = &registry;
+        register_process(r, "coordinator")?;
         Ok(Metrics {
             check_success: gauge(
                 r,
@@ -190,6 +227,14 @@ impl Metrics {
                 "The scheduled interval of each target, in seconds.",
                 &["target"],
             )?,
+            region_info: gauge(
+                r,
+                REGION_INFO,
+                "Each configured region and where its vantage runs: in-process (the coordinator's own) or agents (always 1).",
+                &["region", "vantage"],
+            )?,
+            in_process: Mutex::new(None),
+            scheduled: Mutex::default(),
             target_info: Mutex::new(None),
             registry,
             written: Mutex::default(),
@@ -207,9 +252,24 @@ impl Metrics {
         }
     }
 
-    /// Record a finished report.
+    /// The region served by the in-process vantage (`vantage_region_info{vantage="in-process"}`).
+    pub fn set_in_process(&self, region: Option<String>) {
+        *self.in_process.lock().unwrap_or_else(|p| p.into_inner()) = region;
+    }
+
+    fn is_scheduled(&self, target: &str) -> bool {
+        self.scheduled
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(target)
+    }
+
+    /// Record a finished report of a scheduled target (others have no per-target series).
     pub fn observe(&self, report: &Report) {
         let target = report.target.as_str();
+        if !self.is_scheduled(target) {
+            return;
+        }
         let mut now: Vec<(&'static str, Vec<String>, f64)> = Vec::new();
         for r in &report.regions {
             for c in &r.checks {
@@ -279,12 +339,7 @@ impl Metrics {
             target.to_string(),
             now.into_iter().map(|(f, l, _)| (f, l)).collect(),
         );
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
+        for d in DECISIONS {
             self.decision
                 .with_label_values(&[target, d.as_str()])
                 .set(f64::from(u8::from(d == report.decision)));
@@ -306,12 +361,7 @@ impl Metrics {
             let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
             let _ = self.vec(family).remove_label_values(&refs);
         }
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
+        for d in DECISIONS {
             let _ = self.decision.remove_label_values(&[target, d.as_str()]);
             let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
         }
@@ -320,8 +370,21 @@ impl Metrics {
         let _ = self.scheduled_skipped.remove_label_values(&[target]);
     }
 
-    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels.
+    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels,
+    /// and their counters at 0 (a counter with no sample cannot be rated or alerted on).
     pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
+        *self.scheduled.lock().unwrap_or_else(|p| p.into_inner()) =
+            checks.iter().map(|(t, _, _)| t.clone()).collect();
+        for (target, _, _) in checks {
+            self.scheduled_skipped
+                .with_label_values(&[target])
+                .inc_by(0);
+            for d in DECISIONS {
+                self.runs_total
+                    .with_label_values(&[target, d.as_str()])
+                    .inc_by(0);
+            }
+        }
         let keys: std::collections::BTreeSet<&String> =
             checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
         let mut names: Vec<&str> = vec!["target"];
@@ -379,19 +442,33 @@ impl Metrics {
             &self.agents_connected,
             &self.agent_last_seen,
             &self.region_degraded,
+            &self.region_info,
         ] {
             for m in family.collect().iter().flat_map(|f| f.get_metric()) {
-                let label = m
-                    .get_label()
+                let labels = m.get_label();
+                let left = labels
                     .iter()
-                    .find(|l| l.name() == "region")
-                    .map(|l| l.value().to_string());
-                if let Some(region) = label.filter(|r| !regions.contains(r)) {
-                    let _ = family.remove_label_values(&[&region]);
+                    .any(|l| l.name() == "region" && !regions.iter().any(|r| r == l.value()));
+                if left {
+                    // Label pairs come sorted by name, as the families declare them.
+                    let values: Vec<&str> = labels.iter().map(|l| l.value()).collect();
+                    let _ = family.remove_label_values(&values);
                 }
             }
         }
+        let in_process = self
+            .in_process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         for region in regions {
+            let (kind, other) = if in_process.as_deref() == Some(region.as_str()) {
+                ("in-process", "agents")
+            } else {
+                ("agents", "in-process")
+            };
+            let _ = self.region_info.remove_label_values(&[region, other]);
+            self.region_info.with_label_values(&[region, kind]).set(1.0);
             let (n, last) = per_region.get(region).copied().unwrap_or((0, 0.0));
             self.agents_connected
                 .with_label_values(&[region])
@@ -407,20 +484,5 @@ impl Metrics {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_region_that_leaves_loses_its_fleet_series() {
-        let m = Metrics::new(Registry::new()).unwrap();
-        let fleet = Fleet::default();
-        let both = m.render(&fleet, &["eu".to_string(), "us".to_string()]);
-        assert!(
-            both.contains("vantage_agents_connected{region=\"us\"} 0"),
-            "{both}"
-        );
-        let one = m.render(&fleet, &["eu".to_string()]);
-        assert!(one.contains("vantage_agents_connected{region=\"eu\"} 0"));
-        assert!(!one.contains("region=\"us\""), "{one}");
-    }
-}
+#[path = "metrics_tests.rs"]
+mod tests;
