@@ -32,7 +32,7 @@ pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
 pub const TARGET_INFO: &str = "vantage_target_info";
 pub const REGION_INFO: &str = "vantage_region_info";
-pub const BUILD_INFO: &str = "vantage_build_info";
+pub const BUILD_INFO: &str = vantage_agent::health::BUILD_INFO;
 
 /// Every metric family the coordinator exports, for the dashboard test.
 pub const ALL: &[&str] = &[
@@ -63,21 +63,8 @@ const DECISIONS: [Decision; 4] = [
     Decision::Unknown,
 ];
 
-/// Register the process collector (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
-/// `process_open_fds`, …) and `vantage_build_info{version, component} 1` into `r`.
-pub fn register_process(r: &Registry, component: &str) -> Result<(), prometheus::Error> {
-    #[cfg(target_os = "linux")]
-    r.register(Box::new(
-        prometheus::process_collector::ProcessCollector::for_self(),
-    ))?;
-    let info = GaugeVec::new(
-        Opts::new(BUILD_INFO, "The running build (always 1)."),
-        &["version", "component"],
-    )?;
-    info.with_label_values(&[env!("CARGO_PKG_VERSION"), component])
-        .set(1.0);
-    r.register(Box::new(info))
-}
+/// Register the process collector and `vantage_build_info` (shared with the agent).
+pub use vantage_agent::health::register_process;
 
 /// One written series: its family and label values.
 type Series = (&'static str, Vec<String>);
