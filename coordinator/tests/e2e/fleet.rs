@@ -516,8 +516,13 @@ async fn secrets_never_appear_in_responses_reports_logs_or_metrics() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_works_with_no_config_file() {
     let fixture = Fixture::start(&[]).await.unwrap();
+    let dir = tmpdir("fleetnoconfig");
     let mut cmd = std::process::Command::new(crate::procs::bin("vantage"));
     cmd.arg("serve")
+        .env(
+            "VANTAGE_SERVER__GENERATED_TOKEN_FILE",
+            dir.join("api-token").display().to_string(),
+        )
         .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
         .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
         .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
@@ -545,7 +550,25 @@ async fn serve_works_with_no_config_file() {
         !p.output().contains(&token),
         "the generated token is never printed"
     );
-    let _ = std::fs::remove_file(&path);
+    // The in-process region is labelled as such (no agent alert for it); a check submitted
+    // through the API adds no per-target series; the process and the build are exported.
+    let (_, m) = call(reqwest::Method::GET, format!("{api}/metrics"), None, None).await;
+    let m = m.as_str().unwrap().to_string();
+    assert!(
+        m.contains("vantage_region_info{region=\"local\",vantage=\"in-process\"} 1"),
+        "{m}"
+    );
+    assert!(
+        !m.contains(&fixture.url()),
+        "API checks are not exported:\n{m}"
+    );
+    assert!(
+        m.contains("vantage_build_info{component=\"coordinator\""),
+        "{m}"
+    );
+    assert!(m.contains("\nprocess_resident_memory_bytes "), "{m}");
+    drop(p);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -73,21 +73,22 @@ async fn the_exposition_passes_promtool_check_metrics() {
     let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let report = crate::support::check(&fixture.url()).await;
     let metrics = vantage_coordinator::metrics::Metrics::new(prometheus::Registry::new()).unwrap();
-    metrics.observe(&report);
+    // Per-target series exist for scheduled targets only: schedule it, then observe.
     metrics.set_schedule(&[(
         report.target.clone(),
         60.0,
         [("team".to_string(), "platform".to_string())].into(),
     )]);
+    metrics.observe(&report);
+    metrics.set_in_process(Some("local".into()));
     let fleet = vantage_coordinator::fleet::Registry::default();
     let text = metrics.render(&fleet, &["local".to_string()]);
-    // A local target has no DNS section, no agent has been seen, nothing was skipped or degraded.
+    // A local target has no DNS section, no agent has been seen, nothing was degraded.
     let absent_here = [
         "vantage_dns_all_global",
         "vantage_dns_has_a_record",
         "vantage_agent_last_seen_timestamp_seconds",
         "vantage_region_degraded",
-        "vantage_scheduled_runs_skipped_total",
     ];
     for family in vantage_coordinator::metrics::ALL
         .iter()
@@ -99,6 +100,14 @@ async fn the_exposition_passes_promtool_check_metrics() {
         );
     }
     assert!(text.contains("vantage_target_info{target="), "{text}");
+    assert!(
+        text.contains(&format!(
+            "vantage_scheduled_runs_skipped_total{{target=\"{}\"}} 0",
+            report.target
+        )),
+        "a counter starts at 0: {text}"
+    );
+    assert!(text.contains("\nprocess_cpu_seconds_total "), "{text}");
     assert!(text.contains("team=\"platform\""));
     // Bounded label values: no addresses, error strings or report ids.
     assert!(!text.contains(&report.id));
