@@ -119,15 +119,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/v1/checks", post(create))
         .route("/v1/checks/{id}", get(fetch))
         .route("/v1/agents", get(agents))
-        .route("/metrics", get(metrics))
-        .route(
-            "/healthz",
-            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
-        )
-        .route(
-            "/readyz",
-            get(|| async { Json(serde_json::json!({"status": "ready"})) }),
-        )
+        .merge(monitoring_routes())
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -139,9 +131,8 @@ pub fn router(api: Arc<Api>) -> Router {
         .with_state(api)
 }
 
-/// The monitoring routes alone (`/metrics`, `/healthz`, `/readyz`), for
-/// `server.metrics_listen`: a port a monitoring namespace may reach while the API stays closed.
-pub fn monitoring_router(api: Arc<Api>) -> Router {
+/// `/metrics`, `/healthz` and `/readyz`: on the API port, and alone on `server.metrics_listen`.
+fn monitoring_routes() -> Router<Arc<Api>> {
     Router::new()
         .route("/metrics", get(metrics))
         .route(
@@ -152,6 +143,12 @@ pub fn monitoring_router(api: Arc<Api>) -> Router {
             "/readyz",
             get(|| async { Json(serde_json::json!({"status": "ready"})) }),
         )
+}
+
+/// The monitoring routes alone, for `server.metrics_listen`: a port a monitoring namespace
+/// may reach while the API stays closed.
+pub fn monitoring_router(api: Arc<Api>) -> Router {
+    monitoring_routes()
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,

@@ -11,16 +11,7 @@ use crate::procs::{
     agent, agent_health, agent_token, coordinator, free_addr, start_coordinator, Coordinator, Proc,
     API_TOKEN,
 };
-use crate::support::assert_valid;
-
-fn http() -> reqwest::Client {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap()
-}
+use crate::support::{assert_valid, http, regions_of, tmpdir};
 
 async fn call(
     method: reqwest::Method,
@@ -94,28 +85,6 @@ async fn fleet_cli(args: &[&str], code: i32) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn regions_of(report: &Value) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["region"].as_str().unwrap().to_string(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 fn finding<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {

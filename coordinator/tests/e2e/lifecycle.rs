@@ -6,31 +6,16 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use vantage_coordinator::fixture::{Fault, Fixture};
+use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::procs::{
     agent, agent_health, agent_token, agent_with, coordinator, free_addr, start_coordinator,
     start_coordinator_with, Coordinator, Proc, API_TOKEN,
 };
-use crate::support::assert_valid;
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-life-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn client() -> reqwest::Client {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap()
-}
+use crate::support::{assert_valid, http, regions_of, tmpdir};
 
 async fn get(url: String, token: Option<&str>) -> (u16, String) {
-    let mut req = client().get(url);
+    let mut req = http().get(url);
     if let Some(t) = token {
         req = req.bearer_auth(t);
     }
@@ -41,9 +26,11 @@ async fn get(url: String, token: Option<&str>) -> (u16, String) {
     )
 }
 
-async fn post_check(c: &Coordinator, body: Value) -> (u16, Value) {
-    let resp = client()
-        .post(format!("{}/v1/checks", c.api))
+/// POST /v1/checks (`wait`: `?wait=30s`); the status and the JSON answer.
+async fn post_check(c: &Coordinator, body: Value, wait: bool) -> (u16, Value) {
+    let query = if wait { "?wait=30s" } else { "" };
+    let resp = http()
+        .post(format!("{}/v1/checks{query}", c.api))
         .bearer_auth(API_TOKEN)
         .body(body.to_string())
         .send()
@@ -81,6 +68,20 @@ async fn ready(p: &Proc) -> u16 {
         .0
 }
 
+/// Wait until the agent reports `n` jobs in flight on its own /metrics.
+async fn in_flight(p: &Proc, n: u32) {
+    let metrics = format!("http://{}/metrics", agent_health(p));
+    let line = format!(" {n}");
+    until("the jobs in flight", Duration::from_secs(10), async || {
+        get(metrics.clone(), None)
+            .await
+            .1
+            .lines()
+            .any(|l| l.starts_with("vantage_agent_jobs_in_flight{") && l.ends_with(&line))
+    })
+    .await;
+}
+
 /// Poll a check until it is finished.
 async fn finished(c: &Coordinator, id: &str) -> Value {
     let start = Instant::now();
@@ -100,33 +101,23 @@ async fn finished(c: &Coordinator, id: &str) -> Value {
     }
 }
 
-fn statuses(report: &Value) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["region"].as_str().unwrap().to_string(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
+fn pair(region: &str, status: &str) -> (String, String) {
+    (region.to_string(), status.to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
-    let dir = tmpdir("sigterm");
+    let dir = tmpdir("life-sigterm");
     let (api, grpc) = (free_addr(), free_addr());
-    let drain = Duration::from_secs(3);
+    // The check below cannot finish within the drain: its target never answers, and one
+    // exchange alone waits probe.check_timeout (2 s) > drain_timeout (1 s).
+    let drain = Duration::from_secs(1);
     let mut c = coordinator(
         &dir,
         &["eu", "us"],
         &api,
         &grpc,
-        "[server]\ndrain_timeout = \"3s\"\n",
+        "[server]\ndrain_timeout = \"1s\"\n",
     );
     let agents: Vec<Proc> = ["eu", "us"]
         .iter()
@@ -139,9 +130,13 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
     for a in &agents {
         assert_eq!(ready(a).await, 200);
     }
-    // A check still running when SIGTERM arrives holds the drain (at most drain_timeout).
-    let slow = Fixture::start(&[Fault::Slow]).await.unwrap();
-    let (st, v) = post_check(&c, json!({"target": slow.url(), "deadline": "20s"})).await;
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let (st, v) = post_check(
+        &c,
+        json!({"target": silent.url(), "deadline": "20s"}),
+        false,
+    )
+    .await;
     assert_eq!(st, 202, "{v}");
     let sent = Instant::now();
     c.proc.signal("TERM");
@@ -153,7 +148,7 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
     let (st, body) = get(format!("{}/readyz", c.api), None).await;
     assert_eq!(st, 503, "{body}");
     assert!(body.contains("draining"), "{body}");
-    let (st, v) = post_check(&c, json!({"target": slow.url()})).await;
+    let (st, v) = post_check(&c, json!({"target": silent.url()}), false).await;
     assert_eq!(st, 503, "{v}");
     assert_eq!(v["error"]["code"], "shutting_down", "{v}");
     // The process exits: drain bound, then the listeners' grace, with slack for a busy machine.
@@ -193,21 +188,11 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
     )
     .await;
     let fixture = Fixture::start(&[]).await.unwrap();
-    let resp = client()
-        .post(format!("{}/v1/checks?wait=30s", c.api))
-        .bearer_auth(API_TOKEN)
-        .body(json!({"target": fixture.url()}).to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 200);
-    let report: Value = resp.json().await.unwrap();
+    let (st, report) = post_check(&c, json!({"target": fixture.url()}), true).await;
+    assert_eq!(st, 200, "{report}");
     assert_eq!(
-        statuses(&report),
-        [
-            ("eu".into(), "complete".into()),
-            ("us".into(), "complete".into())
-        ]
+        regions_of(&report),
+        [pair("eu", "complete"), pair("us", "complete")]
     );
     assert_eq!(report["decision"], "pass");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -215,9 +200,11 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
-    let dir = tmpdir("agentterm");
+    let dir = tmpdir("life-agentterm");
     let c = coordinator(&dir, &["eu", "us"], "127.0.0.1:0", "127.0.0.1:0", "");
-    // eu drains briefly (its job cannot finish); us drains long enough to finish its job.
+    // eu drains 300 ms, less than its job needs (a target that never answers holds one
+    // exchange for the agents' 2 s check timeout): the job is abandoned. us drains up to a
+    // minute: its job (a slow but working target) finishes and is reported.
     let drain = |d: &str| vec!["--drain-timeout".to_string(), d.to_string()];
     let mut eu = agent_with(&c.grpc, "eu", &agent_token("eu"), &drain("300ms"));
     let mut us = agent_with(&c.grpc, "us", &agent_token("us"), &drain("60s"));
@@ -225,33 +212,31 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
         agent_count(&c).await == 2
     })
     .await;
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let slow = Fixture::start(&[Fault::Slow]).await.unwrap();
-    let (st, v) = post_check(&c, json!({"target": slow.url(), "deadline": "40s"})).await;
+    let (st, v) = post_check(
+        &c,
+        json!({"target": silent.url(), "regions": ["eu"], "deadline": "40s"}),
+        false,
+    )
+    .await;
     assert_eq!(st, 202, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    // Both agents have the job in flight (from their own metrics), then both get SIGTERM.
-    for a in [&eu, &us] {
-        let metrics = format!("http://{}/metrics", agent_health(a));
-        until("the job in flight", Duration::from_secs(10), async || {
-            get(metrics.clone(), None)
-                .await
-                .1
-                .lines()
-                .any(|l| l.starts_with("vantage_agent_jobs_in_flight{") && l.ends_with(" 1"))
-        })
-        .await;
-    }
+    let on_eu = v["id"].as_str().unwrap().to_string();
+    let (st, v) = post_check(
+        &c,
+        json!({"target": slow.url(), "regions": ["us"], "deadline": "40s"}),
+        false,
+    )
+    .await;
+    assert_eq!(st, 202, "{v}");
+    let on_us = v["id"].as_str().unwrap().to_string();
+    // Both agents have their job in flight (from their own metrics), then both get SIGTERM.
+    in_flight(&eu, 1).await;
+    in_flight(&us, 1).await;
     eu.signal("TERM");
     us.signal("TERM");
-    let report = finished(&c, &id).await;
-    assert_eq!(
-        statuses(&report),
-        [
-            ("eu".into(), "error".into()),
-            ("us".into(), "complete".into())
-        ],
-        "{report:#}"
-    );
+    let report = finished(&c, &on_eu).await;
+    assert_eq!(regions_of(&report), [pair("eu", "error")], "{report:#}");
     assert_eq!(report["decision"], "unknown", "{report:#}");
     let missing = report["findings"]
         .as_array()
@@ -261,6 +246,9 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
         .expect("fleet.region-missing");
     assert_eq!(missing["regions"], json!(["eu"]));
     assert_eq!(missing["severity"], "medium");
+    let report = finished(&c, &on_us).await;
+    assert_eq!(regions_of(&report), [pair("us", "complete")], "{report:#}");
+    assert_eq!(report["decision"], "pass", "{report:#}");
     for (a, name) in [(&mut eu, "eu"), (&mut us, "us")] {
         let status = a.wait_exit(Duration::from_secs(15));
         assert!(
@@ -271,7 +259,7 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
     }
     let eu_out = eu.output();
     assert!(
-        eu_out.contains("stopping: draining running jobs"),
+        eu_out.contains("stopping: draining running jobs") && eu_out.contains("jobs=1"),
         "{eu_out}"
     );
     assert!(
@@ -295,7 +283,7 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without_escapes() {
-    let dir = tmpdir("logs");
+    let dir = tmpdir("life-logs");
     let fixture = Fixture::start(&[]).await.unwrap();
     let config = dir.join("coordinator.toml");
     let text = String::from(
@@ -358,19 +346,8 @@ async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without
         async || agent_count(&c).await == 1,
     )
     .await;
-    let resp = client()
-        .post(format!("{}/v1/checks?wait=30s", c.api))
-        .bearer_auth(API_TOKEN)
-        .body(json!({"target": fixture.url()}).to_string())
-        .send()
-        .await
-        .unwrap();
-    let report: Value = resp.json().await.unwrap();
-    assert_eq!(
-        statuses(&report),
-        [("eu".into(), "complete".into())],
-        "{report:#}"
-    );
+    let (_, report) = post_check(&c, json!({"target": fixture.url()}), true).await;
+    assert_eq!(regions_of(&report), [pair("eu", "complete")], "{report:#}");
     assert_eq!(
         report["decision"], "pass",
         "the running allow_non_global still applies"
@@ -387,7 +364,7 @@ async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_logs_are_one_object_per_line() {
-    let dir = tmpdir("json");
+    let dir = tmpdir("life-json");
     let config = dir.join("coordinator.toml");
     std::fs::write(
         &config,

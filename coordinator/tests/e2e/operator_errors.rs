@@ -9,12 +9,7 @@ use std::time::Duration;
 use vantage_coordinator::fixture::Fixture;
 
 use crate::procs::{agent, agent_health, bin, coordinator, Proc};
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-operr-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::support::tmpdir;
 
 /// Run a binary with a clean environment for tokens and logs, plus `env`.
 fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -113,7 +108,7 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
 
 #[test]
 fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
-    let dir = tmpdir("cafile");
+    let dir = tmpdir("operr-cafile");
     let ca = dir.join("lab-ca.pem");
     std::fs::write(&ca, crate::support::LabCa::new().ca_pem).unwrap();
     let o = run(
@@ -154,7 +149,7 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
-    let dir = tmpdir("ports");
+    let dir = tmpdir("operr-ports");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
     // `vantage check` pointed at the gRPC port.
     let o = run_async(
@@ -182,12 +177,7 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     );
     assert!(line.contains("server.grpc_listen"), "{line}");
     let health = agent_health(&a);
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap();
+    let client = crate::support::http();
     let resp = client
         .get(format!("http://{health}/readyz"))
         .send()
@@ -229,7 +219,7 @@ fn configuration_errors_name_their_origin_and_key_once() {
         "{}",
         stderr(&o)
     );
-    let dir = tmpdir("cfg");
+    let dir = tmpdir("operr-cfg");
     let file = dir.join("vantage.toml");
     std::fs::write(
         &file,
@@ -255,7 +245,7 @@ fn configuration_errors_name_their_origin_and_key_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
-    let dir = tmpdir("token");
+    let dir = tmpdir("operr-token");
     let runtime = dir.join("runtime");
     std::fs::create_dir_all(&runtime).unwrap();
     let xdg = runtime.display().to_string();

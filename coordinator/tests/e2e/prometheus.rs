@@ -179,13 +179,7 @@ fn the_dashboard_queries_only_exported_metrics() {
 }
 
 async fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap();
-    let Ok(resp) = client
+    let Ok(resp) = crate::support::http()
         .get(format!("http://{prom}/api/v1/query"))
         .query(&[("query", q)])
         .send()
@@ -307,5 +301,54 @@ async fn a_real_prometheus_fires_and_resolves_the_alert() {
     .await;
     drop(server);
     drop(coordinator);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
+    let dir = crate::support::tmpdir("prom-metricsport");
+    let c = crate::procs::coordinator(
+        &dir,
+        &["eu"],
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+        "[server]\nmetrics_listen = \"127.0.0.1:0\"\nmetrics_require_auth = true\n",
+    );
+    let line = c
+        .proc
+        .wait_for("vantage serve: api", Duration::from_secs(5));
+    let metrics = line
+        .split_whitespace()
+        .skip_while(|w| *w != "metrics")
+        .nth(1)
+        .expect("the ready line names the metrics port")
+        .to_string();
+    assert_ne!(metrics, c.api);
+    let get = |url: String, token: Option<&'static str>| async move {
+        let mut req = crate::support::http().get(url);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.unwrap();
+        (resp.status().as_u16(), resp.text().await.unwrap())
+    };
+    let token = Some(crate::procs::API_TOKEN);
+    let (st, body) = get(format!("{metrics}/metrics"), token).await;
+    assert_eq!(st, 200, "{body}");
+    assert!(
+        body.contains("vantage_region_info{region=\"eu\",vantage=\"agents\"} 1"),
+        "{body}"
+    );
+    // The same rule as the API port: /metrics wants the token when metrics_require_auth.
+    let (st, _) = get(format!("{metrics}/metrics"), None).await;
+    assert_eq!(st, 401);
+    assert_eq!(get(format!("{metrics}/readyz"), None).await.0, 200);
+    assert_eq!(get(format!("{metrics}/healthz"), None).await.0, 200);
+    // Only monitoring here: the API stays on its own port.
+    let (st, body) = get(format!("{metrics}/v1/agents"), token).await;
+    assert_eq!(st, 404, "{body}");
+    assert!(body.contains("the API is on server.api_listen"), "{body}");
+    assert_eq!(get(format!("{}/v1/agents", c.api), token).await.0, 200);
+    drop(c);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -65,6 +65,24 @@ fn can_unshare() -> Result<(), String> {
 }
 
 #[test]
+fn the_readme_still_opens_with_its_two_commands() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme.find("```sh\n").expect("a first block") + "```sh\n".len();
+    let first = &readme[start..start + readme[start..].find("```").unwrap()];
+    let lines: Vec<&str> = first.lines().collect();
+    assert_eq!(lines.len(), 2, "{first}");
+    assert!(
+        lines[0].starts_with("cargo run --release --bin vantage -- demo"),
+        "{first}"
+    );
+    assert!(lines[1].starts_with("bash .ci/run"), "{first}");
+    assert!(
+        start < readme.find("## ").unwrap(),
+        "before the first section"
+    );
+}
+
+#[test]
 fn the_readme_quick_start_works_as_written() {
     let block = quickstart();
     for needed in [
@@ -141,18 +159,7 @@ fn the_readme_quick_start_works_as_written() {
     )
     .unwrap();
     assert_valid(&report);
-    let mut regions: Vec<(String, String)> = report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["region"].as_str().unwrap().to_string(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    regions.sort();
+    let regions = crate::support::regions_of(&report);
     assert_eq!(
         regions,
         [

@@ -87,6 +87,40 @@ pub fn outcome(report: &Report, id: &str) -> vantage_agent::model::CheckResult {
         .clone()
 }
 
+/// An HTTP client for the tests' own calls: no proxy, the web PKI roots.
+pub fn http() -> reqwest::Client {
+    let tls = vantage_agent::probe::tls::client_config(None).expect("TLS config");
+    reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .expect("client")
+}
+
+/// A fresh directory for one test: `<tmp>/vantage-<name>-<pid>`.
+pub fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// (region, status) of every region of a JSON report, sorted.
+pub fn regions_of(report: &Value) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = report["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .map(|r| {
+            (
+                r["region"].as_str().unwrap_or_default().to_string(),
+                r["status"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// Run the `vantage` binary with `args` (blocking; call from spawn_blocking in async tests).
 pub fn vantage(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"));
