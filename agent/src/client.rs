@@ -5,7 +5,6 @@
 //! an agent told to stop says `Leaving`, lets its running jobs finish within its drain, and
 //! closes (jobs still running then end as missing on the coordinator's side).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +22,7 @@ use crate::backoff::Backoff;
 use crate::convert::region_to_pb;
 use crate::credentials::Credentials;
 use crate::model::{RegionResult, RegionStatus};
+use crate::stop::{close, drain, Running};
 use crate::{Engine, ProbeOptions, Target};
 
 /// How the agent reaches its coordinator and runs jobs.
@@ -78,7 +78,7 @@ pub enum SessionError {
 
 /// How a session ended without an error.
 #[derive(Debug)]
-enum Ended {
+pub(crate) enum Ended {
     /// The coordinator closed the stream.
     Closed,
     /// The coordinator is going away and asked agents to reconnect now.
@@ -319,72 +319,9 @@ async fn session(
         }
     }
     if matches!(result, Ok(Ended::Stopped)) {
-        // Close our side and wait (briefly) for the coordinator to close its own: results
-        // already queued reach it before the connection goes.
-        drop(tx);
-        let _ = tokio::time::timeout(Duration::from_secs(2), async {
-            while let Ok(Some(_)) = inbound.message().await {}
-        })
-        .await;
+        close(tx, &mut inbound).await;
     }
     result
-}
-
-type Running = Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>;
-
-fn in_flight(running: &Running) -> usize {
-    running.lock().map(|r| r.len()).unwrap_or(0)
-}
-
-/// Told to stop while registered: say so (no new jobs come), let running jobs finish and
-/// send their results for at most `drain_timeout`, then end the session. Jobs still running
-/// are aborted with the session; the coordinator counts them as missing.
-async fn drain(
-    cfg: &AgentConfig,
-    tx: &mpsc::Sender<pb::AgentMessage>,
-    inbound: &mut tonic::Streaming<pb::CoordinatorMessage>,
-    running: &Running,
-) -> Result<Ended, SessionError> {
-    let jobs = in_flight(running);
-    tracing::info!(
-        region = %cfg.region,
-        jobs,
-        "stopping: draining running jobs for at most {}",
-        humantime::format_duration(cfg.drain_timeout)
-    );
-    let _ = tx
-        .send(pb::AgentMessage {
-            kind: Some(pb::agent_message::Kind::Leaving(pb::Leaving {
-                reason: "the agent is shutting down".into(),
-            })),
-        })
-        .await;
-    let deadline = tokio::time::Instant::now() + cfg.drain_timeout;
-    let mut tick = tokio::time::interval(Duration::from_millis(20));
-    loop {
-        let left = in_flight(running);
-        if left == 0 {
-            tracing::info!(region = %cfg.region, "drained: every running job answered");
-            break;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            tracing::warn!(
-                region = %cfg.region,
-                jobs = left,
-                "drain timeout: {left} job(s) still running are abandoned; the coordinator reports their region as missing"
-            );
-            break;
-        }
-        tokio::select! {
-            _ = tick.tick() => {}
-            m = inbound.message() => match m {
-                // The coordinator went away: nothing can be delivered any more.
-                Ok(None) | Err(_) => break,
-                Ok(Some(_)) => {}
-            },
-        }
-    }
-    Ok(Ended::Stopped)
 }
 
 fn classify(s: &tonic::Status) -> SessionError {

@@ -20,6 +20,7 @@ pub mod netclass;
 pub mod pem;
 pub mod probe;
 mod protocol;
+mod stop;
 pub mod target;
 
 pub use credentials::Credentials;
