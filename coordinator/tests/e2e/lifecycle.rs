@@ -12,7 +12,7 @@ use crate::procs::{
     agent, agent_health, agent_token, agent_with, coordinator, free_addr, start_coordinator,
     start_coordinator_with, Coordinator, Proc, API_TOKEN,
 };
-use crate::support::{assert_valid, http, regions_of, tmpdir};
+use crate::support::{assert_valid, http, regions_of, Scratch};
 
 async fn get(url: String, token: Option<&str>) -> (u16, String) {
     let mut req = http().get(url);
@@ -107,7 +107,7 @@ fn pair(region: &str, status: &str) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
-    let dir = tmpdir("life-sigterm");
+    let dir = Scratch::new("life-sigterm");
     let (api, grpc) = (free_addr(), free_addr());
     // The check below cannot finish within the drain: its target never answers, and one
     // exchange alone waits probe.check_timeout (2 s) > drain_timeout (1 s).
@@ -195,12 +195,11 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
         [pair("eu", "complete"), pair("us", "complete")]
     );
     assert_eq!(report["decision"], "pass");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
-    let dir = tmpdir("life-agentterm");
+    let dir = Scratch::new("life-agentterm");
     let c = coordinator(&dir, &["eu", "us"], "127.0.0.1:0", "127.0.0.1:0", "");
     // eu drains 300 ms, less than its job needs (a target that never answers holds one
     // exchange for the agents' 2 s check timeout): the job is abandoned. us drains up to a
@@ -278,12 +277,11 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
             .any(|l| l.contains("agent disconnected") && l.contains("jobs_lost=1")),
         "{out}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without_escapes() {
-    let dir = tmpdir("life-logs");
+    let dir = Scratch::new("life-logs");
     let fixture = Fixture::start(&[]).await.unwrap();
     let config = dir.join("coordinator.toml");
     let text = String::from(
@@ -359,12 +357,11 @@ async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without
             "{who} wrote an escape code to a pipe:\n{out}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_logs_are_one_object_per_line() {
-    let dir = tmpdir("life-json");
+    let dir = Scratch::new("life-json");
     let config = dir.join("coordinator.toml");
     std::fs::write(
         &config,
@@ -403,5 +400,4 @@ async fn json_logs_are_one_object_per_line() {
         .expect("a JSON agent registered event");
     assert_eq!(registered["region"], "eu");
     assert_eq!(registered["level"], "INFO");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use vantage_coordinator::fixture::Fixture;
 
 use crate::procs::{agent, agent_health, bin, coordinator, Proc};
-use crate::support::tmpdir;
+use crate::support::Scratch;
 
 /// Run a binary with a clean environment for tokens and logs, plus `env`.
 fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -108,7 +108,7 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
 
 #[test]
 fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
-    let dir = tmpdir("operr-cafile");
+    let dir = Scratch::new("operr-cafile");
     let ca = dir.join("lab-ca.pem");
     std::fs::write(&ca, crate::support::LabCa::new().ca_pem).unwrap();
     let o = run(
@@ -144,12 +144,11 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
             "{doc} does not mention --target-ca-file"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
-    let dir = tmpdir("operr-ports");
+    let dir = Scratch::new("operr-ports");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
     // `vantage check` pointed at the gRPC port.
     let o = run_async(
@@ -185,7 +184,6 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
         .unwrap();
     assert_eq!(resp.status().as_u16(), 503);
     assert!(resp.text().await.unwrap().contains("gRPC port"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -219,7 +217,7 @@ fn configuration_errors_name_their_origin_and_key_once() {
         "{}",
         stderr(&o)
     );
-    let dir = tmpdir("operr-cfg");
+    let dir = Scratch::new("operr-cfg");
     let file = dir.join("vantage.toml");
     std::fs::write(
         &file,
@@ -240,12 +238,11 @@ fn configuration_errors_name_their_origin_and_key_once() {
         "{}",
         stderr(&o)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
-    let dir = tmpdir("operr-token");
+    let dir = Scratch::new("operr-token");
     let runtime = dir.join("runtime");
     std::fs::create_dir_all(&runtime).unwrap();
     let xdg = runtime.display().to_string();
@@ -316,5 +313,4 @@ async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
         !path.exists(),
         "the generated token file is removed at exit"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -306,7 +306,7 @@ async fn a_real_prometheus_fires_and_resolves_the_alert() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
-    let dir = crate::support::tmpdir("prom-metricsport");
+    let dir = crate::support::Scratch::new("prom-metricsport");
     let c = crate::procs::coordinator(
         &dir,
         &["eu"],
@@ -350,5 +350,4 @@ async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
     assert!(body.contains("the API is on server.api_listen"), "{body}");
     assert_eq!(get(format!("{}/v1/agents", c.api), token).await.0, 200);
     drop(c);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

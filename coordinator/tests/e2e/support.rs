@@ -104,6 +104,28 @@ pub fn tmpdir(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// A fresh directory removed when dropped, so a failing test leaves nothing behind.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        Scratch(tmpdir(name))
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// (region, status) of every region of a JSON report, sorted.
 pub fn regions_of(report: &Value) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = report["regions"]
