@@ -1,14 +1,16 @@
 //! The dial-out client: connect to the coordinator, register, run jobs as they come with
 //! bounded concurrency, send results and heartbeats, and reconnect with jittered backoff.
-//! A permission error keeps the agent alive and unready, retrying slowly.
+//! A permission error keeps the agent alive and unready, retrying slowly. A coordinator
+//! that goes away says `Reconnect` (the agent reconnects at once, at its shortest backoff);
+//! an agent told to stop says `Leaving`, lets its running jobs finish within its drain, and
+//! closes (jobs still running then end as missing on the coordinator's side).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 use tonic::Code;
@@ -19,6 +21,7 @@ use crate::backoff::Backoff;
 use crate::convert::{region_to_pb, JobError};
 use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
+use crate::stop::{close, drain, Running};
 use crate::Engine;
 
 /// How the agent reaches its coordinator and runs jobs.
@@ -39,6 +42,8 @@ pub struct AgentConfig {
     /// This vantage's engine: its region, per-exchange timeout, trust anchors and SSRF
     /// guard. Each job sets the rest ([`Job::options`]).
     pub engine: Engine,
+    /// On stop: how long running jobs may take to finish before the stream closes.
+    pub drain_timeout: Duration,
 }
 
 /// What the agent's health endpoints and metrics read.
@@ -71,18 +76,39 @@ pub enum SessionError {
     Transport(String),
 }
 
-/// Run forever: connect, serve, reconnect.
-pub async fn run(cfg: AgentConfig, state: Arc<AgentState>) {
+/// How a session ended without an error.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// The coordinator closed the stream.
+    Closed,
+    /// The coordinator is going away and asked agents to reconnect now.
+    Reconnect(String),
+    /// This agent was told to stop.
+    Stopped,
+}
+
+/// Run until `stop` turns true: connect, serve, reconnect. On stop, a registered agent says
+/// it is leaving and drains its running jobs (at most `drain_timeout`) before returning.
+pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, mut stop: watch::Receiver<bool>) {
     let mut backoff = Backoff::new(cfg.backoff_min, cfg.backoff_max);
     loop {
         let mut registered = false;
-        let outcome = session(&cfg, &state, &mut registered).await;
+        let outcome = session(&cfg, &state, &mut registered, stop.clone()).await;
         state.ready.store(false, Ordering::SeqCst);
         state.connected.store(false, Ordering::SeqCst);
         if registered {
             backoff.reset();
         }
         let wait = match outcome {
+            Ok(Ended::Stopped) => return,
+            Ok(Ended::Reconnect(reason)) => {
+                tracing::info!(region = %cfg.region, "the coordinator is going away ({reason}); reconnecting now");
+                state.set_error(format!(
+                    "reconnecting: the coordinator went away ({reason})"
+                ));
+                backoff.reset();
+                backoff.next_wait()
+            }
             Err(SessionError::Permission(msg)) => {
                 tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
                 state.set_error(format!("refused: {msg}"));
@@ -93,14 +119,36 @@ pub async fn run(cfg: AgentConfig, state: Arc<AgentState>) {
                 state.set_error(msg);
                 backoff.next_wait()
             }
-            Ok(()) => {
+            Ok(Ended::Closed) => {
                 tracing::warn!(region = %cfg.region, "the coordinator closed the stream");
+                state.set_error("the coordinator closed the stream".into());
                 backoff.next_wait()
             }
         };
         state.reconnects.fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(wait).await;
+        tracing::info!(region = %cfg.region, "reconnecting in {}", humantime::format_duration(Duration::from_millis(wait.as_millis() as u64)));
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
     }
+}
+
+/// A hint for an answer that is not the coordinator's gRPC service (an HTTP/1 server, the
+/// API port, a proxy): name the likely mistake.
+fn not_grpc_hint(message: &str) -> Option<&'static str> {
+    let markers = [
+        "invalid compression flag",
+        "content-type",
+        "status: 404",
+        "h2 protocol error",
+        "frame with invalid size",
+        "http2 error",
+    ];
+    markers.iter().any(|m| message.contains(m)).then_some(
+        "this does not look like the coordinator's gRPC port: is --coordinator the API port \
+         (server.api_listen, default 8080)? Agents dial server.grpc_listen (default 50051)",
+    )
 }
 
 async fn channel(cfg: &AgentConfig) -> Result<tonic::transport::Channel, SessionError> {
@@ -132,8 +180,12 @@ async fn session(
     cfg: &AgentConfig,
     state: &Arc<AgentState>,
     registered: &mut bool,
-) -> Result<(), SessionError> {
-    let channel = channel(cfg).await?;
+    mut stop: watch::Receiver<bool>,
+) -> Result<Ended, SessionError> {
+    let channel = tokio::select! {
+        c = channel(cfg) => c?,
+        _ = stop.wait_for(|s| *s) => return Ok(Ended::Stopped),
+    };
     let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
         format!("Bearer {}", cfg.token.expose_secret())
             .parse()
@@ -157,7 +209,11 @@ async fn session(
             kind: Some(pb::agent_message::Kind::Register(register)),
         })
         .await;
-    let mut inbound = match client.attach(ReceiverStream::new(rx)).await {
+    let attached = tokio::select! {
+        a = client.attach(ReceiverStream::new(rx)) => a,
+        _ = stop.wait_for(|s| *s) => return Ok(Ended::Stopped),
+    };
+    let mut inbound = match attached {
         Ok(r) => r.into_inner(),
         Err(status)
             if matches!(
@@ -168,10 +224,13 @@ async fn session(
             return Err(SessionError::Permission(status.message().to_string()))
         }
         Err(status) => {
+            let hint = not_grpc_hint(status.message())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
             return Err(SessionError::Transport(format!(
-                "attach: {}",
+                "attach: {}{hint}",
                 status.message()
-            )))
+            )));
         }
     };
     state.connected.store(true, Ordering::SeqCst);
@@ -214,11 +273,17 @@ async fn session(
     });
 
     let slots = Arc::new(Semaphore::new(cfg.max_concurrency.max(1)));
-    let running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
+    let running: Running = Arc::default();
     let result = loop {
-        let msg = match inbound.message().await {
+        let next = tokio::select! {
+            m = inbound.message() => m,
+            _ = stop.wait_for(|s| *s) => {
+                break drain(cfg, &tx, &mut inbound, &running).await;
+            }
+        };
+        let msg = match next {
             Ok(Some(m)) => m,
-            Ok(None) => break Ok(()),
+            Ok(None) => break Ok(Ended::Closed),
             Err(s) => break Err(classify(&s)),
         };
         match msg.kind {
@@ -242,6 +307,9 @@ async fn session(
                     h.abort();
                 }
             }
+            Some(pb::coordinator_message::Kind::Reconnect(r)) => {
+                break Ok(Ended::Reconnect(r.reason));
+            }
             _ => {}
         }
     };
@@ -251,6 +319,9 @@ async fn session(
             h.abort();
         }
     }
+    if matches!(result, Ok(Ended::Stopped)) {
+        close(tx, &mut inbound).await;
+    }
     result
 }
 
@@ -259,7 +330,12 @@ fn classify(s: &tonic::Status) -> SessionError {
         Code::Unauthenticated | Code::PermissionDenied => {
             SessionError::Permission(s.message().to_string())
         }
-        _ => SessionError::Transport(format!("stream: {}", s.message())),
+        _ => {
+            let hint = not_grpc_hint(s.message())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            SessionError::Transport(format!("stream: {}{hint}", s.message()))
+        }
     }
 }
 
@@ -271,7 +347,7 @@ async fn run_job(
     slots: Arc<Semaphore>,
     state: Arc<AgentState>,
     tx: mpsc::Sender<pb::AgentMessage>,
-    running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    running: Running,
 ) {
     let (region, refused) = match job {
         Ok(job) => (
@@ -343,6 +419,7 @@ mod tests {
             backoff_min: Duration::from_millis(10),
             backoff_max: Duration::from_millis(20),
             engine: Engine::new(ProbeOptions::default()).unwrap(),
+            drain_timeout: Duration::from_secs(1),
         }
     }
 

@@ -15,11 +15,14 @@ pub mod credentials;
 pub mod engine;
 pub mod health;
 pub mod job;
+pub mod logging;
 pub mod model;
 pub mod netclass;
+pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+mod stop;
 pub mod target;
 
 pub use credentials::Credentials;

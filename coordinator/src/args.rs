@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 use vantage_agent::credentials;
+use vantage_agent::logging::LogFormat;
 use vantage_agent::Credentials;
 use vantage_coordinator::exit::{FailOn, FailOnSeverity};
 use vantage_coordinator::fixture::{Fault, Hostile};
@@ -120,8 +121,9 @@ pub struct Probe {
     /// --timeout.
     #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub check_timeout: Duration,
-    /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
-    #[arg(long, value_name = "IP:PORT")]
+    /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
+    /// Repeatable.
+    #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
     #[command(flatten)]
     pub auth: AuthArgs,
@@ -162,12 +164,16 @@ pub struct AuthArgs {
     pub expect_auth: bool,
 }
 
+/// The token a `--{flag}-env` / `--{flag}-file` pair names, if any.
 pub fn token(
+    flag: &str,
     env: &Option<String>,
     file: &Option<PathBuf>,
 ) -> anyhow::Result<Option<secrecy::SecretString>> {
     Ok(match (env, file) {
-        (Some(name), _) => Some(credentials::from_env(name)?),
+        (Some(name), _) => Some(credentials::from_env(name).map_err(|e| {
+            anyhow::anyhow!("--{flag}-env {name}: {e}; export it, or use --{flag}-file PATH")
+        })?),
         (None, Some(path)) => Some(credentials::from_file(path)?),
         (None, None) => None,
     })
@@ -186,12 +192,14 @@ impl AuthArgs {
 
     pub fn credentials(&self) -> anyhow::Result<Credentials> {
         Ok(Credentials {
-            token: token(&self.token_env, &self.token_file)?,
+            token: token("token", &self.token_env, &self.token_file)?,
             other_audience: token(
+                "other-audience-token",
                 &self.other_audience_token_env,
                 &self.other_audience_token_file,
             )?,
             missing_scope: token(
+                "missing-scope-token",
                 &self.missing_scope_token_env,
                 &self.missing_scope_token_file,
             )?,
@@ -237,6 +245,9 @@ pub struct ServeArgs {
     /// are not read.
     #[arg(long)]
     pub check: bool,
+    /// Log lines as text (colour only on a terminal) or one JSON object per line.
+    #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text, env = "VANTAGE_LOG_FORMAT")]
+    pub log_format: LogFormat,
 }
 
 /// Fleet mode of `vantage check`.
@@ -252,13 +263,18 @@ pub struct Fleet {
     /// A credential configured on the coordinator, by name. Needs --coordinator.
     #[arg(long, value_name = "NAME", requires = "coordinator")]
     pub credential: Option<String>,
-    /// Environment variable holding the coordinator's API token.
+    /// Environment variable holding the coordinator's API token. Without it (and without
+    /// --api-token-file), the token a local `vantage serve` generated is used if present.
     #[arg(
         long = "api-token-env",
         value_name = "NAME",
-        default_value = "VANTAGE_API_TOKEN"
+        default_value = "VANTAGE_API_TOKEN",
+        conflicts_with = "api_token_file"
     )]
     pub api_token_env: String,
+    /// Read the coordinator's API token from PATH (e.g. the file `vantage serve` prints).
+    #[arg(long = "api-token-file", value_name = "PATH", requires = "coordinator")]
+    pub api_token_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -309,6 +325,19 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
 
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
 pub const MAX_DURATION: Duration = Duration::from_secs(600);
+
+pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = s.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    match s.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
+        Ok(std::net::IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
+        Err(_) => Err(format!(
+            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
+        )),
+    }
+}
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)

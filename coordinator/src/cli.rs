@@ -29,13 +29,11 @@ pub fn main() -> u8 {
             };
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // The daemon logs its lifecycle at info; one-shot commands only warnings.
+    match &cli.command {
+        Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
+        _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -87,12 +85,7 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
 /// This machine's vantage: its own settings. It connects to any address (the operator's
 /// own check); the job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
-    let extra_ca_pem = match &probe.ca_file {
-        Some(path) => {
-            Some(std::fs::read(path).with_context(|| format!("--ca-file {}", path.display()))?)
-        }
-        None => None,
-    };
+    let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
         check_timeout: probe.check_timeout,
@@ -224,8 +217,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         return Ok(exit::OK);
     }
     vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
+        let metrics = bound
+            .metrics
+            .map(|m| format!(" metrics http://{m}"))
+            .unwrap_or_default();
         println!(
-            "vantage serve: api http://{} grpc http://{}",
+            "vantage serve: api http://{} grpc http://{}{metrics}",
             bound.api, bound.grpc
         );
         let _ = std::io::stdout().flush();

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
-use vantage_agent::Target;
 
 use crate::api::{self, Api};
 use crate::config::Scheduled;
@@ -24,8 +23,7 @@ pub fn offset(target: &str, interval: Duration) -> Duration {
 }
 
 /// The request of one scheduled run.
-pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> Option<CheckRequest> {
-    let target = Target::parse(&c.target).ok()?;
+pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckRequest {
     let regions = if c.regions.is_empty() {
         api.regions()
     } else {
@@ -36,13 +34,13 @@ pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> Option<C
         .as_ref()
         .and_then(|n| api.credential(n).map(|s| (n.clone(), s)));
     let deadline = c.deadline.unwrap_or(default_deadline).min(c.interval);
-    Some(CheckRequest {
-        target,
+    CheckRequest {
+        target: c.target.clone(),
         regions,
         credential,
         expect_auth: c.expect_auth,
         deadline,
-    })
+    }
 }
 
 /// Start one task per scheduled check; abort the handles to stop them.
@@ -53,10 +51,12 @@ pub fn start(
 ) -> Vec<JoinHandle<()>> {
     let exported: Vec<(String, f64, std::collections::BTreeMap<String, String>)> = checks
         .iter()
-        .filter_map(|c| {
-            Target::parse(&c.target)
-                .ok()
-                .map(|t| (t.to_string(), c.interval.as_secs_f64(), c.labels.clone()))
+        .map(|c| {
+            (
+                c.target.to_string(),
+                c.interval.as_secs_f64(),
+                c.labels.clone(),
+            )
         })
         .collect();
     api.metrics.set_schedule(&exported);
@@ -67,12 +67,12 @@ pub fn start(
             let api = api.clone();
             tokio::spawn(async move {
                 let running = Arc::new(AtomicBool::new(false));
-                tokio::time::sleep(offset(&c.target, c.interval)).await;
+                tokio::time::sleep(offset(c.target.as_str(), c.interval)).await;
                 let mut tick = tokio::time::interval(c.interval);
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
                 loop {
                     tick.tick().await;
-                    let Some(req) = request(&api, &c, default_deadline) else { return };
+                    let req = request(&api, &c, default_deadline);
                     if running.swap(true, Ordering::SeqCst) {
                         tracing::warn!(target = %c.target, "the previous run is still going; skipping this one");
                         api.metrics.scheduled_skipped(&req.target.to_string());

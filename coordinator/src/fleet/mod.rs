@@ -36,6 +36,8 @@ pub enum ToAgent {
     Job { id: String, job: Box<Job> },
     /// Stop the job `id` (its deadline passed).
     Cancel { id: String },
+    /// The coordinator is going away: reconnect now (to its replacement).
+    Reconnect { reason: String },
 }
 
 /// What an agent's heartbeat says about its load.
@@ -51,6 +53,8 @@ struct Entry {
     last_seen: Instant,
     tx: mpsc::Sender<ToAgent>,
     dispatched: u32,
+    /// The agent said it is shutting down: no new jobs for it.
+    leaving: bool,
 }
 
 /// How a dispatched job ended.
@@ -129,13 +133,39 @@ impl Registry {
                 last_seen: Instant::now(),
                 tx,
                 dispatched: 0,
+                leaving: false,
             },
         );
         session
     }
 
-    /// Remove an agent; its jobs in flight end as `AgentLost`.
-    pub fn deregister(&self, session: u64) {
+    /// The agent is shutting down: send it no new job (its running jobs may still finish).
+    pub fn leaving(&self, session: u64) {
+        if let Some(e) = self.lock().agents.get_mut(&session) {
+            e.leaving = true;
+        }
+    }
+
+    /// Tell every agent to reconnect (the coordinator is going away) and forget them: their
+    /// streams end, and jobs still in flight end as `AgentLost`. Returns how many there were.
+    pub fn close_all(&self, reason: &str) -> usize {
+        let sessions: Vec<u64> = {
+            let g = self.lock();
+            for e in g.agents.values() {
+                let _ = e.tx.try_send(ToAgent::Reconnect {
+                    reason: reason.to_string(),
+                });
+            }
+            g.agents.keys().copied().collect()
+        };
+        for s in &sessions {
+            self.deregister(*s);
+        }
+        sessions.len()
+    }
+
+    /// Remove an agent; its jobs in flight end as `AgentLost`. Returns how many there were.
+    pub fn deregister(&self, session: u64) -> usize {
         let mut g = self.lock();
         g.agents.remove(&session);
         let lost: Vec<String> = g
@@ -144,11 +174,13 @@ impl Registry {
             .filter(|(_, p)| p.session == session)
             .map(|(k, _)| k.clone())
             .collect();
+        let n = lost.len();
         for job in lost {
             if let Some(p) = g.pending.remove(&job) {
                 let _ = p.tx.send(JobOutcome::AgentLost);
             }
         }
+        n
     }
 
     pub fn seen(&self, session: u64, hb: Option<Load>) {
@@ -194,7 +226,7 @@ impl Registry {
         let session = g
             .agents
             .iter()
-            .filter(|(_, e)| e.info.region == region && !e.tx.is_closed())
+            .filter(|(_, e)| e.info.region == region && !e.leaving && !e.tx.is_closed())
             .min_by_key(|(s, e)| (e.dispatched, e.info.in_flight, **s))
             .map(|(s, _)| *s)?;
         let entry = g.agents.get_mut(&session)?;
@@ -227,20 +259,23 @@ impl Registry {
 
     /// Drop agents silent for longer than `timeout`; returns how many.
     pub fn reap(&self, timeout: Duration) -> usize {
-        let stale: Vec<u64> = {
+        let stale: Vec<(u64, AgentInfo)> = {
             let g = self.lock();
             g.agents
                 .iter()
                 .filter(|(_, e)| e.last_seen.elapsed() > timeout)
-                .map(|(s, _)| *s)
+                .map(|(s, e)| (*s, e.info.clone()))
                 .collect()
         };
-        for s in &stale {
+        for (s, info) in &stale {
+            let lost = self.deregister(*s);
             tracing::warn!(
-                session = s,
-                "agent silent for longer than {timeout:?}; dropping it"
+                agent = %info.id,
+                region = %info.region,
+                jobs_lost = lost,
+                "agent dropped: silent for longer than fleet.agent_timeout ({}); its jobs in flight count as missing",
+                humantime::format_duration(timeout)
             );
-            self.deregister(*s);
         }
         stale.len()
     }

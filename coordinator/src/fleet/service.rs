@@ -66,6 +66,9 @@ fn to_pb(msg: ToAgent) -> pb::CoordinatorMessage {
         ToAgent::Cancel { id } => {
             pb::coordinator_message::Kind::Cancel(pb::CancelJob { job_id: id })
         }
+        ToAgent::Reconnect { reason } => {
+            pb::coordinator_message::Kind::Reconnect(pb::Reconnect { reason })
+        }
     };
     pb::CoordinatorMessage { kind: Some(kind) }
 }
@@ -88,19 +91,28 @@ impl Fleet for FleetService {
         &self,
         request: Request<Streaming<pb::AgentMessage>>,
     ) -> Result<Response<Self::AttachStream>, Status> {
+        let peer = request
+            .remote_addr()
+            .map_or_else(|| "unknown".to_string(), |a| a.to_string());
         let presented = request
             .metadata()
             .get("authorization")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
-        let agent = {
+        let (agent, configured) = {
             let agents = self.agents.read().unwrap_or_else(|p| p.into_inner());
-            authenticate(&agents, presented).cloned()
+            (authenticate(&agents, presented).cloned(), agents.len())
         };
         let Some(agent) = agent else {
-            tracing::warn!("an agent presented an unknown token; refused");
-            return Err(Status::unauthenticated("unknown agent token"));
+            tracing::warn!(
+                %peer,
+                configured,
+                "agent refused: unknown agent token; add an [[agents]] entry (name, region, token_env or token_file) with this token to the configuration"
+            );
+            return Err(Status::unauthenticated(format!(
+                "unknown agent token: the coordinator has no [[agents]] entry with this token ({configured} configured); add one (name, region, token_env or token_file) to its configuration"
+            )));
         };
         let mut inbound = request.into_inner();
         let first = tokio::time::timeout(Duration::from_secs(10), inbound.message())
@@ -115,7 +127,14 @@ impl Fleet for FleetService {
             }
         };
         if register.region != agent.region {
-            tracing::warn!(agent = %agent.name, claimed = %register.region, bound = %agent.region, "region mismatch; refused");
+            tracing::warn!(
+                agent = %register.agent_id,
+                name = %agent.name,
+                claimed = %register.region,
+                bound = %agent.region,
+                %peer,
+                "agent refused: its token is bound to another region"
+            );
             return Err(Status::permission_denied(format!(
                 "this token is bound to region `{}`, not `{}`",
                 agent.region, register.region
@@ -128,7 +147,14 @@ impl Fleet for FleetService {
             register.version.clone(),
             tx,
         );
-        tracing::info!(agent = %register.agent_id, region = %agent.region, "agent registered");
+        tracing::info!(
+            agent = %register.agent_id,
+            name = %agent.name,
+            region = %agent.region,
+            version = %register.version,
+            %peer,
+            "agent registered"
+        );
         let registered = pb::CoordinatorMessage {
             kind: Some(pb::coordinator_message::Kind::Registered(pb::Registered {
                 region: agent.region.clone(),
@@ -140,8 +166,14 @@ impl Fleet for FleetService {
             tokio_stream::once(Ok(registered)).chain(ReceiverStream::new(rx).map(|m| Ok(to_pb(m))));
         let registry = self.registry.clone();
         let region = agent.region.clone();
+        let agent_id = register.agent_id.clone();
         tokio::spawn(async move {
-            while let Ok(Some(msg)) = inbound.message().await {
+            let why = loop {
+                let msg = match inbound.message().await {
+                    Ok(Some(msg)) => msg,
+                    Ok(None) => break "stream closed".to_string(),
+                    Err(s) => break format!("stream error: {}", s.message()),
+                };
                 match msg.kind {
                     Some(pb::agent_message::Kind::Result(r)) if !r.refused.is_empty() => {
                         registry.seen(session, None);
@@ -166,11 +198,16 @@ impl Fleet for FleetService {
                     Some(pb::agent_message::Kind::Heartbeat(hb)) => {
                         registry.seen(session, Some(load(&hb)))
                     }
+                    Some(pb::agent_message::Kind::Leaving(l)) => {
+                        registry.seen(session, None);
+                        registry.leaving(session);
+                        tracing::info!(agent = %agent_id, %region, reason = %l.reason, "agent leaving: no new jobs for it");
+                    }
                     _ => registry.seen(session, None),
                 }
-            }
-            tracing::info!(%region, "agent disconnected");
-            registry.deregister(session);
+            };
+            let lost = registry.deregister(session);
+            tracing::info!(agent = %agent_id, %region, jobs_lost = lost, "agent disconnected ({why})");
         });
         Ok(Response::new(Box::pin(outbound)))
     }

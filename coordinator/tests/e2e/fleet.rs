@@ -11,16 +11,7 @@ use crate::procs::{
     agent, agent_health, agent_token, coordinator, free_addr, start_coordinator, Coordinator, Proc,
     API_TOKEN,
 };
-use crate::support::assert_valid;
-
-fn http() -> reqwest::Client {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap()
-}
+use crate::support::{assert_valid, http, regions_of, tmpdir};
 
 async fn call(
     method: reqwest::Method,
@@ -94,28 +85,6 @@ async fn fleet_cli(args: &[&str], code: i32) -> std::process::Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn regions_of(report: &Value) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["region"].as_str().unwrap().to_string(),
-                r["status"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 fn finding<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {
@@ -516,8 +485,13 @@ async fn secrets_never_appear_in_responses_reports_logs_or_metrics() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_works_with_no_config_file() {
     let fixture = Fixture::start(&[]).await.unwrap();
+    let dir = tmpdir("fleetnoconfig");
     let mut cmd = std::process::Command::new(crate::procs::bin("vantage"));
     cmd.arg("serve")
+        .env(
+            "VANTAGE_SERVER__GENERATED_TOKEN_FILE",
+            dir.join("api-token").display().to_string(),
+        )
         .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
         .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
         .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
@@ -545,7 +519,25 @@ async fn serve_works_with_no_config_file() {
         !p.output().contains(&token),
         "the generated token is never printed"
     );
-    let _ = std::fs::remove_file(&path);
+    // The in-process region is labelled as such (no agent alert for it); a check submitted
+    // through the API adds no per-target series; the process and the build are exported.
+    let (_, m) = call(reqwest::Method::GET, format!("{api}/metrics"), None, None).await;
+    let m = m.as_str().unwrap().to_string();
+    assert!(
+        m.contains("vantage_region_info{region=\"local\",vantage=\"in-process\"} 1"),
+        "{m}"
+    );
+    assert!(
+        !m.contains(&fixture.url()),
+        "API checks are not exported:\n{m}"
+    );
+    assert!(
+        m.contains("vantage_build_info{component=\"coordinator\""),
+        "{m}"
+    );
+    assert!(m.contains("\nprocess_resident_memory_bytes "), "{m}");
+    drop(p);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -99,6 +99,62 @@ pub fn outcome(report: &Report, id: CheckId) -> vantage_agent::model::CheckResul
         .clone()
 }
 
+/// An HTTP client for the tests' own calls: no proxy, the web PKI roots.
+pub fn http() -> reqwest::Client {
+    let tls = vantage_agent::probe::tls::client_config(None).expect("TLS config");
+    reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .expect("client")
+}
+
+/// A fresh directory for one test: `<tmp>/vantage-<name>-<pid>`.
+pub fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// A fresh directory removed when dropped, so a failing test leaves nothing behind.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        Scratch(tmpdir(name))
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// (region, status) of every region of a JSON report, sorted.
+pub fn regions_of(report: &Value) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = report["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .map(|r| {
+            (
+                r["region"].as_str().unwrap_or_default().to_string(),
+                r["status"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// Run the `vantage` binary with `args` (blocking; call from spawn_blocking in async tests).
 pub fn vantage(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"));

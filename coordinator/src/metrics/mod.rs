@@ -1,18 +1,19 @@
 //! Prometheus metrics of the coordinator (`checks.md` section 8), from one registry passed
 //! in explicitly. Names are defined once, here. Label values are bounded: target URLs,
 //! region names, check and finding ids and severities; never an address, an error string
-//! or a report id.
+//! or a report id. Per-target series exist only for scheduled targets (`[[checks]]`):
+//! checks submitted through the API are reported, not exported, so API callers cannot add
+//! series. Counters of scheduled targets start at 0; `process_*` and `vantage_build_info`
+//! describe the process itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use prometheus::core::Collector;
 use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
-use vantage_agent::catalog::CheckId;
-use vantage_agent::model::Outcome;
 
 use crate::fleet::Registry as Fleet;
-use crate::report::{Decision, Report, Scope};
+use crate::report::Decision;
 
 pub const CHECK_SUCCESS: &str = "vantage_check_success";
 pub const FINDING_ACTIVE: &str = "vantage_finding_active";
@@ -29,6 +30,8 @@ pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
 pub const TARGET_INFO: &str = "vantage_target_info";
+pub const REGION_INFO: &str = "vantage_region_info";
+pub const BUILD_INFO: &str = vantage_agent::health::BUILD_INFO;
 
 /// Every metric family the coordinator exports, for the dashboard test.
 pub const ALL: &[&str] = &[
@@ -47,7 +50,20 @@ pub const ALL: &[&str] = &[
     LAST_RUN,
     CHECK_INTERVAL,
     TARGET_INFO,
+    REGION_INFO,
+    BUILD_INFO,
 ];
+
+/// The decisions, each a `vantage_decision` and `vantage_runs_total` series per target.
+const DECISIONS: [Decision; 4] = [
+    Decision::Pass,
+    Decision::Review,
+    Decision::Blocked,
+    Decision::Unknown,
+];
+
+/// Register the process collector and `vantage_build_info` (shared with the agent).
+pub use vantage_agent::health::register_process;
 
 /// One written series: its family and label values.
 type Series = (&'static str, Vec<String>);
@@ -69,6 +85,11 @@ pub struct Metrics {
     scheduled_skipped: IntCounterVec,
     last_run: GaugeVec,
     check_interval: GaugeVec,
+    region_info: GaugeVec,
+    /// The region of the in-process vantage, if any.
+    in_process: Mutex<Option<String>>,
+    /// Targets with per-target series: the scheduled ones.
+    scheduled: Mutex<BTreeSet<String>>,
     /// Rebuilt on every configuration load: its label names are the configured label keys.
     target_info: Mutex<Option<GaugeVec>>,
     /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
@@ -106,6 +127,7 @@ fn counter(
 impl Metrics {
     pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
         let r = &registry;
+        register_process(r, "coordinator")?;
         Ok(Metrics {
             check_success: gauge(
                 r,
@@ -191,179 +213,23 @@ impl Metrics {
                 "The scheduled interval of each target, in seconds.",
                 &["target"],
             )?,
+            region_info: gauge(
+                r,
+                REGION_INFO,
+                "Each configured region and where its vantage runs: in-process (the coordinator's own) or agents (always 1).",
+                &["region", "vantage"],
+            )?,
+            in_process: Mutex::new(None),
+            scheduled: Mutex::default(),
             target_info: Mutex::new(None),
             registry,
             written: Mutex::default(),
         })
     }
 
-    fn vec(&self, family: &'static str) -> &GaugeVec {
-        match family {
-            CHECK_SUCCESS => &self.check_success,
-            FINDING_ACTIVE => &self.finding_active,
-            REGION_REACHABLE => &self.region_reachable,
-            DNS_ALL_GLOBAL => &self.dns_all_global,
-            DNS_HAS_A => &self.dns_has_a,
-            _ => &self.probe_duration,
-        }
-    }
-
-    /// Record a finished report.
-    pub fn observe(&self, report: &Report) {
-        let target = report.target.as_str();
-        let mut now: Vec<(&'static str, Vec<String>, f64)> = Vec::new();
-        for r in &report.regions {
-            for c in &r.checks {
-                let v = match c.outcome {
-                    Outcome::Pass => 1.0,
-                    Outcome::Fail | Outcome::Warn => 0.0,
-                    Outcome::Skip | Outcome::Error | Outcome::Unknown => continue,
-                };
-                now.push((
-                    CHECK_SUCCESS,
-                    vec![target.into(), r.region.clone(), c.id.to_string()],
-                    v,
-                ));
-                if c.id == CheckId::NetConnect {
-                    now.push((REGION_REACHABLE, vec![target.into(), r.region.clone()], v));
-                }
-            }
-            if let Some(d) = &r.dns {
-                now.push((
-                    DNS_ALL_GLOBAL,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.all_global)),
-                ));
-                now.push((
-                    DNS_HAS_A,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.has_a)),
-                ));
-            }
-            for (phase, ms) in &r.phases_ms {
-                now.push((
-                    PROBE_DURATION,
-                    vec![target.into(), r.region.clone(), phase.clone()],
-                    *ms as f64 / 1000.0,
-                ));
-            }
-        }
-        for f in &report.findings {
-            let scope = match f.scope {
-                Scope::Global => "global",
-                Scope::Regional => "regional",
-            };
-            now.push((
-                FINDING_ACTIVE,
-                vec![
-                    target.into(),
-                    f.id.to_string(),
-                    f.severity.as_str().into(),
-                    scope.into(),
-                ],
-                1.0,
-            ));
-        }
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        let previous = written.remove(target).unwrap_or_default();
-        for (family, labels) in &previous {
-            if !now.iter().any(|(f, l, _)| f == family && l == labels) {
-                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let _ = self.vec(family).remove_label_values(&refs);
-            }
-        }
-        for (family, labels, v) in &now {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            self.vec(family).with_label_values(&refs).set(*v);
-        }
-        written.insert(
-            target.to_string(),
-            now.into_iter().map(|(f, l, _)| (f, l)).collect(),
-        );
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
-            self.decision
-                .with_label_values(&[target, d.as_str()])
-                .set(f64::from(u8::from(d == report.decision)));
-        }
-        self.runs_total
-            .with_label_values(&[target, report.decision.as_str()])
-            .inc();
-        let now_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        self.last_run.with_label_values(&[target]).set(now_s);
-    }
-
-    /// Remove every series of a target that left the configuration.
-    pub fn forget_target(&self, target: &str) {
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        for (family, labels) in written.remove(target).unwrap_or_default() {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            let _ = self.vec(family).remove_label_values(&refs);
-        }
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
-            let _ = self.decision.remove_label_values(&[target, d.as_str()]);
-            let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
-        }
-        let _ = self.last_run.remove_label_values(&[target]);
-        let _ = self.check_interval.remove_label_values(&[target]);
-        let _ = self.scheduled_skipped.remove_label_values(&[target]);
-    }
-
-    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels.
-    pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
-        let keys: std::collections::BTreeSet<&String> =
-            checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
-        let mut names: Vec<&str> = vec!["target"];
-        names.extend(keys.iter().map(|k| k.as_str()));
-        let mut slot = self.target_info.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = slot.take() {
-            let _ = self.registry.unregister(Box::new(old));
-        }
-        if let Ok(info) = GaugeVec::new(
-            Opts::new(
-                TARGET_INFO,
-                "Scheduled targets and their labels (always 1).",
-            ),
-            &names,
-        ) {
-            if self.registry.register(Box::new(info.clone())).is_ok() {
-                for (target, _, labels) in checks {
-                    let values: Vec<&str> = names
-                        .iter()
-                        .map(|n| {
-                            if *n == "target" {
-                                target.as_str()
-                            } else {
-                                labels.get(*n).map(String::as_str).unwrap_or("")
-                            }
-                        })
-                        .collect();
-                    info.with_label_values(&values).set(1.0);
-                }
-                *slot = Some(info);
-            }
-        }
-        for (target, interval, _) in checks {
-            self.check_interval
-                .with_label_values(&[target])
-                .set(*interval);
-        }
-    }
-
-    pub fn scheduled_skipped(&self, target: &str) {
-        self.scheduled_skipped.with_label_values(&[target]).inc();
+    /// The region served by the in-process vantage (`vantage_region_info{vantage="in-process"}`).
+    pub fn set_in_process(&self, region: Option<String>) {
+        *self.in_process.lock().unwrap_or_else(|p| p.into_inner()) = region;
     }
 
     pub fn set_degraded(&self, region: &str, degraded: bool) {
@@ -380,19 +246,33 @@ impl Metrics {
             &self.agents_connected,
             &self.agent_last_seen,
             &self.region_degraded,
+            &self.region_info,
         ] {
             for m in family.collect().iter().flat_map(|f| f.get_metric()) {
-                let label = m
-                    .get_label()
+                let labels = m.get_label();
+                let left = labels
                     .iter()
-                    .find(|l| l.name() == "region")
-                    .map(|l| l.value().to_string());
-                if let Some(region) = label.filter(|r| !regions.contains(r)) {
-                    let _ = family.remove_label_values(&[&region]);
+                    .any(|l| l.name() == "region" && !regions.iter().any(|r| r == l.value()));
+                if left {
+                    // Label pairs come sorted by name, as the families declare them.
+                    let values: Vec<&str> = labels.iter().map(|l| l.value()).collect();
+                    let _ = family.remove_label_values(&values);
                 }
             }
         }
+        let in_process = self
+            .in_process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         for region in regions {
+            let (kind, other) = if in_process.as_deref() == Some(region.as_str()) {
+                ("in-process", "agents")
+            } else {
+                ("agents", "in-process")
+            };
+            let _ = self.region_info.remove_label_values(&[region, other]);
+            self.region_info.with_label_values(&[region, kind]).set(1.0);
             let (n, last) = per_region.get(region).copied().unwrap_or((0, 0.0));
             self.agents_connected
                 .with_label_values(&[region])
@@ -407,21 +287,6 @@ impl Metrics {
     }
 }
 
+mod targets;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_region_that_leaves_loses_its_fleet_series() {
-        let m = Metrics::new(Registry::new()).unwrap();
-        let fleet = Fleet::default();
-        let both = m.render(&fleet, &["eu".to_string(), "us".to_string()]);
-        assert!(
-            both.contains("vantage_agents_connected{region=\"us\"} 0"),
-            "{both}"
-        );
-        let one = m.render(&fleet, &["eu".to_string()]);
-        assert!(one.contains("vantage_agents_connected{region=\"eu\"} 0"));
-        assert!(!one.contains("region=\"us\""), "{one}");
-    }
-}
+mod tests;
