@@ -22,7 +22,9 @@ pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+pub mod stack;
 mod stop;
+pub mod surface;
 pub mod target;
 
 pub use credentials::Credentials;

@@ -21,6 +21,7 @@ pub mod schedule;
 pub mod serve;
 mod shutdown;
 pub mod store;
+pub mod surface;
 pub mod token_file;
 
 #[cfg(test)]

@@ -315,7 +315,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         if regional
             && matches!(
                 stage,
-                Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
+                Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth | Stage::Listing
             )
         {
             let unexplained: Vec<&(&RegionResult, &vantage_agent::model::CheckResult)> = failing
@@ -344,6 +344,11 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
                 );
             }
         }
+    }
+
+    // The lists the regions read, compared (coordinator/src/surface.rs).
+    for f in crate::surface::compare(&effective) {
+        acc.add(f.id, f.severity, Scope::Regional, &f.regions, f.evidence);
     }
 
     let unauthenticated: Vec<String> = effective

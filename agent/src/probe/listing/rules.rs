@@ -1,0 +1,350 @@
+//! The listing checks' verdicts, from the lists as read (spec sections 3.3 and 3.4): each a
+//! pure function of what was observed. A rule judged on part of a list fails on what it saw
+//! but never passes: the unread rest may break it (`unknown`, with what stopped the read).
+
+use serde_json::Value;
+
+use super::pages::{ListRead, Stop};
+use super::problems::Problems;
+use crate::catalog::CheckId;
+use crate::model::{Cause, Outcome, Severity};
+use crate::probe::http::{Exchange, ExchangeError, Rpc};
+use crate::probe::verdict::Verdict;
+use crate::surface::ListKind;
+
+/// No evidence either way, and why.
+pub(crate) fn unknown(why: impl Into<String>) -> Verdict {
+    Verdict {
+        outcome: Outcome::Unknown,
+        observed: why.into(),
+        severity: None,
+        cause: None,
+    }
+}
+
+/// Problems of a rule as a verdict: a SHOULD (low) warns, a MUST fails; nothing found on a
+/// part of the list is unknown; nothing found on all of it passes.
+pub(crate) fn judge(problems: &Problems, read: &ListRead, pass: String) -> Verdict {
+    match problems.worst() {
+        Some(s @ (Severity::Info | Severity::Low)) => Verdict::warn(s, problems.summary()),
+        Some(s) => Verdict::fail(s, problems.summary()),
+        None => match &read.stop {
+            Some(stop) => unknown(format!(
+                "{} of {} read, none breaking the rule; the rest was not seen ({})",
+                read.items.len(),
+                read.kind.method(),
+                stop.describe()
+            )),
+            None => Verdict::pass(pass),
+        },
+    }
+}
+
+/// A tool rule needs the tool list: why it cannot run, if it cannot.
+pub(crate) fn tools_unread(tools: Option<&ListRead>) -> Option<Verdict> {
+    match tools {
+        None => Some(Verdict::skip("the server does not advertise tools")),
+        Some(t) if !t.answered() => Some(match &t.stop {
+            Some(Stop::Deadline) | Some(Stop::NoAnswer(_)) => unknown(format!(
+                "tools/list was not answered ({})",
+                t.stop.as_ref().map(Stop::describe).unwrap_or_default()
+            )),
+            Some(Stop::Cap(what)) => unknown(format!("the first tools/list page hit the {what}")),
+            _ => Verdict::skip("tools/list was refused (see caps.discover-matches-handlers)"),
+        }),
+        Some(_) => None,
+    }
+}
+
+/// One probe of a list method whose capability the server does not advertise.
+pub(crate) type Absent = (ListKind, Result<Exchange, ExchangeError>);
+
+/// `caps.discover-matches-handlers`: each advertised list works, and each unadvertised one
+/// answers 404 with -32601 (probed on 2026-07-28 servers only).
+pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) -> Verdict {
+    let mut p = Problems::default();
+    let mut seen = Vec::new();
+    let mut unseen = Vec::new();
+    for r in reads {
+        let m = r.kind.method();
+        match (&r.stop, r.answered()) {
+            (_, true) if r.kind != ListKind::Tools && !r.shape.is_empty() => p.push(
+                Severity::High,
+                format!("{} is advertised, but {m} answered without a list: {}", r.kind.capability(), r.shape.summary()),
+            ),
+            (_, true) => seen.push(format!("{m} works")),
+            (Some(Stop::Refused { summary, .. }), false) => p.push(
+                Severity::High,
+                format!("{} is advertised, but {m} answered {summary}", r.kind.capability()),
+            ),
+            (Some(Stop::Broken(why)), false) => p.push(
+                Severity::High,
+                format!("{} is advertised, but {m} did not answer a list: {why}", r.kind.capability()),
+            ),
+            (stop, false) => unseen.push(format!(
+                "{m}: {}",
+                stop.as_ref().map(Stop::describe).unwrap_or_default()
+            )),
+        }
+    }
+    for (kind, got) in absent {
+        let m = kind.method();
+        match got {
+            Err(e) => unseen.push(format!("{m}: {}", e.message)),
+            Ok(ex) => {
+                let s = ex.summary();
+                match (ex.status, ex.rpc()) {
+                    (404, Some(Rpc::Error { code: -32601, .. })) => {
+                        seen.push(format!("{m} 404 -32601 ({} not advertised)", kind.capability()))
+                    }
+                    (200..=299, Some(Rpc::Result { .. })) => p.push(
+                        Severity::Medium,
+                        format!("{m} is served although {} is not advertised: declare the capability, or answer 404 with -32601 ({s})", kind.capability()),
+                    ),
+                    (_, Some(Rpc::Error { code: -32601, .. })) => p.push(
+                        Severity::Medium,
+                        format!("{m} ({} not advertised): -32601 MUST come with HTTP 404 ({s})", kind.capability()),
+                    ),
+                    _ => p.push(
+                        Severity::Medium,
+                        format!("{m} ({} not advertised): expected 404 with JSON-RPC -32601, got {s}", kind.capability()),
+                    ),
+                }
+            }
+        }
+    }
+    if let Some(worst) = p.worst() {
+        return Verdict::fail(worst, p.summary());
+    }
+    if !unseen.is_empty() {
+        return unknown(format!("not answered: {}", unseen.join("; ")));
+    }
+    if seen.is_empty() {
+        return Verdict::skip("the server advertises no tools, resources or prompts");
+    }
+    let mut s = seen.join("; ");
+    if !probed_absent {
+        s.push_str(" (unadvertised methods are not probed on a 2025-11-25 server)");
+    }
+    Verdict::pass(s)
+}
+
+/// `tools.list-shape`: the shape of every tool, and (2026-07-28) `resultType` on every page.
+pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
+    if let Some(v) = tools_unread(tools) {
+        return v;
+    }
+    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
+    let mut p = t.shape.clone();
+    if let Some(a) = &t.audit {
+        p.extend(&a.shape);
+    }
+    let missing = t.metas.iter().filter(|m| !m.result_type).count();
+    if modern && missing > 0 {
+        p.push(
+            Severity::Medium,
+            format!("{missing} of {} tools/list pages lack result.resultType (MUST on 2026-07-28)", t.metas.len()),
+        );
+    }
+    judge(&p, t, format!("{} tools, each with a name and an object inputSchema", t.items.len()))
+}
+
+/// `tools.name-format`.
+pub(crate) fn name_format(tools: Option<&ListRead>) -> Verdict {
+    if let Some(v) = tools_unread(tools) {
+        return v;
+    }
+    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
+    let empty = Problems::default();
+    let p = t.audit.as_ref().map(|a| &a.names).unwrap_or(&empty);
+    judge(p, t, format!("{} tool names, unique, 1-128 characters from [A-Za-z0-9_.-]", t.items.len()))
+}
+
+fn both_complete(a: &ListRead, b: &ListRead) -> Option<Verdict> {
+    for (r, which) in [(a, "first"), (b, "second")] {
+        if let Some(stop) = &r.stop {
+            return Some(unknown(format!(
+                "the {which} listing of tools/list was not complete ({})",
+                stop.describe()
+            )));
+        }
+    }
+    None
+}
+
+/// `tools.deterministic-order`: the names common to two listings, in the same order.
+pub(crate) fn order(a: Option<&ListRead>, b: Option<&ListRead>) -> Verdict {
+    if let Some(v) = tools_unread(a) {
+        return v;
+    }
+    let (Some(a), Some(b)) = (a, b) else {
+        return unknown("tools/list was listed once only");
+    };
+    if let Some(v) = both_complete(a, b) {
+        return v;
+    }
+    let (na, nb) = (a.names(), b.names());
+    let common_a: Vec<&str> = na.iter().copied().filter(|n| nb.contains(n)).collect();
+    let common_b: Vec<&str> = nb.iter().copied().filter(|n| na.contains(n)).collect();
+    match common_a.iter().zip(&common_b).position(|(x, y)| x != y) {
+        None => Verdict::pass(format!("{} tools in the same order twice", common_a.len())),
+        Some(i) => Verdict::warn(
+            Severity::Low,
+            format!(
+                "tools/list changed its order between two listings: position {} was {} then {}",
+                i + 1,
+                common_a[i],
+                common_b[i]
+            ),
+        ),
+    }
+}
+
+/// `tools.no-per-connection-variance`: the same tools (names and definitions) over a second
+/// connection (a second session on a 2025-11-25 server).
+pub(crate) fn variance(a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool) -> Verdict {
+    if let Some(v) = tools_unread(a) {
+        return v;
+    }
+    let (Some(a), Some(b)) = (a, b) else {
+        return unknown("tools/list was listed once only");
+    };
+    if let Some(v) = both_complete(a, b) {
+        return v;
+    }
+    let diff = crate::surface::diff(&a.items, &b.items);
+    let over = if legacy { "a second session" } else { "a second connection" };
+    if diff.is_empty() {
+        Verdict::pass(format!("the same {} tools over {over}", a.items.len()))
+    } else {
+        Verdict::fail(Severity::Medium, format!("the tools differ over {over}: {}", diff.describe()))
+    }
+}
+
+/// `pagination.cursor` over every list read.
+pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
+    let mut p = Problems::default();
+    let mut capped = false;
+    for r in reads {
+        p.extend(&r.cursor_problems);
+        if let Some(Stop::Cap(what)) = &r.stop {
+            if what.starts_with("page cap") {
+                capped = true;
+                p.push(
+                    Severity::Low,
+                    format!("{} has more than {} pages; the listing stopped at the {what}", r.kind.method(), r.pages),
+                );
+            }
+        }
+    }
+    if let Some(worst) = p.worst() {
+        let v = if worst <= Severity::Low {
+            Verdict::warn(worst, p.summary())
+        } else {
+            Verdict::fail(worst, p.summary())
+        };
+        return if capped { v.cause(Cause::SizeCap) } else { v };
+    }
+    let paged: Vec<String> = reads
+        .iter()
+        .filter(|r| r.cursors_followed > 0)
+        .map(|r| format!("{} ({} pages)", r.kind.method(), r.pages))
+        .collect();
+    if paged.is_empty() {
+        return Verdict::skip("no list was paginated (every answer came without nextCursor), so there was no cursor to follow");
+    }
+    if let Some(r) = reads.iter().find(|r| r.cursors_followed > 0 && r.stop.is_some()) {
+        return unknown(format!(
+            "{} was not read to its end ({})",
+            r.kind.method(),
+            r.stop.as_ref().map(Stop::describe).unwrap_or_default()
+        ));
+    }
+    Verdict::pass(format!("cursors followed to the end of {}", paged.join(", ")))
+}
+
+/// The cursor `pagination.invalid-cursor` sends: one no server issues.
+pub const BOGUS_CURSOR: &str = "!!vantage-bogus-cursor!!";
+
+/// `pagination.invalid-cursor`: a cursor the server never issued gets -32602.
+pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>) -> Verdict {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => return unknown(format!("{method} with a bogus cursor got no answer: {}", e.message)),
+    };
+    let s = ex.summary();
+    match ex.rpc() {
+        Some(Rpc::Error { code: -32602, .. }) => Verdict::pass(s),
+        Some(Rpc::Result { .. }) => Verdict::warn(
+            Severity::Low,
+            format!("{method} with a cursor the server never issued was served ({s}); it SHOULD answer -32602"),
+        ),
+        _ => Verdict::warn(Severity::Low, format!("{method} with a bogus cursor: expected JSON-RPC -32602, got {s}")),
+    }
+}
+
+/// `cache.hints`: `ttlMs` and `cacheScope` on every list page (2026-07-28 only).
+pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
+    let mut p = Problems::default();
+    let mut pages = 0;
+    for r in reads {
+        for (i, m) in r.metas.iter().enumerate() {
+            pages += 1;
+            let at = format!("{} page {}", r.kind.method(), i + 1);
+            match &m.ttl_ms {
+                Some(Value::Number(n)) if n.as_u64().is_some() => {}
+                Some(other) => p.push(Severity::Medium, format!("{at}: ttlMs {other} is not an integer >= 0")),
+                None => p.push(Severity::Medium, format!("{at}: ttlMs missing")),
+            }
+            match m.cache_scope.as_ref().and_then(Value::as_str) {
+                Some("public" | "private") => {}
+                Some(other) => p.push(Severity::Medium, format!("{at}: cacheScope \"{other}\" is neither public nor private")),
+                None => p.push(Severity::Medium, format!("{at}: cacheScope missing")),
+            }
+        }
+    }
+    if pages == 0 {
+        return Verdict::skip("no list result was read");
+    }
+    match p.worst() {
+        Some(s) => Verdict::fail(s, p.summary()),
+        None => Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope")),
+    }
+}
+
+/// `tools.x-mcp-header-valid` (2026-07-28 only).
+pub(crate) fn x_mcp_headers(tools: Option<&ListRead>) -> Verdict {
+    if let Some(v) = tools_unread(tools) {
+        return v;
+    }
+    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
+    let Some(a) = &t.audit else { return Verdict::skip("no tool audit") };
+    let pass = if a.with_headers == 0 {
+        format!("{} tools, none declares x-mcp-header", a.tools)
+    } else {
+        format!("{} tools declare valid x-mcp-header annotations", a.with_headers)
+    };
+    judge(&a.headers, t, pass)
+}
+
+/// The checks of this stage, for recording a reason for all of them at once.
+pub(crate) const CHECKS: &[CheckId] = &[
+    CheckId::CapsDiscoverMatchesHandlers,
+    CheckId::ToolsListShape,
+    CheckId::ToolsNameFormat,
+    CheckId::ToolsDeterministicOrder,
+    CheckId::ToolsNoPerConnectionVariance,
+    CheckId::PaginationCursor,
+    CheckId::PaginationInvalidCursor,
+    CheckId::CacheHints,
+    CheckId::ToolsXMcpHeaderValid,
+    CheckId::ToolsSchemaValid,
+    CheckId::ToolsInputConstrained,
+    CheckId::ToolsSurfaceSize,
+    CheckId::ListenSse,
+    CheckId::ListenAckFirst,
+];
+
+#[cfg(test)]
+#[path = "rules_tests.rs"]
+mod tests;
