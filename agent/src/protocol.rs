@@ -284,7 +284,15 @@ impl Engine {
         st.stacks = crate::stack::sightings(judged);
 
         // The capability lists (probe/listing), after the transport checks.
-        self.listing_stage(target, client, deadline, rec, st, era, era::capabilities(&discover))
-            .await;
+        self.listing_stage(
+            target,
+            client,
+            deadline,
+            rec,
+            st,
+            era,
+            era::capabilities(&discover),
+        )
+        .await;
     }
 }

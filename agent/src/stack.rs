@@ -60,8 +60,14 @@ pub struct StackSighting {
 /// Error strings only one SDK sends (its transport's own refusals), from their sources.
 const SDK_STRINGS: &[(&str, Stack)] = &[
     ("Bad Request: Server not initialized", Stack::TypescriptSdk),
-    ("Bad Request: Mcp-Session-Id header is required", Stack::TypescriptSdk),
-    ("Bad Request: No valid session ID provided", Stack::TypescriptSdk),
+    (
+        "Bad Request: Mcp-Session-Id header is required",
+        Stack::TypescriptSdk,
+    ),
+    (
+        "Bad Request: No valid session ID provided",
+        Stack::TypescriptSdk,
+    ),
     (
         "Bad Request: the request body is not a valid JSON-RPC message",
         Stack::TypescriptSdk,
@@ -103,7 +109,10 @@ pub fn identify(ex: &Exchange) -> Option<(Stack, String)> {
     let header = |name: &str| ex.header(name).map(str::to_string);
     let server = header("server").unwrap_or_default().to_ascii_lowercase();
     if server.starts_with("nginx") {
-        return Some((Stack::Nginx, format!("Server: {}", header("server").unwrap_or_default())));
+        return Some((
+            Stack::Nginx,
+            format!("Server: {}", header("server").unwrap_or_default()),
+        ));
     }
     if let Some(ray) = header("cf-ray") {
         return Some((Stack::Cloudflare, format!("cf-ray: {ray}")));
@@ -212,14 +221,21 @@ mod tests {
         );
         assert_eq!(identify(&page).unwrap().0, Stack::Nginx);
         let cf = ex(403, &[("cf-ray", "8a1b2c3d4e5f-AMS")], other("blocked"));
-        assert_eq!(identify(&cf).unwrap(), (Stack::Cloudflare, "cf-ray: 8a1b2c3d4e5f-AMS".into()));
+        assert_eq!(
+            identify(&cf).unwrap(),
+            (Stack::Cloudflare, "cf-ray: 8a1b2c3d4e5f-AMS".into())
+        );
         let cloudfront = ex(400, &[("x-amz-cf-id", "abc==")], Body::Empty);
         assert_eq!(identify(&cloudfront).unwrap().0, Stack::Cloudfront);
         let fastly = ex(400, &[("x-served-by", "cache-ams21045-AMS")], Body::Empty);
         assert_eq!(identify(&fastly).unwrap().0, Stack::Fastly);
         // Nothing proven: no sighting.
-        let plain = ex(404, &[("server", "uvicorn")], Body::Json(json!({"jsonrpc": "2.0", "id": 1,
-            "error": {"code": -32601, "message": "Method not found"}})));
+        let plain = ex(
+            404,
+            &[("server", "uvicorn")],
+            Body::Json(json!({"jsonrpc": "2.0", "id": 1,
+            "error": {"code": -32601, "message": "Method not found"}})),
+        );
         assert_eq!(identify(&plain), None);
     }
 

@@ -234,7 +234,11 @@ impl SurfaceDiff {
             s
         }
         let mut parts = Vec::new();
-        for (word, v) in [("added", &self.added), ("removed", &self.removed), ("changed", &self.changed)] {
+        for (word, v) in [
+            ("added", &self.added),
+            ("removed", &self.removed),
+            ("changed", &self.changed),
+        ] {
             if !v.is_empty() {
                 parts.push(format!("{word} {}", names(v)));
             }
@@ -274,12 +278,21 @@ mod tests {
 
     #[test]
     fn canonical_json_ignores_key_order_and_whitespace() {
-        let a: Value = serde_json::from_str(r#"{"b": 1, "a": {"y": [1, {"q": 2, "p": 3}], "x": "s"}}"#).unwrap();
-        let b: Value = serde_json::from_str(r#"{"a":{"x":"s","y":[1,{"p":3,"q":2}]},"b":1}"#).unwrap();
+        let a: Value =
+            serde_json::from_str(r#"{"b": 1, "a": {"y": [1, {"q": 2, "p": 3}], "x": "s"}}"#)
+                .unwrap();
+        let b: Value =
+            serde_json::from_str(r#"{"a":{"x":"s","y":[1,{"p":3,"q":2}]},"b":1}"#).unwrap();
         assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(canonical_json(&a), r#"{"a":{"x":"s","y":[1,{"p":3,"q":2}]},"b":1}"#);
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"a":{"x":"s","y":[1,{"p":3,"q":2}]},"b":1}"#
+        );
         // Array order is meaning, not noise.
-        assert_ne!(canonical_json(&json!([1, 2])), canonical_json(&json!([2, 1])));
+        assert_ne!(
+            canonical_json(&json!([1, 2])),
+            canonical_json(&json!([2, 1]))
+        );
     }
 
     #[test]
@@ -297,7 +310,9 @@ mod tests {
     #[test]
     fn diffs_name_what_was_added_removed_and_changed() {
         let p = |v: &[(&str, &str)]| -> Vec<(String, String)> {
-            v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
         };
         let a = p(&[("add", "1"), ("sub", "2"), ("mul", "3")]);
         let b = p(&[("mul", "3"), ("add", "9"), ("div", "4")]);

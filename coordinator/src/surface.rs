@@ -38,7 +38,11 @@ impl Seen<'_> {
 
     fn pairs(&self) -> Vec<(String, String)> {
         match self {
-            Seen::List(l) => l.items.iter().map(|i| (i.name.clone(), i.digest.clone())).collect(),
+            Seen::List(l) => l
+                .items
+                .iter()
+                .map(|i| (i.name.clone(), i.digest.clone()))
+                .collect(),
             Seen::NotAdvertised => Vec::new(),
         }
     }
@@ -69,7 +73,8 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
     let Some(era) = common_era(&surfaces) else {
         return Vec::new();
     };
-    let surfaces: Vec<(&str, &Surface)> = surfaces.into_iter().filter(|(_, s)| s.era == era).collect();
+    let surfaces: Vec<(&str, &Surface)> =
+        surfaces.into_iter().filter(|(_, s)| s.era == era).collect();
     let mut divergent = SurfaceFinding {
         id: FindingId::EdgeDivergent,
         severity: Severity::Medium,
@@ -101,7 +106,11 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
         }
         let (_, reference) = seen
             .iter()
-            .max_by(|(ra, a), (rb, b)| votes[a.digests().0].cmp(&votes[b.digests().0]).then(rb.cmp(ra)))
+            .max_by(|(ra, a), (rb, b)| {
+                votes[a.digests().0]
+                    .cmp(&votes[b.digests().0])
+                    .then(rb.cmp(ra))
+            })
             .copied()
             .unwrap_or(seen[0]);
         let mut agreeing: Vec<&str> = seen

@@ -47,7 +47,10 @@ const NEW: &[(&str, &str)] = &[("add", "1"), ("sub", "1"), ("mul", "1")];
 
 #[test]
 fn the_same_surface_everywhere_is_no_finding() {
-    let (eu, us) = (region("eu", Era::Dual, vec![tools(NEW)]), region("us", Era::Dual, vec![tools(NEW)]));
+    let (eu, us) = (
+        region("eu", Era::Dual, vec![tools(NEW)]),
+        region("us", Era::Dual, vec![tools(NEW)]),
+    );
     assert!(compare(&[&eu, &us]).is_empty());
 }
 
@@ -55,11 +58,18 @@ fn the_same_surface_everywhere_is_no_finding() {
 fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
     let eu = region("eu", Era::Dual, vec![tools(NEW)]);
     let us = region("us", Era::Dual, vec![tools(NEW)]);
-    let ap = region("ap", Era::Dual, vec![tools(&[("add", "0"), ("sub", "1"), ("legacy_div", "1")])]);
+    let ap = region(
+        "ap",
+        Era::Dual,
+        vec![tools(&[("add", "0"), ("sub", "1"), ("legacy_div", "1")])],
+    );
     let found = compare(&[&eu, &us, &ap]);
     assert_eq!(found.len(), 1, "{found:#?}");
     let f = &found[0];
-    assert_eq!((f.id, f.severity), (FindingId::EdgeDivergent, Severity::Medium));
+    assert_eq!(
+        (f.id, f.severity),
+        (FindingId::EdgeDivergent, Severity::Medium)
+    );
     assert_eq!(f.regions, vec!["ap"]);
     assert_eq!(
         f.evidence,
@@ -70,13 +80,24 @@ fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
 #[test]
 fn order_alone_is_its_own_low_finding() {
     let eu = region("eu", Era::Modern, vec![tools(NEW)]);
-    let us = region("us", Era::Modern, vec![tools(&[("mul", "1"), ("add", "1"), ("sub", "1")])]);
+    let us = region(
+        "us",
+        Era::Modern,
+        vec![tools(&[("mul", "1"), ("add", "1"), ("sub", "1")])],
+    );
     let ap = region("ap", Era::Modern, vec![tools(NEW)]);
     let found = compare(&[&eu, &us, &ap]);
     assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!((found[0].id, found[0].severity), (FindingId::SurfaceOrderDiffers, Severity::Low));
+    assert_eq!(
+        (found[0].id, found[0].severity),
+        (FindingId::SurfaceOrderDiffers, Severity::Low)
+    );
     assert_eq!(found[0].regions, vec!["us"]);
-    assert!(found[0].evidence[0].contains("same 3 items as ap, eu"), "{:?}", found[0].evidence);
+    assert!(
+        found[0].evidence[0].contains("same 3 items as ap, eu"),
+        "{:?}",
+        found[0].evidence
+    );
 }
 
 #[test]
@@ -88,13 +109,21 @@ fn a_capability_missing_in_one_region_is_a_difference() {
     let found = compare(&[&eu, &us, &ap]);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].regions, vec!["ap"]);
-    assert!(found[0].evidence[0].contains("prompts is not advertised in ap"), "{:?}", found[0].evidence);
+    assert!(
+        found[0].evidence[0].contains("prompts is not advertised in ap"),
+        "{:?}",
+        found[0].evidence
+    );
 }
 
 #[test]
 fn what_was_not_read_whole_or_in_the_same_era_is_not_compared() {
     let eu = region("eu", Era::Dual, vec![tools(NEW)]);
-    let cut = region("ap", Era::Dual, vec![list(ListKind::Tools, &[("add", "1")], false)]);
+    let cut = region(
+        "ap",
+        Era::Dual,
+        vec![list(ListKind::Tools, &[("add", "1")], false)],
+    );
     assert!(compare(&[&eu, &cut]).is_empty());
     let legacy = region("us", Era::Legacy, vec![tools(&[("other", "1")])]);
     let eu2 = region("eu2", Era::Dual, vec![tools(NEW)]);

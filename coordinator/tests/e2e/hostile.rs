@@ -156,6 +156,8 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
         Hostile::SlowDrip,
         Hostile::NotJson,
         Hostile::RedirectSelf,
+        Hostile::EndlessPages,
+        Hostile::HugeToolList,
     ];
     let mut servers = Vec::new();
     for k in kinds {
@@ -175,12 +177,81 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
     assert_eq!(reports.len(), 100);
     for r in &reports {
         assert!(
-            r.checks.iter().any(|c| c.outcome == Outcome::Fail),
-            "{}: a hostile target must fail something",
+            r.checks
+                .iter()
+                .any(|c| c.outcome == Outcome::Fail || c.cause == Some(Cause::SizeCap)),
+            "{}: a hostile target must fail something, or hit a named cap",
             r.region
         );
     }
-    // 100 checks x a few exchanges x the 256 KiB body cap is the worst case; a 1 GiB body,
-    // an endless stream or a gzip bomb must not show up here.
+    // 100 checks x a few exchanges x the 256 KiB body cap, and the listing's 4 MiB page for
+    // the few huge tool lists among them, is the worst case; a 1 GiB body, an endless
+    // stream, a gzip bomb, 10,000 pages or a 100 MiB tool list must not show up here.
     assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
+}
+
+/// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page:
+/// the listing stops at its bounds, names the bound in a finding, never passes what it did
+/// not read, and the run's memory stays bounded (the evidence names the caps; no timing).
+#[tokio::test]
+async fn hostile_surfaces_stop_at_the_listing_bounds() {
+    let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
+    let report = check(&pages.url()).await;
+    let c = outcome(&report, CheckId::PaginationCursor);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page cap (100 pages)"),
+        "{}",
+        c.observed
+    );
+    let tools = report.regions[0]
+        .surface
+        .as_ref()
+        .unwrap()
+        .list(vantage_agent::surface::ListKind::Tools)
+        .unwrap()
+        .clone();
+    assert_eq!((tools.pages, tools.complete), (100, false));
+    assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
+    for id in [
+        CheckId::ToolsListShape,
+        CheckId::ToolsNameFormat,
+        CheckId::ToolsSchemaValid,
+    ] {
+        assert_eq!(
+            outcome(&report, id).outcome,
+            Outcome::Unknown,
+            "{id}: a part is never a pass"
+        );
+    }
+
+    let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
+    let report = check(&huge.url()).await;
+    let c = outcome(&report, CheckId::ToolsSurfaceSize);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page size cap (4 MiB"),
+        "{}",
+        c.observed
+    );
+    assert_eq!(
+        outcome(&report, CheckId::ToolsListShape).outcome,
+        Outcome::Unknown
+    );
+    let bounds = report.regions[0].surface.as_ref().unwrap().bounds;
+    assert_eq!(
+        (bounds.max_pages, bounds.max_page_bytes),
+        (100, 4 * 1024 * 1024),
+        "the bounds are in the report"
+    );
 }

@@ -74,7 +74,11 @@ mod tests {
         assert_eq!(a.tools, 4);
         assert_eq!(a.total_bytes, 400);
         assert!(a.shape.is_empty());
-        assert!(a.names.summary().contains("listed twice"), "{}", a.names.summary());
+        assert!(
+            a.names.summary().contains("listed twice"),
+            "{}",
+            a.names.summary()
+        );
         assert!(a.names.summary().contains("run cmd"));
         assert_eq!(a.unconstrained.worst(), Some(Severity::Low));
         assert_eq!(a.schemas.worst(), Some(Severity::Medium));

@@ -50,7 +50,10 @@ pub(crate) fn schema_valid(name: &str, tool: &Value, out: &mut Problems) {
     for field in ["inputSchema", "outputSchema"] {
         if let Some(schema) = tool.get(field).filter(|s| s.is_object()) {
             if let Err(e) = compile(schema) {
-                out.push(Severity::Medium, format!("{name}: {field} does not compile: {e}"));
+                out.push(
+                    Severity::Medium,
+                    format!("{name}: {field} does not compile: {e}"),
+                );
             }
         }
     }
@@ -58,8 +61,24 @@ pub(crate) fn schema_valid(name: &str, tool: &Value, out: &mut Problems) {
 
 /// Words that make a string argument dangerous when unbounded.
 const RISKY: &[&str] = &[
-    "path", "paths", "file", "filename", "filepath", "dir", "directory", "folder", "url", "uri",
-    "href", "link", "endpoint", "command", "cmd", "shell", "exec", "script",
+    "path",
+    "paths",
+    "file",
+    "filename",
+    "filepath",
+    "dir",
+    "directory",
+    "folder",
+    "url",
+    "uri",
+    "href",
+    "link",
+    "endpoint",
+    "command",
+    "cmd",
+    "shell",
+    "exec",
+    "script",
 ];
 
 /// The words of an identifier: `filePath`, `file_path` and `file-path` are `file`, `path`.
@@ -201,6 +220,18 @@ pub(crate) fn constrained_verdict(tools: Option<&ListRead>) -> Verdict {
 /// `tools.surface-size` over the list: each tool, the whole list, and a list larger than
 /// the listing's bounds.
 pub(crate) fn size_verdict(tools: Option<&ListRead>) -> Verdict {
+    // A first page larger than the bounds is itself the answer: the list is too large.
+    if let Some(t) = tools.filter(|t| !t.answered()) {
+        if let Some(Stop::Cap(what)) = &t.stop {
+            if !what.starts_with("page cap") {
+                return Verdict::warn(
+                    Severity::Low,
+                    format!("the first tools/list page is larger than the {what}: the read stopped there"),
+                )
+                .cause(Cause::SizeCap);
+            }
+        }
+    }
     let (t, a) = match (tools_unread(tools), tools) {
         (Some(v), _) => return v,
         (None, Some(t)) => match &t.audit {
@@ -224,14 +255,20 @@ pub(crate) fn size_verdict(tools: Option<&ListRead>) -> Verdict {
         if capped {
             p.push(
                 Severity::Low,
-                format!("the tool list is larger than the {what}; {} bytes of {} tools were read", a.total_bytes, a.tools),
+                format!(
+                    "the tool list is larger than the {what}; {} bytes of {} tools were read",
+                    a.total_bytes, a.tools
+                ),
             );
         }
     }
     let v = judge(
         &p,
         t,
-        format!("{} tools, {} bytes in all, each within the thresholds", a.tools, a.total_bytes),
+        format!(
+            "{} tools, {} bytes in all, each within the thresholds",
+            a.tools, a.total_bytes
+        ),
     );
     if capped {
         v.cause(Cause::SizeCap)
@@ -248,13 +285,23 @@ mod tests {
 
     #[test]
     fn schemas_compile_by_their_draft_and_never_fetch() {
-        assert!(compile(&json!({"type": "object", "properties": {"a": {"type": "number"}}})).is_ok());
-        assert!(compile(&json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})).is_ok());
+        assert!(
+            compile(&json!({"type": "object", "properties": {"a": {"type": "number"}}})).is_ok()
+        );
+        assert!(compile(
+            &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+        )
+        .is_ok());
         let bad = compile(&json!({"type": "object", "properties": {"a": {"type": "strin"}}}));
         assert!(bad.is_err(), "an unknown type name does not compile");
-        let remote = compile(&json!({"type": "object", "properties": {"a": {"$ref": "http://198.51.100.1/s.json"}}}));
+        let remote = compile(
+            &json!({"type": "object", "properties": {"a": {"$ref": "http://198.51.100.1/s.json"}}}),
+        );
         assert!(remote.unwrap_err().contains("not fetched"));
-        assert!(compile(&json!({"$schema": "https://vantage.invalid/unknown", "type": "object"})).is_err());
+        assert!(
+            compile(&json!({"$schema": "https://vantage.invalid/unknown", "type": "object"}))
+                .is_err()
+        );
     }
 
     #[test]
@@ -273,13 +320,24 @@ mod tests {
             (low.worst(), info.worst())
         };
         // No parameters, closed: the spec's own example for a tool without arguments.
-        assert_eq!(run(json!({"inputSchema": {"type": "object", "additionalProperties": false}})), (None, None));
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object", "additionalProperties": false}})),
+            (None, None)
+        );
         // No parameters, open: accepts anything.
-        assert_eq!(run(json!({"inputSchema": {"type": "object"}})).0, Some(Severity::Low));
-        assert_eq!(run(json!({"inputSchema": {"type": "object", "properties": {}}})).0, Some(Severity::Low));
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object"}})).0,
+            Some(Severity::Low)
+        );
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object", "properties": {}}})).0,
+            Some(Severity::Low)
+        );
         // Declared properties, open: the SDK default, an observation only.
         assert_eq!(
-            run(json!({"inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}})),
+            run(
+                json!({"inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}})
+            ),
             (None, Some(Severity::Info))
         );
         // An unbounded command string.

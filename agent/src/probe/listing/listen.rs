@@ -68,12 +68,19 @@ pub(crate) fn evaluate(
     };
     let Some(first) = sse.events.first() else {
         let sse_v = if sse.ended {
-            Verdict::fail(Severity::Medium, format!("{s}: the stream ended before any event"))
+            Verdict::fail(
+                Severity::Medium,
+                format!("{s}: the stream ended before any event"),
+            )
         } else {
             Verdict::pass(format!("{s}: the stream stayed open"))
         };
         let ack = if sse.timed_out {
-            Verdict::fail(Severity::Medium, "no event arrived before the check's timeout; the acknowledgement MUST come first".to_string())
+            Verdict::fail(
+                Severity::Medium,
+                "no event arrived before the check's timeout; the acknowledgement MUST come first"
+                    .to_string(),
+            )
         } else if let Some(cap) = sse.capped {
             unknown(format!("the read stopped at the {cap} cap"))
         } else {
@@ -81,7 +88,9 @@ pub(crate) fn evaluate(
         };
         return (sse_v, ack);
     };
-    let sse_v = Verdict::pass(format!("{s}: the stream was open when its first event arrived"));
+    let sse_v = Verdict::pass(format!(
+        "{s}: the stream was open when its first event arrived"
+    ));
     (sse_v, ack(first.json.as_ref(), id, asked))
 }
 
@@ -96,24 +105,39 @@ fn ack(first: Option<&Value>, id: i64, asked: &Map<String, Value>) -> Verdict {
         } else {
             method.to_string()
         };
-        return Verdict::fail(Severity::Medium, format!("the first event is {what}, not {ACK}"));
+        return Verdict::fail(
+            Severity::Medium,
+            format!("the first event is {what}, not {ACK}"),
+        );
     }
     let mut problems = Vec::new();
-    match msg.pointer("/params/_meta").and_then(|m| m.get(SUBSCRIPTION_ID)) {
+    match msg
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(SUBSCRIPTION_ID))
+    {
         Some(v) if *v == json!(id) => {}
-        Some(v) => problems.push(format!("_meta subscriptionId is {v}, not the request id {id}")),
+        Some(v) => problems.push(format!(
+            "_meta subscriptionId is {v}, not the request id {id}"
+        )),
         None => problems.push("no _meta subscriptionId".to_string()),
     }
-    match msg.pointer("/params/notifications").and_then(Value::as_object) {
+    match msg
+        .pointer("/params/notifications")
+        .and_then(Value::as_object)
+    {
         None => problems.push("no params.notifications (the honoured filter)".to_string()),
         Some(honoured) => {
             let extra: Vec<&String> = honoured
                 .iter()
-                .filter(|(k, v)| **v == Value::Bool(true) && asked.get(*k) != Some(&Value::Bool(true)))
+                .filter(|(k, v)| {
+                    **v == Value::Bool(true) && asked.get(*k) != Some(&Value::Bool(true))
+                })
                 .map(|(k, _)| k)
                 .collect();
             if !extra.is_empty() {
-                problems.push(format!("the honoured filter adds what was not asked for: {extra:?}"));
+                problems.push(format!(
+                    "the honoured filter adds what was not asked for: {extra:?}"
+                ));
             }
         }
     }
@@ -163,7 +187,10 @@ mod tests {
 
     #[test]
     fn the_filter_follows_the_capabilities() {
-        assert_eq!(asked(), Map::from_iter([("toolsListChanged".to_string(), json!(true))]));
+        assert_eq!(
+            asked(),
+            Map::from_iter([("toolsListChanged".to_string(), json!(true))])
+        );
         assert_eq!(filter(&json!({"tools": {}})), None);
     }
 
@@ -172,21 +199,43 @@ mod tests {
         let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
             "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
         let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked());
-        assert_eq!((s.outcome, a.outcome), (Outcome::Pass, Outcome::Pass), "{} / {}", s.observed, a.observed);
+        assert_eq!(
+            (s.outcome, a.outcome),
+            (Outcome::Pass, Outcome::Pass),
+            "{} / {}",
+            s.observed,
+            a.observed
+        );
     }
 
     #[test]
     fn broken_acknowledgements() {
         let cases = [
-            (json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}), "not notifications/subscriptions"),
-            (json!({"jsonrpc": "2.0", "method": ACK, "params": {"notifications": {"toolsListChanged": true}}}), "no _meta subscriptionId"),
-            (json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: "7"}, "notifications": {}}}), "not the request id"),
-            (json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"promptsListChanged": true}}}), "adds what was not asked"),
+            (
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}),
+                "not notifications/subscriptions",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"notifications": {"toolsListChanged": true}}}),
+                "no _meta subscriptionId",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: "7"}, "notifications": {}}}),
+                "not the request id",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"promptsListChanged": true}}}),
+                "adds what was not asked",
+            ),
         ];
         for (event, needle) in cases {
             let (s, a) = evaluate(&sse(vec![event], false), 7, &asked());
             assert_eq!(s.outcome, Outcome::Pass);
-            assert_eq!((a.outcome, a.severity), (Outcome::Fail, Some(Severity::Medium)), "{needle}");
+            assert_eq!(
+                (a.outcome, a.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "{needle}"
+            );
             assert!(a.observed.contains(needle), "{needle}: {}", a.observed);
         }
     }
@@ -197,13 +246,18 @@ mod tests {
             status: 404,
             headers: HeaderMap::new(),
             content_type: Some("application/json".into()),
-            body: Body::Json(json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}})),
+            body: Body::Json(
+                json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
+            ),
             elapsed_ms: 1,
             first_byte_ms: 1,
             capped: None,
         });
         let (s, a) = evaluate(&json_answer, 7, &asked());
-        assert_eq!((s.outcome, s.severity), (Outcome::Fail, Some(Severity::Medium)));
+        assert_eq!(
+            (s.outcome, s.severity),
+            (Outcome::Fail, Some(Severity::Medium))
+        );
         assert!(s.observed.contains("not served"), "{}", s.observed);
         assert_eq!(a.outcome, Outcome::Skip);
         let (s, _) = evaluate(&sse(vec![], true), 7, &asked());

@@ -47,8 +47,14 @@ pub(crate) struct Listing<'a> {
 }
 
 impl Listing<'_> {
-    pub(crate) async fn send(&self, req: &ProbeRequest, sse: SseRead) -> Result<Exchange, ExchangeError> {
-        self.engine.send(self.client, self.target, req, self.deadline, sse).await
+    pub(crate) async fn send(
+        &self,
+        req: &ProbeRequest,
+        sse: SseRead,
+    ) -> Result<Exchange, ExchangeError> {
+        self.engine
+            .send(self.client, self.target, req, self.deadline, sse)
+            .await
     }
 
     pub(crate) async fn send_with(
@@ -99,12 +105,20 @@ pub(crate) fn skip_all(rec: &mut Recorder, reason: &str) {
 
 /// Run the stage for a server of `era` whose `server/discover` declared `caps` (modern and
 /// dual-era servers); record every listing check; return the surface read.
-pub(crate) async fn run(l: &Listing<'_>, era: Era, caps: Option<Value>, rec: &mut Recorder) -> Option<Surface> {
+pub(crate) async fn run(
+    l: &Listing<'_>,
+    era: Era,
+    caps: Option<Value>,
+    rec: &mut Recorder,
+) -> Option<Surface> {
     match era {
         Era::Modern | Era::Dual => Some(modern(l, caps.unwrap_or_else(|| json!({})), rec).await),
         Era::Legacy => legacy(l, rec).await,
         Era::HttpSse => {
-            skip_all(rec, "the deprecated 2024-11-05 HTTP+SSE transport is not listed");
+            skip_all(
+                rec,
+                "the deprecated 2024-11-05 HTTP+SSE transport is not listed",
+            );
             None
         }
         Era::NotMcp | Era::Unknown => {
@@ -121,7 +135,12 @@ fn advertised(caps: &Value) -> Vec<ListKind> {
         .collect()
 }
 
-async fn read_all(l: &Listing<'_>, session: &Session, kinds: &[ListKind], spent: &AtomicU64) -> Vec<ListRead> {
+async fn read_all(
+    l: &Listing<'_>,
+    session: &Session,
+    kinds: &[ListKind],
+    spent: &AtomicU64,
+) -> Vec<ListRead> {
     futures::future::join_all(
         kinds
             .iter()
@@ -132,7 +151,10 @@ async fn read_all(l: &Listing<'_>, session: &Session, kinds: &[ListKind], spent:
 
 /// The list that paginated first, for the bogus-cursor probe.
 fn paginated(reads: &[ListRead]) -> Option<ListKind> {
-    reads.iter().find(|r| r.cursors_followed > 0).map(|r| r.kind)
+    reads
+        .iter()
+        .find(|r| r.cursors_followed > 0)
+        .map(|r| r.kind)
 }
 
 async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
@@ -172,7 +194,14 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     let again = async {
         match tools_a {
             Some(a) if a.complete() => Some(
-                pages::read(l, &second, ListKind::Tools, base_id(ListKind::Tools, true), &spent).await,
+                pages::read(
+                    l,
+                    &second,
+                    ListKind::Tools,
+                    base_id(ListKind::Tools, true),
+                    &spent,
+                )
+                .await,
             ),
             _ => None,
         }
@@ -181,12 +210,20 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     let (tools_b, bogus) = tokio::join!(again, bogus);
 
     let refs: Vec<&ListRead> = reads.iter().collect();
-    rec.record(CheckId::CapsDiscoverMatchesHandlers, rules::caps(&refs, &absent, true), t);
+    rec.record(
+        CheckId::CapsDiscoverMatchesHandlers,
+        rules::caps(&refs, &absent, true),
+        t,
+    );
     record_tools(rec, tools_a, tools_b.as_ref(), false, t);
     rec.record(CheckId::PaginationCursor, rules::pagination(&refs), t);
     record_bogus(rec, bogus, t);
     rec.record(CheckId::CacheHints, rules::cache_hints(&refs), t);
-    rec.record(CheckId::ToolsXMcpHeaderValid, rules::x_mcp_headers(tools_a), t);
+    rec.record(
+        CheckId::ToolsXMcpHeaderValid,
+        rules::x_mcp_headers(tools_a),
+        t,
+    );
     match (listen_filter, listened) {
         (Some(f), Some(got)) => {
             let (sse, ack) = listen::evaluate(&got, LISTEN_ID, &f);
@@ -208,7 +245,11 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
         Ok(s) => s,
         Err(e) => {
             for &id in rules::CHECKS {
-                rec.record(id, rules::unknown(format!("the listing session could not be opened: {}", e.0)), t);
+                rec.record(
+                    id,
+                    rules::unknown(format!("the listing session could not be opened: {}", e.0)),
+                    t,
+                );
             }
             return None;
         }
@@ -221,7 +262,14 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     let tools_b = match tools_a {
         Some(a) if a.complete() => match session::open_legacy(l, 901).await {
             Ok((other, _)) => {
-                let b = pages::read(l, &other, ListKind::Tools, base_id(ListKind::Tools, true), &spent).await;
+                let b = pages::read(
+                    l,
+                    &other,
+                    ListKind::Tools,
+                    base_id(ListKind::Tools, true),
+                    &spent,
+                )
+                .await;
                 session::close_legacy(l, &other).await;
                 Some(b)
             }
@@ -233,7 +281,11 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     session::close_legacy(l, &session).await;
 
     let refs: Vec<&ListRead> = reads.iter().collect();
-    rec.record(CheckId::CapsDiscoverMatchesHandlers, rules::caps(&refs, &[], false), t);
+    rec.record(
+        CheckId::CapsDiscoverMatchesHandlers,
+        rules::caps(&refs, &[], false),
+        t,
+    );
     record_tools(rec, tools_a, tools_b.as_ref(), true, t);
     rec.record(CheckId::PaginationCursor, rules::pagination(&refs), t);
     record_bogus(rec, bogus, t);
@@ -249,13 +301,27 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     Some(surface(l, Era::Legacy, &reads))
 }
 
-fn record_tools(rec: &mut Recorder, a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool, t: Instant) {
+fn record_tools(
+    rec: &mut Recorder,
+    a: Option<&ListRead>,
+    b: Option<&ListRead>,
+    legacy: bool,
+    t: Instant,
+) {
     rec.record(CheckId::ToolsListShape, rules::list_shape(a, !legacy), t);
     rec.record(CheckId::ToolsNameFormat, rules::name_format(a), t);
     rec.record(CheckId::ToolsDeterministicOrder, rules::order(a, b), t);
-    rec.record(CheckId::ToolsNoPerConnectionVariance, rules::variance(a, b, legacy), t);
+    rec.record(
+        CheckId::ToolsNoPerConnectionVariance,
+        rules::variance(a, b, legacy),
+        t,
+    );
     rec.record(CheckId::ToolsSchemaValid, lint::schema_verdict(a), t);
-    rec.record(CheckId::ToolsInputConstrained, lint::constrained_verdict(a), t);
+    rec.record(
+        CheckId::ToolsInputConstrained,
+        lint::constrained_verdict(a),
+        t,
+    );
     rec.record(CheckId::ToolsSurfaceSize, lint::size_verdict(a), t);
 }
 
@@ -265,7 +331,9 @@ type Bogus = Option<(ListKind, Result<Exchange, ExchangeError>)>;
 async fn bogus_cursor(l: &Listing<'_>, session: &Session, kind: Option<ListKind>) -> Bogus {
     let kind = kind?;
     let params = Map::from_iter([("cursor".to_string(), json!(BOGUS_CURSOR))]);
-    let req = session.request(kind.method(), CURSOR_ID, params).with_bearer(l.token);
+    let req = session
+        .request(kind.method(), CURSOR_ID, params)
+        .with_bearer(l.token);
     Some((kind, l.send(&req, SseRead::UntilResponse).await))
 }
 
@@ -311,6 +379,9 @@ fn surface(l: &Listing<'_>, era: Era, reads: &[ListRead]) -> Surface {
     Surface {
         era,
         bounds: l.bounds,
-        lists: reads.iter().map(|r| r.surface(l.bounds.max_items_reported)).collect(),
+        lists: reads
+            .iter()
+            .map(|r| r.surface(l.bounds.max_items_reported))
+            .collect(),
     }
 }

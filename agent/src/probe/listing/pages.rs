@@ -13,7 +13,9 @@ use super::session::Session;
 use super::Listing;
 use crate::model::Severity;
 use crate::probe::http::{Limits, Rpc, SseRead};
-use crate::surface::{canonical_json, item_digest, list_digests, ListKind, ListSurface, SurfaceItem};
+use crate::surface::{
+    canonical_json, item_digest, list_digests, ListKind, ListSurface, SurfaceItem,
+};
 
 /// Why a read ended before the last page.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,9 +167,14 @@ pub(crate) async fn read(
             out.stop = Some(Stop::Cap(format!("page cap ({} pages)", b.max_pages)));
             break;
         }
-        let left = b.max_total_bytes.saturating_sub(spent.load(Ordering::Relaxed));
+        let left = b
+            .max_total_bytes
+            .saturating_sub(spent.load(Ordering::Relaxed));
         if left == 0 {
-            out.stop = Some(Stop::Cap(format!("listing size cap ({})", mib(b.max_total_bytes))));
+            out.stop = Some(Stop::Cap(format!(
+                "listing size cap ({})",
+                mib(b.max_total_bytes)
+            )));
             break;
         }
         let page_cap = b.max_page_bytes.min(left);
@@ -182,14 +189,20 @@ pub(crate) async fn read(
             params.insert("cursor".into(), json!(c));
         }
         let id = first_id + i64::from(out.pages);
-        let req = session.request(kind.method(), id, params).with_bearer(l.token);
+        let req = session
+            .request(kind.method(), id, params)
+            .with_bearer(l.token);
         let ex = match l.send_with(&req, SseRead::UntilResponse, &limits).await {
             Ok(ex) => ex,
             Err(e) => {
                 out.stop = Some(if out.pages == 0 {
                     Stop::NoAnswer(e.message)
                 } else {
-                    Stop::Broken(format!("page {} got no answer: {}", out.pages + 1, e.message))
+                    Stop::Broken(format!(
+                        "page {} got no answer: {}",
+                        out.pages + 1,
+                        e.message
+                    ))
                 });
                 break;
             }
@@ -198,7 +211,10 @@ pub(crate) async fn read(
             let what = if page_cap < b.max_page_bytes {
                 format!("listing size cap ({})", mib(b.max_total_bytes))
             } else {
-                format!("page size cap ({}; the {cap} cap of one read)", mib(b.max_page_bytes))
+                format!(
+                    "page size cap ({}; the {cap} cap of one read)",
+                    mib(b.max_page_bytes)
+                )
             };
             spent.fetch_add(page_cap, Ordering::Relaxed);
             out.stop = Some(Stop::Cap(what));
@@ -255,9 +271,16 @@ pub(crate) async fn read(
         let Some(items) = result.get(kind.field()).and_then(Value::as_array) else {
             out.shape.push(
                 Severity::High,
-                format!("result.{} is missing or not an array (page {})", kind.field(), out.pages),
+                format!(
+                    "result.{} is missing or not an array (page {})",
+                    kind.field(),
+                    out.pages
+                ),
             );
-            out.stop = Some(Stop::Broken(format!("result.{} is not an array", kind.field())));
+            out.stop = Some(Stop::Broken(format!(
+                "result.{} is not an array",
+                kind.field()
+            )));
             break;
         };
         let mut page_bytes = 0u64;
@@ -304,7 +327,10 @@ pub(crate) async fn read(
             Some(other) => {
                 out.cursor_problems.push(
                     Severity::Low,
-                    format!("{}: nextCursor is {other}, not a string (read as the end)", kind.method()),
+                    format!(
+                        "{}: nextCursor is {other}, not a string (read as the end)",
+                        kind.method()
+                    ),
                 );
                 break;
             }

@@ -70,16 +70,26 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
         match (&r.stop, r.answered()) {
             (_, true) if r.kind != ListKind::Tools && !r.shape.is_empty() => p.push(
                 Severity::High,
-                format!("{} is advertised, but {m} answered without a list: {}", r.kind.capability(), r.shape.summary()),
+                format!(
+                    "{} is advertised, but {m} answered without a list: {}",
+                    r.kind.capability(),
+                    r.shape.summary()
+                ),
             ),
             (_, true) => seen.push(format!("{m} works")),
             (Some(Stop::Refused { summary, .. }), false) => p.push(
                 Severity::High,
-                format!("{} is advertised, but {m} answered {summary}", r.kind.capability()),
+                format!(
+                    "{} is advertised, but {m} answered {summary}",
+                    r.kind.capability()
+                ),
             ),
             (Some(Stop::Broken(why)), false) => p.push(
                 Severity::High,
-                format!("{} is advertised, but {m} did not answer a list: {why}", r.kind.capability()),
+                format!(
+                    "{} is advertised, but {m} did not answer a list: {why}",
+                    r.kind.capability()
+                ),
             ),
             (stop, false) => unseen.push(format!(
                 "{m}: {}",
@@ -134,7 +144,9 @@ pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
     if let Some(v) = tools_unread(tools) {
         return v;
     }
-    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
+    let Some(t) = tools else {
+        return Verdict::skip("the server does not advertise tools");
+    };
     let mut p = t.shape.clone();
     if let Some(a) = &t.audit {
         p.extend(&a.shape);
@@ -143,10 +155,20 @@ pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
     if modern && missing > 0 {
         p.push(
             Severity::Medium,
-            format!("{missing} of {} tools/list pages lack result.resultType (MUST on 2026-07-28)", t.metas.len()),
+            format!(
+                "{missing} of {} tools/list pages lack result.resultType (MUST on 2026-07-28)",
+                t.metas.len()
+            ),
         );
     }
-    judge(&p, t, format!("{} tools, each with a name and an object inputSchema", t.items.len()))
+    judge(
+        &p,
+        t,
+        format!(
+            "{} tools, each with a name and an object inputSchema",
+            t.items.len()
+        ),
+    )
 }
 
 /// `tools.name-format`.
@@ -154,10 +176,19 @@ pub(crate) fn name_format(tools: Option<&ListRead>) -> Verdict {
     if let Some(v) = tools_unread(tools) {
         return v;
     }
-    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
+    let Some(t) = tools else {
+        return Verdict::skip("the server does not advertise tools");
+    };
     let empty = Problems::default();
     let p = t.audit.as_ref().map(|a| &a.names).unwrap_or(&empty);
-    judge(p, t, format!("{} tool names, unique, 1-128 characters from [A-Za-z0-9_.-]", t.items.len()))
+    judge(
+        p,
+        t,
+        format!(
+            "{} tool names, unique, 1-128 characters from [A-Za-z0-9_.-]",
+            t.items.len()
+        ),
+    )
 }
 
 fn both_complete(a: &ListRead, b: &ListRead) -> Option<Verdict> {
@@ -213,11 +244,18 @@ pub(crate) fn variance(a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool)
         return v;
     }
     let diff = crate::surface::diff(&a.items, &b.items);
-    let over = if legacy { "a second session" } else { "a second connection" };
+    let over = if legacy {
+        "a second session"
+    } else {
+        "a second connection"
+    };
     if diff.is_empty() {
         Verdict::pass(format!("the same {} tools over {over}", a.items.len()))
     } else {
-        Verdict::fail(Severity::Medium, format!("the tools differ over {over}: {}", diff.describe()))
+        Verdict::fail(
+            Severity::Medium,
+            format!("the tools differ over {over}: {}", diff.describe()),
+        )
     }
 }
 
@@ -232,7 +270,11 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
                 capped = true;
                 p.push(
                     Severity::Low,
-                    format!("{} has more than {} pages; the listing stopped at the {what}", r.kind.method(), r.pages),
+                    format!(
+                        "{} has more than {} pages; the listing stopped at the {what}",
+                        r.kind.method(),
+                        r.pages
+                    ),
                 );
             }
         }
@@ -253,14 +295,20 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
     if paged.is_empty() {
         return Verdict::skip("no list was paginated (every answer came without nextCursor), so there was no cursor to follow");
     }
-    if let Some(r) = reads.iter().find(|r| r.cursors_followed > 0 && r.stop.is_some()) {
+    if let Some(r) = reads
+        .iter()
+        .find(|r| r.cursors_followed > 0 && r.stop.is_some())
+    {
         return unknown(format!(
             "{} was not read to its end ({})",
             r.kind.method(),
             r.stop.as_ref().map(Stop::describe).unwrap_or_default()
         ));
     }
-    Verdict::pass(format!("cursors followed to the end of {}", paged.join(", ")))
+    Verdict::pass(format!(
+        "cursors followed to the end of {}",
+        paged.join(", ")
+    ))
 }
 
 /// The cursor `pagination.invalid-cursor` sends: one no server issues.
@@ -270,7 +318,12 @@ pub const BOGUS_CURSOR: &str = "!!vantage-bogus-cursor!!";
 pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>) -> Verdict {
     let ex = match got {
         Ok(ex) => ex,
-        Err(e) => return unknown(format!("{method} with a bogus cursor got no answer: {}", e.message)),
+        Err(e) => {
+            return unknown(format!(
+                "{method} with a bogus cursor got no answer: {}",
+                e.message
+            ))
+        }
     };
     let s = ex.summary();
     match ex.rpc() {
@@ -293,12 +346,18 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
             let at = format!("{} page {}", r.kind.method(), i + 1);
             match &m.ttl_ms {
                 Some(Value::Number(n)) if n.as_u64().is_some() => {}
-                Some(other) => p.push(Severity::Medium, format!("{at}: ttlMs {other} is not an integer >= 0")),
+                Some(other) => p.push(
+                    Severity::Medium,
+                    format!("{at}: ttlMs {other} is not an integer >= 0"),
+                ),
                 None => p.push(Severity::Medium, format!("{at}: ttlMs missing")),
             }
             match m.cache_scope.as_ref().and_then(Value::as_str) {
                 Some("public" | "private") => {}
-                Some(other) => p.push(Severity::Medium, format!("{at}: cacheScope \"{other}\" is neither public nor private")),
+                Some(other) => p.push(
+                    Severity::Medium,
+                    format!("{at}: cacheScope \"{other}\" is neither public nor private"),
+                ),
                 None => p.push(Severity::Medium, format!("{at}: cacheScope missing")),
             }
         }
@@ -317,12 +376,19 @@ pub(crate) fn x_mcp_headers(tools: Option<&ListRead>) -> Verdict {
     if let Some(v) = tools_unread(tools) {
         return v;
     }
-    let Some(t) = tools else { return Verdict::skip("the server does not advertise tools") };
-    let Some(a) = &t.audit else { return Verdict::skip("no tool audit") };
+    let Some(t) = tools else {
+        return Verdict::skip("the server does not advertise tools");
+    };
+    let Some(a) = &t.audit else {
+        return Verdict::skip("no tool audit");
+    };
     let pass = if a.with_headers == 0 {
         format!("{} tools, none declares x-mcp-header", a.tools)
     } else {
-        format!("{} tools declare valid x-mcp-header annotations", a.with_headers)
+        format!(
+            "{} tool(s) declare valid x-mcp-header annotations",
+            a.with_headers
+        )
     };
     judge(&a.headers, t, pass)
 }

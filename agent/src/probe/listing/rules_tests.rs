@@ -19,14 +19,21 @@ fn meta(ttl: Value, scope: &str) -> PageMeta {
 fn tools(names: &[(&str, &str)]) -> ListRead {
     let mut audit = ToolAudit::default();
     for (i, (n, _)) in names.iter().enumerate() {
-        audit.tool(i, &json!({"name": n, "inputSchema": {"type": "object", "additionalProperties": false}}), 60);
+        audit.tool(
+            i,
+            &json!({"name": n, "inputSchema": {"type": "object", "additionalProperties": false}}),
+            60,
+        );
     }
     ListRead {
         kind: ListKind::Tools,
         pages: 1,
         bytes: 60 * names.len() as u64,
         stop: None,
-        items: names.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect(),
+        items: names
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.to_string()))
+            .collect(),
         metas: vec![meta(json!(0), "private")],
         cursors_followed: 0,
         cursor_problems: Problems::default(),
@@ -48,7 +55,10 @@ fn ex(status: u16, body: Value) -> Result<Exchange, ExchangeError> {
 }
 
 fn not_found() -> Result<Exchange, ExchangeError> {
-    ex(404, json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}))
+    ex(
+        404,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}),
+    )
 }
 
 #[test]
@@ -60,22 +70,52 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
 
     let mut refused = tools(&[]);
     refused.metas.clear();
-    refused.stop = Some(Stop::Refused { status: 404, code: Some(-32601), summary: "404 application/json JSON-RPC error -32601".into() });
+    refused.stop = Some(Stop::Refused {
+        status: 404,
+        code: Some(-32601),
+        summary: "404 application/json JSON-RPC error -32601".into(),
+    });
     let v = caps(&[&refused], &[], true);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::High)));
-    assert!(v.observed.contains("tools is advertised, but tools/list answered 404"), "{}", v.observed);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        v.observed
+            .contains("tools is advertised, but tools/list answered 404"),
+        "{}",
+        v.observed
+    );
 
-    let served = ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": {"prompts": []}}));
+    let served = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"prompts": []}}),
+    );
     let v = caps(&[&t], &[(ListKind::Prompts, served)], true);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::Medium)));
-    assert!(v.observed.contains("served although prompts is not advertised"));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    assert!(v
+        .observed
+        .contains("served although prompts is not advertised"));
 
-    let wrong_status = ex(200, json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}));
+    let wrong_status = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
+    );
     let v = caps(&[&t], &[(ListKind::Prompts, wrong_status)], true);
-    assert!(v.observed.contains("MUST come with HTTP 404"), "{}", v.observed);
+    assert!(
+        v.observed.contains("MUST come with HTTP 404"),
+        "{}",
+        v.observed
+    );
 
     // An unanswered probe decides nothing.
-    let lost: Result<Exchange, ExchangeError> = Err(ExchangeError { cause: Cause::Timeout, message: "timed out".into() });
+    let lost: Result<Exchange, ExchangeError> = Err(ExchangeError {
+        cause: Cause::Timeout,
+        message: "timed out".into(),
+    });
     let v = caps(&[], &[(ListKind::Tools, lost)], true);
     assert_eq!(v.outcome, Outcome::Unknown);
 }
@@ -87,22 +127,44 @@ fn order_and_variance_between_two_listings() {
     let shuffled = tools(&[("b", "2"), ("a", "1"), ("c", "3")]);
     let other = tools(&[("a", "1"), ("b", "9"), ("d", "4")]);
     assert_eq!(order(Some(&a), Some(&same)).outcome, Outcome::Pass);
-    assert_eq!(variance(Some(&a), Some(&same), false).outcome, Outcome::Pass);
+    assert_eq!(
+        variance(Some(&a), Some(&same), false).outcome,
+        Outcome::Pass
+    );
     let v = order(Some(&a), Some(&shuffled));
-    assert_eq!((v.outcome, v.severity), (Outcome::Warn, Some(Severity::Low)));
-    assert!(v.observed.contains("position 1 was a then b"), "{}", v.observed);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    assert!(
+        v.observed.contains("position 1 was a then b"),
+        "{}",
+        v.observed
+    );
     // The same set in another order is no variance.
-    assert_eq!(variance(Some(&a), Some(&shuffled), false).outcome, Outcome::Pass);
+    assert_eq!(
+        variance(Some(&a), Some(&shuffled), false).outcome,
+        Outcome::Pass
+    );
     let v = variance(Some(&a), Some(&other), true);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::Medium)));
-    assert_eq!(v.observed, "the tools differ over a second session: added d; removed c; changed b");
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    assert_eq!(
+        v.observed,
+        "the tools differ over a second session: added d; removed c; changed b"
+    );
     // Order among the common names only.
     assert_eq!(order(Some(&a), Some(&other)).outcome, Outcome::Pass);
     // An incomplete listing decides nothing.
     let mut cut = tools(&[("a", "1")]);
     cut.stop = Some(Stop::Deadline);
     assert_eq!(order(Some(&a), Some(&cut)).outcome, Outcome::Unknown);
-    assert_eq!(variance(Some(&cut), Some(&a), false).outcome, Outcome::Unknown);
+    assert_eq!(
+        variance(Some(&cut), Some(&a), false).outcome,
+        Outcome::Unknown
+    );
     assert_eq!(order(Some(&a), None).outcome, Outcome::Unknown);
     assert_eq!(order(None, None).outcome, Outcome::Skip);
 }
@@ -119,28 +181,55 @@ fn pagination_rules() {
     assert!(v.observed.contains("tools/list (2 pages)"));
     let mut refused = tools(&[("a", "1")]);
     refused.cursors_followed = 1;
-    refused.cursor_problems.push(Severity::Medium, "the server refused the cursor it issued (page 2): 400");
+    refused.cursor_problems.push(
+        Severity::Medium,
+        "the server refused the cursor it issued (page 2): 400",
+    );
     refused.stop = Some(Stop::Broken("refused".into()));
     let v = pagination(&[&refused]);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::Medium)));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
     let mut endless = tools(&[("a", "1")]);
     endless.cursors_followed = 100;
     endless.pages = 100;
     endless.stop = Some(Stop::Cap("page cap (100 pages)".into()));
     let v = pagination(&[&endless]);
-    assert_eq!((v.outcome, v.severity, v.cause), (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)));
-    assert!(v.observed.contains("page cap (100 pages)"), "{}", v.observed);
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap))
+    );
+    assert!(
+        v.observed.contains("page cap (100 pages)"),
+        "{}",
+        v.observed
+    );
 }
 
 #[test]
 fn a_bogus_cursor_wants_32602() {
-    let ok = ex(200, json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid cursor"}}));
+    let ok = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid cursor"}}),
+    );
     assert_eq!(invalid_cursor("tools/list", &ok).outcome, Outcome::Pass);
-    let served = ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}));
+    let served = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
+    );
     let v = invalid_cursor("tools/list", &served);
-    assert_eq!((v.outcome, v.severity), (Outcome::Warn, Some(Severity::Low)));
-    let other = ex(500, json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}));
-    assert!(invalid_cursor("tools/list", &other).observed.contains("expected JSON-RPC -32602"));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    let other = ex(
+        500,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}),
+    );
+    assert!(invalid_cursor("tools/list", &other)
+        .observed
+        .contains("expected JSON-RPC -32602"));
 }
 
 #[test]
@@ -150,11 +239,22 @@ fn cache_hints_on_every_page() {
     let mut bad = tools(&[("a", "1")]);
     bad.metas = vec![
         meta(json!(-1), "private"),
-        PageMeta { ttl_ms: None, cache_scope: Some(json!("shared")), result_type: true },
+        PageMeta {
+            ttl_ms: None,
+            cache_scope: Some(json!("shared")),
+            result_type: true,
+        },
     ];
     let v = cache_hints(&[&bad]);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::Medium)));
-    for needle in ["page 1: ttlMs -1", "page 2: ttlMs missing", "\"shared\" is neither"] {
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    for needle in [
+        "page 1: ttlMs -1",
+        "page 2: ttlMs missing",
+        "\"shared\" is neither",
+    ] {
         assert!(v.observed.contains(needle), "{needle}: {}", v.observed);
     }
     assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
@@ -166,10 +266,18 @@ fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     part.stop = Some(Stop::Cap("page cap (100 pages)".into()));
     let v = name_format(Some(&part));
     assert_eq!(v.outcome, Outcome::Unknown);
-    assert!(v.observed.contains("the rest was not seen"), "{}", v.observed);
+    assert!(
+        v.observed.contains("the rest was not seen"),
+        "{}",
+        v.observed
+    );
     let mut bad = tools(&[("bad name", "1")]);
     if let Some(a) = bad.audit.as_mut() {
-        a.tool(1, &json!({"name": "bad name", "inputSchema": {"type": "object"}}), 10);
+        a.tool(
+            1,
+            &json!({"name": "bad name", "inputSchema": {"type": "object"}}),
+            10,
+        );
     }
     bad.stop = Some(Stop::Deadline);
     assert_eq!(name_format(Some(&bad)).outcome, Outcome::Warn);
@@ -181,7 +289,10 @@ fn list_shape_wants_result_type_on_2026_pages() {
     assert_eq!(list_shape(Some(&t), true).outcome, Outcome::Pass);
     t.metas[0].result_type = false;
     let v = list_shape(Some(&t), true);
-    assert_eq!((v.outcome, v.severity), (Outcome::Fail, Some(Severity::Medium)));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
     // A 2025-11-25 result has no resultType.
     assert_eq!(list_shape(Some(&t), false).outcome, Outcome::Pass);
 }

@@ -18,10 +18,7 @@ pub(crate) enum Session {
     /// each answer, so that a later pass cannot reuse this pass's connections.
     Modern { close: bool },
     /// A 2025-11-25 session.
-    Legacy {
-        id: Option<String>,
-        version: String,
-    },
+    Legacy { id: Option<String>, version: String },
 }
 
 /// A legacy session that could not be opened.
@@ -30,7 +27,12 @@ pub(crate) struct OpenError(pub String);
 
 impl Session {
     /// A list request (or any other) in this session.
-    pub(crate) fn request(&self, method: &str, id: i64, params: Map<String, Value>) -> ProbeRequest {
+    pub(crate) fn request(
+        &self,
+        method: &str,
+        id: i64,
+        params: Map<String, Value>,
+    ) -> ProbeRequest {
         match self {
             Session::Modern { close } => {
                 let req = ProbeRequest::modern(method, id, params);
@@ -40,7 +42,10 @@ impl Session {
                     req
                 }
             }
-            Session::Legacy { id: session, version } => {
+            Session::Legacy {
+                id: session,
+                version,
+            } => {
                 let mut headers = vec![
                     ("Content-Type".to_string(), "application/json".to_string()),
                     (
@@ -76,7 +81,10 @@ impl Session {
 
 /// Open a 2025-11-25 session: `initialize`, then `notifications/initialized`. Returns the
 /// session and the capabilities the server declared.
-pub(crate) async fn open_legacy(l: &Listing<'_>, rpc_id: i64) -> Result<(Session, Value), OpenError> {
+pub(crate) async fn open_legacy(
+    l: &Listing<'_>,
+    rpc_id: i64,
+) -> Result<(Session, Value), OpenError> {
     let init = ProbeRequest::legacy_initialize(rpc_id).with_bearer(l.token);
     let ex = l
         .send(&init, SseRead::UntilResponse)
@@ -108,10 +116,17 @@ pub(crate) async fn open_legacy(l: &Listing<'_>, rpc_id: i64) -> Result<(Session
 /// End a 2025-11-25 session with `DELETE` (a server may answer 405: it does not let
 /// clients end sessions). Nothing is judged.
 pub(crate) async fn close_legacy(l: &Listing<'_>, session: &Session) {
-    if let Session::Legacy { id: Some(id), version } = session {
+    if let Session::Legacy {
+        id: Some(id),
+        version,
+    } = session
+    {
         let req = ProbeRequest::bare(
             Method::DELETE,
-            &[("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", version.as_str())],
+            &[
+                ("Mcp-Session-Id", id.as_str()),
+                ("MCP-Protocol-Version", version.as_str()),
+            ],
         )
         .with_bearer(l.token);
         let _ = l.send(&req, SseRead::HeadersOnly).await;
@@ -154,7 +169,10 @@ mod tests {
     fn modern_requests_are_valid_and_may_close_the_connection() {
         let req = Session::Modern { close: true }.request("prompts/list", 3, Map::new());
         let names: Vec<&str> = req.headers.iter().map(|(k, _)| k.as_str()).collect();
-        assert!(names.contains(&"Mcp-Method") && names.contains(&"Connection"), "{names:?}");
+        assert!(
+            names.contains(&"Mcp-Method") && names.contains(&"Connection"),
+            "{names:?}"
+        );
         assert!(req.body.unwrap()["params"]["_meta"].is_object());
         let keep = Session::Modern { close: false }.request("prompts/list", 3, Map::new());
         assert!(!keep.headers.iter().any(|(k, _)| k == "Connection"));

@@ -26,20 +26,31 @@ pub(crate) fn shape(index: usize, tool: &Value, out: &mut Problems) -> Option<St
             if s.get("type").and_then(Value::as_str) != Some("object") {
                 out.push(
                     Severity::High,
-                    format!("{label}: inputSchema.type is {} (must be \"object\")", s.get("type").map(Value::to_string).unwrap_or_else(|| "absent".into())),
+                    format!(
+                        "{label}: inputSchema.type is {} (must be \"object\")",
+                        s.get("type")
+                            .map(Value::to_string)
+                            .unwrap_or_else(|| "absent".into())
+                    ),
                 );
             }
         }
         Some(other) => out.push(
             Severity::High,
-            format!("{label}: inputSchema is {} (must be a JSON Schema object)", kind(other)),
+            format!(
+                "{label}: inputSchema is {} (must be a JSON Schema object)",
+                kind(other)
+            ),
         ),
     }
     if let Some(o) = obj.get("outputSchema") {
         if !o.is_object() {
             out.push(
                 Severity::High,
-                format!("{label}: outputSchema is {} (must be a JSON Schema object)", kind(o)),
+                format!(
+                    "{label}: outputSchema is {} (must be a JSON Schema object)",
+                    kind(o)
+                ),
             );
         }
     }
@@ -67,32 +78,60 @@ pub(crate) fn name_format(name: &str, out: &mut Problems) {
     if len == 0 {
         out.push(Severity::Low, "an empty tool name".to_string());
     } else if len > 128 {
-        out.push(Severity::Low, format!("{}…: {len} characters (at most 128)", crate::probe::http::clip(name, 24)));
+        out.push(
+            Severity::Low,
+            format!(
+                "{}…: {len} characters (at most 128)",
+                crate::probe::http::clip(name, 24)
+            ),
+        );
     } else if bad == ['/'] || (!bad.is_empty() && bad.iter().all(|c| *c == '/')) {
         out.push(
             Severity::Low,
             format!("{name}: '/' is outside the specification's [A-Za-z0-9_.-] (SEP-986 and the conformance suite accept it)"),
         );
     } else if !bad.is_empty() {
-        let shown: String = bad.iter().take(3).map(|c| format!("{c:?}")).collect::<Vec<_>>().join(", ");
-        out.push(Severity::Low, format!("{name}: characters outside [A-Za-z0-9_.-]: {shown}"));
+        let shown: String = bad
+            .iter()
+            .take(3)
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(
+            Severity::Low,
+            format!("{name}: characters outside [A-Za-z0-9_.-]: {shown}"),
+        );
     }
 }
 
 /// RFC 9110 `tchar`.
 fn is_token(s: &str) -> bool {
     !s.is_empty()
-        && s.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-        })
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// Keywords through which an annotated property cannot be reached (only `properties`
 /// chains may lead to an `x-mcp-header`).
 const UNREACHABLE_VIA: &[&str] = &[
-    "items", "prefixItems", "additionalProperties", "patternProperties", "anyOf", "oneOf", "allOf",
-    "not", "if", "then", "else", "$defs", "definitions", "dependentSchemas", "contains",
-    "unevaluatedProperties", "unevaluatedItems", "propertyNames",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "patternProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "contains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
 ];
 
 /// `tools.x-mcp-header-valid` for one tool's `inputSchema`.
@@ -104,9 +143,16 @@ pub(crate) fn x_mcp_headers(name: &str, tool: &Value, out: &mut Problems) -> usi
     walk(schema, "", true, &mut found);
     let mut seen: Vec<String> = Vec::new();
     for (path, header, prop, reachable) in &found {
-        let at = if path.is_empty() { "the inputSchema root".to_string() } else { path.clone() };
+        let at = if path.is_empty() {
+            "the inputSchema root".to_string()
+        } else {
+            path.clone()
+        };
         if path.is_empty() {
-            out.push(Severity::Medium, format!("{name}: x-mcp-header on {at}, not on a property"));
+            out.push(
+                Severity::Medium,
+                format!("{name}: x-mcp-header on {at}, not on a property"),
+            );
             continue;
         }
         if !reachable {
@@ -117,7 +163,10 @@ pub(crate) fn x_mcp_headers(name: &str, tool: &Value, out: &mut Problems) -> usi
             continue;
         }
         if !is_token(header) {
-            out.push(Severity::Medium, format!("{name}: x-mcp-header \"{header}\" at {at} is not an RFC 9110 token"));
+            out.push(
+                Severity::Medium,
+                format!("{name}: x-mcp-header \"{header}\" at {at} is not an RFC 9110 token"),
+            );
             continue;
         }
         let t = prop.get("type").and_then(Value::as_str).unwrap_or("");
@@ -129,14 +178,22 @@ pub(crate) fn x_mcp_headers(name: &str, tool: &Value, out: &mut Problems) -> usi
         }
         let lower = header.to_ascii_lowercase();
         if seen.contains(&lower) {
-            out.push(Severity::Medium, format!("{name}: x-mcp-header \"{header}\" is declared twice (ignoring case)"));
+            out.push(
+                Severity::Medium,
+                format!("{name}: x-mcp-header \"{header}\" is declared twice (ignoring case)"),
+            );
         }
         seen.push(lower);
     }
     found.len()
 }
 
-fn walk(schema: &Value, path: &str, reachable: bool, found: &mut Vec<(String, String, Value, bool)>) {
+fn walk(
+    schema: &Value,
+    path: &str,
+    reachable: bool,
+    found: &mut Vec<(String, String, Value, bool)>,
+) {
     let Some(obj) = schema.as_object() else {
         if let Some(items) = schema.as_array() {
             for (i, s) in items.iter().enumerate() {
@@ -146,7 +203,10 @@ fn walk(schema: &Value, path: &str, reachable: bool, found: &mut Vec<(String, St
         return;
     };
     if let Some(h) = obj.get("x-mcp-header") {
-        let header = h.as_str().map(str::to_string).unwrap_or_else(|| h.to_string());
+        let header = h
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| h.to_string());
         found.push((path.to_string(), header, schema.clone(), reachable));
     }
     for (key, sub) in obj {
@@ -158,7 +218,12 @@ fn walk(schema: &Value, path: &str, reachable: bool, found: &mut Vec<(String, St
             }
         } else if UNREACHABLE_VIA.contains(&key.as_str()) {
             match sub {
-                Value::Object(m) if matches!(key.as_str(), "$defs" | "definitions" | "patternProperties" | "dependentSchemas") => {
+                Value::Object(m)
+                    if matches!(
+                        key.as_str(),
+                        "$defs" | "definitions" | "patternProperties" | "dependentSchemas"
+                    ) =>
+                {
                     for (k, s) in m {
                         walk(s, &format!("{path}.{key}.{k}"), false, found);
                     }
@@ -178,16 +243,37 @@ mod tests {
     #[test]
     fn the_shape_of_a_tool() {
         let mut p = Problems::default();
-        assert_eq!(shape(0, &json!({"name": "a", "inputSchema": {"type": "object"}}), &mut p), Some("a".into()));
+        assert_eq!(
+            shape(
+                0,
+                &json!({"name": "a", "inputSchema": {"type": "object"}}),
+                &mut p
+            ),
+            Some("a".into())
+        );
         assert!(p.is_empty());
         shape(1, &json!({"name": "b"}), &mut p);
         shape(2, &json!({"inputSchema": {"type": "object"}}), &mut p);
         shape(3, &json!({"name": "d", "inputSchema": null}), &mut p);
-        shape(4, &json!({"name": "e", "inputSchema": {"type": "string"}}), &mut p);
-        shape(5, &json!({"name": "f", "inputSchema": {"type": "object"}, "outputSchema": "x"}), &mut p);
+        shape(
+            4,
+            &json!({"name": "e", "inputSchema": {"type": "string"}}),
+            &mut p,
+        );
+        shape(
+            5,
+            &json!({"name": "f", "inputSchema": {"type": "object"}, "outputSchema": "x"}),
+            &mut p,
+        );
         assert_eq!(p.worst(), Some(Severity::High));
         let s = p.summary();
-        for needle in ["b has no inputSchema", "tools[2] has no string name", "d: inputSchema is null", "e: inputSchema.type", "f: outputSchema"] {
+        for needle in [
+            "b has no inputSchema",
+            "tools[2] has no string name",
+            "d: inputSchema is null",
+            "e: inputSchema.type",
+            "f: outputSchema",
+        ] {
             assert!(s.contains(needle), "{needle}: {s}");
         }
     }
@@ -220,13 +306,34 @@ mod tests {
         assert_eq!(n, 2);
         assert!(p.is_empty(), "{}", p.summary());
         for (schema, needle) in [
-            (json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Header"}}}), "not an RFC 9110 token"),
-            (json!({"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}), "type number"),
-            (json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}), "declared twice"),
-            (json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}), "something other than properties"),
-            (json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}), "something other than properties"),
-            (json!({"type": "object", "x-mcp-header": "Root"}), "not on a property"),
-            (json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": ""}}}), "not an RFC 9110 token"),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Header"}}}),
+                "not an RFC 9110 token",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+                "type number",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
+                "declared twice",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+                "something other than properties",
+            ),
+            (
+                json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+                "something other than properties",
+            ),
+            (
+                json!({"type": "object", "x-mcp-header": "Root"}),
+                "not on a property",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+                "not an RFC 9110 token",
+            ),
         ] {
             let (_, p) = run(schema.clone());
             assert_eq!(p.worst(), Some(Severity::Medium), "{schema}");
