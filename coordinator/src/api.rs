@@ -328,6 +328,7 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
         credential,
         expect_auth: b.expect_auth,
         deadline,
+        baseline: None,
     })
 }
 
@@ -344,6 +345,7 @@ fn running(id: &str, target: &Target) -> Report {
         era: vantage_agent::model::Era::Unknown,
         regions: Vec::new(),
         findings: Vec::new(),
+        baseline: None,
     }
 }
 
@@ -360,6 +362,9 @@ pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::
         let degraded = api2.degraded.regions();
         let mut report = api2.dispatcher.run(&req, &degraded, &on_region).await;
         report.id = id2;
+        if let Some(b) = &req.baseline {
+            b.apply(&mut report, crate::baseline::today());
+        }
         api2.degraded.record(&report);
         for region in api2.regions() {
             api2.metrics

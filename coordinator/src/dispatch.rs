@@ -23,6 +23,8 @@ pub struct CheckRequest {
     pub credential: Option<(String, SecretString)>,
     pub expect_auth: bool,
     pub deadline: Duration,
+    /// Accepted findings to mark in the report (scheduled checks that name a baseline).
+    pub baseline: Option<std::sync::Arc<crate::baseline::Baseline>>,
 }
 
 /// Where one region's job runs.
@@ -162,6 +164,7 @@ mod tests {
             credential: Some(("prod".into(), "main-secret".to_string().into())),
             expect_auth: true,
             deadline: Duration::from_secs(3),
+            baseline: None,
         }
     }
 

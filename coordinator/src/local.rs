@@ -27,11 +27,13 @@ pub fn assemble(
     regions: Vec<RegionResult>,
     degraded: &BTreeSet<String>,
 ) -> Report {
-    let merged = merge(&MergeInput {
+    let mut merged = merge(&MergeInput {
         requested,
         results: &regions,
         degraded,
     });
+    // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
+    crate::stacks::annotate(&mut merged.findings, &regions);
     Report {
         schema: SCHEMA_ID.to_string(),
         id: ulid::Ulid::new().to_string(),
@@ -44,6 +46,7 @@ pub fn assemble(
         era: merged.era,
         regions,
         findings: merged.findings,
+        baseline: None,
     }
 }
 

@@ -58,6 +58,8 @@ impl Acc {
             evidence: Vec::new(),
             remediation: spec.remediation.to_string(),
             spec: spec.spec.to_string(),
+            stack: None,
+            accepted: None,
         });
         entry.severity = entry.severity.max(severity);
         if scope == Scope::Regional {

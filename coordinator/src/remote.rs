@@ -8,7 +8,7 @@ use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
 use vantage_coordinator::report::Report;
 
-use crate::cli::{check_output_path, emit, live, CheckArgs, Fleet};
+use crate::cli::{live, CheckArgs, Fleet};
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
@@ -86,14 +86,13 @@ fn api_error(status: reqwest::StatusCode, body: &str) -> String {
     }
 }
 
-pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
+/// Check each target through the fleet, one API check each (the API takes one target per
+/// check), and return the merged reports in order.
+pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Vec<Report>> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
-    let target = Target::parse(&args.url)?;
-    check_output_path(&args.output)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
-    let base = base.as_str();
     let token = api_token(&args.fleet)?;
     let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
@@ -102,6 +101,20 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         .timeout(Duration::from_secs(30))
         .build()
         .context("building the HTTP client")?;
+    let mut reports = Vec::with_capacity(targets.len());
+    for target in targets {
+        reports.push(one(args, &client, &base, &token, target).await?);
+    }
+    Ok(reports)
+}
+
+async fn one(
+    args: &CheckArgs,
+    client: &reqwest::Client,
+    base: &str,
+    token: &secrecy::SecretString,
+    target: &Target,
+) -> anyhow::Result<Report> {
     let mut body = serde_json::json!({
         "target": target.to_string(),
         "expect_auth": args.probe.auth.expect_auth,
@@ -192,8 +205,5 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         tokio::time::sleep(Duration::from_millis(150)).await;
     };
     progress.finish();
-    let report = result?;
-    let gate = args.gate();
-    emit(&report, &args.output, gate)?;
-    Ok(gate.exit_code(&report))
+    result
 }

@@ -40,6 +40,7 @@ pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckReq
         credential,
         expect_auth: c.expect_auth,
         deadline,
+        baseline: c.baseline.as_ref().map(|b| b.0.clone()),
     }
 }
 

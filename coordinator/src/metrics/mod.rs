@@ -138,8 +138,8 @@ impl Metrics {
             finding_active: gauge(
                 r,
                 FINDING_ACTIVE,
-                "Findings of the last merged run (1 active).",
-                &["target", "finding", "severity", "scope"],
+                "Findings of the last merged run (1 active); accepted=\"true\" when the check's baseline accepts it.",
+                &["target", "finding", "severity", "scope", "accepted"],
             )?,
             decision: gauge(
                 r,

@@ -83,6 +83,7 @@ impl Metrics {
                     f.id.to_string(),
                     f.severity.as_str().into(),
                     scope.into(),
+                    if f.is_accepted() { "true" } else { "false" }.into(),
                 ],
                 1.0,
             ));

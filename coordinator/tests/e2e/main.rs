@@ -12,6 +12,7 @@ mod codemap;
 mod dns_tls;
 mod fixture_faults;
 mod fleet;
+mod gate;
 mod hostile;
 mod junit_consumer;
 mod lifecycle;
