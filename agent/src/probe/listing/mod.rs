@@ -112,7 +112,16 @@ pub(crate) async fn run(
     rec: &mut Recorder,
 ) -> Option<Surface> {
     match era {
-        Era::Modern | Era::Dual => Some(modern(l, caps.unwrap_or_else(|| json!({})), rec).await),
+        Era::Modern | Era::Dual => match caps.filter(Value::is_object) {
+            Some(caps) => Some(modern(l, caps, rec).await),
+            None => {
+                skip_all(
+                    rec,
+                    "server/discover declared no capabilities (see discover.shape), so the lists to read are unknown",
+                );
+                None
+            }
+        },
         Era::Legacy => legacy(l, rec).await,
         Era::HttpSse => {
             skip_all(

@@ -77,6 +77,17 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
                 ),
             ),
             (_, true) => seen.push(format!("{m} works")),
+            // Templates are optional under `resources`: a server without any may not serve
+            // the method at all (the capability rule names tools/list, resources/list and
+            // prompts/list).
+            (
+                Some(Stop::Refused {
+                    code: Some(-32601), ..
+                }),
+                false,
+            ) if r.kind == ListKind::ResourceTemplates => seen.push(format!(
+                "{m} not served (optional: the server has no templates)"
+            )),
             (Some(Stop::Refused { summary, .. }), false) => p.push(
                 Severity::High,
                 format!(

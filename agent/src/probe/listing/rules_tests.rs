@@ -111,6 +111,19 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         v.observed
     );
 
+    // Templates are optional: -32601 there is no failure.
+    let mut templates = tools(&[]);
+    templates.kind = ListKind::ResourceTemplates;
+    templates.metas.clear();
+    templates.stop = Some(Stop::Refused {
+        status: 404,
+        code: Some(-32601),
+        summary: "404".into(),
+    });
+    let v = caps(&[&t, &templates], &[], true);
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    assert!(v.observed.contains("optional"));
+
     // An unanswered probe decides nothing.
     let lost: Result<Exchange, ExchangeError> = Err(ExchangeError {
         cause: Cause::Timeout,
