@@ -11,59 +11,64 @@ use vantage_agent::stack::Stack;
 use crate::report::{Finding, StackNote};
 
 /// One fix: for `finding` on `stack`, when the failing check's observation contains
-/// `needle` (if any).
+/// `needle` and the fingerprint contains `print` (each if given).
 struct Fix {
     finding: FindingId,
     stack: Stack,
     needle: Option<&'static str>,
+    print: Option<&'static str>,
     fix: &'static str,
 }
+
+/// nginx's own error page (not merely nginx in the path).
+const NGINX_PAGE: Option<&str> = Some("page signed nginx");
 
 const NGINX_HEADERS: &str = "the MCP request headers do not reach the server: remove any `proxy_set_header Mcp-Method \"\";` (or Mcp-Name, MCP-Protocol-Version) in the MCP `location`, keep `proxy_pass_request_headers on;`, and leave `ignore_invalid_headers` at its default.";
 const NGINX_INTERCEPT: &str = "the error page is nginx's own: `proxy_intercept_errors on;` or an `error_page` for 4xx replaces the server's JSON-RPC body. Turn interception off in the MCP `location` so the server's answer reaches clients.";
 const CLOUDFRONT_HEADERS: &str = "CloudFront forwards only the headers its origin request policy lists: add Mcp-Method, Mcp-Name, MCP-Protocol-Version and Mcp-Session-Id to the policy (or use AllViewer) for the MCP path.";
 
 const FIXES: &[Fix] = &[
-    Fix { finding: DiscoverShape, stack: Stack::Nginx, needle: Some("-32020"), fix: NGINX_HEADERS },
-    Fix { finding: EdgeDivergent, stack: Stack::Nginx, needle: Some("-32020"), fix: NGINX_HEADERS },
-    Fix { finding: DiscoverShape, stack: Stack::Cloudfront, needle: Some("-32020"), fix: CLOUDFRONT_HEADERS },
-    Fix { finding: EdgeDivergent, stack: Stack::Cloudfront, needle: Some("-32020"), fix: CLOUDFRONT_HEADERS },
+    Fix { finding: DiscoverShape, stack: Stack::Nginx, needle: Some("-32020"), print: None, fix: NGINX_HEADERS },
+    Fix { finding: EdgeDivergent, stack: Stack::Nginx, needle: Some("-32020"), print: None, fix: NGINX_HEADERS },
+    Fix { finding: DiscoverShape, stack: Stack::Cloudfront, needle: Some("-32020"), print: None, fix: CLOUDFRONT_HEADERS },
+    Fix { finding: EdgeDivergent, stack: Stack::Cloudfront, needle: Some("-32020"), print: None, fix: CLOUDFRONT_HEADERS },
     Fix {
         finding: TransportGet,
         stack: Stack::Nginx,
-        needle: None,
+        needle: None, print: None,
         fix: "GET on the MCP location is answered by nginx itself (a `return`, `try_files` or an index page). Pass GET to the MCP server with the same `proxy_pass`, or answer it with `return 405;` and `add_header Allow POST always;`.",
     },
-    Fix { finding: MethodUnknown, stack: Stack::Nginx, needle: None, fix: NGINX_INTERCEPT },
-    Fix { finding: JsonrpcErrorBody, stack: Stack::Nginx, needle: None, fix: NGINX_INTERCEPT },
+    Fix { finding: MethodUnknown, stack: Stack::Nginx, needle: Some("-32020"), print: None, fix: NGINX_HEADERS },
+    Fix { finding: MethodUnknown, stack: Stack::Nginx, needle: None, print: NGINX_PAGE, fix: NGINX_INTERCEPT },
+    Fix { finding: JsonrpcErrorBody, stack: Stack::Nginx, needle: None, print: NGINX_PAGE, fix: NGINX_INTERCEPT },
     Fix {
         finding: MethodUnknown,
         stack: Stack::Cloudflare,
-        needle: None,
+        needle: None, print: None,
         fix: "Cloudflare answered instead of the server (a WAF or managed rule, see the cf-ray): add a WAF skip rule for POST requests to the MCP path, so the server's JSON-RPC 404 reaches clients.",
     },
     Fix {
         finding: JsonrpcErrorBody,
         stack: Stack::Cloudflare,
-        needle: None,
+        needle: None, print: None,
         fix: "Cloudflare answered the refusals with its own pages (see the cf-ray): add a WAF skip rule for the MCP path so the server's JSON-RPC errors reach clients.",
     },
     Fix {
         finding: EraLegacyOnly,
         stack: Stack::TypescriptSdk,
-        needle: None,
+        needle: None, print: None,
         fix: "this is the 1.x transport (`@modelcontextprotocol/sdk`, \"Server not initialized\" before initialize). Move to `@modelcontextprotocol/server` 2.x and `createMcpHandler`, which serves 2026-07-28 and keeps a 2025-11-25 fallback (`legacy: 'stateless'`).",
     },
     Fix {
         finding: EraLegacyOnly,
         stack: Stack::PythonSdk,
-        needle: None,
+        needle: None, print: None,
         fix: "upgrade `mcp` to a 2.x release (`MCPServer`), which serves 2026-07-28 beside 2025-11-25.",
     },
     Fix {
         finding: TransportDelete,
         stack: Stack::PythonSdk,
-        needle: Some("Allow"),
+        needle: Some("Allow"), print: None,
         fix: "the stateless transport answers DELETE 405 without `Allow` (\"Session termination not supported\"): add `Allow: POST` in a middleware in front of `streamable_http_app()`, or let a proxy add it.",
     },
 ];
@@ -90,6 +95,7 @@ pub fn annotate(findings: &mut [Finding], regions: &[RegionResult]) {
                     x.finding == f.id
                         && x.stack == s.stack
                         && x.needle.is_none_or(|n| observed.contains(n))
+                        && x.print.is_none_or(|p| s.evidence.contains(p))
                 });
                 if let Some(rule) = rule {
                     f.remediation = format!("{}: {}", s.stack.label(), rule.fix);
