@@ -153,38 +153,41 @@ impl Surface {
 /// JSON with object keys sorted at every level, no whitespace: the same value always gives
 /// the same bytes, whatever order the server wrote its keys in.
 pub fn canonical_json(v: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(v, &mut out);
-    out
+    let mut out = Vec::new();
+    write_canonical(v, &mut out, None);
+    String::from_utf8(out).unwrap_or_default()
 }
 
-fn write_canonical(v: &Value, out: &mut String) {
+/// Canonical JSON of a value, leaving out one top-level member (an item's `_meta`).
+fn write_canonical(v: &Value, out: &mut Vec<u8>, skip: Option<&str>) {
     match v {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
+            let mut keys: Vec<&String> = map.keys().filter(|k| Some(k.as_str()) != skip).collect();
             keys.sort();
-            out.push('{');
+            out.push(b'{');
             for (i, k) in keys.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String((*k).clone()).to_string());
-                out.push(':');
-                write_canonical(&map[k.as_str()], out);
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
+                write_canonical(&map[k.as_str()], out, None);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                write_canonical(item, out);
+                write_canonical(item, out, None);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
@@ -193,13 +196,17 @@ fn sha256_hex(bytes: &[u8]) -> String {
     d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The digest of one item: its canonical JSON without `_meta` (per-response metadata).
+/// An item's canonical JSON without `_meta` (per-response metadata), and its digest: the
+/// first 16 hex digits of its SHA-256.
+pub fn item_canonical(item: &Value) -> (usize, String) {
+    let mut out = Vec::new();
+    write_canonical(item, &mut out, Some("_meta"));
+    (out.len(), sha256_hex(&out)[..16].to_string())
+}
+
+/// The digest of one item (see [`item_canonical`]).
 pub fn item_digest(item: &Value) -> String {
-    let mut item = item.clone();
-    if let Some(obj) = item.as_object_mut() {
-        obj.remove("_meta");
-    }
-    sha256_hex(canonical_json(&item).as_bytes())[..16].to_string()
+    item_canonical(item).1
 }
 
 /// The ordered and the order-free digest of a list of item digests.

@@ -2,7 +2,8 @@
 //! client reads before it can use a server (`tools/list`, `resources/list`,
 //! `resources/templates/list`, `prompts/list`, page by page), read-only, for the
 //! capabilities the server advertises; the unadvertised ones probed once (2026-07-28);
-//! tools listed twice, over two connections (two sessions on a 2025-11-25 server); a bogus
+//! tools listed twice, side by side, the second reading over connections of its own (in a
+//! second session on a 2025-11-25 server); a bogus
 //! cursor; and `subscriptions/listen` when a list change can be announced. It never calls
 //! a tool, reads a resource or gets a prompt. Bounded by pages, bytes and time (the bounds
 //! are in the report). Every request goes through the engine's client and `send`.
@@ -153,9 +154,15 @@ async fn read_all(
     futures::future::join_all(
         kinds
             .iter()
-            .map(|&k| pages::read(l, session, k, base_id(k, false), spent)),
+            .map(|&k| pages::read(l, session, k, base_id(k, false), spent, true)),
     )
     .await
+}
+
+/// The second reading of tools: digests only, under a byte bound of its own.
+async fn read_again(l: &Listing<'_>, session: &Session, spent: &AtomicU64) -> ListRead {
+    let k = ListKind::Tools;
+    pages::read(l, session, k, base_id(k, true), spent, false).await
 }
 
 /// The list that paginated first, for the bogus-cursor probe.
@@ -168,11 +175,13 @@ fn paginated(reads: &[ListRead]) -> Option<ListKind> {
 
 async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     let t = Instant::now();
-    let spent = AtomicU64::new(0);
+    let (spent, spent_again) = (AtomicU64::new(0), AtomicU64::new(0));
     let kinds = advertised(&caps);
-    // The first pass closes each connection after its answer, so the second pass (tools
-    // again) cannot run over any of them.
-    let first = Session::Modern { close: true };
+    let first = Session::Modern { close: false };
+    // The second reading of tools asks for each connection to be closed after its answer:
+    // each of its pages runs over a connection of its own, never one the first reading
+    // keeps open. The two readings run side by side.
+    let second = Session::Modern { close: true };
     let absent_kinds: Vec<ListKind> = [ListKind::Tools, ListKind::Resources, ListKind::Prompts]
         .into_iter()
         .filter(|k| !kinds.contains(k))
@@ -193,30 +202,21 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
             None => None,
         }
     };
-    let (reads, absent, listened) = tokio::join!(
+    let again = async {
+        if kinds.contains(&ListKind::Tools) {
+            Some(read_again(l, &second, &spent_again).await)
+        } else {
+            None
+        }
+    };
+    let (reads, tools_b, absent, listened) = tokio::join!(
         read_all(l, &first, &kinds, &spent),
+        again,
         futures::future::join_all(probe_absent),
         listen_probe
     );
     let tools_a = reads.iter().find(|r| r.kind == ListKind::Tools);
-    let second = Session::Modern { close: false };
-    let again = async {
-        match tools_a {
-            Some(a) if a.complete() => Some(
-                pages::read(
-                    l,
-                    &second,
-                    ListKind::Tools,
-                    base_id(ListKind::Tools, true),
-                    &spent,
-                )
-                .await,
-            ),
-            _ => None,
-        }
-    };
-    let bogus = bogus_cursor(l, &second, paginated(&reads));
-    let (tools_b, bogus) = tokio::join!(again, bogus);
+    let bogus = bogus_cursor(l, &first, paginated(&reads)).await;
 
     let refs: Vec<&ListRead> = reads.iter().collect();
     rec.record(
@@ -263,29 +263,20 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
             return None;
         }
     };
-    let spent = AtomicU64::new(0);
+    let (spent, spent_again) = (AtomicU64::new(0), AtomicU64::new(0));
     let kinds = advertised(&caps);
-    let reads = read_all(l, &session, &kinds, &spent).await;
-    let tools_a = reads.iter().find(|r| r.kind == ListKind::Tools);
-    // The second listing of tools runs in a session of its own.
-    let tools_b = match tools_a {
-        Some(a) if a.complete() => match session::open_legacy(l, 901).await {
-            Ok((other, _)) => {
-                let b = pages::read(
-                    l,
-                    &other,
-                    ListKind::Tools,
-                    base_id(ListKind::Tools, true),
-                    &spent,
-                )
-                .await;
-                session::close_legacy(l, &other).await;
-                Some(b)
-            }
-            Err(_) => None,
-        },
-        _ => None,
+    // The second listing of tools runs in a session of its own, beside the first.
+    let again = async {
+        if !kinds.contains(&ListKind::Tools) {
+            return None;
+        }
+        let (other, _) = session::open_legacy(l, 901).await.ok()?;
+        let b = read_again(l, &other, &spent_again).await;
+        session::close_legacy(l, &other).await;
+        Some(b)
     };
+    let (reads, tools_b) = tokio::join!(read_all(l, &session, &kinds, &spent), again);
+    let tools_a = reads.iter().find(|r| r.kind == ListKind::Tools);
     let bogus = bogus_cursor(l, &session, paginated(&reads)).await;
     session::close_legacy(l, &session).await;
 

@@ -14,7 +14,7 @@ use super::Listing;
 use crate::model::Severity;
 use crate::probe::http::{Limits, Rpc, SseRead};
 use crate::surface::{
-    canonical_json, item_digest, list_digests, ListKind, ListSurface, SurfaceItem,
+    item_canonical, item_digest, list_digests, ListKind, ListSurface, SurfaceItem,
 };
 
 /// Why a read ended before the last page.
@@ -77,7 +77,7 @@ pub(crate) struct ListRead {
 }
 
 impl ListRead {
-    fn new(kind: ListKind) -> Self {
+    fn new(kind: ListKind, audit: bool) -> Self {
         ListRead {
             kind,
             pages: 0,
@@ -88,7 +88,7 @@ impl ListRead {
             cursors_followed: 0,
             cursor_problems: Problems::default(),
             shape: Problems::default(),
-            audit: (kind == ListKind::Tools).then(ToolAudit::default),
+            audit: (audit && kind == ListKind::Tools).then(ToolAudit::default),
         }
     }
 
@@ -145,16 +145,18 @@ fn mib(bytes: u64) -> String {
 
 /// Read `kind` in `session` from its first page, `first_id` being the JSON-RPC id of the
 /// first request (later pages count up from it). `spent` is shared by every list of the
-/// listing: the total byte bound.
+/// pass: the total byte bound. With `audit`, each tool is judged by the per-tool rules as
+/// it arrives (a second reading of the same list only needs its digests).
 pub(crate) async fn read(
     l: &Listing<'_>,
     session: &Session,
     kind: ListKind,
     first_id: i64,
     spent: &AtomicU64,
+    audit: bool,
 ) -> ListRead {
     let b = l.bounds;
-    let mut out = ListRead::new(kind);
+    let mut out = ListRead::new(kind, audit);
     let mut cursor: Option<String> = None;
     let mut seen_cursors: Vec<String> = Vec::new();
     let mut scope: Option<Value> = None;
@@ -285,14 +287,14 @@ pub(crate) async fn read(
         };
         let mut page_bytes = 0u64;
         for item in items {
-            let canonical = canonical_json(item);
-            page_bytes += canonical.len() as u64;
+            let (len, digest) = item_canonical(item);
+            page_bytes += len as u64;
             let index = out.items.len();
             if let Some(audit) = out.audit.as_mut() {
-                audit.tool(index, item, canonical.len());
+                audit.tool(index, item, len);
             }
             match item.get(kind.key()).and_then(Value::as_str) {
-                Some(key) => out.items.push((key.to_string(), item_digest(item))),
+                Some(key) => out.items.push((key.to_string(), digest)),
                 None if kind != ListKind::Tools => out.shape.push(
                     Severity::High,
                     format!("{}[{index}] has no string {}", kind.field(), kind.key()),
