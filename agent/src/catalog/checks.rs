@@ -17,6 +17,7 @@ const AUTH: &str = "agent/src/probe/auth/mod.rs";
 const ERA: &str = "agent/src/probe/era.rs";
 const TRANSPORT: &str = "agent/src/probe/transport.rs";
 const LISTING: &str = "agent/src/probe/listing/rules.rs";
+const TOOL_LIST: &str = "agent/src/probe/listing/tool_list.rs";
 const LINT: &str = "agent/src/probe/listing/lint.rs";
 const LISTEN: &str = "agent/src/probe/listing/listen.rs";
 
@@ -330,7 +331,7 @@ crate::spec_table! {
             also: &[],
             max_severity: High,
             evidence: None,
-            source: LISTING,
+            source: TOOL_LIST,
         }
         ToolsNameFormat => {
             stage: Listing,
@@ -339,7 +340,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Low,
             evidence: None,
-            source: LISTING,
+            source: TOOL_LIST,
         }
         ToolsDeterministicOrder => {
             stage: Listing,
@@ -348,7 +349,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Low,
             evidence: None,
-            source: LISTING,
+            source: TOOL_LIST,
         }
         ToolsNoPerConnectionVariance => {
             stage: Listing,
@@ -357,7 +358,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Medium,
             evidence: None,
-            source: LISTING,
+            source: TOOL_LIST,
         }
         PaginationCursor => {
             stage: Listing,
@@ -393,7 +394,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Medium,
             evidence: None,
-            source: LISTING,
+            source: TOOL_LIST,
         }
         ToolsSchemaValid => {
             stage: Listing,

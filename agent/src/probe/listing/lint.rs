@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::pages::{ListRead, Stop};
 use super::problems::Problems;
-use super::rules::{judge, tools_unread};
+use super::rules::judge;
+use super::tool_list::tools_unread;
 use crate::model::{Cause, Severity};
 use crate::probe::verdict::Verdict;
 

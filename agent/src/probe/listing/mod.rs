@@ -15,6 +15,7 @@ mod pages;
 mod problems;
 mod rules;
 mod session;
+mod tool_list;
 mod tool_rules;
 
 use std::sync::atomic::AtomicU64;
@@ -230,7 +231,7 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     rec.record(CheckId::CacheHints, rules::cache_hints(&refs), t);
     rec.record(
         CheckId::ToolsXMcpHeaderValid,
-        rules::x_mcp_headers(tools_a),
+        tool_list::x_mcp_headers(tools_a),
         t,
     );
     match (listen_filter, listened) {
@@ -308,12 +309,16 @@ fn record_tools(
     legacy: bool,
     t: Instant,
 ) {
-    rec.record(CheckId::ToolsListShape, rules::list_shape(a, !legacy), t);
-    rec.record(CheckId::ToolsNameFormat, rules::name_format(a), t);
-    rec.record(CheckId::ToolsDeterministicOrder, rules::order(a, b), t);
+    rec.record(
+        CheckId::ToolsListShape,
+        tool_list::list_shape(a, !legacy),
+        t,
+    );
+    rec.record(CheckId::ToolsNameFormat, tool_list::name_format(a), t);
+    rec.record(CheckId::ToolsDeterministicOrder, tool_list::order(a, b), t);
     rec.record(
         CheckId::ToolsNoPerConnectionVariance,
-        rules::variance(a, b, legacy),
+        tool_list::variance(a, b, legacy),
         t,
     );
     rec.record(CheckId::ToolsSchemaValid, lint::schema_verdict(a), t);

@@ -7,6 +7,7 @@ use super::*;
 use crate::probe::http::Body;
 use crate::probe::listing::audit::ToolAudit;
 use crate::probe::listing::pages::PageMeta;
+use crate::probe::listing::tool_list::{list_shape, name_format, order, variance};
 
 fn meta(ttl: Value, scope: &str) -> PageMeta {
     PageMeta {
