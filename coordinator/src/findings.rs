@@ -320,7 +320,7 @@ vantage_agent::spec_table! {
         ToolsInputConstrained => {
             title: "A tool accepts input nobody bounded",
             remediation: "Declare the input's properties and close it with additionalProperties: false (a tool without arguments too); give string arguments that name a path, URL or command a maxLength, an enum or a pattern.",
-            spec: "tool-surface lint (no protocol rule): MCP security best practices, input validation; JSON Schema 2020-12 Validation",
+            spec: "tool-surface lint (no protocol rule): MCP 2026-07-28 server/tools, Schema Examples (a tool with no parameters closes additionalProperties); security best practices, input validation",
             severity: Low,
             derived: None,
         }
