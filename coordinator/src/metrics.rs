@@ -4,14 +4,12 @@
 //! or a report id.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 use prometheus::core::Collector;
-use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
-use vantage_agent::model::Outcome;
+use prometheus::{Encoder, GaugeVec, Opts, Registry, TextEncoder};
 
 use crate::fleet::Registry as Fleet;
-use crate::report::{Decision, Report, Scope};
+use crate::report::Report;
 
 pub const CHECK_SUCCESS: &str = "vantage_check_success";
 pub const FINDING_ACTIVE: &str = "vantage_finding_active";
@@ -48,30 +46,20 @@ pub const ALL: &[&str] = &[
     TARGET_INFO,
 ];
 
-/// One written series: its family and label values.
-type Series = (&'static str, Vec<String>);
+#[cfg(test)]
+mod series_tests;
+mod targets;
+mod text;
 
-/// The coordinator's metrics.
+/// The coordinator's metrics: the fleet's few series in a `prometheus` registry, and the
+/// per-target series (most of them, and their number grows with the schedule) in a compact
+/// table written straight into the exposition (`targets`).
 pub struct Metrics {
     registry: Registry,
-    check_success: GaugeVec,
-    finding_active: GaugeVec,
-    decision: GaugeVec,
-    region_reachable: GaugeVec,
-    dns_all_global: GaugeVec,
-    dns_has_a: GaugeVec,
-    probe_duration: GaugeVec,
-    runs_total: IntCounterVec,
     agents_connected: GaugeVec,
     agent_last_seen: GaugeVec,
     region_degraded: GaugeVec,
-    scheduled_skipped: IntCounterVec,
-    last_run: GaugeVec,
-    check_interval: GaugeVec,
-    /// Rebuilt on every configuration load: its label names are the configured label keys.
-    target_info: Mutex<Option<GaugeVec>>,
-    /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
-    written: Mutex<BTreeMap<String, Vec<Series>>>,
+    targets: targets::Targets,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -91,69 +79,10 @@ fn gauge(
     Ok(g)
 }
 
-fn counter(
-    r: &Registry,
-    name: &str,
-    help: &str,
-    labels: &[&str],
-) -> Result<IntCounterVec, prometheus::Error> {
-    let c = IntCounterVec::new(Opts::new(name, help), labels)?;
-    r.register(Box::new(c.clone()))?;
-    Ok(c)
-}
-
 impl Metrics {
     pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
         let r = &registry;
         Ok(Metrics {
-            check_success: gauge(
-                r,
-                CHECK_SUCCESS,
-                "Last outcome of each check in each region (1 pass, 0 fail or warn).",
-                &["target", "region", "check"],
-            )?,
-            finding_active: gauge(
-                r,
-                FINDING_ACTIVE,
-                "Findings of the last merged run (1 active).",
-                &["target", "finding", "severity", "scope"],
-            )?,
-            decision: gauge(
-                r,
-                DECISION,
-                "The last decision: 1 for the current value, 0 for the others.",
-                &["target", "decision"],
-            )?,
-            region_reachable: gauge(
-                r,
-                REGION_REACHABLE,
-                "Whether the region connected to the target.",
-                &["target", "region"],
-            )?,
-            dns_all_global: gauge(
-                r,
-                DNS_ALL_GLOBAL,
-                "Whether every address the region resolved is globally routable.",
-                &["target", "region"],
-            )?,
-            dns_has_a: gauge(
-                r,
-                DNS_HAS_A,
-                "Whether the region received an IPv4 A record.",
-                &["target", "region"],
-            )?,
-            probe_duration: gauge(
-                r,
-                PROBE_DURATION,
-                "Duration of each probe phase (dns, connect, tls, first_byte, total).",
-                &["target", "region", "phase"],
-            )?,
-            runs_total: counter(
-                r,
-                RUNS_TOTAL,
-                "Merged runs, by decision.",
-                &["target", "decision"],
-            )?,
             agents_connected: gauge(
                 r,
                 AGENTS_CONNECTED,
@@ -172,197 +101,28 @@ impl Metrics {
                 "1 when the region's vantage is degraded (its own egress fails).",
                 &["region"],
             )?,
-            scheduled_skipped: counter(
-                r,
-                SCHEDULED_SKIPPED,
-                "Scheduled runs skipped because the previous run of the target was still going.",
-                &["target"],
-            )?,
-            last_run: gauge(
-                r,
-                LAST_RUN,
-                "When the target's last merged run finished (Unix seconds).",
-                &["target"],
-            )?,
-            check_interval: gauge(
-                r,
-                CHECK_INTERVAL,
-                "The scheduled interval of each target, in seconds.",
-                &["target"],
-            )?,
-            target_info: Mutex::new(None),
             registry,
-            written: Mutex::default(),
+            targets: targets::Targets::default(),
         })
     }
 
-    fn vec(&self, family: &'static str) -> &GaugeVec {
-        match family {
-            CHECK_SUCCESS => &self.check_success,
-            FINDING_ACTIVE => &self.finding_active,
-            REGION_REACHABLE => &self.region_reachable,
-            DNS_ALL_GLOBAL => &self.dns_all_global,
-            DNS_HAS_A => &self.dns_has_a,
-            _ => &self.probe_duration,
-        }
-    }
-
-    /// Record a finished report.
+    /// Record a finished report: its series replace the target's previous ones.
     pub fn observe(&self, report: &Report) {
-        let target = report.target.as_str();
-        let mut now: Vec<(&'static str, Vec<String>, f64)> = Vec::new();
-        for r in &report.regions {
-            for c in &r.checks {
-                let v = match c.outcome {
-                    Outcome::Pass => 1.0,
-                    Outcome::Fail | Outcome::Warn => 0.0,
-                    Outcome::Skip | Outcome::Error => continue,
-                };
-                now.push((
-                    CHECK_SUCCESS,
-                    vec![target.into(), r.region.clone(), c.id.clone()],
-                    v,
-                ));
-                if c.id == "net.connect" {
-                    now.push((REGION_REACHABLE, vec![target.into(), r.region.clone()], v));
-                }
-            }
-            if let Some(d) = &r.dns {
-                now.push((
-                    DNS_ALL_GLOBAL,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.all_global)),
-                ));
-                now.push((
-                    DNS_HAS_A,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.has_a)),
-                ));
-            }
-            for (phase, ms) in &r.phases_ms {
-                now.push((
-                    PROBE_DURATION,
-                    vec![target.into(), r.region.clone(), phase.clone()],
-                    *ms as f64 / 1000.0,
-                ));
-            }
-        }
-        for f in &report.findings {
-            let scope = match f.scope {
-                Scope::Global => "global",
-                Scope::Regional => "regional",
-            };
-            now.push((
-                FINDING_ACTIVE,
-                vec![
-                    target.into(),
-                    f.id.clone(),
-                    f.severity.as_str().into(),
-                    scope.into(),
-                ],
-                1.0,
-            ));
-        }
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        let previous = written.remove(target).unwrap_or_default();
-        for (family, labels) in &previous {
-            if !now.iter().any(|(f, l, _)| f == family && l == labels) {
-                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let _ = self.vec(family).remove_label_values(&refs);
-            }
-        }
-        for (family, labels, v) in &now {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            self.vec(family).with_label_values(&refs).set(*v);
-        }
-        written.insert(
-            target.to_string(),
-            now.into_iter().map(|(f, l, _)| (f, l)).collect(),
-        );
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
-            self.decision
-                .with_label_values(&[target, d.as_str()])
-                .set(f64::from(u8::from(d == report.decision)));
-        }
-        self.runs_total
-            .with_label_values(&[target, report.decision.as_str()])
-            .inc();
-        let now_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        self.last_run.with_label_values(&[target]).set(now_s);
+        self.targets.observe(report);
     }
 
     /// Remove every series of a target that left the configuration.
     pub fn forget_target(&self, target: &str) {
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        for (family, labels) in written.remove(target).unwrap_or_default() {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            let _ = self.vec(family).remove_label_values(&refs);
-        }
-        for d in [
-            Decision::Pass,
-            Decision::Review,
-            Decision::Blocked,
-            Decision::Unknown,
-        ] {
-            let _ = self.decision.remove_label_values(&[target, d.as_str()]);
-            let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
-        }
-        let _ = self.last_run.remove_label_values(&[target]);
-        let _ = self.check_interval.remove_label_values(&[target]);
-        let _ = self.scheduled_skipped.remove_label_values(&[target]);
+        self.targets.forget(target);
     }
 
     /// Export the scheduled targets: their interval and `vantage_target_info` with their labels.
     pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
-        let keys: std::collections::BTreeSet<&String> =
-            checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
-        let mut names: Vec<&str> = vec!["target"];
-        names.extend(keys.iter().map(|k| k.as_str()));
-        let mut slot = self.target_info.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = slot.take() {
-            let _ = self.registry.unregister(Box::new(old));
-        }
-        if let Ok(info) = GaugeVec::new(
-            Opts::new(
-                TARGET_INFO,
-                "Scheduled targets and their labels (always 1).",
-            ),
-            &names,
-        ) {
-            if self.registry.register(Box::new(info.clone())).is_ok() {
-                for (target, _, labels) in checks {
-                    let values: Vec<&str> = names
-                        .iter()
-                        .map(|n| {
-                            if *n == "target" {
-                                target.as_str()
-                            } else {
-                                labels.get(*n).map(String::as_str).unwrap_or("")
-                            }
-                        })
-                        .collect();
-                    info.with_label_values(&values).set(1.0);
-                }
-                *slot = Some(info);
-            }
-        }
-        for (target, interval, _) in checks {
-            self.check_interval
-                .with_label_values(&[target])
-                .set(*interval);
-        }
+        self.targets.set_schedule(checks);
     }
 
     pub fn scheduled_skipped(&self, target: &str) {
-        self.scheduled_skipped.with_label_values(&[target]).inc();
+        self.targets.scheduled_skipped(target);
     }
 
     pub fn set_degraded(&self, region: &str, degraded: bool) {
@@ -402,7 +162,9 @@ impl Metrics {
         }
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
-        String::from_utf8(out).unwrap_or_default()
+        let mut text = String::from_utf8(out).unwrap_or_default();
+        self.targets.render(&mut text);
+        text
     }
 }
 
