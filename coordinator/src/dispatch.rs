@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use secrecy::{ExposeSecret, SecretString};
 use vantage_agent::model::{RegionResult, RegionStatus};
-use vantage_agent::{Credentials, Engine, ProbeOptions, Target};
+use vantage_agent::{Credentials, Engine, Target};
 use vantage_proto::v1 as pb;
 
 use crate::fleet::{JobOutcome, Registry};
@@ -30,8 +30,9 @@ pub struct CheckRequest {
 #[derive(Debug)]
 pub struct Dispatcher {
     pub registry: Arc<Registry>,
-    /// The in-process vantage: its region and base options.
-    pub local: Option<(String, ProbeOptions)>,
+    /// The in-process vantage: its region and its engine, built once (each run takes its
+    /// options and shares the engine's TLS configuration).
+    pub local: Option<(String, Engine)>,
     /// Probe settings sent with every job.
     pub probe: crate::config::Probe,
 }
@@ -116,13 +117,8 @@ impl Dispatcher {
         }
     }
 
-    async fn local_run(
-        &self,
-        base: &ProbeOptions,
-        region: &str,
-        req: &CheckRequest,
-    ) -> RegionResult {
-        let mut opts = base.clone();
+    async fn local_run(&self, base: &Engine, region: &str, req: &CheckRequest) -> RegionResult {
+        let mut opts = base.options().clone();
         opts.region = region.to_string();
         opts.deadline = req.deadline;
         opts.check_timeout = opts.check_timeout.min(req.deadline);
@@ -131,12 +127,6 @@ impl Dispatcher {
             token: req.credential.as_ref().map(|(_, s)| s.clone()),
             ..Credentials::default()
         };
-        match Engine::new(opts) {
-            Ok(engine) => engine.run(&req.target).await,
-            Err(e) => {
-                tracing::error!(region, "the in-process vantage could not start: {e}");
-                RegionResult::absent(region, RegionStatus::Error)
-            }
-        }
+        base.with_options(opts).run(&req.target).await
     }
 }

@@ -116,7 +116,7 @@ mod tests {
             metrics_require_auth: false,
             dispatcher: Arc::new(crate::dispatch::Dispatcher {
                 registry: registry.clone(),
-                local: Some(("local".into(), local)),
+                local: Some(("local".into(), vantage_agent::Engine::new(local).unwrap())),
                 probe: crate::config::Probe::default(),
             }),
             store: Arc::new(crate::store::Store::new(100, Duration::from_secs(3600))),

@@ -240,7 +240,8 @@ pub async fn serve(
     };
 
     let registry = Arc::new(Registry::default());
-    let local = cfg.fleet.local_agent.then(|| {
+    // The in-process vantage's engine is built once: its runs share the TLS configuration.
+    let local = match cfg.fleet.local_agent.then(|| {
         let base = ProbeOptions {
             region: cfg.fleet.local_region.clone(),
             check_timeout: cfg.probe.check_timeout,
@@ -251,11 +252,14 @@ pub async fn serve(
             ..ProbeOptions::default()
         };
         (cfg.fleet.local_region.clone(), base)
-    });
-    if let Some((_, base)) = &local {
-        vantage_agent::Engine::new(base.clone())
-            .map_err(|e| ServeError::Setup(format!("probe: {e}")))?;
-    }
+    }) {
+        Some((region, base)) => Some((
+            region,
+            vantage_agent::Engine::new(base)
+                .map_err(|e| ServeError::Setup(format!("probe: {e}")))?,
+        )),
+        None => None,
+    };
     let dispatcher = Arc::new(Dispatcher {
         registry: registry.clone(),
         local,
