@@ -433,13 +433,18 @@ async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Resp
     if api.metrics_require_auth {
         api.authorize(&headers)?;
     }
-    let text = api.metrics.render(&api.registry, &api.regions());
+    // Streamed a chunk at a time: a scrape of many targets never holds the whole text.
+    let chunks = api.metrics.render_chunks(&api.registry, &api.regions());
+    let body = axum::body::Body::from_stream(futures::StreamExt::map(
+        chunks,
+        Ok::<String, std::convert::Infallible>,
+    ));
     Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        text,
+        body,
     )
         .into_response())
 }

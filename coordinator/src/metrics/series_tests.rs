@@ -155,3 +155,47 @@ fn label_values_are_escaped() {
         "{text}"
     );
 }
+
+#[test]
+fn the_chunked_exposition_is_the_whole_one_in_bounded_pieces() {
+    let m = std::sync::Arc::new(Metrics::new(Registry::new()).unwrap());
+    let team: BTreeMap<String, String> = [("team".to_string(), "platform".to_string())].into();
+    let mut schedule = Vec::new();
+    for i in 0..40 {
+        let mut r = clean("eu");
+        r.phases_ms.insert("total".into(), i);
+        if i % 3 == 0 {
+            fail(&mut r, "transport.get", Severity::High, "200 text/html");
+        }
+        let mut rep = report(vec![r, clean("us")]);
+        rep.target = format!("https://t{i:02}.example/mcp");
+        m.observe(&rep);
+        schedule.push((rep.target.clone(), 60.0, team.clone()));
+    }
+    m.set_schedule(&schedule);
+    m.scheduled_skipped("https://t07.example/mcp");
+    let fleet = Fleet::default();
+    let regions = ["eu".to_string(), "us".to_string()];
+    let whole = m.render(&fleet, &regions);
+    let size = 2048;
+    let chunks: Vec<String> = futures::executor::block_on(futures::StreamExt::collect(
+        m.chunks(&fleet, &regions, size),
+    ));
+    assert_eq!(chunks.concat(), whole);
+    assert!(chunks.len() >= 10, "{} chunks", chunks.len());
+    // A chunk stops at the first target that fills it: at most one target's series of one
+    // family over (here 2 regions x 32 checks of about 100 bytes).
+    let one_target = 8192;
+    assert!(chunks.iter().all(|c| c.len() < size + one_target));
+    // Every family's HELP and TYPE lines once, whichever chunk they fell in.
+    for family in super::ALL {
+        assert!(
+            whole.matches(&format!("# TYPE {family} ")).count() <= 1,
+            "{family}"
+        );
+    }
+    assert_eq!(
+        lines_of(&whole, "vantage_check_success").len(),
+        40 * 2 * clean("eu").checks.len()
+    );
+}

@@ -13,14 +13,11 @@ use std::sync::{Arc, Mutex};
 
 use vantage_agent::model::Outcome;
 
+use super::families::FAMILIES;
 use super::text::Writer;
-use super::{
-    CHECK_INTERVAL, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A, FINDING_ACTIVE, LAST_RUN,
-    PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL, SCHEDULED_SKIPPED, TARGET_INFO,
-};
 use crate::report::{Decision, Report, Scope};
 
-const DECISIONS: [Decision; 4] = [
+pub(super) const DECISIONS: [Decision; 4] = [
     Decision::Blocked,
     Decision::Pass,
     Decision::Review,
@@ -29,36 +26,36 @@ const DECISIONS: [Decision; 4] = [
 
 /// One region's part of the last merged run.
 #[derive(Debug)]
-struct RegionRun {
-    region: Arc<str>,
+pub(super) struct RegionRun {
+    pub(super) region: Arc<str>,
     /// (check id, passed); skipped checks and checks that could not run are absent.
-    checks: Vec<(Arc<str>, bool)>,
-    reachable: Option<bool>,
+    pub(super) checks: Vec<(Arc<str>, bool)>,
+    pub(super) reachable: Option<bool>,
     /// (all addresses global, has an A record)
-    dns: Option<(bool, bool)>,
+    pub(super) dns: Option<(bool, bool)>,
     /// (phase, seconds)
-    phases: Vec<(Arc<str>, f64)>,
+    pub(super) phases: Vec<(Arc<str>, f64)>,
 }
 
 /// What a target's last merged run showed.
 #[derive(Debug)]
-struct Run {
-    decision: Decision,
-    regions: Vec<RegionRun>,
+pub(super) struct Run {
+    pub(super) decision: Decision,
+    pub(super) regions: Vec<RegionRun>,
     /// (finding id, severity, scope)
-    findings: Vec<(Arc<str>, &'static str, &'static str)>,
+    pub(super) findings: Vec<(Arc<str>, &'static str, &'static str)>,
 }
 
 #[derive(Debug, Default)]
-struct Target {
-    run: Option<Run>,
+pub(super) struct Target {
+    pub(super) run: Option<Run>,
     /// Merged runs by decision, in the order of `DECISIONS`.
-    runs: [u64; 4],
-    last_run: Option<f64>,
-    skipped: Option<u64>,
-    interval: Option<f64>,
+    pub(super) runs: [u64; 4],
+    pub(super) last_run: Option<f64>,
+    pub(super) skipped: Option<u64>,
+    pub(super) interval: Option<f64>,
     /// Values of `Inner::info_keys`, when the target is scheduled.
-    info: Option<Vec<Arc<str>>>,
+    pub(super) info: Option<Vec<Arc<str>>>,
 }
 
 #[derive(Debug, Default)]
@@ -88,8 +85,6 @@ impl Inner {
 #[derive(Debug, Default)]
 pub(super) struct Targets {
     inner: Mutex<Inner>,
-    /// Length of the last exposition, to size the next one at once.
-    last_len: std::sync::atomic::AtomicUsize,
 }
 
 fn now_unix() -> f64 {
@@ -191,185 +186,55 @@ impl Targets {
         *self.lock().target(target).skipped.get_or_insert(0) += 1;
     }
 
-    /// Append the text exposition of every per-target family to `out`.
-    pub(super) fn render(&self, out: &mut String) {
-        use std::sync::atomic::Ordering;
+    /// Append per-target series to `out`, from where `cursor` stands, until `out` holds at
+    /// least `budget` bytes or every family is written. The lock is held for one chunk only:
+    /// a scrape of many targets never holds the whole text, nor the lock for long.
+    pub(super) fn render_chunk(&self, cursor: &mut Cursor, out: &mut String, budget: usize) {
+        use std::ops::Bound;
         let g = self.lock();
-        let start = out.len();
-        out.reserve(self.last_len.load(Ordering::Relaxed) + 4096);
-        let ts = &g.targets;
-        let mut w = Writer::new(out);
-
-        w.family(
-            CHECK_INTERVAL,
-            "gauge",
-            "The scheduled interval of each target, in seconds.",
-        );
-        for (target, t) in ts {
-            if let Some(v) = t.interval {
-                w.series(CHECK_INTERVAL, &[("target", target)], v);
+        while let Some(&family) = FAMILIES.get(cursor.family) {
+            let mut w = Writer::new(out);
+            if !cursor.header_written {
+                w.family(family.name(), family.kind(), family.help());
             }
-        }
-        w.family(
-            CHECK_SUCCESS,
-            "gauge",
-            "Last outcome of each check in each region (1 pass, 0 fail or warn).",
-        );
-        for (target, r) in runs(ts) {
-            for rr in &r.regions {
-                for (check, passed) in &rr.checks {
-                    let labels = [
-                        ("check", &**check),
-                        ("region", &rr.region),
-                        ("target", target),
-                    ];
-                    w.series(CHECK_SUCCESS, &labels, f64::from(u8::from(*passed)));
+            let from = match &cursor.after {
+                Some(k) => Bound::Excluded(&**k),
+                None => Bound::Unbounded,
+            };
+            let mut full = None;
+            for (key, t) in g.targets.range::<str, _>((from, Bound::Unbounded)) {
+                family.write(key, t, &g.info_keys, &mut w);
+                if w.out.len() >= budget {
+                    full = Some(key.clone());
+                    break;
+                }
+            }
+            cursor.header_written = !w.header_pending();
+            match full {
+                Some(key) => {
+                    cursor.after = Some(key);
+                    return;
+                }
+                None => {
+                    cursor.family += 1;
+                    cursor.after = None;
+                    cursor.header_written = false;
                 }
             }
         }
-        w.family(
-            DECISION,
-            "gauge",
-            "The last decision: 1 for the current value, 0 for the others.",
-        );
-        for (target, r) in runs(ts) {
-            for d in DECISIONS {
-                let labels = [("decision", d.as_str()), ("target", target)];
-                w.series(DECISION, &labels, f64::from(u8::from(d == r.decision)));
-            }
-        }
-        let dns = |w: &mut Writer,
-                   family: &'static str,
-                   help: &'static str,
-                   pick: fn((bool, bool)) -> bool| {
-            w.family(family, "gauge", help);
-            for (target, r) in runs(ts) {
-                for rr in &r.regions {
-                    if let Some(d) = rr.dns {
-                        let labels = [("region", &*rr.region), ("target", target)];
-                        w.series(family, &labels, f64::from(u8::from(pick(d))));
-                    }
-                }
-            }
-        };
-        dns(
-            &mut w,
-            DNS_ALL_GLOBAL,
-            "Whether every address the region resolved is globally routable.",
-            |d| d.0,
-        );
-        dns(
-            &mut w,
-            DNS_HAS_A,
-            "Whether the region received an IPv4 A record.",
-            |d| d.1,
-        );
-        w.family(
-            FINDING_ACTIVE,
-            "gauge",
-            "Findings of the last merged run (1 active).",
-        );
-        for (target, r) in runs(ts) {
-            for (id, severity, scope) in &r.findings {
-                let labels = [
-                    ("finding", &**id),
-                    ("scope", scope),
-                    ("severity", severity),
-                    ("target", target),
-                ];
-                w.series(FINDING_ACTIVE, &labels, 1.0);
-            }
-        }
-        w.family(
-            LAST_RUN,
-            "gauge",
-            "When the target's last merged run finished (Unix seconds).",
-        );
-        for (target, t) in ts {
-            if let Some(v) = t.last_run {
-                w.series(LAST_RUN, &[("target", target)], v);
-            }
-        }
-        w.family(
-            PROBE_DURATION,
-            "gauge",
-            "Duration of each probe phase (dns, connect, tls, first_byte, total).",
-        );
-        for (target, r) in runs(ts) {
-            for rr in &r.regions {
-                for (phase, s) in &rr.phases {
-                    let labels = [
-                        ("phase", &**phase),
-                        ("region", &rr.region),
-                        ("target", target),
-                    ];
-                    w.series(PROBE_DURATION, &labels, *s);
-                }
-            }
-        }
-        w.family(
-            REGION_REACHABLE,
-            "gauge",
-            "Whether the region connected to the target.",
-        );
-        for (target, r) in runs(ts) {
-            for rr in &r.regions {
-                if let Some(v) = rr.reachable {
-                    let labels = [("region", &*rr.region), ("target", target)];
-                    w.series(REGION_REACHABLE, &labels, f64::from(u8::from(v)));
-                }
-            }
-        }
-        w.family(RUNS_TOTAL, "counter", "Merged runs, by decision.");
-        for (target, t) in ts {
-            for (d, n) in DECISIONS.iter().zip(t.runs).filter(|(_, n)| *n > 0) {
-                w.series(
-                    RUNS_TOTAL,
-                    &[("decision", d.as_str()), ("target", target)],
-                    n as f64,
-                );
-            }
-        }
-        w.family(
-            SCHEDULED_SKIPPED,
-            "counter",
-            "Scheduled runs skipped because the previous run of the target was still going.",
-        );
-        for (target, t) in ts {
-            if let Some(n) = t.skipped {
-                w.series(SCHEDULED_SKIPPED, &[("target", target)], n as f64);
-            }
-        }
-        w.family(
-            TARGET_INFO,
-            "gauge",
-            "Scheduled targets and their labels (always 1).",
-        );
-        let mut names: Vec<&str> = g.info_keys.iter().map(String::as_str).collect();
-        names.push("target");
-        names.sort_unstable();
-        for (target, t) in ts {
-            if let Some(values) = &t.info {
-                let labels: Vec<(&str, &str)> = names
-                    .iter()
-                    .map(|n| {
-                        let v = match g.info_keys.iter().position(|k| k == n) {
-                            Some(i) => &*values[i],
-                            None => &**target,
-                        };
-                        (*n, v)
-                    })
-                    .collect();
-                w.series(TARGET_INFO, &labels, 1.0);
-            }
-        }
-        let written = w.out.len() - start;
-        self.last_len.store(written, Ordering::Relaxed);
     }
 }
 
-/// Targets that have a merged run, with it.
-fn runs(ts: &BTreeMap<Arc<str>, Target>) -> impl Iterator<Item = (&str, &Run)> {
-    ts.iter()
-        .filter_map(|(k, t)| t.run.as_ref().map(|r| (&**k, r)))
+/// Where a chunked exposition stands: the family, and the last target written in it.
+#[derive(Debug, Default)]
+pub(super) struct Cursor {
+    family: usize,
+    after: Option<Arc<str>>,
+    header_written: bool,
+}
+
+impl Cursor {
+    pub(super) fn done(&self) -> bool {
+        self.family >= FAMILIES.len()
+    }
 }

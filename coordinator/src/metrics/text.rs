@@ -22,6 +22,11 @@ impl Writer<'_> {
         self.pending = Some((name, kind, help));
     }
 
+    /// Whether the current family's HELP and TYPE lines still wait for a series.
+    pub(super) fn header_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
     pub(super) fn series(&mut self, name: &str, labels: &[(&str, &str)], value: f64) {
         if let Some((family, kind, help)) = self.pending.take() {
             let _ = writeln!(self.out, "# HELP {family} {help}");
