@@ -236,6 +236,7 @@ async fn a_real_prometheus_fires_and_resolves_the_alert() {
         .unwrap();
     let dir = std::env::temp_dir().join(format!("vantage-prom-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = RemoveOnDrop(dir.clone());
     let api = free_addr();
     std::fs::write(
         dir.join("coordinator.toml"),
@@ -326,5 +327,13 @@ async fn a_real_prometheus_fires_and_resolves_the_alert() {
     .await;
     drop(server);
     drop(coordinator);
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Removes a directory when dropped: on success and when an assertion fails alike.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
