@@ -36,11 +36,14 @@ def mib(kib):
     return f"{kib / 1024:.1f} MiB"
 
 
+def span(values, digits=0, unit=""):
+    """`lo–hi`, or one value when they print the same."""
+    lo, hi = f"{min(values):,.{digits}f}{unit}", f"{max(values):,.{digits}f}{unit}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def ratio_range(values, digits=2):
-    lo, hi = min(values), max(values)
-    if f"{lo:.{digits}f}" == f"{hi:.{digits}f}":
-        return f"{lo:.{digits}f}x"
-    return f"{lo:.{digits}f}x–{hi:.{digits}f}x"
+    return span(values, digits, "x")
 
 
 def meta(out):
@@ -155,15 +158,15 @@ def sec_memory(d):
         f"| - shared libraries | {mib(f['libraries_kib'])} | libc, libm, the loader |",
         f"| - malloc heaps (main heap and {f['arenas']} thread arenas) | "
         f"{mib(f['main_heap_kib'] + f['arenas_kib'])} | |",
-        f"| - runtime threads: {f['threads']} (main and one worker per core), stacks | "
+        f"| - runtime threads: {f['threads']} (main, and a worker per core up to 2), stacks | "
         f"{mib(f['stacks_kib'])} | |",
         f"| per scheduled target | **{per_target:.1f} KiB** | {n(large['targets'])} targets: "
         f"{mib(large['rss_kib'])} against {mib(small['rss_kib'])} at {small['targets']} "
         "(tasks, last-run series, degraded-region state, allocator slack) |",
         f"| a scrape of {n(large['targets'])} targets ({n(large['exposition_bytes'] / 1e6, 1)} MB "
         f"of text) | **+{mib(scrape)}** at its peak | streamed in 64 KiB chunks |",
-        f"| {eight['workers']} worker threads instead of one per core, {n(large['targets'])} "
-        f"targets | {mib(eight['rss_kib'])} against {mib(large['rss_kib'])} | "
+        f"| {eight['workers']} worker threads (TOKIO_WORKER_THREADS) instead of the default 2, "
+        f"{n(large['targets'])} targets | {mib(eight['rss_kib'])} against {mib(large['rss_kib'])} | "
         f"{eight['memory']['threads']} threads, {eight['memory']['arenas']} malloc arenas "
         f"({mib(eight['memory']['arenas_kib'])}) |",
         f"| one stored on-demand report | **{store['per_report_kib']:.1f} KiB** | "
@@ -253,9 +256,9 @@ def sec_headline(d):
         vps = [r["vantage"]["verdicts"] / max(r["vantage"]["cpu_s"], 0.01) for r in rows_all]
         bps = [r["blackbox"]["verdicts"] / max(r["blackbox"]["cpu_s"], 0.01) for r in rows_all]
         rows.append(
-            f"| one full Vantage verdict | {min(per_verdict):.0f}–{max(per_verdict):.0f} HTTP exchanges; "
-            f"{min(vps):.0f}–{max(vps):.0f} verdicts per CPU-second (blackbox_exporter: "
-            f"{min(bps):.0f}–{max(bps):.0f} one-exchange probes per CPU-second) | |")
+            f"| one full Vantage verdict | {span(per_verdict, 1)} HTTP exchanges; "
+            f"{span(vps)} verdicts per CPU-second (blackbox_exporter: "
+            f"{span(bps)} one-exchange probes per CPU-second) | |")
     fl = d.get("fleet")
     if fl:
         ten = [o for o in fl["overhead"] if o["regions"] == 10]
@@ -281,7 +284,7 @@ SECTIONS = {
     "fleet-overhead": (["fleet"], sec_fleet_overhead),
     "fleet-scale": (["fleet"], sec_fleet_scale),
     "fleet-growth": (["fleet"], sec_fleet_growth),
-    "headline": ([], sec_headline),
+    "headline": (["check", "daemon", "fleet"], sec_headline),
 }
 
 

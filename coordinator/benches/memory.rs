@@ -5,7 +5,7 @@
 //!    pages, libraries, malloc's heaps (main and per-thread arenas), thread stacks, the rest;
 //! 2. per scheduled target: RSS with 10 and with 1,000 targets on the same interval, after
 //!    every target ran once, and what a Prometheus scrape of 1,000 targets adds at its peak;
-//!    and the same with 8 runtime worker threads instead of one per core (stacks, arenas);
+//!    and the same with 8 runtime worker threads instead of the default 2 (stacks, arenas);
 //! 3. the report store: RSS growth per stored on-demand report (scheduled runs are not stored);
 //! 4. the TLS client configuration (web PKI roots): memory and CPU of building one, which the
 //!    in-process vantage now does once per process instead of once per run.
@@ -48,7 +48,7 @@ async fn fixed(dir: &Path) -> serde_json::Value {
 }
 
 /// `n` scheduled targets every `interval` (distinct URLs on the fixture); `workers` sets the
-/// runtime's worker threads (TOKIO_WORKER_THREADS; default one per core).
+/// runtime's worker threads (TOKIO_WORKER_THREADS; by default one per core, at most 2).
 async fn scheduled(
     n: usize,
     interval: Duration,
