@@ -79,7 +79,7 @@ async fn scheduled(
         bytes = get(&c, &format!("{api}/metrics")).await.len();
     }
     let (_, hwm_after, _) = accounting(pid);
-    let threads = workers.map_or("one worker per core".to_string(), |w| {
+    let threads = workers.map_or("default workers".to_string(), |w| {
         format!("{w} workers")
     });
     println!(
