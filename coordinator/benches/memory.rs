@@ -79,9 +79,7 @@ async fn scheduled(
         bytes = get(&c, &format!("{api}/metrics")).await.len();
     }
     let (_, hwm_after, _) = accounting(pid);
-    let threads = workers.map_or("default workers".to_string(), |w| {
-        format!("{w} workers")
-    });
+    let threads = workers.map_or("default workers".to_string(), |w| format!("{w} workers"));
     println!(
         "  {n:>5} targets every {} s ({threads}), after every target ran once: RSS {:.1} MiB; 3 scrapes of {} KiB each raised the peak by {:.1} MiB",
         interval.as_secs(),
