@@ -17,6 +17,7 @@ use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
 use crate::convert::{region_to_pb, JobError};
+use crate::egress::Ceiling;
 use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
 use crate::Engine;
@@ -39,6 +40,9 @@ pub struct AgentConfig {
     /// This vantage's engine: its region, per-exchange timeout, trust anchors and SSRF
     /// guard. Each job sets the rest ([`Job::options`]).
     pub engine: Engine,
+    /// The widest egress policy a job may carry (`--allow-non-global-max`); `None`: the
+    /// coordinator's policy is taken as it comes.
+    pub ceiling: Option<Ceiling>,
 }
 
 /// What the agent's health endpoints and metrics read.
@@ -227,7 +231,7 @@ async fn session(
                 let task = tokio::spawn(run_job(
                     cfg.clone(),
                     job_id.clone(),
-                    Job::try_from(job),
+                    accept(cfg, job),
                     slots.clone(),
                     state.clone(),
                     tx.clone(),
@@ -261,6 +265,16 @@ fn classify(s: &tonic::Status) -> SessionError {
         }
         _ => SessionError::Transport(format!("stream: {}", s.message())),
     }
+}
+
+/// The job `p` describes, if this agent runs it: it converts, and its policy is within the
+/// agent's ceiling.
+fn accept(cfg: &AgentConfig, p: pb::Job) -> Result<Job, JobError> {
+    let job = Job::try_from(p)?;
+    if let Some(ceiling) = &cfg.ceiling {
+        ceiling.admits(&job.policy)?;
+    }
+    Ok(job)
 }
 
 /// Run one job (or refuse it, saying why) and send its result.
@@ -343,6 +357,7 @@ mod tests {
             backoff_min: Duration::from_millis(10),
             backoff_max: Duration::from_millis(20),
             engine: Engine::new(ProbeOptions::default()).unwrap(),
+            ceiling: None,
         }
     }
 
@@ -383,5 +398,38 @@ mod tests {
         );
         assert!(region.checks.is_empty());
         assert_eq!(state.jobs_run.load(Ordering::Relaxed), 0);
+    }
+
+    /// A job whose policy is wider than the agent's ceiling is refused the same way, with
+    /// the prefix, the ceiling and the fix named; one within it runs.
+    #[tokio::test]
+    async fn a_job_wider_than_the_ceiling_is_refused() {
+        let mut cfg = config();
+        cfg.ceiling = Some(Ceiling::new(vec!["127.0.0.2/32".parse().unwrap()]));
+        let mut job = Job::new(crate::Target::parse("http://127.0.0.2:9/mcp").unwrap());
+        job.policy.allow_non_global = vec!["127.0.0.0/8".parse().unwrap()];
+        let wide = crate::convert::job_to_pb("j2", &job);
+        let e = accept(&cfg, wide).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, JobError::Wider(_)), "{e:?}");
+        for part in [
+            "probe.allow_non_global",
+            "127.0.0.0/8",
+            "--allow-non-global-max (127.0.0.2/32)",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        job.policy.allow_non_global = vec!["127.0.0.2/32".parse().unwrap()];
+        assert!(accept(&cfg, crate::convert::job_to_pb("j3", &job)).is_ok());
+        job.policy.assume_global = vec!["198.51.100.0/24".parse().unwrap()];
+        let e = accept(&cfg, crate::convert::job_to_pb("j4", &job)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("probe.assume_global names 198.51.100.0/24"),
+            "{e}"
+        );
+        // Without a ceiling the coordinator's policy is taken as it comes.
+        cfg.ceiling = None;
+        assert!(accept(&cfg, crate::convert::job_to_pb("j5", &job)).is_ok());
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use vantage_agent::client::{self, AgentConfig, AgentState};
+use vantage_agent::egress::Ceiling;
 use vantage_agent::{credentials, Engine, ProbeOptions};
 
 #[derive(Debug, Parser)]
@@ -70,6 +71,22 @@ struct Args {
     /// Trust this CA (PEM) when probing targets, besides the public roots.
     #[arg(long = "target-ca-file", value_name = "PEM")]
     target_ca_file: Option<PathBuf>,
+    /// The widest egress policy this agent accepts from its coordinator: a job whose
+    /// probe.allow_non_global or probe.assume_global names a prefix outside these CIDRs is
+    /// refused. Repeatable; `none` accepts no exception at all. Without the flag the
+    /// coordinator's policy is taken as it comes.
+    #[arg(long = "allow-non-global-max", value_name = "CIDR|none", value_parser = ceiling_entry)]
+    allow_non_global_max: Vec<Option<ipnet::IpNet>>,
+}
+
+/// One `--allow-non-global-max` value: a CIDR prefix, or `none`.
+fn ceiling_entry(s: &str) -> Result<Option<ipnet::IpNet>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    s.parse::<ipnet::IpNet>().map(Some).map_err(|_| {
+        format!("`{s}` is not a CIDR prefix; write e.g. 100.64.0.0/10 or 2001:db8::/32, or `none`")
+    })
 }
 
 /// A duration flag: greater than zero and at most `max`, or an error that says how to write it.
@@ -163,9 +180,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
         region: args.region.clone(),
         check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
-        connect_non_global: false,
+        // A fleet vantage: the target obeys the egress policy like every other address.
+        allow_named_target: false,
         ..ProbeOptions::default()
     })?;
+    let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {
+        Ceiling::new(
+            args.allow_non_global_max
+                .iter()
+                .flatten()
+                .copied()
+                .collect(),
+        )
+    });
     let cfg = AgentConfig {
         coordinator: args.coordinator.clone(),
         region: args.region.clone(),
@@ -177,6 +204,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         backoff_min: args.backoff_min,
         backoff_max: args.backoff_max,
         engine,
+        ceiling,
     };
     let state = Arc::new(AgentState::default());
     let listener = tokio::net::TcpListener::bind(args.listen)
