@@ -284,3 +284,59 @@ async fn a_redirect_on_metadata() {
         );
     }
 }
+
+/// The target's own name rebinding: it is resolved once, checked, connected to and pinned;
+/// the well-known metadata URIs on the same name use that address, with no second lookup
+/// that could answer the internal one.
+#[tokio::test]
+async fn the_target_name_itself_is_pinned() {
+    let (internal_l, public_l) = twin_listeners().await;
+    let port = public_l.local_addr().unwrap().port();
+    let inside = internal(internal_l);
+    let target = hostile(
+        public_l,
+        Hostile {
+            authorization_servers: vec![format!("http://127.0.0.2:{port}")],
+            ..Hostile::default()
+        },
+    );
+    let dns = RebindDns::start(&[], &[("rebind.lab.test", "127.0.0.2", "127.0.0.1")]).await;
+    let url = format!("http://rebind.lab.test:{port}/mcp");
+    let ns = dns.addr.to_string();
+    let out = vantage_env(
+        &[
+            "check",
+            &url,
+            "--nameserver",
+            &ns,
+            "--assume-global",
+            "127.0.0.2/32",
+            "-f",
+            "json",
+            "--check-timeout",
+            "2s",
+        ],
+        &[],
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(inside.connections(), 0, "{stdout}");
+    assert!(target.connections() > 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let checks = report["regions"][0]["checks"].as_array().unwrap();
+    let prm = checks.iter().find(|c| c["id"] == "auth.prm").unwrap();
+    // The PRM came from the well-known URI on the pinned address, though the name's later
+    // answers are 127.0.0.1 (the PRM names the endpoint by its address: resource differs).
+    assert!(
+        prm["observed"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("(at 127.0.0.2:{port})")),
+        "{prm}"
+    );
+    assert_eq!(
+        report["regions"][0]["dns"]["a"],
+        serde_json::json!(["127.0.0.2"])
+    );
+    assert_eq!(dns.queries("rebind.lab.test"), 2, "one lookup: A and AAAA");
+}
