@@ -78,3 +78,7 @@ impl EgressClient {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;
