@@ -19,6 +19,7 @@ use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
 use crate::convert::{region_to_pb, JobError};
+use crate::egress::Ceiling;
 use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
 use crate::stop::{close, drain, Running};
@@ -44,6 +45,9 @@ pub struct AgentConfig {
     pub engine: Engine,
     /// On stop: how long running jobs may take to finish before the stream closes.
     pub drain_timeout: Duration,
+    /// The widest egress policy a job may carry (`--allow-non-global-max`); `None`: the
+    /// coordinator's policy is taken as it comes.
+    pub ceiling: Option<Ceiling>,
 }
 
 /// What the agent's health endpoints and metrics read.
@@ -292,7 +296,7 @@ async fn session(
                 let task = tokio::spawn(run_job(
                     cfg.clone(),
                     job_id.clone(),
-                    Job::try_from(job),
+                    accept(cfg, job),
                     slots.clone(),
                     state.clone(),
                     tx.clone(),
@@ -337,6 +341,16 @@ fn classify(s: &tonic::Status) -> SessionError {
             SessionError::Transport(format!("stream: {}{hint}", s.message()))
         }
     }
+}
+
+/// The job `p` describes, if this agent runs it: it converts, and its policy is within the
+/// agent's ceiling.
+fn accept(cfg: &AgentConfig, p: pb::Job) -> Result<Job, JobError> {
+    let job = Job::try_from(p)?;
+    if let Some(ceiling) = &cfg.ceiling {
+        ceiling.admits(&job.policy)?;
+    }
+    Ok(job)
 }
 
 /// Run one job (or refuse it, saying why) and send its result.
@@ -420,6 +434,7 @@ mod tests {
             backoff_max: Duration::from_millis(20),
             engine: Engine::new(ProbeOptions::default()).unwrap(),
             drain_timeout: Duration::from_secs(1),
+            ceiling: None,
         }
     }
 
@@ -460,5 +475,24 @@ mod tests {
         );
         assert!(region.checks.is_empty());
         assert_eq!(state.jobs_run.load(Ordering::Relaxed), 0);
+    }
+
+    /// A job wider than the agent's ceiling is refused, saying so (the ceiling's own rules
+    /// are tested in `egress`); within it, or without a ceiling, the job runs.
+    #[tokio::test]
+    async fn a_job_wider_than_the_ceiling_is_refused() {
+        let mut cfg = config();
+        cfg.ceiling = Some(Ceiling::new(vec!["127.0.0.2/32".parse().unwrap()]));
+        let mut job = Job::new(crate::Target::parse("http://127.0.0.2:9/mcp").unwrap());
+        let pb = |j: &Job| crate::convert::job_to_pb("j", j);
+        job.policy.allow_non_global = vec!["127.0.0.0/8".parse().unwrap()];
+        let e = accept(&cfg, pb(&job)).unwrap_err();
+        assert!(matches!(e, JobError::Wider(_)), "{e:?}");
+        assert!(e.to_string().contains("probe.allow_non_global names 127.0.0.0/8, wider than this agent's --allow-non-global-max (127.0.0.2/32)"), "{e}");
+        job.policy.allow_non_global = vec!["127.0.0.2/32".parse().unwrap()];
+        assert!(accept(&cfg, pb(&job)).is_ok());
+        job.policy.allow_non_global = vec!["0.0.0.0/0".parse().unwrap()];
+        cfg.ceiling = None;
+        assert!(accept(&cfg, pb(&job)).is_ok());
     }
 }

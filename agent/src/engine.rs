@@ -2,7 +2,7 @@
 //! deadline, each exchange under its own timeout and byte caps.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,9 +10,9 @@ use ipnet::IpNet;
 
 use crate::catalog::CheckId;
 use crate::credentials::{scrub, Credentials};
-use crate::job::Job;
-use crate::model::{Era, RegionResult, RegionStatus, Severity};
-use crate::netclass;
+use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::job::{Job, Policy};
+use crate::model::{Cause, Era, Outcome, RegionResult, RegionStatus, Severity};
 use crate::probe::dns::{self, ResolverChoice};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
@@ -33,11 +33,14 @@ pub struct ProbeOptions {
     pub assume_global: Vec<IpNet>,
     /// Extra trust anchors (PEM) besides the web PKI roots.
     pub extra_ca_pem: Option<Vec<u8>>,
-    /// Whether to connect to non-global addresses. True for the operator's own
-    /// single-machine `vantage check`; false for a fleet agent (SSRF guard).
-    pub connect_non_global: bool,
-    /// Non-global prefixes a fleet vantage may still connect to (from the coordinator's
-    /// configuration); ignored when `connect_non_global` is true.
+    /// The operator's own single-machine check (`vantage check`): the addresses of the
+    /// target the operator named are allowed whatever their class. Every other address
+    /// (metadata, authorization servers) obeys the egress policy all the same. False for a
+    /// fleet vantage (the coordinator's in-process vantage and agents): there the target
+    /// obeys the policy too.
+    pub allow_named_target: bool,
+    /// Non-global prefixes the vantage may still connect to (`probe.allow_non_global`;
+    /// `--allow-non-global` for `vantage check`). See [`crate::egress`].
     pub allow_non_global: Vec<IpNet>,
     pub resolver: ResolverChoice,
     pub limits: Limits,
@@ -55,7 +58,7 @@ impl Default for ProbeOptions {
             check_timeout: Duration::from_secs(5),
             assume_global: Vec::new(),
             extra_ca_pem: None,
-            connect_non_global: true,
+            allow_named_target: true,
             allow_non_global: Vec::new(),
             resolver: ResolverChoice::default(),
             limits: Limits::default(),
@@ -232,35 +235,25 @@ impl Engine {
             rec.skip_rest("the name did not resolve");
             return;
         }
-        let allowed: Vec<IpAddr> = if self.opts.connect_non_global {
-            addrs
-        } else {
-            addrs
-                .into_iter()
-                .filter(|&ip| {
-                    netclass::classify(ip, &self.opts.assume_global).global
-                        || self
-                            .opts
-                            .allow_non_global
-                            .iter()
-                            .any(|net| net.contains(&ip))
-                })
-                .collect()
-        };
-        if allowed.is_empty() {
-            rec.skip_rest("every address is non-global and this vantage does not connect to non-global addresses");
-            return;
-        }
+        // Every connection from here on obeys one egress policy (`egress`).
+        let policy = self.egress_policy(&addrs);
 
         // 2. Connect
         st.progress.stage(ProgressStage::Connect);
         let t = Instant::now();
         let connected =
-            connect::connect_all(&allowed, target.port, self.budget(deadline), rec).await;
+            connect::connect_all(&policy, &addrs, target.port, self.budget(deadline), rec).await;
         st.phases
             .insert("connect".into(), t.elapsed().as_millis() as u64);
         let Some(&pinned) = connected.first() else {
-            rec.skip_rest("no address accepted a connection");
+            let refused = rec.get(CheckId::NetConnect).is_some_and(|c| {
+                c.outcome == Outcome::Unknown && c.cause == Some(Cause::PolicyRefused)
+            });
+            rec.skip_rest(if refused {
+                "the egress policy refused every address of the target"
+            } else {
+                "no address accepted a connection"
+            });
             return;
         };
 
@@ -270,6 +263,7 @@ impl Engine {
             st.progress.stage(ProgressStage::Tls);
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
             let ok = tls::check(
+                &policy,
                 &connected,
                 &target.host,
                 self.tls.clone(),
@@ -299,7 +293,7 @@ impl Engine {
             rec.record_ms(CheckId::TlsPlainHttp, v, 0);
         }
 
-        let client = match self.client(target, pinned) {
+        let client = match self.client(target, policy, pinned.ip()) {
             Ok(c) => c,
             Err(e) => {
                 rec.record_ms(CheckId::RedirectNone, Verdict::error(e), 0);
@@ -310,25 +304,45 @@ impl Engine {
         self.protocol(target, &client, deadline, rec, st).await;
     }
 
-    fn client(&self, target: &Target, pinned: SocketAddr) -> Result<reqwest::Client, String> {
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .use_preconfigured_tls((*self.tls).clone())
-            .connect_timeout(self.opts.check_timeout)
-            .pool_max_idle_per_host(8)
-            .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")));
-        if target.ip.is_none() {
-            // The address connected to is the one resolved and classified above: no second
-            // lookup that DNS rebinding could change.
-            builder = builder.resolve(&target.host, pinned);
+    /// The egress policy of this run: the job's prefixes, and on the operator's own machine
+    /// the addresses of the target they named.
+    fn egress_policy(&self, target_addrs: &[IpAddr]) -> EgressPolicy {
+        let policy = EgressPolicy::new(&Policy {
+            assume_global: self.opts.assume_global.clone(),
+            allow_non_global: self.opts.allow_non_global.clone(),
+        });
+        if self.opts.allow_named_target {
+            policy.allowing_named_target(target_addrs)
+        } else {
+            policy
         }
-        builder.build().map_err(|e| e.to_string())
+    }
+
+    /// The run's HTTP client: the target's name pinned to the address resolved, checked and
+    /// connected to above (no second lookup that DNS rebinding could change), every other
+    /// name resolved once under the policy.
+    fn client(
+        &self,
+        target: &Target,
+        policy: EgressPolicy,
+        pinned: IpAddr,
+    ) -> Result<EgressClient, String> {
+        let settings = ClientSettings {
+            tls: self.tls.clone(),
+            connect_timeout: self.opts.check_timeout,
+            resolver: self.opts.resolver.clone(),
+            pinned: match target.ip {
+                None => vec![(target.host.clone(), vec![pinned])],
+                Some(_) => Vec::new(),
+            },
+            idle_per_host: 8,
+        };
+        EgressClient::new(policy, settings).map_err(|e| e.to_string())
     }
 
     pub(crate) async fn send(
         &self,
-        client: &reqwest::Client,
+        client: &EgressClient,
         target: &Target,
         req: &ProbeRequest,
         deadline: Instant,

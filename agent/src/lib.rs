@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod client;
 pub mod convert;
 pub mod credentials;
+pub mod egress;
 pub mod engine;
 pub mod health;
 pub mod job;

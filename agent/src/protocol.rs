@@ -6,6 +6,7 @@ use std::time::Instant;
 use http::Method;
 
 use crate::catalog::{CheckId, Stage};
+use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
 use crate::model::{Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
@@ -20,7 +21,7 @@ impl Engine {
     pub(crate) async fn protocol(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,
@@ -61,8 +62,11 @@ impl Engine {
             }
         };
         st.phases.insert("first_byte".into(), unauth.first_byte_ms);
-        let shape = redirect::verdict(&unauth, target);
+        let mut shape = redirect::verdict(&unauth, target);
         let redirected = shape.outcome == Outcome::Fail;
+        if let (true, Some(location)) = (redirected, unauth.header("location")) {
+            shape.observed += &egress::location_note(client.policy(), &target.url, location);
+        }
         rec.record(CheckId::RedirectNone, shape, t);
         if redirected {
             rec.skip_rest("the endpoint redirects, and redirects are never followed");
@@ -149,7 +153,7 @@ impl Engine {
     async fn era_and_transport(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,

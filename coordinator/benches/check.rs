@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use vantage_agent::egress::{ClientSettings, EgressClient, EgressPolicy};
 use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
 use vantage_agent::{Engine, Job, ProbeOptions, Target};
 use vantage_coordinator::fixture::Fixture;
@@ -55,11 +56,18 @@ fn main() {
         let mut floor = Vec::with_capacity(runs);
         for _ in 0..runs {
             // A fresh client per round trip: connect + one request, as a check's first exchange.
-            let client = reqwest::Client::builder()
-                .no_proxy()
-                .use_preconfigured_tls((*tls).clone())
-                .build()
-                .expect("client");
+            // The engine's own client: the same egress policy (the named loopback target).
+            let client = EgressClient::new(
+                EgressPolicy::default().allowing_named_target(&[std::net::IpAddr::from([127, 0, 0, 1])]),
+                ClientSettings {
+                    tls: tls.clone(),
+                    connect_timeout: Duration::from_secs(5),
+                    resolver: Default::default(),
+                    pinned: Vec::new(),
+                    idle_per_host: 8,
+                },
+            )
+            .expect("client");
             let t = Instant::now();
             let ex = exchange(&client, &url, &req, &Limits::default(), Duration::from_secs(5), SseRead::UntilResponse)
                 .await

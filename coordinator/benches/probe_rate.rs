@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use common::{accounting, env_or};
 use http::Method;
+use vantage_agent::egress::{ClientSettings, EgressClient, EgressPolicy};
 use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
 
 /// The Vantage side, in its own process: probe `url` with `concurrency` loops for `seconds`.
@@ -30,14 +31,20 @@ fn worker(url: &str, concurrency: u64, seconds: u64) {
         .expect("runtime");
     let done = rt.block_on(async {
         let tls = vantage_agent::probe::tls::client_config(None).expect("tls");
-        // No idle connections kept: every probe connects afresh, as blackbox_exporter does.
-        let client = reqwest::Client::builder()
-            .use_preconfigured_tls((*tls).clone())
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .pool_max_idle_per_host(0)
-            .build()
-            .expect("client");
+        // The engine's client and egress policy (the named loopback target allowed). No idle
+        // connections kept: every probe connects afresh, as blackbox_exporter does.
+        let client = EgressClient::new(
+            EgressPolicy::default()
+                .allowing_named_target(&[std::net::IpAddr::from([127, 0, 0, 1])]),
+            ClientSettings {
+                tls,
+                connect_timeout: Duration::from_secs(5),
+                resolver: Default::default(),
+                pinned: Vec::new(),
+                idle_per_host: 0,
+            },
+        )
+        .expect("client");
         let url = url::Url::parse(url).expect("url");
         let count = Arc::new(AtomicU64::new(0));
         let deadline = Instant::now() + Duration::from_secs(seconds);

@@ -82,15 +82,16 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// This machine's vantage: its own settings. It connects to any address (the operator's
-/// own check); the job brings the deadline, policy and credentials.
+/// This machine's vantage: its own settings. The target the operator names is probed
+/// whatever its address; every other address obeys the egress policy (`--allow-non-global`
+/// widens it). The job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
         check_timeout: probe.check_timeout,
         extra_ca_pem,
-        connect_non_global: true,
+        allow_named_target: true,
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
@@ -106,7 +107,7 @@ fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
         expect_auth: probe.auth.expect_auth,
         policy: Policy {
             assume_global: probe.assume_global.clone(),
-            allow_non_global: Vec::new(),
+            allow_non_global: probe.allow_non_global.clone(),
         },
         credentials: probe.auth.credentials()?,
     })
@@ -278,6 +279,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     }
     let probe = Probe {
         assume_global: Vec::new(),
+        allow_non_global: Vec::new(),
         ca_file: None,
         timeout: Duration::from_secs(30),
         check_timeout: Duration::from_secs(5),

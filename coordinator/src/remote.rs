@@ -90,6 +90,14 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
+    // The fleet's egress policy is the coordinator's to set: a caller of the API must not be
+    // able to widen where the agents connect. Refused here, never silently ignored.
+    if !args.probe.assume_global.is_empty() {
+        bail!("--assume-global is not sent to a fleet: every agent takes probe.assume_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ASSUME_GLOBAL) and drop the flag");
+    }
+    if !args.probe.allow_non_global.is_empty() {
+        bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
+    }
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;

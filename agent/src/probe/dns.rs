@@ -36,7 +36,7 @@ struct Answer {
     failure: Option<String>,
 }
 
-fn build_resolver(
+pub(crate) fn build_resolver(
     choice: &ResolverChoice,
     timeout: Duration,
 ) -> Result<Resolver<TokioConnectionProvider>, String> {

@@ -183,7 +183,8 @@ pub struct Probe {
     pub check_timeout: Duration,
     /// Prefixes treated as globally routable (laboratories only).
     pub assume_global: Vec<IpNet>,
-    /// Non-global prefixes agents may still connect to (SSRF guard exceptions).
+    /// Non-global prefixes every fleet vantage may still connect to, for the target and
+    /// every URL it names (the egress policy's exceptions; `vantage_agent::egress`).
     pub allow_non_global: Vec<IpNet>,
     /// Extra CA (PEM) the in-process vantage trusts for targets.
     pub ca_file: Option<PathBuf>,

@@ -10,6 +10,7 @@ mod cli;
 mod cli_habits;
 mod codemap;
 mod dns_tls;
+mod egress;
 mod fixture_faults;
 mod fleet;
 mod hostile;

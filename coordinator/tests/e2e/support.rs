@@ -360,7 +360,11 @@ impl LabDns {
 }
 
 /// Build the answer to one query; over UDP (`limit`) an oversized answer is truncated.
-fn answer(table: &BTreeMap<String, Vec<IpAddr>>, query: &[u8], limit: usize) -> Option<Vec<u8>> {
+pub fn answer(
+    table: &BTreeMap<String, Vec<IpAddr>>,
+    query: &[u8],
+    limit: usize,
+) -> Option<Vec<u8>> {
     use hickory_proto::op::{Message, MessageType, ResponseCode};
     use hickory_proto::rr::{rdata, RData, Record, RecordType};
     let req = Message::from_vec(query).ok()?;

@@ -3,6 +3,7 @@
 //! metadata URLs. Runs when an unauthenticated request got 401, or with `--expect-auth`.
 
 pub mod challenge;
+mod discovery;
 pub mod metadata;
 
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use super::http::{exchange, Exchange, Limits, ProbeRequest, SseRead};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::{self, CheckId, Stage};
 use crate::credentials::Credentials;
+use crate::egress::EgressClient;
 use crate::model::{Cause, Severity};
 use crate::target::Target;
 use metadata::Fetched;
@@ -21,7 +23,7 @@ use metadata::Fetched;
 #[derive(Debug)]
 pub struct AuthStage<'a> {
     pub target: &'a Target,
-    pub client: &'a reqwest::Client,
+    pub client: &'a EgressClient,
     pub limits: &'a Limits,
     pub budget: Duration,
     pub credentials: &'a Credentials,
@@ -173,122 +175,15 @@ impl AuthStage<'_> {
             skip_all(rec, "the endpoint did not ask for authorization (no 401)");
             return;
         }
+        // Protected resource metadata, then each named authorization server's metadata,
+        // every URL through the egress policy (see `discovery`).
         let mut fetched: Vec<Fetched> = Vec::new();
-
-        // Protected resource metadata: the challenge's URL, else the well-known URIs.
         let t = Instant::now();
-        let candidates: Vec<Url> = match &resource_metadata {
-            Some(u) => match self.target.url.join(u) {
-                Ok(u) => vec![u],
-                Err(e) => {
-                    rec.record(
-                        CheckId::AuthPrm,
-                        Verdict::fail(
-                            Severity::High,
-                            format!("resource_metadata \"{u}\" is not a URL: {e}"),
-                        ),
-                        t,
-                    );
-                    vec![]
-                }
-            },
-            None => metadata::prm_well_known(self.target),
-        };
-        let mut issuers = Vec::new();
-        let mut tried = Vec::new();
-        for url in candidates {
-            let f = self.fetch(url).await;
-            tried.push(f.describe());
-            let doc = f.json().cloned();
-            fetched.push(f);
-            if let Some(doc) = doc {
-                let (problems, found) = metadata::prm_problems(&doc, self.target);
-                let at = fetched
-                    .last()
-                    .map(|f| f.url.to_string())
-                    .unwrap_or_default();
-                let v = if problems.is_empty() {
-                    Verdict::pass(format!(
-                        "{at}: resource matches; authorization_servers {}",
-                        found.join(", ")
-                    ))
-                } else {
-                    Verdict::fail(Severity::High, format!("{at}: {}", problems.join("; ")))
-                };
-                rec.record(CheckId::AuthPrm, v, t);
-                issuers = found;
-                break;
-            }
-        }
-        if !rec.has(CheckId::AuthPrm) {
-            rec.record(
-                CheckId::AuthPrm,
-                Verdict::fail(
-                    Severity::High,
-                    format!("no protected resource metadata: {}", tried.join("; ")),
-                ),
-                t,
-            );
-        }
-
-        // Authorization server metadata for each issuer.
+        let (prm, issuers) = self.prm(resource_metadata.as_deref(), &mut fetched).await;
+        rec.record(CheckId::AuthPrm, prm.clone(), t);
         let t = Instant::now();
-        if issuers.is_empty() {
-            rec.record(
-                CheckId::AuthAsMetadata,
-                Verdict::skip("no authorization server is named"),
-                t,
-            );
-        } else {
-            let mut problems = Vec::new();
-            let mut good = Vec::new();
-            for issuer in issuers.iter().take(4) {
-                let Ok(url) = Url::parse(issuer) else {
-                    problems.push(format!("issuer \"{issuer}\" is not a URL"));
-                    continue;
-                };
-                let mut matched = false;
-                let mut misses = Vec::new();
-                for candidate in metadata::as_candidates(&url) {
-                    let f = self.fetch(candidate).await;
-                    let doc = f.json().cloned();
-                    misses.push(f.describe());
-                    fetched.push(f);
-                    let Some(doc) = doc else { continue };
-                    let got = doc
-                        .get("issuer")
-                        .and_then(serde_json::Value::as_str)
-                        .unwrap_or("(none)");
-                    if got != issuer {
-                        misses.push(format!("issuer \"{got}\" is not \"{issuer}\""));
-                        continue;
-                    }
-                    matched = true;
-                    let p = metadata::as_problems(&doc);
-                    if p.is_empty() {
-                        good.push(issuer.clone());
-                    } else {
-                        problems.push(format!("{issuer}: {}", p.join("; ")));
-                    }
-                    break;
-                }
-                if !matched {
-                    problems.push(format!(
-                        "{issuer}: no metadata with an identical issuer ({})",
-                        misses.join("; ")
-                    ));
-                }
-            }
-            let v = if problems.is_empty() {
-                Verdict::pass(format!(
-                    "metadata with identical issuer and S256 for {}",
-                    good.join(", ")
-                ))
-            } else {
-                Verdict::fail(Severity::High, problems.join("; "))
-            };
-            rec.record(CheckId::AuthAsMetadata, v, t);
-        }
+        let v = self.as_metadata(&prm, &issuers, &mut fetched).await;
+        rec.record(CheckId::AuthAsMetadata, v, t);
 
         // Tokens that must be refused.
         let garbage = secrecy::SecretString::from(format!(
@@ -324,30 +219,7 @@ impl AuthStage<'_> {
         rec.record(CheckId::AuthInsufficientScope, v, t);
 
         // Redirects on any metadata URL (never followed).
-        let redirects: Vec<(String, bool)> = fetched
-            .iter()
-            .filter_map(|f| {
-                f.redirect()
-                    .map(|(st, loc, cross)| (format!("{} answered {st} to {loc}", f.url), cross))
-            })
-            .collect();
-        let v = if redirects.iter().any(|(_, cross)| *cross) {
-            let list: Vec<&str> = redirects.iter().map(|(s, _)| s.as_str()).collect();
-            Verdict::fail(
-                Severity::High,
-                format!("cross-host redirect on metadata: {}", list.join("; ")),
-            )
-            .cause(Cause::CrossHost)
-        } else if !redirects.is_empty() {
-            let list: Vec<&str> = redirects.iter().map(|(s, _)| s.as_str()).collect();
-            Verdict::warn(
-                Severity::Low,
-                format!("same-host redirect on metadata: {}", list.join("; ")),
-            )
-            .cause(Cause::SameHost)
-        } else {
-            Verdict::pass(format!("{} metadata URL(s), no redirect", fetched.len()))
-        };
+        let v = discovery::metadata_redirect(&fetched, self.client.policy());
         rec.record_ms(CheckId::AuthMetadataRedirect, v, 0);
     }
 }
