@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod client;
 pub mod convert;
 pub mod credentials;
+pub mod dial;
 pub mod engine;
 pub mod health;
 pub mod job;
@@ -22,6 +23,7 @@ pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+mod state;
 mod stop;
 pub mod target;
 
