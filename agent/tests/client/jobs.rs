@@ -43,6 +43,36 @@ async fn load(mock: &mut Mock, session: &Session, in_flight: u32, queued: u32) {
     .await;
 }
 
+/// A running job on a registered agent (`running`, against a silent target), then stop:
+/// the first thing the coordinator sees is `Leaving`, on this stream.
+async fn stop_with_a_running_job(cfg: AgentConfig) -> (Mock, Agent, Session, Silent) {
+    let (mut mock, agent, session) = registered(cfg).await;
+    let mut silent = Silent::start().await;
+    session.job(job("running", &silent.url, FOREVER));
+    silent.requested().await;
+    load(&mut mock, &session, 1, 0).await;
+    agent.stop();
+    match mock.next_not_heartbeat().await {
+        Seen::Leaving { conn, leaving } => {
+            assert_eq!(conn, session.conn);
+            assert_eq!(leaving.reason, "the agent is shutting down");
+        }
+        other => panic!("expected Leaving first, saw {other:?}"),
+    }
+    (mock, agent, session, silent)
+}
+
+/// The next thing (heartbeats aside) is the agent closing `session`'s stream, cleanly.
+async fn closed_cleanly(mock: &mut Mock, session: &Session) {
+    match mock.next_not_heartbeat().await {
+        Seen::Closed { conn, status } => {
+            assert_eq!(conn, session.conn);
+            assert!(status.is_none(), "closed cleanly: {status:?}");
+        }
+        other => panic!("expected the agent to close its stream, saw {other:?}"),
+    }
+}
+
 fn region(result: &pb::JobResult) -> &pb::RegionResult {
     result.region.as_ref().expect("a region section")
 }
@@ -191,31 +221,13 @@ async fn the_end_of_a_session_stops_its_jobs_and_gives_their_count_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_says_leaving_lets_a_running_job_finish_and_closes() {
-    let (mut mock, mut agent, session) = registered(config()).await;
-    let mut silent = Silent::start().await;
-    session.job(job("j1", &silent.url, FOREVER));
-    silent.requested().await;
-    load(&mut mock, &session, 1, 0).await;
-    agent.stop();
-    match mock.next_not_heartbeat().await {
-        Seen::Leaving { conn, leaving } => {
-            assert_eq!(conn, session.conn);
-            assert_eq!(leaving.reason, "the agent is shutting down");
-        }
-        other => panic!("expected Leaving first, saw {other:?}"),
-    }
+    let (mut mock, mut agent, session, silent) = stop_with_a_running_job(config()).await;
     // The job can end only now (its target closes the connections), within the drain.
     silent.release();
     let result = mock.result().await;
-    assert_eq!(result.job_id, "j1");
+    assert_eq!(result.job_id, "running");
     assert_eq!(region(&result).region, REGION);
-    match mock.next_not_heartbeat().await {
-        Seen::Closed { conn, status } => {
-            assert_eq!(conn, session.conn);
-            assert!(status.is_none(), "closed cleanly: {status:?}");
-        }
-        other => panic!("expected the agent to close its stream, saw {other:?}"),
-    }
+    closed_cleanly(&mut mock, &session).await;
     // The coordinator closes its side in turn; the agent is done.
     session.end();
     agent.stopped().await;
@@ -227,24 +239,9 @@ async fn a_job_still_running_when_the_drain_ends_is_abandoned() {
         drain_timeout: Duration::from_millis(300),
         ..config()
     };
-    let (mut mock, mut agent, session) = registered(cfg).await;
-    let mut silent = Silent::start().await;
-    session.job(job("j1", &silent.url, FOREVER));
-    silent.requested().await;
-    load(&mut mock, &session, 1, 0).await;
-    agent.stop();
-    match mock.next_not_heartbeat().await {
-        Seen::Leaving { conn, .. } => assert_eq!(conn, session.conn),
-        other => panic!("expected Leaving first, saw {other:?}"),
-    }
+    let (mut mock, mut agent, session, mut silent) = stop_with_a_running_job(cfg).await;
     // No result: the stream closes with the job still running, and the job is stopped.
-    match mock.next_not_heartbeat().await {
-        Seen::Closed { conn, status } => {
-            assert_eq!(conn, session.conn);
-            assert!(status.is_none(), "closed cleanly: {status:?}");
-        }
-        other => panic!("expected the stream to close without a result, saw {other:?}"),
-    }
+    closed_cleanly(&mut mock, &session).await;
     session.end();
     agent.stopped().await;
     silent.all_closed().await;

@@ -30,14 +30,16 @@ use super::mock::Seen;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ConnId(pub u32);
 
-/// The mock coordinator's half of a connection.
+/// One half of a connection. The agent's half can be stalled: then it reads nothing more.
+/// The coordinator's half carries the connection's id to the mock's requests.
 #[derive(Debug)]
-pub struct ServerIo {
+pub struct Half {
     io: DuplexStream,
     conn: ConnId,
+    stalled: Arc<AtomicBool>,
 }
 
-impl Connected for ServerIo {
+impl Connected for Half {
     type ConnectInfo = ConnId;
 
     fn connect_info(&self) -> ConnId {
@@ -45,42 +47,7 @@ impl Connected for ServerIo {
     }
 }
 
-impl AsyncRead for ServerIo {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for ServerIo {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-}
-
-/// The agent's half: reads nothing more once its connection is stalled.
-#[derive(Debug)]
-pub struct ClientIo {
-    io: DuplexStream,
-    stalled: Arc<AtomicBool>,
-}
-
-impl AsyncRead for ClientIo {
+impl AsyncRead for Half {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -94,7 +61,7 @@ impl AsyncRead for ClientIo {
     }
 }
 
-impl AsyncWrite for ClientIo {
+impl AsyncWrite for Half {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -118,7 +85,7 @@ pub type Stalls = Arc<std::sync::Mutex<std::collections::HashMap<ConnId, Arc<Ato
 /// Hands the agent a fresh in-memory connection per dial and the mock's server its other half.
 #[derive(Debug, Clone)]
 pub struct Link {
-    pub(super) incoming: mpsc::UnboundedSender<io::Result<ServerIo>>,
+    pub(super) incoming: mpsc::UnboundedSender<io::Result<Half>>,
     pub(super) seen: mpsc::UnboundedSender<Seen>,
     pub(super) stalls: Stalls,
     pub(super) next: Arc<AtomicU32>,
@@ -142,7 +109,7 @@ impl Link {
         })
     }
 
-    fn open(&self) -> io::Result<ClientIo> {
+    fn open(&self) -> io::Result<Half> {
         let conn = ConnId(self.next.fetch_add(1, Ordering::SeqCst) + 1);
         let (client, server) = tokio::io::duplex(64 * 1024);
         let stalled = Arc::new(AtomicBool::new(false));
@@ -155,10 +122,15 @@ impl Link {
             at: tokio::time::Instant::now(),
         });
         self.incoming
-            .send(Ok(ServerIo { io: server, conn }))
+            .send(Ok(Half {
+                io: server,
+                conn,
+                stalled: Arc::default(),
+            }))
             .map_err(|_| io::Error::new(io::ErrorKind::ConnectionRefused, "the mock is gone"))?;
-        Ok(ClientIo {
+        Ok(Half {
             io: client,
+            conn,
             stalled,
         })
     }
