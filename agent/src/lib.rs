@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod client;
 pub mod convert;
 pub mod credentials;
+pub mod dial;
 pub mod egress;
 pub mod engine;
 pub mod health;
@@ -23,6 +24,7 @@ pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+mod state;
 mod stop;
 pub mod target;
 
