@@ -11,7 +11,7 @@ use ipnet::IpNet;
 use crate::catalog::CheckId;
 use crate::credentials::{scrub, Credentials};
 use crate::job::Job;
-use crate::model::{Era, RegionResult, RegionStatus, Severity};
+use crate::model::{Cause, Era, RegionResult, RegionStatus, Severity};
 use crate::netclass;
 use crate::probe::dns::{self, ResolverChoice};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
@@ -159,10 +159,15 @@ impl Engine {
         let status = match finished {
             Ok(()) => RegionStatus::Complete,
             Err(_) => {
-                rec.skip_rest(&format!(
-                    "the overall deadline ({} s) ran out before this check",
-                    self.opts.deadline.as_secs_f64()
-                ));
+                // Checks still due when the deadline ran out have no evidence either way:
+                // `unknown`, never `skip` (a skip would read as "did not apply").
+                rec.unknown_rest(
+                    Cause::Deadline,
+                    &format!(
+                        "not run: the overall deadline ({} s) ran out first",
+                        self.opts.deadline.as_secs_f64()
+                    ),
+                );
                 RegionStatus::Partial
             }
         };
@@ -195,10 +200,12 @@ impl Engine {
         checks
     }
 
-    pub(crate) fn budget(&self, deadline: Instant) -> Duration {
-        self.opts
-            .check_timeout
-            .min(deadline.saturating_duration_since(Instant::now()))
+    /// The time one exchange (connect, handshake, query) may take: `--check-timeout`. It is
+    /// deliberately not shortened to what is left of the overall deadline: a timeout cut
+    /// short by our own deadline would read as the target's silence. The overall deadline
+    /// cancels the run instead, and whatever was in flight is `unknown` (`checks.md` 4.1).
+    pub(crate) fn budget(&self, _deadline: Instant) -> Duration {
+        self.opts.check_timeout
     }
 
     async fn stages(&self, target: &Target, deadline: Instant, rec: &mut Recorder, st: &mut State) {
@@ -229,26 +236,45 @@ impl Engine {
         st.phases
             .insert("dns".into(), t.elapsed().as_millis() as u64);
         if addrs.is_empty() {
-            rec.skip_rest("the name did not resolve");
+            let resolver_failed = rec
+                .get(CheckId::DnsResolve)
+                .is_some_and(|c| c.outcome == crate::model::Outcome::Unknown);
+            rec.skip_rest(if resolver_failed {
+                "this vantage's resolver failed, so there is no address to connect to"
+            } else {
+                "the name did not resolve"
+            });
             return;
         }
-        let allowed: Vec<IpAddr> = if self.opts.connect_non_global {
-            addrs
+        let (allowed, refused): (Vec<IpAddr>, Vec<IpAddr>) = if self.opts.connect_non_global {
+            (addrs, Vec::new())
         } else {
-            addrs
-                .into_iter()
-                .filter(|&ip| {
-                    netclass::classify(ip, &self.opts.assume_global).global
-                        || self
-                            .opts
-                            .allow_non_global
-                            .iter()
-                            .any(|net| net.contains(&ip))
-                })
-                .collect()
+            addrs.into_iter().partition(|&ip| {
+                netclass::classify(ip, &self.opts.assume_global).global
+                    || self
+                        .opts
+                        .allow_non_global
+                        .iter()
+                        .any(|net| net.contains(&ip))
+            })
         };
         if allowed.is_empty() {
-            rec.skip_rest("every address is non-global and this vantage does not connect to non-global addresses");
+            // A decision of this vantage, not an observation of the target: `unknown` with
+            // the cause the merge turns into `probe.policy-refused` (`checks.md` 4.1).
+            let listed: Vec<String> = refused.iter().map(ToString::to_string).collect();
+            rec.record_ms(
+                CheckId::NetConnect,
+                Verdict::unknown(
+                    Cause::PolicyRefused,
+                    format!(
+                        "not connected: {} {} non-global and this vantage does not connect to non-global addresses unless probe.allow_non_global (or --assume-global) names them",
+                        listed.join(", "),
+                        if listed.len() == 1 { "is" } else { "are" }
+                    ),
+                ),
+                0,
+            );
+            rec.skip_rest("this vantage refused to connect by policy (non-global address)");
             return;
         }
 
