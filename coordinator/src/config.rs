@@ -196,13 +196,48 @@ pub struct Agent {
     pub token_file: Option<PathBuf>,
 }
 
-/// A named credential for authenticated checks.
+/// A named credential for authenticated checks: the main token, and optionally the two
+/// negative tokens of `checks.md` 2.5 (each from an environment variable or a file, never
+/// from the API body), so fleet jobs run the same auth checks as `vantage check`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Credential {
     pub name: String,
     pub token_env: Option<String>,
     pub token_file: Option<PathBuf>,
+    /// A token issued for another audience (`auth.wrong-audience`).
+    pub other_audience_env: Option<String>,
+    pub other_audience_file: Option<PathBuf>,
+    /// A token lacking a required scope (`auth.insufficient-scope`).
+    pub missing_scope_env: Option<String>,
+    pub missing_scope_file: Option<PathBuf>,
+}
+
+impl Credential {
+    /// Read every secret this entry names.
+    pub fn resolve(&self) -> Result<vantage_agent::Credentials, ConfigError> {
+        let what = |part: &str| format!("credentials `{}`{part}", self.name);
+        let optional = |part: &str, env: &Option<String>, file: &Option<PathBuf>| {
+            if env.is_none() && file.is_none() {
+                Ok(None)
+            } else {
+                resolve(&what(part), env, file).map(Some)
+            }
+        };
+        Ok(vantage_agent::Credentials {
+            token: Some(resolve(&what(""), &self.token_env, &self.token_file)?),
+            other_audience: optional(
+                " other_audience",
+                &self.other_audience_env,
+                &self.other_audience_file,
+            )?,
+            missing_scope: optional(
+                " missing_scope",
+                &self.missing_scope_env,
+                &self.missing_scope_file,
+            )?,
+        })
+    }
 }
 
 /// Why the configuration could not be used. Messages say what to fix.
@@ -210,7 +245,7 @@ pub struct Credential {
 pub enum ConfigError {
     #[error("{0}")]
     Load(String),
-    #[error("{what}: give token_env or token_file (exactly one)")]
+    #[error("{what}: give token_env or token_file (exactly one; other_audience_env/_file and missing_scope_env/_file likewise)")]
     SecretSource { what: String },
     #[error("{what}: {source}")]
     Secret {
@@ -424,6 +459,8 @@ mod tests {
             "assume_global",
             "allow_non_global",
             "ca_file",
+            "other_audience_env",
+            "missing_scope_file",
             "token_env",
             "token_file",
         ] {
@@ -432,6 +469,50 @@ mod tests {
                 "vantage.example.toml does not document `{key}`"
             );
         }
+    }
+
+    /// Issue 12: `[[credentials]]` names the negative tokens too, from env or files, so a
+    /// fleet job carries every credential the auth checks need; a half-named source is an
+    /// error that says what to give.
+    #[test]
+    fn a_credential_carries_its_other_audience_and_missing_scope_tokens() {
+        let dir = std::env::temp_dir().join(format!("vantage-cred-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let scope = dir.join("scope");
+        std::fs::write(&scope, "scope-secret\n").unwrap();
+        std::env::set_var("VANTAGE_TEST_CRED_MAIN", "main-secret");
+        std::env::set_var("VANTAGE_TEST_CRED_OTHER", "other-secret");
+        let c = Credential {
+            name: "prod".into(),
+            token_env: Some("VANTAGE_TEST_CRED_MAIN".into()),
+            token_file: None,
+            other_audience_env: Some("VANTAGE_TEST_CRED_OTHER".into()),
+            other_audience_file: None,
+            missing_scope_env: None,
+            missing_scope_file: Some(scope.clone()),
+        };
+        let got = c.resolve().unwrap();
+        assert_eq!(
+            got.secrets(),
+            ["main-secret", "other-secret", "scope-secret"]
+        );
+        let both = Credential {
+            other_audience_file: Some(scope),
+            ..c.clone()
+        };
+        let e = both.resolve().unwrap_err().to_string();
+        assert!(
+            e.contains("credentials `prod` other_audience") && e.contains("exactly one"),
+            "{e}"
+        );
+        let bare = Credential {
+            other_audience_env: None,
+            missing_scope_file: None,
+            ..c
+        };
+        let got = bare.resolve().unwrap();
+        assert!(got.other_audience.is_none() && got.missing_scope.is_none());
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -10,7 +10,7 @@ use secrecy::SecretString;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use vantage_agent::{Engine, Policy, ProbeOptions};
+use vantage_agent::{Credentials, Engine, Policy, ProbeOptions};
 
 use crate::api::{self, Api};
 use crate::config::{resolve, Config, ConfigError};
@@ -156,7 +156,7 @@ fn generated_token() -> Result<(SecretString, std::path::PathBuf), ServeError> {
 struct Secrets {
     agents: Vec<AgentAuth>,
     tokens: Vec<SecretString>,
-    credentials: BTreeMap<String, SecretString>,
+    credentials: BTreeMap<String, Credentials>,
 }
 
 fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
@@ -187,16 +187,7 @@ fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
     let credentials = cfg
         .credentials
         .iter()
-        .map(|c| {
-            Ok((
-                c.name.clone(),
-                resolve(
-                    &format!("credentials `{}`", c.name),
-                    &c.token_env,
-                    &c.token_file,
-                )?,
-            ))
-        })
+        .map(|c| Ok((c.name.clone(), c.resolve()?)))
         .collect::<Result<_, ConfigError>>()?;
     Ok(Secrets {
         agents,
