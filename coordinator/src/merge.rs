@@ -55,10 +55,9 @@ impl Acc {
         evidence: Vec<String>,
     ) {
         let spec = findings::spec(id);
-        debug_assert!(
-            severity <= spec.severity,
-            "{id}: severity {severity:?} above the catalogue's highest"
-        );
+        // Results come from agents over the wire: a severity above what the catalogue
+        // allows is capped, never trusted.
+        let severity = severity.min(spec.severity);
         let entry = self.by_id.entry(id).or_insert_with(|| Finding {
             id,
             severity,
@@ -96,13 +95,13 @@ pub fn finding_id(
     era: Era,
 ) -> FindingId {
     match check {
-        CheckId::DnsResolve if regional => FindingId::DnsSplitHorizon,
-        CheckId::NetConnect if regional => FindingId::EgressBlocked,
+        CheckId::DnsResolve if regional && outcome == Outcome::Fail => FindingId::DnsSplitHorizon,
+        CheckId::NetConnect if regional && outcome == Outcome::Fail => FindingId::EgressBlocked,
         CheckId::RedirectNone if cause == Some(Cause::CrossHost) => FindingId::RedirectCrossHost,
         CheckId::SecurityOrigin if outcome != Outcome::Fail => FindingId::SecurityOrigin,
         CheckId::EraDetect if matches!(era, Era::Legacy | Era::HttpSse) => FindingId::EraLegacyOnly,
         CheckId::AuthGarbageToken | CheckId::AuthWrongAudience
-            if cause == Some(Cause::TokenAccepted) =>
+            if outcome == Outcome::Fail && cause == Some(Cause::TokenAccepted) =>
         {
             FindingId::AuthInvalidTokenAccepted
         }
@@ -111,11 +110,14 @@ pub fn finding_id(
 }
 
 /// Whether a region's failures are explained by DNS or connectivity (so a divergent check
-/// there is not an edge difference). Only failures with evidence count.
+/// there is not an edge difference). Only failures with evidence count, and only at high:
+/// the explaining finding then blocks on its own, so dropping the divergence for it never
+/// improves the decision.
 fn network_explained(r: &RegionResult) -> bool {
     r.checks.iter().any(|c| {
         c.outcome == Outcome::Fail
             && reading(c) == Reading::Problem
+            && c.severity.unwrap_or(Severity::Medium) >= Severity::High
             && matches!(c.id.stage(), Stage::Dns | Stage::Net | Stage::Tls)
     })
 }
@@ -352,3 +354,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
 #[cfg(test)]
 #[path = "merge_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "merge_props.rs"]
+mod props;

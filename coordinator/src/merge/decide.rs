@@ -58,13 +58,23 @@ pub fn decide(findings: &[Finding], coverage: &Coverage) -> (Decision, String) {
         return (Decision::Unknown, "no region reported".into());
     }
     if !coverage.not_observing.is_empty() {
-        return (
-            Decision::Unknown,
-            format!(
-                "{} did not observe the target, so nothing can pass there",
-                coverage.not_observing.join(", ")
-            ),
+        // What the findings say about those regions (a redirect, a degraded vantage, …).
+        let seen_there: Vec<String> = findings
+            .iter()
+            .filter(|f| {
+                f.severity >= Severity::Low
+                    && f.regions.iter().any(|r| coverage.not_observing.contains(r))
+            })
+            .map(|f| f.id.to_string())
+            .collect();
+        let mut why = format!(
+            "{} did not observe the target (no MCP answer whose era is known), so nothing can pass there",
+            coverage.not_observing.join(", ")
         );
+        if !seen_there.is_empty() {
+            why.push_str(&format!("; seen there: {}", seen_there.join(", ")));
+        }
+        return (Decision::Unknown, why);
     }
     let review: Vec<String> = findings
         .iter()

@@ -43,7 +43,7 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
     if !has_evidence(resolve) {
         return None;
     }
-    if resolve.outcome != Outcome::Pass {
+    if resolve.outcome == Outcome::Fail {
         return match (resolve.cause, dns.rcode.as_str()) {
             (Some(Cause::Nxdomain), _) | (None, "NXDOMAIN") => Some(DnsClass::Nxdomain),
             (Some(Cause::NoAnswer), _) | (None, "NOERROR") => Some(DnsClass::NoData),

@@ -43,6 +43,14 @@ pub fn reading(c: &CheckResult) -> Reading {
         Outcome::Unknown | Outcome::Error => Reading::Gap,
         _ if no_evidence_cause(c.id, c.cause) => Reading::Gap,
         Outcome::Pass => Reading::Pass,
+        // A name that does not resolve is the zone's fault only when the zone answered
+        // so (NXDOMAIN, or NOERROR without addresses); any other failure is the resolver's.
+        Outcome::Fail | Outcome::Warn
+            if c.id == CheckId::DnsResolve
+                && !matches!(c.cause, Some(Cause::Nxdomain | Cause::NoAnswer)) =>
+        {
+            Reading::Gap
+        }
         Outcome::Fail | Outcome::Warn => Reading::Problem,
     }
 }
@@ -57,7 +65,10 @@ pub fn gap_finding(c: &CheckResult) -> FindingId {
     match c.cause {
         Some(Cause::PolicyRefused) => FindingId::ProbePolicyRefused,
         Some(Cause::ResolverError | Cause::ResolverFailure) => FindingId::ProbeResolverFailed,
-        Some(Cause::Timeout) if c.id.stage() == Stage::Dns => FindingId::ProbeResolverFailed,
+        Some(Cause::Deadline) => FindingId::ProbeIncomplete,
+        _ if c.id.stage() == Stage::Dns && c.outcome != Outcome::Skip => {
+            FindingId::ProbeResolverFailed
+        }
         Some(Cause::CredentialRefused) => FindingId::AuthCredentialRefused,
         _ => FindingId::ProbeIncomplete,
     }

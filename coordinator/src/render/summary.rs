@@ -34,7 +34,11 @@ pub fn because(report: &Report) -> String {
             s.push_str(&format!(
                 "; {} more finding(s) at {level}{}",
                 fs.len() - 1,
-                if level == "the same level" { "" } else { " or above" }
+                if level == "the same level" {
+                    ""
+                } else {
+                    " or above"
+                }
             ));
         }
         s
@@ -87,6 +91,12 @@ pub fn unknown_fix(report: &Report) -> Option<&str> {
         .findings
         .iter()
         .find(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id))
+        .or_else(|| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.severity >= Severity::Medium)
+        })
         .map(|f| f.remediation.as_str())
 }
 

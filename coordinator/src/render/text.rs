@@ -66,11 +66,12 @@ impl Paint {
 fn head(out: &mut String, report: &Report, opts: &RenderOptions, p: &Paint) {
     let _ = writeln!(out, "{}  {}", p.decision(report.decision), report.target);
     let _ = writeln!(out, "  because: {}", because(report));
+    let result = opts.gate.result(report);
+    let _ = writeln!(out, "  {}", p.gate(result, &opts.gate.line(report)));
+    // Nothing was decided: what to do about it belongs on the first screen.
     if let Some(fix) = unknown_fix(report) {
         let _ = writeln!(out, "  fix: {fix}");
     }
-    let result = opts.gate.result(report);
-    let _ = writeln!(out, "  {}", p.gate(result, &opts.gate.line(report)));
 }
 
 pub fn text(report: &Report, opts: &RenderOptions) -> String {

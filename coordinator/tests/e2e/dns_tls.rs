@@ -185,12 +185,32 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
         opts,
     )
     .await;
+    // A refusal by policy is no evidence about the target: `unknown` with its cause, the
+    // finding that says why and how to allow it, and never a pass (checks.md 4.1).
     let c = outcome(&report, CheckId::NetConnect);
-    assert_eq!(c.outcome, Outcome::Skip);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (
+            Outcome::Unknown,
+            Some(vantage_agent::model::Cause::PolicyRefused)
+        )
+    );
     assert!(
         c.observed.contains("does not connect to non-global"),
         "{}",
         c.observed
+    );
+    let f = report
+        .finding(vantage_agent::catalog::FindingId::ProbePolicyRefused)
+        .expect("probe.policy-refused");
+    assert!(
+        f.remediation.contains("probe.allow_non_global"),
+        "{}",
+        f.remediation
+    );
+    assert_eq!(
+        report.decision,
+        vantage_coordinator::report::Decision::Blocked
     );
 }
 
