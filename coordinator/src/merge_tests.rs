@@ -644,3 +644,6 @@ fn finding_ids_follow_the_catalogue() {
         );
     }
 }
+
+#[path = "merge_issue12_tests.rs"]
+mod issue12;

@@ -70,6 +70,9 @@ struct Args {
     /// Trust this CA (PEM) when probing targets, besides the public roots.
     #[arg(long = "target-ca-file", value_name = "PEM")]
     target_ca_file: Option<PathBuf>,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
+    #[arg(long = "nameserver", value_name = "IP:PORT")]
+    nameserver: Vec<SocketAddr>,
 }
 
 /// A duration flag: greater than zero and at most `max`, or an error that says how to write it.
@@ -164,6 +167,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
         check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
         connect_non_global: false,
+        resolver: vantage_agent::probe::dns::ResolverChoice {
+            nameservers: args.nameserver.clone(),
+        },
         ..ProbeOptions::default()
     })?;
     let cfg = AgentConfig {

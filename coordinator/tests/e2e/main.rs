@@ -10,6 +10,8 @@ mod cli;
 mod cli_habits;
 mod codemap;
 mod dns_tls;
+mod evidence;
+mod evidence_fleet;
 mod fixture_faults;
 mod fleet;
 mod hostile;

@@ -145,7 +145,17 @@ pub fn coordinator(
 }
 
 pub fn start_coordinator(config: &std::path::Path, regions: &[&str]) -> Coordinator {
+    start_coordinator_env(config, regions, &[])
+}
+
+/// Like [`start_coordinator`], with extra environment (secrets named by the config).
+pub fn start_coordinator_env(
+    config: &std::path::Path,
+    regions: &[&str],
+    env: &[(&str, &str)],
+) -> Coordinator {
     let mut cmd = Command::new(bin("vantage"));
+    cmd.envs(env.iter().copied());
     cmd.args(["serve", "--config", &config.display().to_string()])
         .env("T_API", API_TOKEN)
         .env("VANTAGE_LOG", "debug");
