@@ -50,9 +50,7 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
             _ => None,
         };
     }
-    if dns.addresses().next().is_none() {
-        return None;
-    }
+    dns.addresses().next()?;
     if !dns.all_global {
         return Some(DnsClass::NonGlobal);
     }
