@@ -4,11 +4,8 @@
 //! Each asserts the finding id, severity, scope, regions, decision and exit code. (The
 //! fleet reproductions are in `evidence_fleet.rs`.)
 
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::net::TcpListener;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
@@ -16,78 +13,8 @@ use vantage_agent::{Engine, ProbeOptions, Target};
 use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer, FIXTURE_TOKEN};
 use vantage_coordinator::report::{Decision, Scope};
 
-use crate::support::{check_with, options, vantage_env, DnsMode, LabCa, LabDns, TlsFront};
-
-pub(crate) fn s(v: &[u8]) -> String {
-    String::from_utf8_lossy(v).into_owned()
-}
-
-/// `vantage check … -f json` with `env`: the exit code and the report.
-pub(crate) async fn json_check(args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
-    let mut all = vec!["check"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["-f", "json"]);
-    let out = vantage_env(&all, env).await;
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {} / {}", s(&out.stdout), s(&out.stderr)));
-    crate::support::assert_valid(&report);
-    (out.status.code().unwrap_or(-1), report)
-}
-
-/// (id, severity, scope, regions) of the findings above info, sorted.
-pub(crate) fn shape(report: &Value) -> Vec<(String, String, String, Vec<String>)> {
-    let mut v: Vec<_> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["severity"] != "info")
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap().to_string(),
-                f["severity"].as_str().unwrap().to_string(),
-                f["scope"].as_str().unwrap().to_string(),
-                f["regions"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| r.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-pub(crate) fn row(
-    id: &str,
-    sev: &str,
-    scope: &str,
-    regions: &[&str],
-) -> (String, String, String, Vec<String>) {
-    (
-        id.into(),
-        sev.into(),
-        scope.into(),
-        regions.iter().map(|r| r.to_string()).collect(),
-    )
-}
-
-pub(crate) fn check_of<'a>(report: &'a Value, region: &str, id: &str) -> &'a Value {
-    report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["region"] == region)
-        .and_then(|r| {
-            r["checks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["id"] == id)
-        })
-        .unwrap_or_else(|| panic!("{region} {id} missing"))
-}
+use crate::evidence_support::{canned, check_of, json_check, row, shape};
+use crate::support::{check_with, options, DnsMode, LabCa, LabDns, TlsFront};
 
 /// 2: a resolver that never answers (UDP and TCP). It took two check timeouts (UDP, then
 /// TCP), ran into the deadline, and the region came out `partial`, every check skipped,
@@ -227,67 +154,6 @@ async fn reproduction_5_a_dropped_a_query_is_not_a_missing_a_record() {
     assert_eq!(code, 2);
 }
 
-/// A server that answers every request with `status` and `headers`, and records the
-/// Authorization header of each request.
-async fn canned(
-    status: u16,
-    headers: &'static [(&'static str, &'static str)],
-) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let log = log.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 65536];
-                let mut have = 0;
-                loop {
-                    let Ok(n) = s.read(&mut buf[have..]).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    have += n;
-                    let text = String::from_utf8_lossy(&buf[..have]).to_string();
-                    let Some(end) = text.find("\r\n\r\n") else {
-                        continue;
-                    };
-                    let len: usize = text[..end]
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if have < end + 4 + len {
-                        continue;
-                    }
-                    if let Some(auth) = text[..end].lines().find_map(|l| {
-                        l.split_once(':')
-                            .filter(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-                            .map(|(_, v)| v.trim().to_string())
-                    }) {
-                        log.lock().unwrap().push(auth);
-                    }
-                    let mut resp = format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\n");
-                    for (k, v) in headers {
-                        resp.push_str(&format!("{k}: {v}\r\n"));
-                    }
-                    resp.push_str("\r\n");
-                    let _ = s.write_all(resp.as_bytes()).await;
-                    have = 0;
-                }
-            });
-        }
-    });
-    (addr, seen)
-}
-
 /// 6: a redirect to the same host on another port was "same host" (medium, exit 0).
 #[tokio::test]
 async fn reproduction_6_another_port_is_another_origin() {
@@ -412,7 +278,7 @@ async fn reproduction_8_an_answer_for_another_reason_is_unknown() {
     // The server's Origin guard runs after its header validation (here: it has none, the
     // worst case), so the refusal for the stripped header hides what the guard would do.
     let fixture = Fixture::start(&[Fault::OriginAccepted]).await.unwrap();
-    let gateway = crate::evidence_fleet::StripHeader::start(fixture.addr, "mcp-method").await;
+    let gateway = crate::evidence_support::StripHeader::start(fixture.addr, "mcp-method").await;
     let url = format!("http://127.0.0.1:{}/mcp", gateway.addr.port());
     let (code, report) = json_check(&[&url], &[]).await;
     let origin = check_of(&report, "local", "security.origin");
@@ -450,7 +316,7 @@ async fn reproduction_8_an_answer_for_another_reason_is_unknown() {
 /// accepts (`initialize` on this legacy-only server).
 #[tokio::test]
 async fn reproduction_7_a_lax_verifier_lets_a_wrong_audience_token_through() {
-    let peer = crate::evidence_fleet::TsV1::start();
+    let peer = crate::evidence_support::TsV1::start();
     let main = peer.token(&peer.resource());
     let other = peer.token("http://other.invalid/mcp");
     let (code, report) = json_check(

@@ -3,21 +3,16 @@
 //! and the helpers the reproductions share: a gateway that strips one request header, and
 //! the TypeScript SDK 1.x example server with its demo authorization server.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinHandle;
+use tokio::net::TcpListener;
 use vantage_coordinator::fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN,
 };
 
-use crate::evidence::{check_of, json_check, row, s, shape};
+use crate::evidence_support::{check_of, free_port, json_check, row, s, shape};
 use crate::fleet::{check, wait_agents};
 use crate::procs::{agent_token, agent_with, coordinator, start_coordinator_env, Proc, API_TOKEN};
 use crate::support::{vantage_env, LabDns};
@@ -27,179 +22,6 @@ fn tmpdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// A gateway in front of `backend` that removes one request header (one request per
-/// connection; it asks the backend to close, so the client opens a new one each time).
-pub(crate) struct StripHeader {
-    pub addr: SocketAddr,
-    task: JoinHandle<()>,
-}
-
-impl StripHeader {
-    pub async fn start(backend: SocketAddr, header: &'static str) -> Self {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let task = tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 8192];
-                    let (head_end, len) = loop {
-                        let Ok(n) = client.read(&mut chunk).await else {
-                            return;
-                        };
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        let text = String::from_utf8_lossy(&buf);
-                        if let Some(end) = text.find("\r\n\r\n") {
-                            let len: usize = text[..end]
-                                .lines()
-                                .find_map(|l| {
-                                    l.to_ascii_lowercase()
-                                        .strip_prefix("content-length:")
-                                        .map(|v| v.trim().parse().unwrap_or(0))
-                                })
-                                .unwrap_or(0);
-                            break (end, len);
-                        }
-                    };
-                    while buf.len() < head_end + 4 + len {
-                        let Ok(n) = client.read(&mut chunk).await else {
-                            return;
-                        };
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-                    let mut out: Vec<String> = head
-                        .split("\r\n")
-                        .filter(|l| {
-                            let name = l
-                                .split(':')
-                                .next()
-                                .unwrap_or("")
-                                .trim()
-                                .to_ascii_lowercase();
-                            name != header && name != "connection"
-                        })
-                        .map(str::to_string)
-                        .collect();
-                    out.push("connection: close".into());
-                    let mut req = out.join("\r\n").into_bytes();
-                    req.extend_from_slice(b"\r\n\r\n");
-                    req.extend_from_slice(&buf[head_end + 4..head_end + 4 + len]);
-                    let Ok(mut up) = TcpStream::connect(backend).await else {
-                        return;
-                    };
-                    if up.write_all(&req).await.is_err() {
-                        return;
-                    }
-                    let mut resp = Vec::new();
-                    let _ = up.read_to_end(&mut resp).await;
-                    let _ = client.write_all(&resp).await;
-                    let _ = client.shutdown().await;
-                });
-            }
-        });
-        StripHeader { addr, task }
-    }
-}
-
-impl Drop for StripHeader {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The TypeScript SDK 1.x example server as the package ships it
-/// (`examples/server/simpleStreamableHttp.js --oauth`: its demo authorization server, and a
-/// token verifier that checks no audience). Killed, by its own pid, when dropped.
-pub(crate) struct TsV1 {
-    child: Child,
-    port: u16,
-    auth_port: u16,
-}
-
-impl TsV1 {
-    fn dir() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/ts-v1")
-    }
-
-    pub fn start() -> Self {
-        let dir = Self::dir();
-        let script = dir.join("node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js");
-        assert!(
-            script.is_file(),
-            "the TypeScript SDK 1.x peer is not installed; run `bash .ci/install-peers`"
-        );
-        let (port, auth_port) = (free_port(), free_port());
-        let mut child = Command::new("node")
-            .current_dir(&dir)
-            .arg(&script)
-            .arg("--oauth")
-            .env("MCP_PORT", port.to_string())
-            .env("MCP_AUTH_PORT", auth_port.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut ready = 0;
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if line.contains("listening on port") {
-                    ready += 1;
-                    if ready == 2 {
-                        let _ = tx.send(());
-                    }
-                }
-            }
-        });
-        rx.recv_timeout(Duration::from_secs(20))
-            .expect("the SDK 1.x example server did not start within 20 s");
-        TsV1 {
-            child,
-            port,
-            auth_port,
-        }
-    }
-
-    /// The endpoint as the example names it (its protected resource metadata says so).
-    pub fn resource(&self) -> String {
-        format!("http://localhost:{}/mcp", self.port)
-    }
-
-    /// A token from the demo authorization server, issued for `resource`.
-    pub fn token(&self, resource: &str) -> String {
-        let out = Command::new("node")
-            .current_dir(Self::dir())
-            .args(["token.mjs", &self.auth_port.to_string(), resource])
-            .output()
-            .expect("node runs");
-        assert!(out.status.success(), "token.mjs: {}", s(&out.stderr));
-        s(&out.stdout).trim().to_string()
-    }
-}
-
-impl Drop for TsV1 {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// 1: `vantage serve` with its in-process vantage and `vantage check --coordinator` on a

@@ -12,6 +12,7 @@ mod codemap;
 mod dns_tls;
 mod evidence;
 mod evidence_fleet;
+mod evidence_support;
 mod fixture_faults;
 mod fleet;
 mod hostile;
