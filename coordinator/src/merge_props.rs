@@ -28,11 +28,16 @@
 //! Shrunk counterexamples found on the way are table tests in `merge_tests.rs`
 //! (`counterexample_*`).
 //!
-//! Mutation testing (`cargo mutants -f coordinator/src/merge.rs -f coordinator/src/merge/decide.rs
-//! -f coordinator/src/merge/evidence.rs -f coordinator/src/merge/dns.rs`, not in CI): see
-//! the result recorded at the end of this comment.
-//!
-//! MUTANTS-RESULT
+//! Mutation testing of the merge and the decision (not in CI), with cargo-mutants 27.1.0:
+//! `cargo mutants --in-place --test-package vantage-coordinator -f coordinator/src/merge.rs
+//! -f coordinator/src/merge/decide.rs --timeout 120 -- --lib` (with `PROPTEST_CASES=300`),
+//! on the commit that added this note's text: 90 mutants in 28 minutes, **85 caught, 0
+//! missed, 0 timed out, 5 unviable**. No survivor to kill or explain. The five unviable ones
+//! do not compile, because the types have no `Default`: `finding_id -> Default::default()`,
+//! `merge -> Default::default()`, `decide -> (Default::default(), String::new())` and
+//! `(Default::default(), "xyzzy".into())`, `majority_era -> Default::default()`
+//! (`FindingId`, `Merged`, `Decision` and `Era` deliberately have no default value).
+//! `merge/evidence.rs` and `merge/dns.rs` were not mutated in that run.
 
 #[path = "merge_props_gen.rs"]
 mod gen;
