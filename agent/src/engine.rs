@@ -162,10 +162,15 @@ impl Engine {
         let status = match finished {
             Ok(()) => RegionStatus::Complete,
             Err(_) => {
-                rec.skip_rest(&format!(
-                    "the overall deadline ({} s) ran out before this check",
-                    self.opts.deadline.as_secs_f64()
-                ));
+                // Checks still due when the deadline ran out have no evidence either way:
+                // `unknown`, never `skip` (a skip would read as "did not apply").
+                rec.unknown_rest(
+                    Cause::Deadline,
+                    &format!(
+                        "not run: the overall deadline ({} s) ran out first",
+                        self.opts.deadline.as_secs_f64()
+                    ),
+                );
                 RegionStatus::Partial
             }
         };
@@ -198,10 +203,12 @@ impl Engine {
         checks
     }
 
-    pub(crate) fn budget(&self, deadline: Instant) -> Duration {
-        self.opts
-            .check_timeout
-            .min(deadline.saturating_duration_since(Instant::now()))
+    /// The time one exchange (connect, handshake, query) may take: `--check-timeout`. It is
+    /// deliberately not shortened to what is left of the overall deadline: a timeout cut
+    /// short by our own deadline would read as the target's silence. The overall deadline
+    /// cancels the run instead, and whatever was in flight is `unknown` (`checks.md` 4.1).
+    pub(crate) fn budget(&self, _deadline: Instant) -> Duration {
+        self.opts.check_timeout
     }
 
     async fn stages(&self, target: &Target, deadline: Instant, rec: &mut Recorder, st: &mut State) {
@@ -232,7 +239,14 @@ impl Engine {
         st.phases
             .insert("dns".into(), t.elapsed().as_millis() as u64);
         if addrs.is_empty() {
-            rec.skip_rest("the name did not resolve");
+            let resolver_failed = rec
+                .get(CheckId::DnsResolve)
+                .is_some_and(|c| c.outcome == crate::model::Outcome::Unknown);
+            rec.skip_rest(if resolver_failed {
+                "this vantage's resolver failed, so there is no address to connect to"
+            } else {
+                "the name did not resolve"
+            });
             return;
         }
         // Every connection from here on obeys one egress policy (`egress`).

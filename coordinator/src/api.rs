@@ -16,7 +16,7 @@ use axum::{Json, Router};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
-use vantage_agent::Target;
+use vantage_agent::{Credentials, Target};
 
 use crate::dispatch::{CheckRequest, Dispatcher};
 use crate::fleet::Registry;
@@ -29,7 +29,8 @@ use crate::store::Store;
 pub struct Api {
     /// API tokens, credentials and regions change on a configuration reload.
     pub tokens: RwLock<Vec<SecretString>>,
-    pub credentials: RwLock<BTreeMap<String, SecretString>>,
+    /// Named credentials: the main token and the negative ones, read from env or files.
+    pub credentials: RwLock<BTreeMap<String, Credentials>>,
     pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
@@ -182,7 +183,7 @@ impl Api {
             .clone()
     }
 
-    pub fn credential(&self, name: &str) -> Option<SecretString> {
+    pub fn credential(&self, name: &str) -> Option<Credentials> {
         self.credentials
             .read()
             .unwrap_or_else(|p| p.into_inner())

@@ -86,6 +86,9 @@ struct Args {
     /// coordinator's policy is taken as it comes.
     #[arg(long = "allow-non-global-max", value_name = "CIDR|none", value_parser = ceiling_entry)]
     allow_non_global_max: Vec<Option<ipnet::IpNet>>,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
+    #[arg(long = "nameserver", value_name = "IP:PORT")]
+    nameserver: Vec<SocketAddr>,
 }
 
 /// One `--allow-non-global-max` value: a CIDR prefix, or `none`.
@@ -205,6 +208,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
         extra_ca_pem: target_ca,
         // A fleet vantage: the target obeys the egress policy like every other address.
         allow_named_target: false,
+        resolver: vantage_agent::probe::dns::ResolverChoice {
+            nameservers: args.nameserver.clone(),
+        },
         ..ProbeOptions::default()
     })?;
     let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {

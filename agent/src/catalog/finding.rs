@@ -19,6 +19,7 @@ string_ids! {
             SecurityOrigin, TransportSseBuffering, CorsPreflight, JsonrpcErrorBody,
         ],
         AuthCredentialRequired = "auth.credential-required",
+        AuthCredentialRefused = "auth.credential-refused",
         AuthInvalidTokenAccepted = "auth.invalid-token-accepted",
         DnsAnswersDiffer = "dns.answers-differ",
         DnsNoARecord = "dns.no-a-record",
@@ -29,6 +30,9 @@ string_ids! {
         EraLegacyOnly = "era.legacy-only",
         FleetRegionMissing = "fleet.region-missing",
         FleetVantageDegraded = "fleet.vantage-degraded",
+        ProbePolicyRefused = "probe.policy-refused",
+        ProbeIncomplete = "probe.incomplete",
+        ProbeResolverFailed = "probe.resolver-failed",
         RedirectCrossHost = "redirect.cross-host",
         SecurityOriginNotValidated = "security.origin-not-validated",
     }

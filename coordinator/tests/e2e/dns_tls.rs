@@ -202,6 +202,18 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
         "{}",
         era.observed
     );
+    let f = report
+        .finding(vantage_agent::catalog::FindingId::ProbePolicyRefused)
+        .expect("probe.policy-refused");
+    assert!(
+        f.remediation.contains("probe.allow_non_global"),
+        "{}",
+        f.remediation
+    );
+    assert_eq!(
+        report.decision,
+        vantage_coordinator::report::Decision::Blocked
+    );
 }
 
 #[tokio::test]

@@ -5,17 +5,20 @@
 pub mod challenge;
 mod discovery;
 pub mod metadata;
+pub mod tokens;
+
+pub use tokens::{insufficient_scope, must_refuse};
 
 use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::http::{exchange, Exchange, Limits, ProbeRequest, SseRead};
+use super::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::{self, CheckId, Stage};
 use crate::credentials::Credentials;
 use crate::egress::EgressClient;
-use crate::model::{Cause, Severity};
+use crate::model::Severity;
 use crate::target::Target;
 use metadata::Fetched;
 
@@ -115,41 +118,8 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
     (v, rm)
 }
 
-/// The verdict on a token that must be refused with 401.
-pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
-    let s = ex.summary();
-    match ex.status {
-        401 => Verdict::pass(s),
-        200..=299 => Verdict::fail(Severity::Critical, format!("{s}: {what} was accepted"))
-            .cause(Cause::TokenAccepted),
-        _ => Verdict::fail(Severity::Medium, format!("{s}: {what} MUST get 401")),
-    }
-}
-
-/// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (SHOULD).
-pub fn insufficient_scope(ex: &Exchange) -> Verdict {
-    let s = ex.summary();
-    let error = ex
-        .headers
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>();
-    let insufficient = challenge::parse(&error).ok().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c.is_bearer() && c.param("error") == Some("insufficient_scope"))
-    });
-    match ex.status {
-        403 if insufficient => Verdict::pass(format!("{s} with error=\"insufficient_scope\"")),
-        403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
-        401 => Verdict::warn(Severity::Low, format!("{s}: a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\", not 401")),
-        200..=299 => Verdict::fail(Severity::Medium, format!("{s}: a token without the required scope was served")),
-        _ => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
-    }
-}
-
 impl AuthStage<'_> {
-    async fn send(&self, req: &ProbeRequest) -> Result<Exchange, String> {
+    async fn send(&self, req: &ProbeRequest) -> Result<Exchange, ExchangeError> {
         exchange(
             self.client,
             &self.target.url,
@@ -159,14 +129,15 @@ impl AuthStage<'_> {
             SseRead::UntilResponse,
         )
         .await
-        .map_err(|e| e.message)
     }
 
     async fn fetch(&self, url: Url) -> Fetched {
         metadata::fetch(self.client, url, self.limits, self.budget).await
     }
 
-    /// Run every auth check. `unauth` is the answer to a valid request without a token.
+    /// Run the auth checks about the boundary itself (challenge, metadata, redirects on
+    /// metadata); the token probes run once the era is known ([`AuthStage::tokens`]).
+    /// `unauth` is the answer to a valid request without a token.
     pub async fn run(&self, unauth: &Exchange, rec: &mut Recorder) {
         let t = Instant::now();
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
@@ -184,39 +155,6 @@ impl AuthStage<'_> {
         let t = Instant::now();
         let v = self.as_metadata(&prm, &issuers, &mut fetched).await;
         rec.record(CheckId::AuthAsMetadata, v, t);
-
-        // Tokens that must be refused.
-        let garbage = secrecy::SecretString::from(format!(
-            "vantage-garbage-{}",
-            std::process::id() ^ 0x5eed_cafe
-        ));
-        let base = ProbeRequest::modern("server/discover", 900, Default::default());
-        let t = Instant::now();
-        let v = match self.send(&base.clone().with_bearer(Some(&garbage))).await {
-            Ok(ex) => must_refuse(&ex, "a random bearer token"),
-            Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-        };
-        rec.record(CheckId::AuthGarbageToken, v, t);
-        let t = Instant::now();
-        let v = match &self.credentials.other_audience {
-            None => Verdict::skip(
-                "no token for another audience was given (--other-audience-token-env)",
-            ),
-            Some(tok) => match self.send(&base.clone().with_bearer(Some(tok))).await {
-                Ok(ex) => must_refuse(&ex, "a token issued for another audience"),
-                Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-            },
-        };
-        rec.record(CheckId::AuthWrongAudience, v, t);
-        let t = Instant::now();
-        let v = match &self.credentials.missing_scope {
-            None => Verdict::skip("no token lacking a scope was given (--missing-scope-token-env)"),
-            Some(tok) => match self.send(&base.clone().with_bearer(Some(tok))).await {
-                Ok(ex) => insufficient_scope(&ex),
-                Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-            },
-        };
-        rec.record(CheckId::AuthInsufficientScope, v, t);
 
         // Redirects on any metadata URL (never followed).
         let v = discovery::metadata_redirect(&fetched, self.client.policy());
