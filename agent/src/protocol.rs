@@ -268,10 +268,15 @@ impl Engine {
                 };
                 match self.send(client, target, &req, deadline, mode).await {
                     Ok(ex) => (probe, probe.judge(&ex, era, control), Some(ex), started),
+                    // No answer at all: a failure at most as severe as the check can be
+                    // (an informational check stays informational).
                     Err(e) => (
                         probe,
-                        Verdict::fail(Severity::Medium, format!("no response: {}", e.message))
-                            .cause(e.cause),
+                        Verdict::fail(
+                            Severity::Medium.min(probe.check().spec().max_severity),
+                            format!("no response: {}", e.message),
+                        )
+                        .cause(e.cause),
                         None,
                         started,
                     ),
