@@ -1,26 +1,34 @@
 //! The dial-out client: connect to the coordinator, register, run jobs as they come with
 //! bounded concurrency, send results and heartbeats, and reconnect with jittered backoff.
-//! A permission error keeps the agent alive and unready, retrying slowly.
+//! A permission error keeps the agent alive and unready, retrying slowly. A coordinator
+//! that goes away says `Reconnect` (the agent reconnects at once, at its shortest backoff);
+//! an agent told to stop says `Leaving`, lets its running jobs finish within its drain, and
+//! closes (jobs still running then end as missing on the coordinator's side). The
+//! coordinator is reached through [`crate::dial`]: the network, or in the client's tests
+//! (`agent/tests/client.rs`) an in-memory transport to a mock coordinator.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use ipnet::IpNet;
 use secrecy::{ExposeSecret, SecretString};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 use tonic::Code;
 use vantage_proto::v1 as pb;
 use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
-use crate::convert::region_to_pb;
-use crate::credentials::Credentials;
+use crate::convert::{region_to_pb, JobError};
+use crate::dial::{self, not_grpc_hint, Coordinator, DialError, Dialer};
+use crate::egress::Ceiling;
+use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
-use crate::{Engine, ProbeOptions, Target};
+use crate::state::Counted;
+use crate::stop::{close, drain, Running};
+use crate::Engine;
+
+pub use crate::state::AgentState;
 
 /// How the agent reaches its coordinator and runs jobs.
 #[derive(Debug, Clone)]
@@ -37,29 +45,14 @@ pub struct AgentConfig {
     pub max_concurrency: usize,
     pub backoff_min: Duration,
     pub backoff_max: Duration,
-    /// Per-exchange timeout and other probe defaults; the job sets the rest.
-    pub probe: ProbeOptions,
-}
-
-/// What the agent's health endpoints and metrics read.
-#[derive(Debug, Default)]
-pub struct AgentState {
-    pub ready: AtomicBool,
-    pub connected: AtomicBool,
-    pub reconnects: AtomicU64,
-    pub jobs_run: AtomicU64,
-    pub in_flight: AtomicU32,
-    pub queued: AtomicU32,
-    pub dropped: AtomicU64,
-    pub last_error: Mutex<Option<String>>,
-}
-
-impl AgentState {
-    fn set_error(&self, e: String) {
-        if let Ok(mut g) = self.last_error.lock() {
-            *g = Some(e);
-        }
-    }
+    /// This vantage's engine: its region, per-exchange timeout, trust anchors and SSRF
+    /// guard. Each job sets the rest ([`Job::options`]).
+    pub engine: Engine,
+    /// On stop: how long running jobs may take to finish before the stream closes.
+    pub drain_timeout: Duration,
+    /// The widest egress policy a job may carry (`--allow-non-global-max`); `None`: the
+    /// coordinator's policy is taken as it comes.
+    pub ceiling: Option<Ceiling>,
 }
 
 /// Why a session ended.
@@ -69,71 +62,104 @@ pub enum SessionError {
     Permission(String),
     #[error("{0}")]
     Transport(String),
+    #[error(transparent)]
+    Dial(#[from] DialError),
 }
 
-/// Run forever: connect, serve, reconnect.
-pub async fn run(cfg: AgentConfig, state: Arc<AgentState>) {
+/// How a session ended without an error.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// The coordinator closed the stream.
+    Closed,
+    /// The coordinator is going away and asked agents to reconnect now.
+    Reconnect(String),
+    /// This agent was told to stop.
+    Stopped,
+}
+
+/// Run until `stop` turns true: connect, serve, reconnect. On stop, a registered agent says
+/// it is leaving and drains its running jobs (at most `drain_timeout`) before returning.
+pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, stop: watch::Receiver<bool>) {
+    run_with_dialer(cfg, state, stop, Dialer::network()).await
+}
+
+/// [`run`], reaching the coordinator through `dialer` (the client's tests hand in an
+/// in-memory transport; everything above the socket is the same).
+pub async fn run_with_dialer(
+    cfg: AgentConfig,
+    state: Arc<AgentState>,
+    mut stop: watch::Receiver<bool>,
+    dialer: Dialer,
+) {
     let mut backoff = Backoff::new(cfg.backoff_min, cfg.backoff_max);
     loop {
         let mut registered = false;
-        let outcome = session(&cfg, &state, &mut registered).await;
+        let outcome = session(&cfg, &dialer, &state, &mut registered, stop.clone()).await;
         state.ready.store(false, Ordering::SeqCst);
         state.connected.store(false, Ordering::SeqCst);
         if registered {
             backoff.reset();
         }
         let wait = match outcome {
+            Ok(Ended::Stopped) => return,
+            Ok(Ended::Reconnect(reason)) => {
+                tracing::info!(region = %cfg.region, "the coordinator is going away ({reason}); reconnecting now");
+                state.set_error(format!(
+                    "reconnecting: the coordinator went away ({reason})"
+                ));
+                backoff.reset();
+                backoff.next_wait()
+            }
             Err(SessionError::Permission(msg)) => {
                 tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
                 state.set_error(format!("refused: {msg}"));
                 backoff.max()
             }
-            Err(SessionError::Transport(msg)) => {
-                tracing::warn!(region = %cfg.region, "coordinator connection: {msg}");
-                state.set_error(msg);
+            Err(e @ (SessionError::Transport(_) | SessionError::Dial(_))) => {
+                tracing::warn!(region = %cfg.region, "coordinator connection: {e}");
+                state.set_error(e.to_string());
                 backoff.next_wait()
             }
-            Ok(()) => {
+            Ok(Ended::Closed) => {
                 tracing::warn!(region = %cfg.region, "the coordinator closed the stream");
+                state.set_error("the coordinator closed the stream".into());
                 backoff.next_wait()
             }
         };
         state.reconnects.fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(wait).await;
+        tracing::info!(region = %cfg.region, "reconnecting in {}", humantime::format_duration(Duration::from_millis(wait.as_millis() as u64)));
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = stopped(&mut stop) => return,
+        }
     }
 }
 
-async fn channel(cfg: &AgentConfig) -> Result<tonic::transport::Channel, SessionError> {
-    let mut endpoint = Endpoint::from_shared(cfg.coordinator.clone())
-        .map_err(|e| SessionError::Transport(format!("--coordinator {}: {e}", cfg.coordinator)))?
-        .connect_timeout(Duration::from_secs(5))
-        .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(5))
-        .keep_alive_while_idle(true);
-    if cfg.coordinator.starts_with("https://") {
-        let mut tls = ClientTlsConfig::new().with_webpki_roots();
-        if let Some(pem) = &cfg.ca_pem {
-            tls = tls.ca_certificate(Certificate::from_pem(pem));
-        }
-        if let Some((cert, key)) = &cfg.identity {
-            tls = tls.identity(tonic::transport::Identity::from_pem(cert, key));
-        }
-        endpoint = endpoint
-            .tls_config(tls)
-            .map_err(|e| SessionError::Transport(format!("TLS: {e}")))?;
-    }
-    endpoint
-        .connect()
-        .await
-        .map_err(|e| SessionError::Transport(format!("connecting to {}: {e}", cfg.coordinator)))
+/// Resolves once `stop` turns true (or its sender is gone). Holds no borrow of the value
+/// across the caller's `.await`s, so the client's futures stay `Send`.
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
 
 async fn session(
     cfg: &AgentConfig,
+    dialer: &Dialer,
     state: &Arc<AgentState>,
     registered: &mut bool,
-) -> Result<(), SessionError> {
-    let channel = channel(cfg).await?;
+    mut stop: watch::Receiver<bool>,
+) -> Result<Ended, SessionError> {
+    let coordinator = Coordinator {
+        url: &cfg.coordinator,
+        ca_pem: cfg.ca_pem.as_deref(),
+        identity: cfg
+            .identity
+            .as_ref()
+            .map(|(c, k)| (c.as_slice(), k.as_slice())),
+    };
+    let channel = tokio::select! {
+        c = dial::channel(coordinator, dialer) => c?,
+        _ = stopped(&mut stop) => return Ok(Ended::Stopped),
+    };
     let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
         format!("Bearer {}", cfg.token.expose_secret())
             .parse()
@@ -157,7 +183,11 @@ async fn session(
             kind: Some(pb::agent_message::Kind::Register(register)),
         })
         .await;
-    let mut inbound = match client.attach(ReceiverStream::new(rx)).await {
+    let attached = tokio::select! {
+        a = client.attach(ReceiverStream::new(rx)) => a,
+        _ = stopped(&mut stop) => return Ok(Ended::Stopped),
+    };
+    let mut inbound = match attached {
         Ok(r) => r.into_inner(),
         Err(status)
             if matches!(
@@ -168,14 +198,17 @@ async fn session(
             return Err(SessionError::Permission(status.message().to_string()))
         }
         Err(status) => {
+            let hint = not_grpc_hint(status.message())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
             return Err(SessionError::Transport(format!(
-                "attach: {}",
+                "attach: {}{hint}",
                 status.message()
-            )))
+            )));
         }
     };
     state.connected.store(true, Ordering::SeqCst);
-    let first = inbound.message().await.map_err(|s| classify(&s))?;
+    let first = inbound.message().await.map_err(|s| classify(&s, false))?;
     let heartbeat = match first.and_then(|m| m.kind) {
         Some(pb::coordinator_message::Kind::Registered(r)) => {
             *registered = true;
@@ -214,32 +247,44 @@ async fn session(
     });
 
     let slots = Arc::new(Semaphore::new(cfg.max_concurrency.max(1)));
-    let running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
+    let running: Running = Arc::default();
     let result = loop {
-        let msg = match inbound.message().await {
+        let next = tokio::select! {
+            m = inbound.message() => m,
+            _ = stopped(&mut stop) => {
+                break drain(cfg, &tx, &mut inbound, &running).await;
+            }
+        };
+        let msg = match next {
             Ok(Some(m)) => m,
-            Ok(None) => break Ok(()),
-            Err(s) => break Err(classify(&s)),
+            Ok(None) => break Ok(Ended::Closed),
+            Err(s) => break Err(classify(&s, true)),
         };
         match msg.kind {
             Some(pb::coordinator_message::Kind::Job(job)) => {
                 let job_id = job.job_id.clone();
+                // Entered under the lock, before the task can take it: a job that ends at
+                // once (a refusal) then removes its own entry, and no stale one is left for
+                // a drain to wait on.
+                let mut r = running.lock().unwrap_or_else(PoisonError::into_inner);
                 let task = tokio::spawn(run_job(
                     cfg.clone(),
-                    job,
+                    job_id.clone(),
+                    accept(cfg, job),
                     slots.clone(),
                     state.clone(),
                     tx.clone(),
                     running.clone(),
                 ));
-                if let Ok(mut r) = running.lock() {
-                    r.insert(job_id, task.abort_handle());
-                }
+                r.insert(job_id, task.abort_handle());
             }
             Some(pb::coordinator_message::Kind::Cancel(c)) => {
                 if let Some(h) = running.lock().ok().and_then(|mut r| r.remove(&c.job_id)) {
                     h.abort();
                 }
+            }
+            Some(pb::coordinator_message::Kind::Reconnect(r)) => {
+                break Ok(Ended::Reconnect(r.reason));
             }
             _ => {}
         }
@@ -250,90 +295,160 @@ async fn session(
             h.abort();
         }
     }
+    if matches!(result, Ok(Ended::Stopped)) {
+        close(tx, &mut inbound).await;
+    }
     result
 }
 
-fn classify(s: &tonic::Status) -> SessionError {
+/// Why the stream failed. Before the coordinator confirmed the registration, an answer that
+/// is not gRPC gets the wrong-port hint; after it, the peer was the coordinator, and the
+/// connection broke (a restart, a reset, or a silence the keepalive noticed).
+fn classify(s: &tonic::Status, confirmed: bool) -> SessionError {
     match s.code() {
         Code::Unauthenticated | Code::PermissionDenied => {
             SessionError::Permission(s.message().to_string())
         }
-        _ => SessionError::Transport(format!("stream: {}", s.message())),
+        _ if confirmed => {
+            // A status with a transport error behind it: the connection broke. Without
+            // one: the coordinator ended the stream with it.
+            let mut root = None;
+            let mut source = std::error::Error::source(s);
+            while let Some(e) = source {
+                root = Some(e.to_string());
+                source = e.source();
+            }
+            SessionError::Transport(match root {
+                Some(root) if !s.message().contains(root.as_str()) => format!(
+                    "stream: {} ({root}); the connection to the coordinator broke",
+                    s.message()
+                ),
+                Some(_) => format!(
+                    "stream: {}; the connection to the coordinator broke",
+                    s.message()
+                ),
+                None => format!("stream: {}", s.message()),
+            })
+        }
+        _ => {
+            let hint = not_grpc_hint(s.message())
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            SessionError::Transport(format!("stream: {}{hint}", s.message()))
+        }
     }
 }
 
-/// Build the probe options of one job from the agent's defaults and the job.
-pub fn job_options(base: &ProbeOptions, region: &str, job: &pb::Job) -> ProbeOptions {
-    let mut opts = base.clone();
-    opts.region = region.to_string();
-    opts.deadline = Duration::from_millis(job.deadline_ms.max(1));
-    opts.check_timeout = opts.check_timeout.min(opts.deadline);
-    opts.expect_auth = job.expect_auth;
-    opts.assume_global = job
-        .assume_global
-        .iter()
-        .filter_map(|s| s.parse::<IpNet>().ok())
-        .collect();
-    opts.connect_non_global = false;
-    opts.allow_non_global = job
-        .allow_non_global
-        .iter()
-        .filter_map(|s| s.parse::<IpNet>().ok())
-        .collect();
-    opts.credentials = Credentials {
-        token: (!job.credential_secret.is_empty())
-            .then(|| SecretString::from(job.credential_secret.clone())),
-        ..Credentials::default()
-    };
-    opts
+/// The job `p` describes, if this agent runs it: it converts, and its policy is within the
+/// agent's ceiling.
+fn accept(cfg: &AgentConfig, p: pb::Job) -> Result<Job, JobError> {
+    let job = Job::try_from(p)?;
+    if let Some(ceiling) = &cfg.ceiling {
+        ceiling.admits(&job.policy)?;
+    }
+    Ok(job)
 }
 
+/// Run one job (or refuse it, saying why) and send its result.
 async fn run_job(
     cfg: AgentConfig,
-    job: pb::Job,
+    job_id: String,
+    job: Result<Job, JobError>,
     slots: Arc<Semaphore>,
     state: Arc<AgentState>,
     tx: mpsc::Sender<pb::AgentMessage>,
-    running: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    running: Running,
 ) {
-    let received = tokio::time::Instant::now();
-    let deadline = Duration::from_millis(job.deadline_ms.max(1));
-    state.queued.fetch_add(1, Ordering::Relaxed);
-    let permit = tokio::time::timeout(deadline, slots.acquire_owned()).await;
-    state.queued.fetch_sub(1, Ordering::Relaxed);
-    let region = match permit {
-        Ok(Ok(_permit)) => {
-            state.in_flight.fetch_add(1, Ordering::Relaxed);
-            let mut opts = job_options(&cfg.probe, &cfg.region, &job);
-            opts.deadline = deadline
-                .saturating_sub(received.elapsed())
-                .max(Duration::from_millis(1));
-            let region = match (Engine::new(opts), Target::parse(&job.target)) {
-                (Ok(engine), Ok(target)) => engine.run(&target).await,
-                (Err(e), _) => errored(&cfg.region, &e.to_string()),
-                (_, Err(e)) => errored(&cfg.region, &e.to_string()),
-            };
-            state.in_flight.fetch_sub(1, Ordering::Relaxed);
-            state.jobs_run.fetch_add(1, Ordering::Relaxed);
-            region
+    let (region, refused) = match job {
+        Ok(job) => (
+            queue_and_run(&cfg, &job, &slots, &state).await,
+            String::new(),
+        ),
+        Err(e) => {
+            tracing::error!(region = %cfg.region, job = %job_id, "refused a job: {e}");
+            (
+                RegionResult::absent(&cfg.region, RegionStatus::Error),
+                e.to_string(),
+            )
         }
-        _ => RegionResult::absent(&cfg.region, RegionStatus::Timeout),
     };
     let msg = pb::AgentMessage {
         kind: Some(pb::agent_message::Kind::Result(pb::JobResult {
-            job_id: job.job_id.clone(),
+            job_id: job_id.clone(),
             region: Some(region_to_pb(&region)),
+            refused,
         })),
     };
     if tx.send(msg).await.is_err() {
         state.dropped.fetch_add(1, Ordering::Relaxed);
     }
     if let Ok(mut r) = running.lock() {
-        r.remove(&job.job_id);
+        r.remove(&job_id);
     }
 }
 
-fn errored(region: &str, message: &str) -> RegionResult {
-    tracing::error!(region, "job could not run: {message}");
-    RegionResult::absent(region, RegionStatus::Error)
+/// Wait for a slot (at most the job's deadline), then run the job with what is left of it.
+async fn queue_and_run(
+    cfg: &AgentConfig,
+    job: &Job,
+    slots: &Arc<Semaphore>,
+    state: &AgentState,
+) -> RegionResult {
+    let received = tokio::time::Instant::now();
+    let queued = Counted::enter(&state.queued);
+    let permit = tokio::time::timeout(
+        job.deadline.max(MIN_DEADLINE),
+        slots.clone().acquire_owned(),
+    )
+    .await;
+    drop(queued);
+    let Ok(Ok(_permit)) = permit else {
+        return RegionResult::absent(&cfg.region, RegionStatus::Timeout);
+    };
+    let _running = Counted::enter(&state.in_flight);
+    let region = cfg.engine.run_job(&job.after(received.elapsed())).await;
+    state.jobs_run.fetch_add(1, Ordering::Relaxed);
+    region
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProbeOptions;
+
+    fn config() -> AgentConfig {
+        AgentConfig {
+            coordinator: "http://127.0.0.1:9".into(),
+            region: "eu".into(),
+            agent_id: "a1".into(),
+            token: "t".to_string().into(),
+            ca_pem: None,
+            identity: None,
+            max_concurrency: 1,
+            backoff_min: Duration::from_millis(10),
+            backoff_max: Duration::from_millis(20),
+            engine: Engine::new(ProbeOptions::default()).unwrap(),
+            drain_timeout: Duration::from_secs(1),
+            ceiling: None,
+        }
+    }
+
+    /// A job wider than the agent's ceiling is refused, saying so (the ceiling's own rules
+    /// are tested in `egress`); within it, or without a ceiling, the job runs.
+    #[tokio::test]
+    async fn a_job_wider_than_the_ceiling_is_refused() {
+        let mut cfg = config();
+        cfg.ceiling = Some(Ceiling::new(vec!["127.0.0.2/32".parse().unwrap()]));
+        let mut job = Job::new(crate::Target::parse("http://127.0.0.2:9/mcp").unwrap());
+        let pb = |j: &Job| crate::convert::job_to_pb("j", j);
+        job.policy.allow_non_global = vec!["127.0.0.0/8".parse().unwrap()];
+        let e = accept(&cfg, pb(&job)).unwrap_err();
+        assert!(matches!(e, JobError::Wider(_)), "{e:?}");
+        assert!(e.to_string().contains("probe.allow_non_global names 127.0.0.0/8, wider than this agent's --allow-non-global-max (127.0.0.2/32)"), "{e}");
+        job.policy.allow_non_global = vec!["127.0.0.2/32".parse().unwrap()];
+        assert!(accept(&cfg, pb(&job)).is_ok());
+        job.policy.allow_non_global = vec!["0.0.0.0/0".parse().unwrap()];
+        cfg.ceiling = None;
+        assert!(accept(&cfg, pb(&job)).is_ok());
+    }
 }

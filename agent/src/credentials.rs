@@ -19,7 +19,8 @@ pub struct Credentials {
 /// Where a token comes from; errors name the source, never the value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CredentialError {
-    #[error("environment variable {0} is not set or empty; export it with the token, or use the --…-token-file twin")]
+    /// Callers add the fix that fits where the name came from (a flag, a config key).
+    #[error("environment variable {0} is not set or empty")]
     EnvMissing(String),
     #[error("token file {0}: {1}")]
     File(String, String),

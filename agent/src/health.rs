@@ -1,5 +1,6 @@
 //! The agent's own endpoints: `/healthz` (alive), `/readyz` (registered with the
-//! coordinator) and `/metrics` (its own state, Prometheus text format).
+//! coordinator) and `/metrics` (its own state, the process collector's `process_*` and
+//! `vantage_build_info`, Prometheus text format).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -9,9 +10,28 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use prometheus::{Encoder, IntCounter, IntGauge, Opts, Registry, TextEncoder};
+use prometheus::{Encoder, GaugeVec, IntCounter, IntGauge, Opts, Registry, TextEncoder};
 
 use crate::client::AgentState;
+
+/// `vantage_build_info{version, component} 1`, on the agent and the coordinator.
+pub const BUILD_INFO: &str = "vantage_build_info";
+
+/// Register the process collector (`process_cpu_seconds_total`,
+/// `process_resident_memory_bytes`, `process_open_fds`, …) and `vantage_build_info` into `r`.
+pub fn register_process(r: &Registry, component: &str) -> Result<(), prometheus::Error> {
+    #[cfg(target_os = "linux")]
+    r.register(Box::new(
+        prometheus::process_collector::ProcessCollector::for_self(),
+    ))?;
+    let info = GaugeVec::new(
+        Opts::new(BUILD_INFO, "The running build (always 1)."),
+        &["version", "component"],
+    )?;
+    info.with_label_values(&[env!("CARGO_PKG_VERSION"), component])
+        .set(1.0);
+    r.register(Box::new(info))
+}
 
 struct Ctx {
     state: Arc<AgentState>,
@@ -48,6 +68,7 @@ async fn readyz(State(ctx): State<Arc<Ctx>>) -> Response {
 /// Render the agent's metrics into a fresh registry (the values live in `AgentState`).
 pub fn render(state: &AgentState, region: &str) -> String {
     let registry = Registry::new();
+    let _ = register_process(&registry, "agent");
     let gauge = |name: &str, help: &str, v: i64| {
         if let Ok(g) = IntGauge::with_opts(Opts::new(name, help).const_label("region", region)) {
             g.set(v);
@@ -106,4 +127,31 @@ async fn metrics(State(ctx): State<Arc<Ctx>>) -> Response {
         render(&ctx.state, &ctx.region),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_agent_exports_its_state_its_process_and_its_build_with_counters_at_0() {
+        let text = render(&AgentState::default(), "eu");
+        for line in [
+            "vantage_agent_ready{region=\"eu\"} 0",
+            "vantage_agent_jobs_total{region=\"eu\"} 0",
+            "vantage_agent_reconnects_total{region=\"eu\"} 0",
+            "vantage_agent_results_dropped_total{region=\"eu\"} 0",
+        ] {
+            assert!(text.contains(line), "{line} missing:\n{text}");
+        }
+        assert!(
+            text.contains(&format!(
+                "vantage_build_info{{component=\"agent\",version=\"{}\"}} 1",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{text}"
+        );
+        #[cfg(target_os = "linux")]
+        assert!(text.contains("\nprocess_resident_memory_bytes "), "{text}");
+    }
 }

@@ -1,8 +1,12 @@
 //! The plain domain types one vantage produces: check results and the region section of a
 //! `vantage.report/v1` report. Field names are stable interfaces (see `checks.md`).
 
+use std::collections::BTreeSet;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::catalog::{CheckId, Evidence};
 
 /// The outcome of one check in one region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -18,6 +22,10 @@ pub enum Outcome {
     Skip,
     /// The probe itself could not run (a local fault of the vantage, never the target's).
     Error,
+    /// The check ran, or was due to run, but produced no evidence either way: the deadline ran
+    /// out, the egress policy refused the connection, or the probe was answered for another
+    /// reason than the one it tests. `observed` says why. Never a pass (`checks.md` 4.1).
+    Unknown,
 }
 
 impl Outcome {
@@ -86,13 +94,39 @@ pub enum Cause {
     Deadline,
     /// The response could not be parsed as what the rule asks for.
     Malformed,
+    /// The vantage's egress policy refused to connect to the address (non-global and not
+    /// allowed): a decision of the vantage, not an observation of the target.
+    PolicyRefused,
+    /// The vantage's own resolver failed (timeout, SERVFAIL from it, a local error): a fault
+    /// of the vantage, never of the target.
+    ResolverError,
+    /// A credential was given and the endpoint refused it (401 or 403), so the checks that
+    /// need it could not run.
+    CredentialRefused,
+    /// The probe was answered for another reason than the one it tests (e.g. the request
+    /// without the probe's change is refused the same way): nothing was learnt about the
+    /// rule.
+    OtherReason,
+}
+
+impl Cause {
+    /// Whether this cause is a fault or a decision of the vantage itself (its resolver, its
+    /// egress policy, its own deadline), never an observation of the target (`checks.md`
+    /// 4.1).
+    pub fn is_vantage_side(self) -> bool {
+        matches!(
+            self,
+            Cause::PolicyRefused | Cause::ResolverError | Cause::Deadline
+        )
+    }
 }
 
 /// One observation made by one vantage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckResult {
     /// The stable check id, e.g. `headers.missing-method`.
-    pub id: String,
+    #[schemars(with = "String")]
+    pub id: CheckId,
     pub outcome: Outcome,
     /// What the vantage saw (or why the check was skipped).
     pub observed: String,
@@ -203,12 +237,74 @@ impl RegionResult {
         }
     }
 
-    pub fn check(&self, id: &str) -> Option<&CheckResult> {
+    pub fn check(&self, id: CheckId) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// The conditions of `checks.md` 4.1 this region's results prove, from the catalogue's
+    /// evidence roles: a check's pass proves its role; `era.detect` also proves an answer
+    /// when it failed on a server whose era it classified (legacy, HTTP+SSE, not MCP).
+    pub fn proven(&self) -> BTreeSet<Evidence> {
+        self.checks
+            .iter()
+            .filter_map(|c| {
+                let role = c.id.spec().evidence?;
+                let era_known = c.id == CheckId::EraDetect
+                    && c.outcome.is_problem()
+                    && !matches!(self.era, Era::Unknown);
+                (c.outcome == Outcome::Pass || era_known).then_some(role)
+            })
+            .collect()
     }
 
     /// Whether this region produced results the merge can use.
     pub fn reported(&self) -> bool {
         matches!(self.status, RegionStatus::Complete | RegionStatus::Partial)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: CheckId, outcome: Outcome) -> CheckResult {
+        CheckResult {
+            id,
+            outcome,
+            observed: String::new(),
+            expected: id.expected().into(),
+            duration_ms: 0,
+            severity: None,
+            cause: None,
+        }
+    }
+
+    #[test]
+    fn proven_reads_the_catalogue_roles_and_the_known_era() {
+        let mut r = RegionResult::absent("eu", RegionStatus::Complete);
+        r.checks = vec![
+            result(CheckId::DnsResolve, Outcome::Pass),
+            result(CheckId::NetConnect, Outcome::Pass),
+            result(CheckId::TlsHandshake, Outcome::Skip),
+            result(CheckId::TransportGet, Outcome::Pass),
+            result(CheckId::EraDetect, Outcome::Fail),
+        ];
+        // era.detect failed with no answer: the era is unknown, nothing was answered.
+        assert_eq!(
+            r.proven().into_iter().collect::<Vec<_>>(),
+            vec![Evidence::Resolved, Evidence::Connected]
+        );
+        // A legacy server fails era.detect, yet it answered and its era is known.
+        r.era = Era::Legacy;
+        assert!(r.proven().contains(&Evidence::Answered));
+        assert!(
+            !r.proven().contains(&Evidence::Handshake),
+            "a skip is never evidence"
+        );
+        r.checks[4].outcome = Outcome::Skip;
+        assert!(
+            !r.proven().contains(&Evidence::Answered),
+            "a skip is never evidence"
+        );
     }
 }

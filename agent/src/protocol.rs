@@ -5,37 +5,23 @@ use std::time::Instant;
 
 use http::Method;
 
-use crate::catalog::{self, Stage};
+use crate::catalog::{CheckId, Stage};
+use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
-use crate::model::{Era, Outcome, Severity};
+use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
+use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
-use crate::probe::{era, redirect, transport};
+use crate::probe::{era, redirect};
 use crate::progress::ProgressStage;
 use crate::target::Target;
-
-/// The transport checks of a server that speaks 2026-07-28.
-const MODERN_CHECKS: &[&str] = &[
-    "transport.notification",
-    "transport.get",
-    "transport.delete",
-    "headers.missing-method",
-    "headers.method-mismatch",
-    "headers.name-mismatch",
-    "headers.missing-version",
-    "version.unsupported",
-    "meta.missing",
-    "method.unknown",
-    "security.origin",
-    "cors.preflight",
-];
 
 impl Engine {
     pub(crate) async fn protocol(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,
@@ -61,12 +47,12 @@ impl Engine {
             Ok(ex) => ex,
             Err(e) => {
                 rec.record(
-                    "redirect.none",
+                    CheckId::RedirectNone,
                     Verdict::skip("server/discover got no response"),
                     t,
                 );
                 rec.record(
-                    "era.detect",
+                    CheckId::EraDetect,
                     Verdict::fail(Severity::High, format!("server/discover: {}", e.message))
                         .cause(e.cause),
                     t,
@@ -76,9 +62,12 @@ impl Engine {
             }
         };
         st.phases.insert("first_byte".into(), unauth.first_byte_ms);
-        let shape = redirect::verdict(&unauth, target);
+        let mut shape = redirect::verdict(&unauth, target);
         let redirected = shape.outcome == Outcome::Fail;
-        rec.record("redirect.none", shape, t);
+        if let (true, Some(location)) = (redirected, unauth.header("location")) {
+            shape.observed += &egress::location_note(client.policy(), &target.url, location);
+        }
+        rec.record(CheckId::RedirectNone, shape, t);
         if redirected {
             rec.skip_rest("the endpoint redirects, and redirects are never followed");
             return;
@@ -86,22 +75,30 @@ impl Engine {
 
         // The authorization boundary.
         st.protected = unauth.status == 401;
+        let auth_stage = AuthStage {
+            target,
+            client,
+            limits: &self.options().limits,
+            budget: self.budget(deadline),
+            credentials: &self.options().credentials,
+            expect_auth: self.options().expect_auth,
+        };
         if st.protected || self.options().expect_auth {
             st.progress.stage(ProgressStage::Auth);
-            let stage = AuthStage {
-                target,
-                client,
-                limits: &self.options().limits,
-                budget: self.budget(deadline),
-                credentials: &self.options().credentials,
-                expect_auth: self.options().expect_auth,
-            };
-            stage.run(&unauth, rec).await;
+            auth_stage.run(&unauth, rec).await;
         } else {
             auth::skip_all(rec, "the endpoint did not ask for authorization (no 401)");
         }
         let discover = match (st.protected, token) {
             (true, None) => {
+                // No era can be learnt behind the boundary: the token probes ask with
+                // server/discover, and any answer but 401/403 means "accepted".
+                let era = initialize
+                    .as_ref()
+                    .ok()
+                    .filter(|i| era::initialize_works(i))
+                    .map_or(Era::Unknown, |_| Era::Legacy);
+                auth_stage.tokens(era, rec).await;
                 rec.skip_rest(
                     "the endpoint requires authorization (401) and no credential was given; name one with --token-env",
                 );
@@ -119,19 +116,28 @@ impl Engine {
                     )
                     .await
                 {
-                    Ok(ex) if ex.status == 401 => {
-                        rec.record_ms(
-                            "era.detect",
-                            Verdict::skip("the credential was refused (401)"),
-                            0,
+                    Ok(ex) if matches!(ex.status, 401 | 403) => {
+                        // A credential was given and refused: nothing past the boundary
+                        // can be observed (`auth.credential-refused`, checks.md 4.1).
+                        rec.record(
+                            CheckId::EraDetect,
+                            Verdict::unknown(
+                                Cause::CredentialRefused,
+                                format!(
+                                    "the credential that was given was refused ({}), so the era and the protocol checks could not be observed",
+                                    ex.summary()
+                                ),
+                            ),
+                            t,
                         );
-                        rec.skip_rest("the given credential was refused (401); check the token named by --token-env");
+                        auth_stage.tokens(Era::Unknown, rec).await;
+                        rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
                     Ok(ex) => ex,
                     Err(e) => {
                         rec.record(
-                            "era.detect",
+                            CheckId::EraDetect,
                             Verdict::fail(
                                 Severity::High,
                                 format!("server/discover: {}", e.message),
@@ -158,13 +164,17 @@ impl Engine {
             t,
         )
         .await;
+        if st.protected {
+            // The token probes ask with a request the era accepts (checks.md 2.5).
+            auth_stage.tokens(st.era.unwrap_or(Era::Unknown), rec).await;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn era_and_transport(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,
@@ -188,73 +198,85 @@ impl Engine {
         let era = era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
         st.era = Some(era);
         rec.record(
-            "era.detect",
+            CheckId::EraDetect,
             era::era_verdict(era, Some(&discover), initialize.as_ref()),
             t,
         );
 
-        let mut seen: Vec<(String, Exchange)> = vec![("discover".into(), discover.clone())];
+        let mut seen: Vec<Exchange> = vec![discover.clone()];
         if let Some(i) = &initialize {
-            seen.push(("initialize".into(), i.clone()));
+            seen.push(i.clone());
         }
-        let ids: Vec<&str> = if era.speaks_2026() {
+        let probes: Vec<TransportProbe> = if era.speaks_2026() {
             rec.record(
-                "discover.shape",
+                CheckId::DiscoverShape,
                 era::discover_shape(&discover, &serde_json::json!(1)),
                 t,
             );
-            MODERN_CHECKS.to_vec()
+            TransportProbe::MODERN.to_vec()
         } else {
             let reason = "the server does not speak 2026-07-28";
-            for spec in catalog::CHECKS
-                .iter()
-                .filter(|c| c.stage == Stage::Transport || c.id == "discover.shape")
-            {
-                if !matches!(
-                    spec.id,
-                    "security.origin" | "cors.preflight" | "transport.sse-buffering"
-                ) {
-                    rec.record_ms(spec.id, Verdict::skip(reason), 0);
-                }
+            let still_run = [
+                CheckId::SecurityOrigin,
+                CheckId::CorsPreflight,
+                CheckId::TransportSseBuffering,
+            ];
+            for id in CheckId::ALL.iter().copied().filter(|c| {
+                (c.stage() == Stage::Transport || *c == CheckId::DiscoverShape)
+                    && !still_run.contains(c)
+            }) {
+                rec.record_ms(id, Verdict::skip(reason), 0);
             }
             if era == Era::NotMcp {
-                vec!["cors.preflight"]
+                vec![TransportProbe::Preflight]
             } else {
-                vec!["security.origin", "cors.preflight"]
+                vec![TransportProbe::Origin, TransportProbe::Preflight]
             }
         };
 
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
-        let runs = ids.iter().enumerate().map(|(i, &id)| {
+        let (discover_ref, initialize_ref) = (&discover, initialize.as_ref());
+        let runs = probes.iter().enumerate().map(|(i, &probe)| {
             let caps = &caps;
             async move {
                 let started = Instant::now();
                 let rpc_id = 100 + i as i64;
-                let req = if id == "security.origin" && !era.speaks_2026() {
+                let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
                     Ok(ProbeRequest::legacy_initialize(rpc_id)
                         .with_header("Origin", transport::FOREIGN_ORIGIN))
                 } else {
-                    transport::request(id, rpc_id, caps)
+                    probe.request(rpc_id, caps)
                 };
                 let req = match req {
                     // A browser's CORS preflight never carries credentials.
-                    Ok(r) if id == "cors.preflight" => r,
+                    Ok(r) if probe == TransportProbe::Preflight => r,
                     Ok(r) => r.with_bearer(token),
-                    Err(reason) => return (id, Verdict::skip(reason), None, started),
+                    Err(reason) => return (probe, Verdict::skip(reason), None, started),
                 };
-                let mode = if id == "transport.get" {
+                let mode = if probe == TransportProbe::Get {
                     SseRead::HeadersOnly
                 } else {
                     SseRead::UntilResponse
                 };
+                // The control: the same valid request without the probe's change.
+                let control = if probe == TransportProbe::Origin && !era.speaks_2026() {
+                    initialize_ref
+                } else {
+                    Some(discover_ref)
+                };
                 match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (id, transport::evaluate(id, &ex, era), Some(ex), started),
+                    Ok(ex) => (probe, probe.judge(&ex, era, control), Some(ex), started),
+                    // No answer at all: a failure at most as severe as the check can be
+                    // (an informational check stays informational).
                     Err(e) => (
-                        id,
-                        Verdict::fail(Severity::Medium, format!("no response: {}", e.message))
-                            .cause(e.cause),
+                        probe,
+                        Verdict::fail(
+                            Severity::Medium.min(probe.check().spec().max_severity),
+                            format!("no response: {}", e.message),
+                        )
+                        .cause(e.cause),
                         None,
                         started,
                     ),
@@ -262,30 +284,33 @@ impl Engine {
             }
         });
         let results = futures::future::join_all(runs).await;
-        let mut outcomes = Vec::new();
-        for (id, verdict, ex, started) in results {
-            outcomes.push((id, verdict.outcome));
-            rec.record(id, verdict, started);
+        let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
+        for (probe, verdict, ex, started) in results {
+            let outcome = verdict.outcome;
+            rec.record(probe.check(), verdict, started);
             if let Some(ex) = ex {
-                seen.push((id.to_string(), ex));
+                answered.push((probe.check(), outcome, ex));
             }
         }
-        let exchanges: Vec<&Exchange> = seen.iter().map(|(_, e)| e).collect();
+        let exchanges: Vec<&Exchange> = seen
+            .iter()
+            .chain(answered.iter().map(|(_, _, ex)| ex))
+            .collect();
         rec.record_ms(
-            "transport.sse-buffering",
+            CheckId::TransportSseBuffering,
             transport::sse_buffering(&exchanges),
             0,
         );
         if era.speaks_2026() {
-            let triples: Vec<(&str, Outcome, &Exchange)> = outcomes
+            let triples: Vec<(CheckId, Outcome, &Exchange)> = answered
                 .iter()
-                .filter_map(|(id, outcome)| {
-                    seen.iter()
-                        .find(|(k, _)| k == id)
-                        .map(|(_, ex)| (*id, *outcome, ex))
-                })
+                .map(|(id, outcome, ex)| (*id, *outcome, ex))
                 .collect();
-            rec.record_ms("jsonrpc.error-body", transport::error_body(&triples), 0);
+            rec.record_ms(
+                CheckId::JsonrpcErrorBody,
+                transport::error_body(&triples),
+                0,
+            );
         }
     }
 }

@@ -19,8 +19,10 @@ pub enum TargetError {
     Fragment,
 }
 
-/// A validated MCP endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A validated MCP endpoint. In configuration it is written as its URL and parsed once, on
+/// load (`serde(try_from = "String")`): code that holds a `Target` never re-parses it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct Target {
     pub url: Url,
     /// The host as written (a name, or an IP literal without brackets).
@@ -65,6 +67,11 @@ impl Target {
         })
     }
 
+    /// The URL as text.
+    pub fn as_str(&self) -> &str {
+        self.url.as_str()
+    }
+
     /// An IP literal or `localhost`: DNS and deployment-shape checks do not apply.
     pub fn is_local(&self) -> bool {
         self.ip.is_some() || self.host == "localhost" || self.host.ends_with(".localhost")
@@ -76,6 +83,19 @@ impl Target {
             Some(ip) => vec![ip],
             None => vec![IpAddr::from([127, 0, 0, 1])],
         }
+    }
+}
+
+impl TryFrom<String> for Target {
+    type Error = TargetError;
+    fn try_from(s: String) -> Result<Self, TargetError> {
+        Target::parse(&s)
+    }
+}
+
+impl From<Target> for String {
+    fn from(t: Target) -> String {
+        t.url.into()
     }
 }
 
@@ -111,6 +131,22 @@ mod tests {
             Target::parse("https://h.example/mcp#x"),
             Err(TargetError::Fragment)
         );
+    }
+
+    #[test]
+    fn deserialises_from_its_url_and_refuses_a_bad_one() {
+        #[derive(Debug, serde::Deserialize)]
+        struct C {
+            target: Target,
+        }
+        let c: C = serde_json::from_str(r#"{"target": "https://MCP.example.com/mcp"}"#).unwrap();
+        assert_eq!(c.target.host, "mcp.example.com");
+        assert_eq!(
+            serde_json::to_string(&c.target).unwrap(),
+            r#""https://mcp.example.com/mcp""#
+        );
+        let e = serde_json::from_str::<C>(r#"{"target": "ftp://h/x"}"#).unwrap_err();
+        assert!(e.to_string().contains("scheme `ftp` is not probed"), "{e}");
     }
 
     #[test]

@@ -12,8 +12,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use vantage_agent::egress::{ClientSettings, EgressClient, EgressPolicy};
 use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, ProbeOptions, Target};
 use vantage_coordinator::fixture::Fixture;
 
 /// The goal, stated once: here, in the output and (through check.json) in BENCHMARKS.md.
@@ -41,17 +42,18 @@ fn main() {
         let fixture = Fixture::start(&[]).await.expect("fixture");
         let target = Target::parse(&fixture.url()).expect("url");
         let engine = Engine::new(ProbeOptions::default()).expect("engine");
+        let job = Job::new(target.clone());
 
         // Warm up both paths.
         for _ in 0..10 {
-            let _ = vantage_coordinator::local::check(&engine, &target).await;
+            let _ = vantage_coordinator::local::check(&engine, &job).await;
         }
         let mut full = Vec::with_capacity(runs);
         let (mut exchanges, mut checks_run) = (0, 0);
         for _ in 0..runs {
             let before = fixture.requests();
             let t = Instant::now();
-            let report = vantage_coordinator::local::check(&engine, &target).await;
+            let report = vantage_coordinator::local::check(&engine, &job).await;
             full.push(t.elapsed());
             exchanges = fixture.requests() - before;
             assert_eq!(report.decision.as_str(), "pass");
@@ -68,11 +70,18 @@ fn main() {
         let mut floor = Vec::with_capacity(runs);
         for _ in 0..runs {
             // A fresh client per round trip: connect + one request, as a check's first exchange.
-            let client = reqwest::Client::builder()
-                .no_proxy()
-                .use_preconfigured_tls((*tls).clone())
-                .build()
-                .expect("client");
+            // The engine's own client: the same egress policy (the named loopback target).
+            let client = EgressClient::new(
+                EgressPolicy::default().allowing_named_target(&[std::net::IpAddr::from([127, 0, 0, 1])]),
+                ClientSettings {
+                    tls: tls.clone(),
+                    connect_timeout: Duration::from_secs(5),
+                    resolver: Default::default(),
+                    pinned: Vec::new(),
+                    idle_per_host: 8,
+                },
+            )
+            .expect("client");
             let t = Instant::now();
             let ex = exchange(&client, &url, &req, &Limits::default(), Duration::from_secs(5), SseRead::UntilResponse)
                 .await

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use common::{accounting, client, env_or, percentile, Guard};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{CheckResult, Era, Outcome, RegionResult, RegionStatus};
 use vantage_proto::v1 as pb;
 use vantage_proto::v1::fleet_client::FleetClient;
@@ -144,9 +145,13 @@ async fn multi_region(
 fn canned(region: &str) -> pb::RegionResult {
     let mut r = RegionResult::absent(region, RegionStatus::Complete);
     r.era = Era::Modern;
-    for id in ["net.connect", "era.detect", "method.unknown"] {
+    for id in [
+        CheckId::NetConnect,
+        CheckId::EraDetect,
+        CheckId::MethodUnknown,
+    ] {
         r.checks.push(CheckResult {
-            id: id.into(),
+            id,
             outcome: Outcome::Pass,
             observed: "ok".into(),
             expected: String::new(),
@@ -201,6 +206,7 @@ async fn fake_agent(channel: tonic::transport::Channel, region: String, token: S
             let result = pb::JobResult {
                 job_id: job.job_id,
                 region: Some(answer.clone()),
+                refused: String::new(),
             };
             if tx
                 .send(pb::AgentMessage {

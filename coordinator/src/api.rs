@@ -16,7 +16,7 @@ use axum::{Json, Router};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
-use vantage_agent::Target;
+use vantage_agent::{Credentials, Target};
 
 use crate::dispatch::{CheckRequest, Dispatcher};
 use crate::fleet::Registry;
@@ -29,7 +29,8 @@ use crate::store::Store;
 pub struct Api {
     /// API tokens, credentials and regions change on a configuration reload.
     pub tokens: RwLock<Vec<SecretString>>,
-    pub credentials: RwLock<BTreeMap<String, SecretString>>,
+    /// Named credentials: the main token and the negative ones, read from env or files.
+    pub credentials: RwLock<BTreeMap<String, Credentials>>,
     pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
@@ -119,6 +120,22 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/v1/checks", post(create))
         .route("/v1/checks/{id}", get(fetch))
         .route("/v1/agents", get(agents))
+        .merge(monitoring_routes())
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such route; see GET /v1/checks/{id}, POST /v1/checks, GET /v1/agents",
+            )
+        })
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(api)
+}
+
+/// `/metrics`, `/healthz` and `/readyz`: on the API port, and alone on `server.metrics_listen`.
+fn monitoring_routes() -> Router<Arc<Api>> {
+    Router::new()
         .route("/metrics", get(metrics))
         .route(
             "/healthz",
@@ -128,28 +145,33 @@ pub fn router(api: Arc<Api>) -> Router {
             "/readyz",
             get(|| async { Json(serde_json::json!({"status": "ready"})) }),
         )
+}
+
+/// The monitoring routes alone, for `server.metrics_listen`: a port a monitoring namespace
+/// may reach while the API stays closed.
+pub fn monitoring_router(api: Arc<Api>) -> Router {
+    monitoring_routes()
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 "not_found",
-                "no such route; see GET /v1/checks/{id}, POST /v1/checks, GET /v1/agents",
+                "the metrics port serves GET /metrics, /healthz and /readyz; the API is on server.api_listen",
             )
         })
-        // A known path with another method: JSON like every other error; axum adds `Allow`.
-        .method_not_allowed_fallback(
-            |method: axum::http::Method, uri: axum::http::Uri| async move {
-                ApiError::new(
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    "method_not_allowed",
-                    format!(
-                        "{method} is not served on {}; the Allow header lists the methods that are",
-                        uri.path()
-                    ),
-                )
-            },
-        )
-        .layer(DefaultBodyLimit::max(limit))
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(api)
+}
+
+/// A known path with another method: JSON like every other error; axum adds `Allow`.
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!(
+            "{method} is not served on {}; the Allow header lists the methods that are",
+            uri.path()
+        ),
+    )
 }
 
 impl Api {
@@ -161,7 +183,7 @@ impl Api {
             .clone()
     }
 
-    pub fn credential(&self, name: &str) -> Option<SecretString> {
+    pub fn credential(&self, name: &str) -> Option<Credentials> {
         self.credentials
             .read()
             .unwrap_or_else(|p| p.into_inner())

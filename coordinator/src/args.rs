@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 use vantage_agent::credentials;
+use vantage_agent::logging::LogFormat;
 use vantage_agent::Credentials;
 use vantage_coordinator::exit::{FailOn, FailOnSeverity};
 use vantage_coordinator::fixture::{Fault, Hostile};
@@ -41,6 +42,9 @@ pub enum Command {
     Fixture(FixtureArgs),
     /// Print the JSON Schema of the report (vantage.report/v1).
     Schema,
+    /// Explain a check id or a finding id: what it means, how bad it can be, the rule, the
+    /// fix, the checks that raise it and the source file that observes it.
+    Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
     /// Print a man page (roff), or write one page per command into a directory.
@@ -107,6 +111,12 @@ pub struct Probe {
     /// documentation ranges). Repeatable. Never on by default.
     #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
     pub assume_global: Vec<IpNet>,
+    /// Let the probe connect to non-global addresses in CIDR (the probe.allow_non_global of
+    /// this check). The target you name is always probed; URLs it names (metadata,
+    /// authorization servers) on other non-global addresses are refused unless allowed
+    /// here. Repeatable.
+    #[arg(long = "allow-non-global", value_name = "CIDR", value_parser = parse_cidr)]
+    pub allow_non_global: Vec<IpNet>,
     /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
@@ -117,8 +127,9 @@ pub struct Probe {
     /// --timeout.
     #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub check_timeout: Duration,
-    /// Ask this DNS server (IP:PORT) instead of the system resolver. Repeatable.
-    #[arg(long, value_name = "IP:PORT")]
+    /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
+    /// Repeatable.
+    #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
     #[command(flatten)]
     pub auth: AuthArgs,
@@ -159,12 +170,16 @@ pub struct AuthArgs {
     pub expect_auth: bool,
 }
 
+/// The token a `--{flag}-env` / `--{flag}-file` pair names, if any.
 pub fn token(
+    flag: &str,
     env: &Option<String>,
     file: &Option<PathBuf>,
 ) -> anyhow::Result<Option<secrecy::SecretString>> {
     Ok(match (env, file) {
-        (Some(name), _) => Some(credentials::from_env(name)?),
+        (Some(name), _) => Some(credentials::from_env(name).map_err(|e| {
+            anyhow::anyhow!("--{flag}-env {name}: {e}; export it, or use --{flag}-file PATH")
+        })?),
         (None, Some(path)) => Some(credentials::from_file(path)?),
         (None, None) => None,
     })
@@ -183,12 +198,14 @@ impl AuthArgs {
 
     pub fn credentials(&self) -> anyhow::Result<Credentials> {
         Ok(Credentials {
-            token: token(&self.token_env, &self.token_file)?,
+            token: token("token", &self.token_env, &self.token_file)?,
             other_audience: token(
+                "other-audience-token",
                 &self.other_audience_token_env,
                 &self.other_audience_token_file,
             )?,
             missing_scope: token(
+                "missing-scope-token",
                 &self.missing_scope_token_env,
                 &self.missing_scope_token_file,
             )?,
@@ -234,6 +251,9 @@ pub struct ServeArgs {
     /// are not read.
     #[arg(long)]
     pub check: bool,
+    /// Log lines as text (colour only on a terminal) or one JSON object per line.
+    #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text, env = "VANTAGE_LOG_FORMAT")]
+    pub log_format: LogFormat,
 }
 
 /// Fleet mode of `vantage check`.
@@ -249,13 +269,31 @@ pub struct Fleet {
     /// A credential configured on the coordinator, by name. Needs --coordinator.
     #[arg(long, value_name = "NAME", requires = "coordinator")]
     pub credential: Option<String>,
-    /// Environment variable holding the coordinator's API token.
+    /// Environment variable holding the coordinator's API token. Without it (and without
+    /// --api-token-file), the token a local `vantage serve` generated is used if present.
     #[arg(
         long = "api-token-env",
         value_name = "NAME",
-        default_value = "VANTAGE_API_TOKEN"
+        default_value = "VANTAGE_API_TOKEN",
+        conflicts_with = "api_token_file"
     )]
     pub api_token_env: String,
+    /// Read the coordinator's API token from PATH (e.g. the file `vantage serve` prints).
+    #[arg(long = "api-token-file", value_name = "PATH", requires = "coordinator")]
+    pub api_token_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vantage explain egress.blocked\n  vantage explain transport.get\n  vantage explain --table"
+)]
+pub struct ExplainArgs {
+    /// A check id (e.g. transport.get) or a finding id (e.g. egress.blocked).
+    #[arg(required_unless_present = "table", conflicts_with = "table")]
+    pub id: Option<String>,
+    /// Print every finding as a Markdown table (the one in README.md) instead.
+    #[arg(long)]
+    pub table: bool,
 }
 
 #[derive(Debug, Args)]
@@ -293,6 +331,19 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
 
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
 pub const MAX_DURATION: Duration = Duration::from_secs(600);
+
+pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = s.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    match s.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
+        Ok(std::net::IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
+        Err(_) => Err(format!(
+            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
+        )),
+    }
+}
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)

@@ -6,12 +6,12 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
 use vantage_coordinator::render::{render, Detail, Format, RenderOptions};
 use vantage_coordinator::report::Report;
-use vantage_coordinator::{local, report};
+use vantage_coordinator::{explain, local, report};
 
 pub use crate::args::*;
 use crate::terminal::{stderr_is_live, Live};
@@ -29,13 +29,11 @@ pub fn main() -> u8 {
             };
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // The daemon logs its lifecycle at info; one-shot commands only warnings.
+    match &cli.command {
+        Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
+        _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
+    }
     let runtime = match crate::runtime::build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -65,6 +63,13 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
             println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
             Ok(exit::OK)
         }
+        Command::Explain(args) => {
+            match args.id {
+                Some(id) => print!("{}", explain::explain(&id)?),
+                None => print!("{}", explain::table()),
+            }
+            Ok(exit::OK)
+        }
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut cmd, "vantage", &mut std::io::stdout());
@@ -74,28 +79,35 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// This machine's vantage: its own settings. The target the operator names is probed
+/// whatever its address; every other address obeys the egress policy (`--allow-non-global`
+/// widens it). The job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
-    let extra_ca_pem = match &probe.ca_file {
-        Some(path) => {
-            Some(std::fs::read(path).with_context(|| format!("--ca-file {}", path.display()))?)
-        }
-        None => None,
-    };
-    let opts = ProbeOptions {
+    let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
+    Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        deadline: probe.timeout,
-        check_timeout: probe.check_timeout.min(probe.timeout),
-        assume_global: probe.assume_global.clone(),
+        check_timeout: probe.check_timeout,
         extra_ca_pem,
-        connect_non_global: true,
+        allow_named_target: true,
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
-        credentials: probe.auth.credentials()?,
-        expect_auth: probe.auth.expect_auth,
         ..ProbeOptions::default()
-    };
-    Ok(Engine::new(opts)?)
+    })?)
+}
+
+/// The job the flags describe (tokens are read here, before any traffic).
+fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
+    Ok(Job {
+        target,
+        deadline: probe.timeout,
+        expect_auth: probe.auth.expect_auth,
+        policy: Policy {
+            assume_global: probe.assume_global.clone(),
+            allow_non_global: probe.allow_non_global.clone(),
+        },
+        credentials: probe.auth.credentials()?,
+    })
 }
 
 pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
@@ -164,15 +176,15 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
 }
 
 /// Run one in-process vantage, with the stage and elapsed time on a terminal.
-async fn check_here(engine: &Engine, target: &Target, output: &Output) -> Report {
+async fn check_here(engine: &Engine, job: &Job, output: &Output) -> Report {
     let region = engine.options().region.clone();
     let progress = live(
         output,
-        &format!("checking {target} from {region}"),
+        &format!("checking {} from {region}", job.target),
         "starting",
     );
     let report =
-        local::check_with_progress(engine, target, std::sync::Arc::new(progress.clone())).await;
+        local::check_with_progress(engine, job, std::sync::Arc::new(progress.clone())).await;
     progress.finish();
     report
 }
@@ -182,7 +194,8 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     check_output_path(&args.output)?;
     // Credentials and the CA file are read before any traffic: bad input changes nothing.
     let engine = engine(&args.probe, &args.region)?;
-    let report = check_here(&engine, &target, &args.output).await;
+    let job = job(&args.probe, target)?;
+    let report = check_here(&engine, &job, &args.output).await;
     let gate = args.gate();
     emit(&report, &args.output, gate)?;
     Ok(gate.exit_code(&report))
@@ -202,8 +215,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         return Ok(exit::OK);
     }
     vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
+        let metrics = bound
+            .metrics
+            .map(|m| format!(" metrics http://{m}"))
+            .unwrap_or_default();
         println!(
-            "vantage serve: api http://{} grpc http://{}",
+            "vantage serve: api http://{} grpc http://{}{metrics}",
             bound.api, bound.grpc
         );
         let _ = std::io::stdout().flush();
@@ -259,14 +276,15 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     }
     let probe = Probe {
         assume_global: Vec::new(),
+        allow_non_global: Vec::new(),
         ca_file: None,
         timeout: Duration::from_secs(30),
         check_timeout: Duration::from_secs(5),
         nameserver: Vec::new(),
         auth: AuthArgs::default(),
     };
-    let target = Target::parse(&fixture.url())?;
-    let report = check_here(&engine(&probe, "local")?, &target, &args.output).await;
+    let job = job(&probe, Target::parse(&fixture.url())?)?;
+    let report = check_here(&engine(&probe, "local")?, &job, &args.output).await;
     let gate = Gate::default();
     emit(&report, &args.output, gate)?;
     if !args.output.quiet {

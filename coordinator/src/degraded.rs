@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::Outcome;
 
 use crate::report::Report;
@@ -24,7 +25,8 @@ impl Degraded {
     pub fn record(&self, report: &Report) {
         let network_failed = |r: &vantage_agent::model::RegionResult| {
             r.checks.iter().any(|c| {
-                c.outcome == Outcome::Fail && matches!(c.id.as_str(), "dns.resolve" | "net.connect")
+                c.outcome == Outcome::Fail
+                    && matches!(c.id, CheckId::DnsResolve | CheckId::NetConnect)
             })
         };
         let reported: Vec<_> = report.regions.iter().filter(|r| r.reported()).collect();
@@ -69,7 +71,7 @@ mod tests {
     fn region(name: &str, connect: Outcome) -> RegionResult {
         let mut r = RegionResult::absent(name, RegionStatus::Complete);
         r.checks.push(CheckResult {
-            id: "net.connect".into(),
+            id: CheckId::NetConnect,
             outcome: connect,
             observed: String::new(),
             expected: String::new(),

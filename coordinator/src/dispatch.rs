@@ -1,15 +1,13 @@
-//! Dispatch: fan a check out to one agent per requested region (or the in-process vantage),
-//! wait until the deadline, and merge what arrived. A region that does not answer in time is
-//! named, never silently dropped.
+//! Dispatch: fan a check out to one vantage per requested region (the in-process vantage or
+//! an agent), wait until the deadline, and merge what arrived. A region that does not answer
+//! in time is named, never silently dropped. Every region gets the same [`Job`].
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use secrecy::{ExposeSecret, SecretString};
 use vantage_agent::model::{RegionResult, RegionStatus};
-use vantage_agent::{Credentials, Engine, Target};
-use vantage_proto::v1 as pb;
+use vantage_agent::{Credentials, Engine, Job, Policy, Target};
 
 use crate::fleet::{JobOutcome, Registry};
 use crate::local::{assemble, now_rfc3339};
@@ -20,21 +18,30 @@ use crate::report::Report;
 pub struct CheckRequest {
     pub target: Target,
     pub regions: Vec<String>,
-    /// A named credential and its secret.
-    pub credential: Option<(String, SecretString)>,
+    /// A named credential and its secrets (the main token, and the other-audience and
+    /// missing-scope tokens when configured).
+    pub credential: Option<(String, Credentials)>,
     pub expect_auth: bool,
     pub deadline: Duration,
+}
+
+/// Where one region's job runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Vantage<'a> {
+    /// The coordinator's in-process vantage.
+    Local(&'a Engine),
+    /// An agent of the region, over its gRPC stream.
+    Remote(&'a Registry),
 }
 
 /// Sends jobs and collects results.
 #[derive(Debug)]
 pub struct Dispatcher {
     pub registry: Arc<Registry>,
-    /// The in-process vantage: its region and its engine, built once (each run takes its
-    /// options and shares the engine's TLS configuration).
+    /// The in-process vantage: its region and its engine.
     pub local: Option<(String, Engine)>,
-    /// Probe settings sent with every job.
-    pub probe: crate::config::Probe,
+    /// The address policy every job carries.
+    pub policy: Policy,
 }
 
 /// Extra time after the job deadline for the result to travel back.
@@ -51,10 +58,14 @@ impl Dispatcher {
     ) -> Report {
         let started_at = now_rfc3339();
         let t = Instant::now();
-        let results = futures::future::join_all(req.regions.iter().map(|region| async move {
-            let r = self.one(region, req).await;
-            on_region(&r);
-            r
+        let job = self.job(req);
+        let results = futures::future::join_all(req.regions.iter().map(|region| {
+            let job = &job;
+            async move {
+                let r = self.vantage(region).run(region, job).await;
+                on_region(&r);
+                r
+            }
         }))
         .await;
         assemble(
@@ -67,66 +78,142 @@ impl Dispatcher {
         )
     }
 
-    async fn one(&self, region: &str, req: &CheckRequest) -> RegionResult {
-        if let Some((local_region, base)) = &self.local {
-            if local_region == region {
-                return self.local_run(base, region, req).await;
-            }
-        }
-        let job_id = ulid::Ulid::new().to_string();
-        let job = pb::Job {
-            job_id: job_id.clone(),
-            target: req.target.to_string(),
-            deadline_ms: req.deadline.as_millis() as u64,
+    /// The job every region of `req` runs.
+    pub fn job(&self, req: &CheckRequest) -> Job {
+        Job {
+            target: req.target.clone(),
+            deadline: req.deadline,
             expect_auth: req.expect_auth,
-            assume_global: self
-                .probe
-                .assume_global
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            allow_non_global: self
-                .probe
-                .allow_non_global
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            credential_name: req
+            policy: self.policy.clone(),
+            credentials: req
                 .credential
                 .as_ref()
-                .map(|(n, _)| n.clone())
+                .map(|(_, c)| c.clone())
                 .unwrap_or_default(),
-            credential_secret: req
-                .credential
-                .as_ref()
-                .map(|(_, s)| s.expose_secret().to_string())
-                .unwrap_or_default(),
-        };
-        let Some(rx) = self.registry.dispatch(region, job) else {
-            return RegionResult::absent(region, RegionStatus::NoAgent);
-        };
-        match tokio::time::timeout(req.deadline + GRACE, rx).await {
-            Ok(Ok(JobOutcome::Done(r))) => *r,
-            Ok(Ok(JobOutcome::AgentLost)) | Ok(Err(_)) => {
-                RegionResult::absent(region, RegionStatus::Error)
-            }
-            Err(_) => {
-                self.registry.abandon(&job_id);
-                RegionResult::absent(region, RegionStatus::Timeout)
-            }
         }
     }
 
-    async fn local_run(&self, base: &Engine, region: &str, req: &CheckRequest) -> RegionResult {
-        let mut opts = base.options().clone();
-        opts.region = region.to_string();
-        opts.deadline = req.deadline;
-        opts.check_timeout = opts.check_timeout.min(req.deadline);
-        opts.expect_auth = req.expect_auth;
-        opts.credentials = Credentials {
-            token: req.credential.as_ref().map(|(_, s)| s.clone()),
-            ..Credentials::default()
-        };
-        base.with_options(opts).run(&req.target).await
+    /// The vantage that serves `region`.
+    pub fn vantage(&self, region: &str) -> Vantage<'_> {
+        match &self.local {
+            Some((local, engine)) if local == region => Vantage::Local(engine),
+            _ => Vantage::Remote(&self.registry),
+        }
+    }
+}
+
+impl Vantage<'_> {
+    /// Run `job` in `region` and return its region section (absent, with the reason as its
+    /// status, when no result came).
+    pub async fn run(self, region: &str, job: &Job) -> RegionResult {
+        match self {
+            Vantage::Local(engine) => engine.run_job(job).await,
+            Vantage::Remote(registry) => remote(registry, region, job).await,
+        }
+    }
+}
+
+async fn remote(registry: &Registry, region: &str, job: &Job) -> RegionResult {
+    let job_id = ulid::Ulid::new().to_string();
+    let Some(rx) = registry.dispatch(region, &job_id, job) else {
+        return RegionResult::absent(region, RegionStatus::NoAgent);
+    };
+    match tokio::time::timeout(job.deadline + GRACE, rx).await {
+        Ok(Ok(JobOutcome::Done(r))) => *r,
+        Ok(Ok(JobOutcome::Refused(reason))) => {
+            tracing::error!(region, job = %job_id, "the agent refused the job: {reason}");
+            RegionResult::absent(region, RegionStatus::Error)
+        }
+        Ok(Ok(JobOutcome::AgentLost)) | Ok(Err(_)) => {
+            RegionResult::absent(region, RegionStatus::Error)
+        }
+        Err(_) => {
+            registry.abandon(&job_id);
+            RegionResult::absent(region, RegionStatus::Timeout)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::mpsc;
+    use vantage_agent::ProbeOptions;
+
+    use super::*;
+    use crate::fleet::ToAgent;
+
+    fn dispatcher(registry: Arc<Registry>) -> Dispatcher {
+        Dispatcher {
+            registry,
+            local: Some((
+                "local".into(),
+                Engine::new(ProbeOptions::default()).unwrap(),
+            )),
+            policy: Policy {
+                assume_global: vec!["198.51.100.0/24".parse().unwrap()],
+                allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+            },
+        }
+    }
+
+    fn request() -> CheckRequest {
+        CheckRequest {
+            target: Target::parse("http://127.0.0.1:9/mcp").unwrap(),
+            regions: vec!["eu".into()],
+            credential: Some((
+                "prod".into(),
+                Credentials {
+                    token: Some("main-secret".to_string().into()),
+                    other_audience: Some("other-secret".to_string().into()),
+                    missing_scope: Some("scope-secret".to_string().into()),
+                },
+            )),
+            expect_auth: true,
+            deadline: Duration::from_secs(3),
+        }
+    }
+
+    #[test]
+    fn the_local_region_runs_in_process_and_the_others_remotely() {
+        let d = dispatcher(Arc::default());
+        assert!(matches!(d.vantage("local"), Vantage::Local(_)));
+        assert!(matches!(d.vantage("eu"), Vantage::Remote(_)));
+        // Every region gets the same job: the request's, with the configured policy.
+        let job = d.job(&request());
+        assert_eq!(job.policy, d.policy);
+        assert!(job.expect_auth && job.credentials.token.is_some());
+        // Issue 12: a fleet job carries the negative tokens too, so the agents run
+        // auth.wrong-audience and auth.insufficient-scope as `vantage check` does.
+        assert_eq!(
+            job.credentials.secrets(),
+            ["main-secret", "other-secret", "scope-secret"]
+        );
+        assert_eq!(job.deadline, Duration::from_secs(3));
+    }
+
+    /// An agent that refuses the job (an unusable prefix) leaves its region `error`, at
+    /// once: never a pass, never a wait for the deadline.
+    #[tokio::test]
+    async fn a_refused_job_is_an_errored_region() {
+        let registry = Arc::new(Registry::default());
+        let (tx, mut rx) = mpsc::channel(8);
+        let session = registry.register("a1".into(), "eu".into(), "v".into(), tx);
+        let d = dispatcher(registry.clone());
+        let agent = tokio::spawn(async move {
+            let Some(ToAgent::Job { id, job }) = rx.recv().await else {
+                panic!("no job arrived");
+            };
+            assert_eq!(job.target.to_string(), "http://127.0.0.1:9/mcp");
+            registry.complete(session, &id, JobOutcome::Refused("assume_global: x".into()));
+        });
+        let job = d.job(&request());
+        let region = d.vantage("eu").run("eu", &job).await;
+        agent.await.unwrap();
+        assert_eq!(region.region, "eu");
+        assert_eq!(region.status, RegionStatus::Error);
+        assert!(region.checks.is_empty());
+        // A region without an agent is named as such.
+        let none = d.vantage("us").run("us", &job).await;
+        assert_eq!(none.status, RegionStatus::NoAgent);
     }
 }

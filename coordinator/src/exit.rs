@@ -2,6 +2,7 @@
 //! text report's gate line and the JUnit `failure` elements all come from one [`Gate`], so a
 //! CI dashboard and the job's status never disagree.
 
+use vantage_agent::catalog::FindingId;
 use vantage_agent::model::Severity;
 
 use crate::report::{Decision, Finding, Report};
@@ -12,9 +13,9 @@ pub const OK: u8 = 0;
 pub const USAGE: u8 = 1;
 /// The gate failed.
 pub const GATE_FAILED: u8 = 2;
-/// `unknown`: authorization required and no credential given.
+/// `unknown`: authorization required and no credential given, or the credential refused.
 pub const UNKNOWN_AUTH: u8 = 3;
-/// `unknown`: a region did not report.
+/// `unknown`: a region did not report, or did not observe the target (`checks.md` 4.1).
 pub const UNKNOWN_REGION: u8 = 4;
 
 /// Which decision fails the gate.
@@ -65,7 +66,7 @@ impl FailOnSeverity {
 }
 
 /// Findings that make the decision `unknown` (nothing was decided about the target): in
-/// JUnit they are errors, never failures.
+/// JUnit they are errors, never failures. The merge's list, by name.
 pub const UNKNOWN_CAUSES: &[&str] = &[
     "fleet.region-missing",
     "auth.credential-required",
@@ -73,6 +74,12 @@ pub const UNKNOWN_CAUSES: &[&str] = &[
     "probe.policy-refused",
     "probe.incomplete",
     "probe.resolver-failed",
+];
+
+/// The `unknown` findings of the authorization boundary: exit 3 when they are the only ones.
+const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
+    FindingId::AuthCredentialRequired,
+    FindingId::AuthCredentialRefused,
 ];
 
 /// Findings about the vantage itself, never about the target: they never fail the gate.
@@ -170,7 +177,7 @@ impl Gate {
     }
 
     /// One line for people: `gate: passed`, `gate: failed (--fail-on review)`, or
-    /// `gate: unknown (exit 4: a region did not report)`.
+    /// `gate: unknown (exit 4: not everything due was observed: a region, or a check)`.
     pub fn line(&self, report: &Report) -> String {
         match self.result(report) {
             GateResult::Passed => "gate: passed".to_string(),
@@ -178,9 +185,13 @@ impl Gate {
             GateResult::Unknown => {
                 let code = unknown_code(report);
                 let why = if code == UNKNOWN_AUTH {
-                    "authorization required and no credential given"
+                    if report.finding(FindingId::AuthCredentialRefused).is_some() {
+                        "the credential given was refused"
+                    } else {
+                        "authorization required and no credential given"
+                    }
                 } else {
-                    "not every region observed the target"
+                    "not everything due was observed: a region, or a check"
                 };
                 format!("gate: unknown (exit {code}: {why})")
             }
@@ -188,10 +199,16 @@ impl Gate {
     }
 }
 
+/// 3 when the only reasons are at the authorization boundary (no credential, or a refused
+/// one); 4 for every other reason (a region missing, a region or check without evidence).
 fn unknown_code(report: &Report) -> u8 {
-    if report.finding("fleet.region-missing").is_some() {
-        UNKNOWN_REGION
-    } else if report.finding("auth.credential-required").is_some() {
+    let unknown: Vec<FindingId> = report
+        .findings
+        .iter()
+        .map(|f| f.id)
+        .filter(|id| crate::merge::UNKNOWN_FINDINGS.contains(id))
+        .collect();
+    if !unknown.is_empty() && unknown.iter().all(|id| UNKNOWN_AUTH_CAUSES.contains(id)) {
         UNKNOWN_AUTH
     } else {
         UNKNOWN_REGION

@@ -1,165 +1,370 @@
-//! The finding catalogue: for every finding id, a title, the fix, and the rule behind it.
-//! One fault has one name everywhere. The `spec` of each cites the rule: a section of the
+//! The finding catalogue: for every finding id, a title, the fix, the rule behind it, the
+//! highest severity it carries, and, for a finding the merge derives rather than maps from
+//! one failed check, where and how. One fault has one name everywhere. The `spec` of each cites the rule: a section of the
 //! MCP 2026-07-28 specification or an RFC, never an internal document.
+//! Which checks raise a finding is the check catalogue's to say
+//! ([`vantage_agent::catalog::raising`]).
+
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::Severity::{self, *};
 
 /// Catalogue entry.
 #[derive(Debug, Clone, Copy)]
 pub struct FindingSpec {
-    pub id: &'static str,
     pub title: &'static str,
     pub remediation: &'static str,
+    /// The rule behind it.
     pub spec: &'static str,
+    /// The highest severity it can carry.
+    pub severity: Severity,
+    /// For a finding the merge derives from several regions or results: the source file
+    /// and how.
+    pub derived: Option<(&'static str, &'static str)>,
 }
 
-macro_rules! findings {
-    ($($id:literal => $title:literal, $fix:literal, $spec:literal;)*) => {
-        /// Every finding id Vantage can emit.
-        pub const FINDINGS: &[FindingSpec] = &[$(FindingSpec { id: $id, title: $title, remediation: $fix, spec: $spec },)*];
-    };
+/// The merge, where derived and conditional findings are named.
+pub const MERGE: &str = "coordinator/src/merge.rs";
+/// Where the merge decides what each region observed (`checks.md` 4.1) and names why a
+/// region or a check has no evidence.
+pub const EVIDENCE: &str = "coordinator/src/merge/evidence.rs";
+/// Where the merge compares the regions' DNS answers.
+pub const MERGE_DNS: &str = "coordinator/src/merge/dns.rs";
+
+vantage_agent::spec_table! {
+    /// The catalogue entry of a finding (a new finding id cannot lack one).
+    pub fn spec(FindingId) -> FindingSpec {
+        DnsResolve => {
+            title: "The name does not resolve",
+            remediation: "Publish A (and AAAA) records for the host, and check the zone's delegation.",
+            spec: "RFC 1034 section 5 and RFC 1035 (a client must resolve the endpoint's host)",
+            severity: High,
+            derived: None,
+        }
+        DnsSplitHorizon => {
+            title: "Regions get different kinds of DNS answers (split horizon)",
+            remediation: "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
+            spec: "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)",
+            severity: High,
+            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN, A present or absent")),
+        }
+        DnsAnswersDiffer => {
+            title: "Regions get different (global) addresses",
+            remediation: "Nothing to fix if this is GeoDNS or a CDN; make sure every address serves the same endpoint.",
+            spec: "informational: no rule is broken (GeoDNS and CDNs answer per region)",
+            severity: Info,
+            derived: Some((MERGE_DNS, "regions get different global addresses (GeoDNS, CDNs): informational")),
+        }
+        DnsNonGlobalAddress => {
+            title: "DNS hands out an address that is not globally routable",
+            remediation: "Publish only public addresses for a public endpoint; internal addresses belong in an internal name.",
+            spec: "IANA IPv4 and IPv6 special-purpose address registries",
+            severity: High,
+            derived: None,
+        }
+        DnsNoARecord => {
+            title: "No IPv4 A record",
+            remediation: "Add an A record: many hosted MCP clients reach the internet over IPv4 only.",
+            spec: "RFC 1035 section 3.4.1 (A records); IPv4-only clients cannot reach an IPv6-only host",
+            severity: High,
+            derived: None,
+        }
+        NetConnect => {
+            title: "The endpoint does not accept connections",
+            remediation: "Check that the server listens on the published addresses and that the firewall admits the port.",
+            spec: "MCP 2026-07-28 Streamable HTTP (the server provides one HTTP endpoint that accepts POST); RFC 9293 (TCP)",
+            severity: High,
+            derived: None,
+        }
+        EgressBlocked => {
+            title: "Some regions cannot connect while others can",
+            remediation: "A timeout is a silent drop (a firewall or security group rule for that network); a refusal is an active reject. Allow the region's egress range.",
+            spec: "RFC 9293 section 3.5 (a refused connection is answered with a reset; a dropped one gets no answer)",
+            severity: High,
+            derived: None,
+        }
+        NetIpv6 => {
+            title: "IPv6 addresses do not accept connections",
+            remediation: "Make the service listen on IPv6 and allow it through the firewall, or withdraw the AAAA records.",
+            spec: "RFC 8305 (Happy Eyeballs: clients try the AAAA addresses first)",
+            severity: Low,
+            derived: None,
+        }
+        TlsHandshake => {
+            title: "The TLS handshake fails",
+            remediation: "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates.",
+            spec: "RFC 8446; RFC 6125",
+            severity: High,
+            derived: None,
+        }
+        TlsExpiry => {
+            title: "The certificate expires soon or has expired",
+            remediation: "Renew the certificate and automate renewal.",
+            spec: "RFC 5280 section 4.1.2.5 (certificate validity)",
+            severity: High,
+            derived: None,
+        }
+        TlsPlainHttp => {
+            title: "A non-local endpoint is served over plain HTTP",
+            remediation: "Serve the endpoint over https://; bearer tokens must never travel in clear text.",
+            spec: "MCP authorization, Communication Security (2026-07-28)",
+            severity: High,
+            derived: None,
+        }
+        RedirectNone => {
+            title: "The endpoint redirects",
+            remediation: "Publish the final URL as the endpoint; clients do not follow redirects on POST safely.",
+            spec: "RFC 9110 section 15.4",
+            severity: Medium,
+            derived: None,
+        }
+        RedirectCrossHost => {
+            title: "The endpoint redirects to another host",
+            remediation: "Publish the final host's URL: clients drop Authorization on a cross-host redirect, and 301/302 turn POST into GET.",
+            spec: "RFC 9110 section 15.4; Fetch standard (Authorization removal on cross-origin redirects)",
+            severity: High,
+            derived: None,
+        }
+        EraDetect => {
+            title: "No MCP protocol answers at this URL",
+            remediation: "Check the URL path and that the MCP server (not a web page or gateway default) answers POST there.",
+            spec: "MCP 2026-07-28 versioning (server/discover MUST be implemented)",
+            severity: High,
+            derived: None,
+        }
+        EraLegacyOnly => {
+            title: "The server does not speak 2026-07-28",
+            remediation: "Upgrade the server SDK to one that serves 2026-07-28 (server/discover and per-request _meta), keeping 2025-11-25 as a fallback if needed.",
+            spec: "MCP 2026-07-28 versioning, Backward Compatibility",
+            severity: Medium,
+            derived: None,
+        }
+        DiscoverShape => {
+            title: "server/discover answers with the wrong shape",
+            remediation: "Return a DiscoverResult: resultType, supportedVersions (with 2026-07-28), capabilities, ttlMs and cacheScope.",
+            spec: "MCP 2026-07-28 server/discover; schema DiscoverResult",
+            severity: High,
+            derived: None,
+        }
+        TransportNotification => {
+            title: "Notifications are not answered 202 with an empty body",
+            remediation: "Answer an accepted notification with 202 and no body (or a 4xx if it is not accepted).",
+            spec: "MCP 2026-07-28 Streamable HTTP, Sending Messages item 5",
+            severity: Medium,
+            derived: None,
+        }
+        TransportGet => {
+            title: "GET on the endpoint is not answered 405",
+            remediation: "Answer GET with 405 and Allow: POST (or a 2025-11-25 stream on a dual-era server); make sure the gateway does not serve a page there.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)",
+            severity: Medium,
+            derived: None,
+        }
+        TransportDelete => {
+            title: "DELETE on the endpoint is not answered 405",
+            remediation: "Answer DELETE with 405 and Allow: POST.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)",
+            severity: Medium,
+            derived: None,
+        }
+        HeadersMissingMethod => {
+            title: "A request without Mcp-Method is not refused",
+            remediation: "Validate Mcp-Method on every request and answer 400 with JSON-RPC -32020 when it is absent; check that no proxy strips it.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Standard Request Headers and Server Validation",
+            severity: Medium,
+            derived: None,
+        }
+        HeadersMethodMismatch => {
+            title: "Mcp-Method is not compared with the body",
+            remediation: "Answer 400 with -32020 when Mcp-Method differs from the body's method.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Server Validation",
+            severity: Medium,
+            derived: None,
+        }
+        HeadersNameMismatch => {
+            title: "Mcp-Name is not compared with the body",
+            remediation: "Answer 400 with -32020 when Mcp-Name differs from params.name (or params.uri).",
+            spec: "MCP 2026-07-28 Streamable HTTP, Server Validation",
+            severity: Medium,
+            derived: None,
+        }
+        HeadersMissingVersion => {
+            title: "A request without MCP-Protocol-Version is served",
+            remediation: "Answer 400 with -32020 when MCP-Protocol-Version is absent on a modern request.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header",
+            severity: Medium,
+            derived: None,
+        }
+        VersionUnsupported => {
+            title: "An unsupported protocol version is not refused properly",
+            remediation: "Answer 400 with -32022 and error.data {supported, requested}, so clients can retry with a version you serve.",
+            spec: "MCP 2026-07-28 versioning; schema UnsupportedProtocolVersionError",
+            severity: High,
+            derived: None,
+        }
+        MetaMissing => {
+            title: "A request without _meta is not refused",
+            remediation: "Answer 400 with -32602 when params._meta (protocolVersion, clientCapabilities) is missing.",
+            spec: "MCP 2026-07-28 basic, per-request protocol fields",
+            severity: Medium,
+            derived: None,
+        }
+        MethodUnknown => {
+            title: "Unknown methods are not answered 404 with JSON-RPC -32601",
+            remediation: "Answer unknown methods with 404 and a JSON-RPC -32601 body; an HTML or empty 404 looks like a missing endpoint.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header",
+            severity: High,
+            derived: None,
+        }
+        SecurityOrigin => {
+            title: "A foreign Origin is refused without 403",
+            remediation: "Answer a request with an invalid Origin with 403.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Security Warning item 1",
+            severity: Low,
+            derived: None,
+        }
+        SecurityOriginNotValidated => {
+            title: "A request with a foreign Origin was served",
+            remediation: "Validate Origin and answer 403 to origins you do not serve (DNS rebinding, cross-site requests).",
+            spec: "MCP 2026-07-28 Streamable HTTP, Security Warning item 1",
+            severity: High,
+            derived: None,
+        }
+        TransportSseBuffering => {
+            title: "SSE responses may be buffered on the way",
+            remediation: "Send X-Accel-Buffering: no on SSE responses and disable response buffering in proxies.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Receiving Messages (SHOULD)",
+            severity: Info,
+            derived: None,
+        }
+        CorsPreflight => {
+            title: "Browser clients cannot send the MCP headers",
+            remediation: "If browser clients should connect, allow Mcp-Method, Mcp-Name and MCP-Protocol-Version in CORS and expose WWW-Authenticate.",
+            spec: "informational (the 2026-07-28 spec has no normative CORS text)",
+            severity: Info,
+            derived: None,
+        }
+        JsonrpcErrorBody => {
+            title: "Refusals arrive without a JSON-RPC body",
+            remediation: "Let the MCP server answer its own validation errors, or make the gateway return JSON-RPC error bodies; a bare 4xx points to an intermediary.",
+            spec: "MCP 2026-07-28 Streamable HTTP (note on intermediaries)",
+            severity: Low,
+            derived: None,
+        }
+        EdgeDivergent => {
+            title: "Regions see different behaviour from the same endpoint",
+            remediation: "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
+            spec: "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries",
+            severity: High,
+            derived: Some((MERGE, "a shape, era, transport or authorization check passes in some regions and fails in others, and DNS or connectivity does not explain it")),
+        }
+        AuthChallenge => {
+            title: "The authorization challenge is missing or incomplete",
+            remediation: "Answer unauthenticated requests with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
+            spec: "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3",
+            severity: High,
+            derived: None,
+        }
+        AuthPrm => {
+            title: "Protected resource metadata is missing or wrong",
+            remediation: "Serve RFC 9728 metadata at the advertised or well-known URL, with `resource` equal to the endpoint URL exactly and at least one authorization server.",
+            spec: "RFC 9728 sections 2 and 3.3; MCP 2026-07-28 authorization-server discovery",
+            severity: High,
+            derived: None,
+        }
+        AuthAsMetadata => {
+            title: "Authorization server metadata is missing or unusable",
+            remediation: "Publish RFC 8414 or OpenID discovery metadata whose `issuer` is identical to the issuer URL, with S256 in code_challenge_methods_supported and https endpoints.",
+            spec: "RFC 8414 section 3.3; MCP 2026-07-28 authorization, Authorization Code Protection",
+            severity: High,
+            derived: None,
+        }
+        AuthGarbageToken => {
+            title: "A random token is not refused with 401",
+            remediation: "Answer invalid or expired tokens with 401 (and WWW-Authenticate error=\"invalid_token\").",
+            spec: "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1",
+            severity: Medium,
+            derived: None,
+        }
+        AuthWrongAudience => {
+            title: "A token for another audience is not refused with 401",
+            remediation: "Validate the token's audience against this resource and answer 401 when it differs.",
+            spec: "MCP 2026-07-28 authorization, Token Handling; RFC 8707",
+            severity: Medium,
+            derived: None,
+        }
+        AuthInsufficientScope => {
+            title: "A token lacking a scope is not answered 403 insufficient_scope",
+            remediation: "Enforce scopes and answer 403 with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"…\".",
+            spec: "MCP 2026-07-28 authorization, Runtime Insufficient Scope Errors (SHOULD)",
+            severity: Medium,
+            derived: None,
+        }
+        AuthMetadataRedirect => {
+            title: "A metadata URL redirects",
+            remediation: "Serve metadata at the URL clients are given; clients do not follow a redirect to another host for metadata.",
+            spec: "RFC 9728 section 3; RFC 8414 section 3",
+            severity: High,
+            derived: None,
+        }
+        AuthCredentialRequired => {
+            title: "The endpoint requires authorization and no credential was given",
+            remediation: "Name a credential with --token-env NAME (or --token-file PATH) so the protocol checks can run.",
+            spec: "MCP 2026-07-28 authorization",
+            severity: Info,
+            derived: Some((MERGE, "a region got 401 and no credential was given")),
+        }
+        AuthCredentialRefused => {
+            title: "The given credential was refused, so the protocol checks could not run",
+            remediation: "The endpoint answered 401/403 to the credential that was given: check that the token named by --token-env (or the coordinator's [[credentials]] entry) is current, issued for this resource and not expired, then run the check again.",
+            spec: "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1 (not a finding about the target: nothing past the authorization boundary was observed)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "a credential was given and the endpoint refused it (401/403)")),
+        }
+        AuthInvalidTokenAccepted => {
+            title: "An invalid token was accepted",
+            remediation: "Validate every bearer token (signature, expiry, audience) and answer 401 when it fails.",
+            spec: "MCP 2026-07-28 authorization, Token Handling (MUST 401)",
+            severity: Critical,
+            derived: None,
+        }
+        FleetRegionMissing => {
+            title: "A requested region did not report",
+            remediation: "Check that an agent for the region is connected and healthy (GET /v1/agents).",
+            spec: "not a protocol rule: a region that did not report decides nothing, and is never counted as a pass",
+            severity: Medium,
+            derived: Some((MERGE, "a requested region had no agent, or its agent did not report by the deadline")),
+        }
+        ProbePolicyRefused => {
+            title: "This vantage refused to connect by policy, so it observed nothing",
+            remediation: "The vantage does not connect to non-global addresses (an SSRF guard for a probe fleet). If this target is yours and meant to be reached from here, list its prefix in the coordinator's probe.allow_non_global (VANTAGE_PROBE__ALLOW_NON_GLOBAL); for a laboratory whose public addresses come from documentation ranges, declare them with --assume-global CIDR (probe.assume_global); or run `vantage check URL` without --coordinator, which connects to any address.",
+            spec: "not a protocol rule: never pass what was not seen (a refused connection is no evidence about the target)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the vantage refused to connect (or to fetch a metadata URL) by its egress policy")),
+        }
+        ProbeIncomplete => {
+            title: "The vantage could not observe everything it had to",
+            remediation: "Checks ran out of time or were answered for another reason than the one they test (the evidence lists them): raise --timeout (or the job's deadline) if the deadline ran out, and look at what answered in their place (a gateway, a missing header) before trusting a pass.",
+            spec: "not a protocol rule: never pass what was not seen (a check with no evidence is neither a pass nor a failure)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way")),
+        }
+        ProbeResolverFailed => {
+            title: "The vantage's own resolver failed",
+            remediation: "The resolver this vantage asks did not answer, answered SERVFAIL/REFUSED, or could not be used: check the vantage's resolver (--nameserver, /etc/resolv.conf, the agent's network). If every region fails the same way, also check the zone's authoritative servers.",
+            spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 1035 section 4.1.1 rcodes)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the vantage's resolver timed out, failed (SERVFAIL, REFUSED) or could not be used")),
+        }
+        FleetVantageDegraded => {
+            title: "A probe region's own network is failing",
+            remediation: "Look at the agent's network, not the target: it fails where other regions succeed.",
+            spec: "not a protocol rule: a fact about the probe's own network, not about the target",
+            severity: Low,
+            derived: Some((MERGE, "the region is degraded (coordinator/src/degraded.rs): it fails most targets while other regions succeed")),
+        }
+    }
 }
 
-findings! {
-    "dns.resolve" => "The name does not resolve",
-        "Publish A (and AAAA) records for the host, and check the zone's delegation.",
-        "RFC 1034 section 5 and RFC 1035 (a client must resolve the endpoint's host)";
-    "dns.split-horizon" => "Regions get different kinds of DNS answers (split horizon)",
-        "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
-        "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)";
-    "dns.answers-differ" => "Regions get different (global) addresses",
-        "Nothing to fix if this is GeoDNS or a CDN; make sure every address serves the same endpoint.",
-        "informational: no rule is broken (GeoDNS and CDNs answer per region)";
-    "dns.non-global-address" => "DNS hands out an address that is not globally routable",
-        "Publish only public addresses for a public endpoint; internal addresses belong in an internal name.",
-        "IANA IPv4 and IPv6 special-purpose address registries";
-    "dns.no-a-record" => "No IPv4 A record",
-        "Add an A record: many hosted MCP clients reach the internet over IPv4 only.",
-        "RFC 1035 section 3.4.1 (A records); IPv4-only clients cannot reach an IPv6-only host";
-    "net.connect" => "The endpoint does not accept connections",
-        "Check that the server listens on the published addresses and that the firewall admits the port.",
-        "MCP 2026-07-28 Streamable HTTP (the server provides one HTTP endpoint that accepts POST); RFC 9293 (TCP)";
-    "egress.blocked" => "Some regions cannot connect while others can",
-        "A timeout is a silent drop (a firewall or security group rule for that network); a refusal is an active reject. Allow the region's egress range.",
-        "RFC 9293 section 3.5 (a refused connection is answered with a reset; a dropped one gets no answer)";
-    "net.ipv6" => "IPv6 addresses do not accept connections",
-        "Make the service listen on IPv6 and allow it through the firewall, or withdraw the AAAA records.",
-        "RFC 8305 (Happy Eyeballs: clients try the AAAA addresses first)";
-    "tls.handshake" => "The TLS handshake fails",
-        "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates.",
-        "RFC 8446; RFC 6125";
-    "tls.expiry" => "The certificate expires soon or has expired",
-        "Renew the certificate and automate renewal.",
-        "RFC 5280 section 4.1.2.5 (certificate validity)";
-    "tls.plain-http" => "A non-local endpoint is served over plain HTTP",
-        "Serve the endpoint over https://; bearer tokens must never travel in clear text.",
-        "MCP authorization, Communication Security (2026-07-28)";
-    "redirect.none" => "The endpoint redirects",
-        "Publish the final URL as the endpoint; clients do not follow redirects on POST safely.",
-        "RFC 9110 section 15.4";
-    "redirect.cross-host" => "The endpoint redirects to another host",
-        "Publish the final host's URL: clients drop Authorization on a cross-host redirect, and 301/302 turn POST into GET.",
-        "RFC 9110 section 15.4; Fetch standard (Authorization removal on cross-origin redirects)";
-    "era.detect" => "No MCP protocol answers at this URL",
-        "Check the URL path and that the MCP server (not a web page or gateway default) answers POST there.",
-        "MCP 2026-07-28 versioning (server/discover MUST be implemented)";
-    "era.legacy-only" => "The server does not speak 2026-07-28",
-        "Upgrade the server SDK to one that serves 2026-07-28 (server/discover and per-request _meta), keeping 2025-11-25 as a fallback if needed.",
-        "MCP 2026-07-28 versioning, Backward Compatibility";
-    "discover.shape" => "server/discover answers with the wrong shape",
-        "Return a DiscoverResult: resultType, supportedVersions (with 2026-07-28), capabilities, ttlMs and cacheScope.",
-        "MCP 2026-07-28 server/discover; schema DiscoverResult";
-    "transport.notification" => "Notifications are not answered 202 with an empty body",
-        "Answer an accepted notification with 202 and no body (or a 4xx if it is not accepted).",
-        "MCP 2026-07-28 Streamable HTTP, Sending Messages item 5";
-    "transport.get" => "GET on the endpoint is not answered 405",
-        "Answer GET with 405 and Allow: POST (or a 2025-11-25 stream on a dual-era server); make sure the gateway does not serve a page there.",
-        "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)";
-    "transport.delete" => "DELETE on the endpoint is not answered 405",
-        "Answer DELETE with 405 and Allow: POST.",
-        "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)";
-    "headers.missing-method" => "A request without Mcp-Method is not refused",
-        "Validate Mcp-Method on every request and answer 400 with JSON-RPC -32020 when it is absent; check that no proxy strips it.",
-        "MCP 2026-07-28 Streamable HTTP, Standard Request Headers and Server Validation";
-    "headers.method-mismatch" => "Mcp-Method is not compared with the body",
-        "Answer 400 with -32020 when Mcp-Method differs from the body's method.",
-        "MCP 2026-07-28 Streamable HTTP, Server Validation";
-    "headers.name-mismatch" => "Mcp-Name is not compared with the body",
-        "Answer 400 with -32020 when Mcp-Name differs from params.name (or params.uri).",
-        "MCP 2026-07-28 Streamable HTTP, Server Validation";
-    "headers.missing-version" => "A request without MCP-Protocol-Version is served",
-        "Answer 400 with -32020 when MCP-Protocol-Version is absent on a modern request.",
-        "MCP 2026-07-28 Streamable HTTP, Protocol Version Header";
-    "version.unsupported" => "An unsupported protocol version is not refused properly",
-        "Answer 400 with -32022 and error.data {supported, requested}, so clients can retry with a version you serve.",
-        "MCP 2026-07-28 versioning; schema UnsupportedProtocolVersionError";
-    "meta.missing" => "A request without _meta is not refused",
-        "Answer 400 with -32602 when params._meta (protocolVersion, clientCapabilities) is missing.",
-        "MCP 2026-07-28 basic, per-request protocol fields";
-    "method.unknown" => "Unknown methods are not answered 404 with JSON-RPC -32601",
-        "Answer unknown methods with 404 and a JSON-RPC -32601 body; an HTML or empty 404 looks like a missing endpoint.",
-        "MCP 2026-07-28 Streamable HTTP, Protocol Version Header";
-    "security.origin" => "A foreign Origin is refused without 403",
-        "Answer a request with an invalid Origin with 403.",
-        "MCP 2026-07-28 Streamable HTTP, Security Warning item 1";
-    "security.origin-not-validated" => "A request with a foreign Origin was served",
-        "Validate Origin and answer 403 to origins you do not serve (DNS rebinding, cross-site requests).",
-        "MCP 2026-07-28 Streamable HTTP, Security Warning item 1";
-    "transport.sse-buffering" => "SSE responses may be buffered on the way",
-        "Send X-Accel-Buffering: no on SSE responses and disable response buffering in proxies.",
-        "MCP 2026-07-28 Streamable HTTP, Receiving Messages (SHOULD)";
-    "cors.preflight" => "Browser clients cannot send the MCP headers",
-        "If browser clients should connect, allow Mcp-Method, Mcp-Name and MCP-Protocol-Version in CORS and expose WWW-Authenticate.",
-        "informational (the 2026-07-28 spec has no normative CORS text)";
-    "jsonrpc.error-body" => "Refusals arrive without a JSON-RPC body",
-        "Let the MCP server answer its own validation errors, or make the gateway return JSON-RPC error bodies; a bare 4xx points to an intermediary.",
-        "MCP 2026-07-28 Streamable HTTP (note on intermediaries)";
-    "edge.divergent" => "Regions see different behaviour from the same endpoint",
-        "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
-        "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries";
-    "auth.challenge" => "The authorization challenge is missing or incomplete",
-        "Answer unauthenticated requests with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
-        "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3";
-    "auth.prm" => "Protected resource metadata is missing or wrong",
-        "Serve RFC 9728 metadata at the advertised or well-known URL, with `resource` equal to the endpoint URL exactly and at least one authorization server.",
-        "RFC 9728 sections 2 and 3.3; MCP 2026-07-28 authorization-server discovery";
-    "auth.as-metadata" => "Authorization server metadata is missing or unusable",
-        "Publish RFC 8414 or OpenID discovery metadata whose `issuer` is identical to the issuer URL, with S256 in code_challenge_methods_supported and https endpoints.",
-        "RFC 8414 section 3.3; MCP 2026-07-28 authorization, Authorization Code Protection";
-    "auth.garbage-token" => "A random token is not refused with 401",
-        "Answer invalid or expired tokens with 401 (and WWW-Authenticate error=\"invalid_token\").",
-        "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1";
-    "auth.wrong-audience" => "A token for another audience is not refused with 401",
-        "Validate the token's audience against this resource and answer 401 when it differs.",
-        "MCP 2026-07-28 authorization, Token Handling; RFC 8707";
-    "auth.insufficient-scope" => "A token lacking a scope is not answered 403 insufficient_scope",
-        "Enforce scopes and answer 403 with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"…\".",
-        "MCP 2026-07-28 authorization, Runtime Insufficient Scope Errors (SHOULD)";
-    "auth.metadata-redirect" => "A metadata URL redirects",
-        "Serve metadata at the URL clients are given; clients do not follow a redirect to another host for metadata.",
-        "RFC 9728 section 3; RFC 8414 section 3";
-    "auth.credential-required" => "The endpoint requires authorization and no credential was given",
-        "Name a credential with --token-env NAME (or --token-file PATH) so the protocol checks can run.",
-        "MCP 2026-07-28 authorization";
-    "auth.invalid-token-accepted" => "An invalid token was accepted",
-        "Validate every bearer token (signature, expiry, audience) and answer 401 when it fails.",
-        "MCP 2026-07-28 authorization, Token Handling (MUST 401)";
-    "fleet.region-missing" => "A requested region did not report",
-        "Check that an agent for the region is connected and healthy (GET /v1/agents).",
-        "not a protocol rule: a region that did not report decides nothing, and is never counted as a pass";
-    "fleet.vantage-degraded" => "A probe region's own network is failing",
-        "Look at the agent's network, not the target: it fails where other regions succeed.",
-        "not a protocol rule: a fact about the probe's own network, not about the target";
-}
-
-/// Look up a finding. Unknown ids (for example auth checks added later) get a generic entry.
-pub fn spec(id: &str) -> FindingSpec {
-    FINDINGS
-        .iter()
-        .copied()
-        .find(|f| f.id == id)
-        .unwrap_or(FindingSpec {
-            id: "unknown",
-            title: "A check failed",
-            remediation: "See the evidence.",
-            spec: "see the evidence",
-        })
-}
+#[cfg(test)]
+#[path = "findings_tests.rs"]
+mod tests;

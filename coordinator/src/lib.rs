@@ -6,18 +6,22 @@ pub mod config;
 pub mod degraded;
 pub mod dispatch;
 pub mod exit;
+pub mod explain;
 pub mod findings;
 pub mod fixture;
 pub mod fleet;
 pub mod local;
 pub mod merge;
 pub mod metrics;
+mod reload;
 pub mod remediation;
 pub mod render;
 pub mod report;
 pub mod schedule;
 pub mod serve;
+mod shutdown;
 pub mod store;
+pub mod token_file;
 
 #[cfg(test)]
 mod test_reports;

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use vantage_agent::model::RegionResult;
-use vantage_agent::{Engine, Target};
+use vantage_agent::{Engine, Job, Target};
 
 use crate::merge::{merge, MergeInput};
 use crate::report::{Report, SCHEMA_ID};
@@ -47,30 +47,30 @@ pub fn assemble(
     }
 }
 
-/// Run one in-process vantage against `target` and merge its result.
-pub async fn check(engine: &Engine, target: &Target) -> Report {
+/// Run `job` on one in-process vantage and merge its result.
+pub async fn check(engine: &Engine, job: &Job) -> Report {
     let started_at = now_rfc3339();
     let started = Instant::now();
-    let region = engine.run(target).await;
-    finish(target, started_at, started, region)
+    let region = engine.run_job(job).await;
+    finish(job, started_at, started, region)
 }
 
 /// Like [`check`], telling `progress` when each stage starts.
 pub async fn check_with_progress(
     engine: &Engine,
-    target: &Target,
+    job: &Job,
     progress: std::sync::Arc<dyn vantage_agent::progress::Progress>,
 ) -> Report {
     let started_at = now_rfc3339();
     let started = Instant::now();
-    let region = engine.run_with_progress(target, progress).await;
-    finish(target, started_at, started, region)
+    let region = engine.run_job_with_progress(job, progress).await;
+    finish(job, started_at, started, region)
 }
 
-fn finish(target: &Target, started_at: String, started: Instant, region: RegionResult) -> Report {
+fn finish(job: &Job, started_at: String, started: Instant, region: RegionResult) -> Report {
     let requested = vec![region.region.clone()];
     assemble(
-        target,
+        &job.target,
         started_at,
         started.elapsed().as_millis() as u64,
         &requested,

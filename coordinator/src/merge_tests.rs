@@ -7,6 +7,8 @@ use vantage_agent::model::{
     Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
 };
 
+use vantage_agent::catalog::{CheckId, FindingId};
+
 use super::*;
 use crate::report::{Decision, Scope};
 
@@ -29,13 +31,13 @@ fn clean(region: &str) -> RegionResult {
             min_ttl_s: Some(60),
         }),
         phases_ms: Default::default(),
-        checks: vantage_agent::catalog::CHECKS
+        checks: CheckId::ALL
             .iter()
-            .map(|c| CheckResult {
-                id: c.id.into(),
+            .map(|&c| CheckResult {
+                id: c,
                 outcome: Outcome::Pass,
                 observed: "ok".into(),
-                expected: c.expected.into(),
+                expected: c.expected().into(),
                 duration_ms: 1,
                 severity: None,
                 cause: None,
@@ -46,7 +48,7 @@ fn clean(region: &str) -> RegionResult {
 
 fn set(
     r: &mut RegionResult,
-    id: &str,
+    id: CheckId,
     outcome: Outcome,
     severity: Option<Severity>,
     cause: Option<Cause>,
@@ -62,7 +64,7 @@ fn set(
     c.observed = format!("{id} {outcome:?}");
 }
 
-fn fail(r: &mut RegionResult, id: &str, severity: Severity, cause: Option<Cause>) {
+fn fail(r: &mut RegionResult, id: CheckId, severity: Severity, cause: Option<Cause>) {
     set(r, id, Outcome::Fail, Some(severity), cause);
 }
 
@@ -73,14 +75,20 @@ fn resolved_internal(r: &mut RegionResult) {
     dns.all_global = false;
     fail(
         r,
-        "dns.global-addresses",
+        CheckId::DnsGlobalAddresses,
         Severity::High,
         Some(Cause::NonGlobal),
     );
 }
 
+/// `id` fails, and the engine skips every check after it.
+fn stop_at(r: &mut RegionResult, id: CheckId, severity: Severity, cause: Option<Cause>) {
+    fail(r, id, severity, cause);
+    skip_after(r, id);
+}
+
 /// Skip every check after the DNS and connect stages, as the engine does.
-fn skip_after(r: &mut RegionResult, stage_end: &str) {
+fn skip_after(r: &mut RegionResult, stage_end: CheckId) {
     let mut after = false;
     for c in &mut r.checks {
         if after {
@@ -103,25 +111,25 @@ fn run(regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]) -> Mer
 }
 
 /// (id, severity, scope, regions) of every finding above info, sorted.
-fn shape(m: &Merged) -> Vec<(String, Severity, Scope, Vec<String>)> {
+fn shape(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
     let mut v: Vec<_> = m
         .findings
         .iter()
         .filter(|f| f.severity > Severity::Info)
-        .map(|f| (f.id.clone(), f.severity, f.scope, f.regions.clone()))
+        .map(|f| (f.id, f.severity, f.scope, f.regions.clone()))
         .collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.sort_by_key(|a| a.0.as_str());
     v
 }
 
 fn f(
-    id: &str,
+    id: FindingId,
     sev: Severity,
     scope: Scope,
     regions: &[&str],
-) -> (String, Severity, Scope, Vec<String>) {
+) -> (FindingId, Severity, Scope, Vec<String>) {
     (
-        id.into(),
+        id,
         sev,
         scope,
         regions.iter().map(|s| s.to_string()).collect(),
@@ -142,19 +150,19 @@ fn clean_regions_pass() {
 fn split_horizon_global_vs_non_global() {
     let mut ap = clean("ap");
     resolved_internal(&mut ap);
-    skip_after(&mut ap, "dns.global-addresses");
+    skip_after(&mut ap, CheckId::DnsGlobalAddresses);
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
         vec![
             f(
-                "dns.non-global-address",
+                FindingId::DnsNonGlobalAddress,
                 Severity::High,
                 Scope::Regional,
                 &["ap"]
             ),
             f(
-                "dns.split-horizon",
+                FindingId::DnsSplitHorizon,
                 Severity::High,
                 Scope::Regional,
                 &["ap"]
@@ -166,7 +174,7 @@ fn split_horizon_global_vs_non_global() {
     let sh = m
         .findings
         .iter()
-        .find(|f| f.id == "dns.split-horizon")
+        .find(|f| f.id == FindingId::DnsSplitHorizon)
         .unwrap();
     assert!(
         sh.evidence
@@ -184,18 +192,17 @@ fn split_horizon_answer_vs_nxdomain() {
         rcode: "NXDOMAIN".into(),
         ..Default::default()
     });
-    fail(
+    stop_at(
         &mut us,
-        "dns.resolve",
+        CheckId::DnsResolve,
         Severity::High,
         Some(Cause::Nxdomain),
     );
-    skip_after(&mut us, "dns.resolve");
     let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
         vec![f(
-            "dns.split-horizon",
+            FindingId::DnsSplitHorizon,
             Severity::High,
             Scope::Regional,
             &["us"]
@@ -212,7 +219,7 @@ fn split_horizon_a_vs_aaaa_only() {
     d.has_a = false;
     fail(
         &mut eu,
-        "dns.a-record",
+        CheckId::DnsARecord,
         Severity::High,
         Some(Cause::NoAnswer),
     );
@@ -220,9 +227,14 @@ fn split_horizon_a_vs_aaaa_only() {
     assert_eq!(
         shape(&m),
         vec![
-            f("dns.no-a-record", Severity::High, Scope::Regional, &["eu"]),
             f(
-                "dns.split-horizon",
+                FindingId::DnsNoARecord,
+                Severity::High,
+                Scope::Regional,
+                &["eu"]
+            ),
+            f(
+                FindingId::DnsSplitHorizon,
                 Severity::High,
                 Scope::Regional,
                 &["eu"]
@@ -243,7 +255,7 @@ fn no_a_record_everywhere_is_global_and_not_split() {
             d.has_a = false;
             fail(
                 &mut x,
-                "dns.a-record",
+                CheckId::DnsARecord,
                 Severity::High,
                 Some(Cause::NoAnswer),
             );
@@ -254,7 +266,7 @@ fn no_a_record_everywhere_is_global_and_not_split() {
     assert_eq!(
         shape(&m),
         vec![f(
-            "dns.no-a-record",
+            FindingId::DnsNoARecord,
             Severity::High,
             Scope::Global,
             &["ap", "eu", "us"]
@@ -271,7 +283,7 @@ fn different_global_answers_are_info_only() {
     let differ = m
         .findings
         .iter()
-        .find(|f| f.id == "dns.answers-differ")
+        .find(|f| f.id == FindingId::DnsAnswersDiffer)
         .expect("answers-differ");
     assert_eq!(differ.severity, Severity::Info);
     assert_eq!(m.decision, Decision::Pass);
@@ -281,18 +293,18 @@ fn different_global_answers_are_info_only() {
 fn egress_timeout_and_refused_in_one_region() {
     for (cause, word) in [(Cause::Timeout, "timeout"), (Cause::Refused, "refused")] {
         let mut us = clean("us");
-        fail(&mut us, "net.connect", Severity::High, Some(cause));
+        fail(&mut us, CheckId::NetConnect, Severity::High, Some(cause));
         us.checks
             .iter_mut()
-            .find(|c| c.id == "net.connect")
+            .find(|c| c.id == CheckId::NetConnect)
             .unwrap()
             .observed = format!("198.51.100.10:443 {word} after 5000 ms");
-        skip_after(&mut us, "net.connect");
+        skip_after(&mut us, CheckId::NetConnect);
         let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
         assert_eq!(
             shape(&m),
             vec![f(
-                "egress.blocked",
+                FindingId::EgressBlocked,
                 Severity::High,
                 Scope::Regional,
                 &["us"]
@@ -313,8 +325,12 @@ fn connect_failing_everywhere_is_net_connect() {
         .iter()
         .map(|r| {
             let mut x = clean(r);
-            fail(&mut x, "net.connect", Severity::High, Some(Cause::Timeout));
-            skip_after(&mut x, "net.connect");
+            stop_at(
+                &mut x,
+                CheckId::NetConnect,
+                Severity::High,
+                Some(Cause::Timeout),
+            );
             x
         })
         .collect();
@@ -322,7 +338,7 @@ fn connect_failing_everywhere_is_net_connect() {
     assert_eq!(
         shape(&m),
         vec![f(
-            "net.connect",
+            FindingId::NetConnect,
             Severity::High,
             Scope::Global,
             &["ap", "eu", "us"]
@@ -333,14 +349,24 @@ fn connect_failing_everywhere_is_net_connect() {
 #[test]
 fn a_check_failing_in_one_region_is_an_edge_divergence() {
     let mut ap = clean("ap");
-    fail(&mut ap, "headers.missing-method", Severity::Medium, None);
+    fail(
+        &mut ap,
+        CheckId::HeadersMissingMethod,
+        Severity::Medium,
+        None,
+    );
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
         vec![
-            f("edge.divergent", Severity::Medium, Scope::Regional, &["ap"]),
             f(
-                "headers.missing-method",
+                FindingId::EdgeDivergent,
+                Severity::Medium,
+                Scope::Regional,
+                &["ap"]
+            ),
+            f(
+                FindingId::HeadersMissingMethod,
                 Severity::Medium,
                 Scope::Regional,
                 &["ap"]
@@ -355,7 +381,7 @@ fn an_auth_check_diverging_is_high() {
     let mut ap = clean("ap");
     fail(
         &mut ap,
-        "auth.garbage-token",
+        CheckId::AuthGarbageToken,
         Severity::Critical,
         Some(Cause::TokenAccepted),
     );
@@ -365,12 +391,17 @@ fn an_auth_check_diverging_is_high() {
         shape(&m),
         vec![
             f(
-                "auth.invalid-token-accepted",
+                FindingId::AuthInvalidTokenAccepted,
                 Severity::Critical,
                 Scope::Regional,
                 &["ap"]
             ),
-            f("edge.divergent", Severity::High, Scope::Regional, &["ap"]),
+            f(
+                FindingId::EdgeDivergent,
+                Severity::High,
+                Scope::Regional,
+                &["ap"]
+            ),
         ]
     );
 }
@@ -379,10 +410,15 @@ fn an_auth_check_diverging_is_high() {
 fn divergence_explained_by_dns_is_not_an_edge_fault() {
     let mut ap = clean("ap");
     resolved_internal(&mut ap);
-    fail(&mut ap, "headers.missing-method", Severity::Medium, None);
+    fail(
+        &mut ap,
+        CheckId::HeadersMissingMethod,
+        Severity::Medium,
+        None,
+    );
     let m = run(vec![clean("eu"), ap], &["eu", "ap"], &[]);
     assert!(
-        !m.findings.iter().any(|f| f.id == "edge.divergent"),
+        !m.findings.iter().any(|f| f.id == FindingId::EdgeDivergent),
         "{:?}",
         shape(&m)
     );
@@ -394,7 +430,7 @@ fn a_missing_region_makes_the_decision_unknown_never_pass() {
     assert_eq!(
         shape(&m),
         vec![f(
-            "fleet.region-missing",
+            FindingId::FleetRegionMissing,
             Severity::Medium,
             Scope::Regional,
             &["ap"]
@@ -414,7 +450,7 @@ fn a_missing_region_makes_the_decision_unknown_never_pass() {
 #[test]
 fn blocked_takes_precedence_over_unknown() {
     let mut eu = clean("eu");
-    fail(&mut eu, "method.unknown", Severity::High, None);
+    fail(&mut eu, CheckId::MethodUnknown, Severity::High, None);
     let m = run(vec![eu], &["eu", "us"], &[]);
     assert_eq!(m.decision, Decision::Blocked);
 }
@@ -422,23 +458,41 @@ fn blocked_takes_precedence_over_unknown() {
 #[test]
 fn a_degraded_vantage_does_not_block() {
     let mut ap = clean("ap");
-    fail(&mut ap, "net.connect", Severity::High, Some(Cause::Timeout));
-    skip_after(&mut ap, "net.connect");
+    stop_at(
+        &mut ap,
+        CheckId::NetConnect,
+        Severity::High,
+        Some(Cause::Timeout),
+    );
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
     assert_eq!(
         shape(&m),
         vec![f(
-            "fleet.vantage-degraded",
+            FindingId::FleetVantageDegraded,
             Severity::Low,
             Scope::Regional,
             &["ap"]
         )]
     );
-    assert_eq!(m.decision, Decision::Pass);
+    // It does not block, but it did not observe the target either: never pass
+    // (checks.md 4.1, property (a)).
+    assert_eq!(m.decision, Decision::Unknown);
+    assert!(
+        m.reason.contains("ap did not observe the target"),
+        "{}",
+        m.reason
+    );
     assert!(m.findings[0]
         .evidence
         .iter()
         .any(|e| e.contains("net.connect")));
+
+    // A degraded vantage that did observe the target, failing a check others pass: its
+    // failure is evidence, not a vote, and the decision passes.
+    let mut ap = clean("ap");
+    fail(&mut ap, CheckId::TransportGet, Severity::Medium, None);
+    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
+    assert_eq!(m.decision, Decision::Pass, "{:?}", shape(&m));
 }
 
 #[test]
@@ -446,7 +500,7 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let mut eu = clean("eu");
     fail(
         &mut eu,
-        "redirect.none",
+        CheckId::RedirectNone,
         Severity::High,
         Some(Cause::CrossHost),
     );
@@ -454,7 +508,7 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     assert_eq!(
         shape(&m),
         vec![f(
-            "redirect.cross-host",
+            FindingId::RedirectCrossHost,
             Severity::High,
             Scope::Global,
             &["eu"]
@@ -462,12 +516,12 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     );
 
     let mut open = clean("eu");
-    fail(&mut open, "security.origin", Severity::Medium, None);
+    fail(&mut open, CheckId::SecurityOrigin, Severity::Medium, None);
     let m = run(vec![open.clone()], &["eu"], &[]);
     assert_eq!(
         shape(&m),
         vec![f(
-            "security.origin-not-validated",
+            FindingId::SecurityOriginNotValidated,
             Severity::Medium,
             Scope::Global,
             &["eu"]
@@ -479,7 +533,7 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     assert_eq!(
         shape(&m),
         vec![f(
-            "security.origin-not-validated",
+            FindingId::SecurityOriginNotValidated,
             Severity::High,
             Scope::Global,
             &["eu"]
@@ -491,12 +545,12 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
 fn legacy_era_maps_to_legacy_only() {
     let mut eu = clean("eu");
     eu.era = Era::Legacy;
-    fail(&mut eu, "era.detect", Severity::Medium, None);
+    fail(&mut eu, CheckId::EraDetect, Severity::Medium, None);
     let m = run(vec![eu], &["eu"], &[]);
     assert_eq!(
         shape(&m),
         vec![f(
-            "era.legacy-only",
+            FindingId::EraLegacyOnly,
             Severity::Medium,
             Scope::Global,
             &["eu"]
@@ -515,7 +569,7 @@ fn protected_without_credential_is_unknown() {
     assert!(m
         .findings
         .iter()
-        .any(|f| f.id == "auth.credential-required"));
+        .any(|f| f.id == FindingId::AuthCredentialRequired));
 }
 
 #[test]
@@ -523,14 +577,14 @@ fn info_and_low_do_not_change_a_pass() {
     let mut eu = clean("eu");
     set(
         &mut eu,
-        "transport.sse-buffering",
+        CheckId::TransportSseBuffering,
         Outcome::Warn,
         Some(Severity::Info),
         None,
     );
     set(
         &mut eu,
-        "transport.delete",
+        CheckId::TransportDelete,
         Outcome::Warn,
         Some(Severity::Low),
         None,
@@ -539,24 +593,57 @@ fn info_and_low_do_not_change_a_pass() {
     assert_eq!(m.decision, Decision::Pass);
     assert_eq!(
         shape(&m),
-        vec![f("transport.delete", Severity::Low, Scope::Global, &["eu"])]
+        vec![f(
+            FindingId::TransportDelete,
+            Severity::Low,
+            Scope::Global,
+            &["eu"]
+        )]
     );
 }
 
+/// The merge names a failed check only as the catalogue says it may: its default finding or
+/// one of the conditional ones it declares, and each declared one is reachable.
 #[test]
-fn every_check_maps_to_a_catalogued_finding() {
-    for check in vantage_agent::catalog::CHECKS {
-        for regional in [false, true] {
-            for era in [Era::Modern, Era::Legacy, Era::NotMcp] {
-                for cause in [None, Some(Cause::CrossHost), Some(Cause::TokenAccepted)] {
-                    let id = finding_id(check.id, regional, cause, era);
-                    assert!(
-                        crate::findings::FINDINGS.iter().any(|f| f.id == id),
-                        "{} maps to {id}, which has no catalogue entry",
-                        check.id
-                    );
+fn finding_ids_follow_the_catalogue() {
+    let causes = [
+        None,
+        Some(Cause::Timeout),
+        Some(Cause::Refused),
+        Some(Cause::CrossHost),
+        Some(Cause::SameHost),
+        Some(Cause::TokenAccepted),
+        Some(Cause::NonGlobal),
+    ];
+    let eras = [
+        Era::Modern,
+        Era::Dual,
+        Era::Legacy,
+        Era::HttpSse,
+        Era::NotMcp,
+        Era::Unknown,
+    ];
+    for &check in CheckId::ALL {
+        let declared: Vec<FindingId> = check.findings().collect();
+        let mut reached = BTreeSet::new();
+        for outcome in [Outcome::Fail, Outcome::Warn] {
+            for regional in [false, true] {
+                for era in eras {
+                    for cause in causes {
+                        let id = finding_id(check, outcome, regional, cause, era);
+                        assert!(declared.contains(&id), "{check} maps to {id}, undeclared");
+                        reached.insert(id);
+                    }
                 }
             }
         }
+        assert_eq!(
+            reached.len(),
+            declared.len(),
+            "{check}: declared {declared:?}, reached {reached:?}"
+        );
     }
 }
+
+#[path = "merge_issue12_tests.rs"]
+mod issue12;

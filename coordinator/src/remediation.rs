@@ -2,33 +2,34 @@
 //! failed (its cause), so the catalogue's general fix is replaced by one for that cause. The
 //! finding id never changes.
 
+use vantage_agent::catalog::FindingId::{self, *};
 use vantage_agent::model::Cause;
 
 /// The fix for `finding` when every failing region saw `cause`; `None` keeps the catalogue's.
-pub fn for_cause(finding: &str, cause: Cause) -> Option<&'static str> {
+pub fn for_cause(finding: FindingId, cause: Cause) -> Option<&'static str> {
     Some(match (finding, cause) {
-        ("era.detect", Cause::Timeout) => {
+        (EraDetect, Cause::Timeout) => {
             "The server accepted the connection but did not answer in time: check that the MCP server process is running and not stuck, and that a proxy or load balancer in front of it forwards POST to a live backend (an upstream timeout longer than clients wait looks like this). The evidence says whether any byte arrived."
         }
-        ("era.detect", Cause::Reset) => {
+        (EraDetect, Cause::Reset) => {
             "The connection was cut before the answer was complete: check the server's logs for crashes or restarts, and any proxy in front of it for connection or size limits."
         }
-        ("era.detect", Cause::SizeCap) => {
+        (EraDetect, Cause::SizeCap) => {
             "The answer to one MCP request is larger than any MCP response should be, or never ends: make sure POST on this URL reaches the MCP server, not a stream or a download."
         }
-        ("era.detect" | "net.connect", Cause::Tls) | ("tls.handshake", Cause::Tls) => {
+        (EraDetect | NetConnect, Cause::Tls) | (TlsHandshake, Cause::Tls) => {
             "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates; and serve TLS on this port."
         }
-        ("net.connect" | "egress.blocked", Cause::Timeout) => {
+        (NetConnect | EgressBlocked, Cause::Timeout) => {
             "The connection attempts got no answer at all (a silent drop): a firewall, security group or network ACL discards the packets. Allow the port from the internet, or from the regions named."
         }
-        ("net.connect" | "egress.blocked", Cause::Refused) => {
+        (NetConnect | EgressBlocked, Cause::Refused) => {
             "The address actively refused the connection: nothing listens on that port there, or a firewall rejects it. Start the server on the published address and port, or fix the DNS records."
         }
-        ("net.connect" | "egress.blocked", Cause::Unreachable) => {
+        (NetConnect | EgressBlocked, Cause::Unreachable) => {
             "There is no route to the address: check the published addresses and the routing to them."
         }
-        ("tls.handshake", Cause::Timeout) => {
+        (TlsHandshake, Cause::Timeout) => {
             "The port accepted TCP but never completed a TLS handshake: check that it serves TLS (not plain HTTP) and that the TLS terminator in front of the server is healthy."
         }
         _ => return None,
@@ -37,7 +38,7 @@ pub fn for_cause(finding: &str, cause: Cause) -> Option<&'static str> {
 
 /// The fix for a finding seen with these causes: a cause-specific one only when every
 /// failing region agrees on the cause.
-pub fn for_causes(finding: &str, causes: &[Option<Cause>]) -> Option<&'static str> {
+pub fn for_causes(finding: FindingId, causes: &[Option<Cause>]) -> Option<&'static str> {
     let first = (*causes.first()?)?;
     if causes.iter().all(|c| *c == Some(first)) {
         for_cause(finding, first)
@@ -52,14 +53,14 @@ mod tests {
 
     #[test]
     fn a_fix_follows_the_cause_only_when_every_region_agrees() {
-        assert!(for_causes("era.detect", &[Some(Cause::Timeout)])
+        assert!(for_causes(EraDetect, &[Some(Cause::Timeout)])
             .unwrap()
             .contains("accepted the connection"));
         assert_eq!(
-            for_causes("era.detect", &[Some(Cause::Timeout), Some(Cause::Reset)]),
+            for_causes(EraDetect, &[Some(Cause::Timeout), Some(Cause::Reset)]),
             None
         );
-        assert_eq!(for_causes("era.detect", &[None]), None);
-        assert_eq!(for_causes("method.unknown", &[Some(Cause::Timeout)]), None);
+        assert_eq!(for_causes(EraDetect, &[None]), None);
+        assert_eq!(for_causes(MethodUnknown, &[Some(Cause::Timeout)]), None);
     }
 }

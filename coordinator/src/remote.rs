@@ -8,7 +8,63 @@ use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
 use vantage_coordinator::report::Report;
 
-use crate::cli::{check_output_path, emit, live, CheckArgs};
+use crate::cli::{check_output_path, emit, live, CheckArgs, Fleet};
+
+/// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
+fn coordinator_url(given: &str) -> anyhow::Result<String> {
+    let fix = || {
+        format!(
+            "--coordinator {given}: give the API's URL with its scheme, e.g. http://{}",
+            given.trim_start_matches("//")
+        )
+    };
+    let url = url::Url::parse(given).map_err(|_| anyhow::anyhow!(fix()))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        bail!(fix());
+    }
+    Ok(given.trim_end_matches('/').to_string())
+}
+
+/// The API token: --api-token-file, else the variable --api-token-env names, else the token
+/// a `vantage serve` on this machine generated (it prints the path).
+fn api_token(fleet: &Fleet) -> anyhow::Result<secrecy::SecretString> {
+    if let Some(path) = &fleet.api_token_file {
+        return credentials::from_file(path).with_context(|| "--api-token-file".to_string());
+    }
+    if let Ok(token) = credentials::from_env(&fleet.api_token_env) {
+        return Ok(token);
+    }
+    let generated = vantage_coordinator::token_file::default_path();
+    if generated.is_file() {
+        tracing::info!(path = %generated.display(), "using the API token a local `vantage serve` generated");
+        return credentials::from_file(&generated)
+            .with_context(|| "the generated API token".to_string());
+    }
+    bail!(
+        "the coordinator's API needs a token: export {} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; on this machine that is {})",
+        fleet.api_token_env,
+        generated.display()
+    )
+}
+
+/// Why the API did not answer, with the likely mistake.
+fn unreachable(base: &str, e: &reqwest::Error) -> String {
+    let mut chain = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        chain.push_str(": ");
+        chain.push_str(&c.to_string());
+        cause = c.source();
+    }
+    let hint = if e.is_connect() {
+        "is the coordinator running? Its API listens on server.api_listen (default 127.0.0.1:8080)"
+    } else if e.is_timeout() {
+        "the API did not answer in time"
+    } else {
+        "this does not answer like the coordinator's HTTP API: is it the agents' gRPC port (server.grpc_listen, default 50051)? The API is on server.api_listen (default 8080)"
+    };
+    format!("--coordinator {base}: the API did not answer ({chain}); {hint}")
+}
 
 fn api_error(status: reqwest::StatusCode, body: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(body) {
@@ -34,16 +90,20 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
+    // The fleet's egress policy is the coordinator's to set: a caller of the API must not be
+    // able to widen where the agents connect. Refused here, never silently ignored.
+    if !args.probe.assume_global.is_empty() {
+        bail!("--assume-global is not sent to a fleet: every agent takes probe.assume_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ASSUME_GLOBAL) and drop the flag");
+    }
+    if !args.probe.allow_non_global.is_empty() {
+        bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
+    }
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
-    let base = args.fleet.coordinator.clone().unwrap_or_default();
-    let base = base.trim_end_matches('/');
-    let token = credentials::from_env(&args.fleet.api_token_env)
-        .with_context(|| "the coordinator's API needs a token".to_string())?;
-    let ca = match &args.probe.ca_file {
-        Some(p) => Some(std::fs::read(p).with_context(|| format!("--ca-file {}", p.display()))?),
-        None => None,
-    };
+    let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
+    let base = base.as_str();
+    let token = api_token(&args.fleet)?;
+    let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
         .use_preconfigured_tls((*tls).clone())
@@ -67,7 +127,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         .json(&body)
         .send()
         .await
-        .with_context(|| format!("--coordinator {base}: the API did not answer"))?;
+        .map_err(|e| anyhow::anyhow!(unreachable(base, &e)))?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
     if !status.is_success() {

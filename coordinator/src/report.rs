@@ -3,6 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use vantage_agent::catalog::FindingId;
 use vantage_agent::model::{Era, RegionResult, Severity};
 
 /// The schema identifier every report carries.
@@ -41,7 +42,8 @@ pub enum Scope {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Finding {
     /// Stable finding id, e.g. `dns.split-horizon`.
-    pub id: String,
+    #[schemars(with = "String")]
+    pub id: FindingId,
     pub severity: Severity,
     pub scope: Scope,
     /// The regions it was seen in.
@@ -87,7 +89,7 @@ impl Finding {
 }
 
 impl Report {
-    pub fn finding(&self, id: &str) -> Option<&Finding> {
+    pub fn finding(&self, id: FindingId) -> Option<&Finding> {
         self.findings.iter().find(|f| f.id == id)
     }
 }

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
-use vantage_agent::Target;
 
 use crate::api::{self, Api};
 use crate::config::Scheduled;
@@ -26,8 +25,7 @@ pub fn offset(target: &str, interval: Duration) -> Duration {
 }
 
 /// The request of one scheduled run.
-pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> Option<CheckRequest> {
-    let target = Target::parse(&c.target).ok()?;
+pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckRequest {
     let regions = if c.regions.is_empty() {
         api.regions()
     } else {
@@ -38,13 +36,13 @@ pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> Option<C
         .as_ref()
         .and_then(|n| api.credential(n).map(|s| (n.clone(), s)));
     let deadline = c.deadline.unwrap_or(default_deadline).min(c.interval);
-    Some(CheckRequest {
-        target,
+    CheckRequest {
+        target: c.target.clone(),
         regions,
         credential,
         expect_auth: c.expect_auth,
         deadline,
-    })
+    }
 }
 
 /// Start one task per scheduled check; abort the handles to stop them.
@@ -55,10 +53,12 @@ pub fn start(
 ) -> Vec<JoinHandle<()>> {
     let exported: Vec<(String, f64, std::collections::BTreeMap<String, String>)> = checks
         .iter()
-        .filter_map(|c| {
-            Target::parse(&c.target)
-                .ok()
-                .map(|t| (t.to_string(), c.interval.as_secs_f64(), c.labels.clone()))
+        .map(|c| {
+            (
+                c.target.to_string(),
+                c.interval.as_secs_f64(),
+                c.labels.clone(),
+            )
         })
         .collect();
     api.metrics.set_schedule(&exported);
@@ -69,12 +69,12 @@ pub fn start(
             let api = api.clone();
             tokio::spawn(async move {
                 let running = Arc::new(AtomicBool::new(false));
-                tokio::time::sleep(offset(&c.target, c.interval)).await;
+                tokio::time::sleep(offset(c.target.as_str(), c.interval)).await;
                 let mut tick = tokio::time::interval(c.interval);
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
                 loop {
                     tick.tick().await;
-                    let Some(req) = request(&api, &c, default_deadline) else { return };
+                    let req = request(&api, &c, default_deadline);
                     if running.swap(true, Ordering::SeqCst) {
                         tracing::warn!(target = %c.target, "the previous run is still going; skipping this one");
                         api.metrics.scheduled_skipped(&req.target.to_string());
@@ -101,9 +101,9 @@ mod tests {
     /// The coordinator's API state with only the in-process vantage, as `serve` wires it.
     fn api() -> Api {
         let registry = Arc::new(crate::fleet::Registry::default());
+        // A fleet vantage: the loopback target is allowed by the policy every job carries.
         let local = vantage_agent::ProbeOptions {
-            connect_non_global: false,
-            allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+            allow_named_target: false,
             ..vantage_agent::ProbeOptions::default()
         };
         Api {
@@ -117,7 +117,10 @@ mod tests {
             dispatcher: Arc::new(crate::dispatch::Dispatcher {
                 registry: registry.clone(),
                 local: Some(("local".into(), vantage_agent::Engine::new(local).unwrap())),
-                probe: crate::config::Probe::default(),
+                policy: vantage_agent::Policy {
+                    allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+                    ..vantage_agent::Policy::default()
+                },
             }),
             store: Arc::new(crate::store::Store::new(100, Duration::from_secs(3600))),
             registry,
@@ -131,7 +134,7 @@ mod tests {
         let fixture = crate::fixture::Fixture::start(&[]).await.unwrap();
         let api = Arc::new(api());
         let check = Scheduled {
-            target: fixture.url(),
+            target: vantage_agent::Target::parse(&fixture.url()).unwrap(),
             interval: Duration::from_millis(200),
             regions: vec![],
             credential: None,
@@ -170,7 +173,7 @@ mod tests {
             api.store.len()
         );
 
-        let req = request(&api, &check, Duration::from_secs(10)).unwrap();
+        let req = request(&api, &check, Duration::from_secs(10));
         let (id, mut done) = api::start(&api, req);
         done.wait_for(|d| *d).await.unwrap();
         assert_eq!(

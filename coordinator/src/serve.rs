@@ -1,102 +1,61 @@
-//! `vantage serve`: the coordinator. Agent gRPC, the HTTP API with /metrics, the
-//! in-process vantage and the reaper of silent agents, until a shutdown signal.
+//! `vantage serve`: the coordinator. Agent gRPC, the HTTP API with /metrics (and optionally
+//! a separate metrics port), the in-process vantage and the reaper of silent agents, until a
+//! shutdown signal; then a bounded drain (`shutdown`). SIGHUP or a change of the file
+//! re-reads the configuration (`reload`).
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use secrecy::SecretString;
 use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use vantage_agent::ProbeOptions;
-use vantage_proto::v1::fleet_server::FleetServer;
+use vantage_agent::pem::{self, PemError};
+use vantage_agent::{Engine, Policy, ProbeOptions};
 
 use crate::api::{self, Api};
-use crate::config::{resolve, Config, ConfigError};
+use crate::config::{Config, ConfigError};
 use crate::dispatch::Dispatcher;
-use crate::fleet::{AgentAuth, FleetService, Registry};
+use crate::fleet::{FleetService, Registry};
 use crate::metrics::Metrics;
+use crate::reload::{mtime, secrets, Live, Secrets};
 use crate::store::Store;
+use crate::token_file::{GeneratedToken, TokenFileError};
 
 /// Why the coordinator could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("binding {what} on {addr}: {source}")]
+    #[error(transparent)]
+    Pem(#[from] PemError),
+    #[error(transparent)]
+    TokenFile(#[from] TokenFileError),
+    #[error("binding {what} on {addr}")]
     Bind {
         what: &'static str,
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("{0}")]
-    Setup(String),
+    #[error("server.tls: {0}")]
+    Tls(String),
+    #[error("probe: the in-process vantage cannot start: {0}")]
+    Probe(vantage_agent::EngineError),
+    #[error("metrics: {0}")]
+    Metrics(prometheus::Error),
 }
 
-async fn bind(what: &'static str, addr: SocketAddr) -> Result<TcpListener, ServeError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Bind { what, addr, source })
-}
-
-fn mtime(path: &std::path::Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-/// What a configuration reload changes while the coordinator runs.
-struct Live {
-    path: Option<std::path::PathBuf>,
-    mtime: Option<std::time::SystemTime>,
-    api: Arc<Api>,
-    agent_auth: Arc<std::sync::RwLock<Vec<AgentAuth>>>,
-    generated: Option<SecretString>,
-    current: Config,
-    scheduled: Vec<tokio::task::JoinHandle<()>>,
-}
-
-impl Live {
-    /// Re-read the file: scheduled checks, credentials, API and agent tokens, regions.
-    /// Connected agents stay; listeners and the local vantage stay as started. A bad file
-    /// changes nothing.
-    fn reload(&mut self, why: &str) {
-        let Some(path) = self.path.clone() else {
-            tracing::warn!("{why}: no configuration file to re-read");
-            return;
-        };
-        self.mtime = mtime(&path);
-        let (next, s) = match Config::load(Some(&path)).and_then(|c| secrets(&c).map(|s| (c, s))) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::error!("{why}: keeping the running configuration: {e}");
-                return;
-            }
-        };
-        let api = &self.api;
-        for old in &self.current.checks {
-            if !next.checks.iter().any(|c| c.target == old.target) {
-                if let Ok(t) = vantage_agent::Target::parse(&old.target) {
-                    api.metrics.forget_target(&t.to_string());
-                    api.degraded.forget(&t.to_string());
-                }
-            }
-        }
-        for h in self.scheduled.drain(..) {
-            h.abort();
-        }
-        *self.agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
-        let mut tokens = s.tokens;
-        if tokens.is_empty() {
-            tokens.extend(self.generated.clone());
-        }
-        *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
-        *api.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
-        *api.regions.write().unwrap_or_else(|p| p.into_inner()) = next.regions();
-        self.scheduled = crate::schedule::start(api, &next.checks, next.fleet.default_deadline);
-        tracing::info!(checks = next.checks.len(), regions = ?next.regions(), "{why}: configuration reloaded");
-        self.current = next;
-    }
+async fn bind(
+    what: &'static str,
+    addr: SocketAddr,
+) -> Result<(TcpListener, SocketAddr), ServeError> {
+    let err = |source| ServeError::Bind { what, addr, source };
+    let l = TcpListener::bind(addr).await.map_err(err)?;
+    let local = l.local_addr().map_err(err)?;
+    Ok((l, local))
 }
 
 /// SIGHUP as a stream of `()`.
@@ -124,91 +83,46 @@ fn hangups() -> tokio::sync::mpsc::Receiver<()> {
 pub struct Bound {
     pub api: SocketAddr,
     pub grpc: SocketAddr,
+    pub metrics: Option<SocketAddr>,
 }
 
-/// A generated API token, written to a private file; returns the path.
-fn generated_token() -> Result<(SecretString, std::path::PathBuf), ServeError> {
-    let token = format!("{}{}", ulid::Ulid::new(), ulid::Ulid::new()).to_ascii_lowercase();
-    let path = std::env::temp_dir().join(format!("vantage-api-token-{}", std::process::id()));
-    #[cfg(unix)]
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| {
-                ServeError::Setup(format!(
-                    "writing the generated API token to {}: {e}",
-                    path.display()
-                ))
-            })?;
-        f.write_all(token.as_bytes())
-            .map_err(|e| ServeError::Setup(e.to_string()))?;
+/// The gRPC server builder, with TLS from `server.tls` when configured.
+fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
+    let server = Server::builder()
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(5)));
+    let Some(tls) = &cfg.server.tls else {
+        return Ok(server);
+    };
+    let cert = pem::read("server.tls.cert_file", &tls.cert_file)?;
+    let key = pem::read("server.tls.key_file", &tls.key_file)?;
+    let mut tls_config = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
+    if let Some(ca) = &tls.client_ca_file {
+        let pem = pem::read("server.tls.client_ca_file", ca)?;
+        tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
     }
-    #[cfg(not(unix))]
-    std::fs::write(&path, &token).map_err(|e| ServeError::Setup(e.to_string()))?;
-    Ok((SecretString::from(token), path))
+    server
+        .tls_config(tls_config)
+        .map_err(|e| ServeError::Tls(e.to_string()))
 }
 
-/// The secrets a configuration names, resolved.
-struct Secrets {
-    agents: Vec<AgentAuth>,
-    tokens: Vec<SecretString>,
-    credentials: BTreeMap<String, SecretString>,
-}
-
-fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
-    let agents = cfg
-        .agents
-        .iter()
-        .map(|a| {
-            Ok(AgentAuth {
-                name: a.name.clone(),
-                region: a.region.clone(),
-                token: resolve(&format!("agents `{}`", a.name), &a.token_env, &a.token_file)?,
+/// Serve an axum router until `stop` turns true.
+fn http(
+    listener: TcpListener,
+    router: axum::Router,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                let _ = stop.wait_for(|s| *s).await;
             })
-        })
-        .collect::<Result<_, ConfigError>>()?;
-    let tokens = cfg
-        .server
-        .api_tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            resolve(
-                &format!("server.api_tokens[{i}]"),
-                &t.token_env,
-                &t.token_file,
-            )
-        })
-        .collect::<Result<_, _>>()?;
-    let credentials = cfg
-        .credentials
-        .iter()
-        .map(|c| {
-            Ok((
-                c.name.clone(),
-                resolve(
-                    &format!("credentials `{}`", c.name),
-                    &c.token_env,
-                    &c.token_file,
-                )?,
-            ))
-        })
-        .collect::<Result<_, ConfigError>>()?;
-    Ok(Secrets {
-        agents,
-        tokens,
-        credentials,
+            .await;
     })
 }
 
-/// Start everything; `ready` gets the bound addresses; returns when `shutdown` completes.
-/// With `config_path`, SIGHUP re-reads it: scheduled checks, credentials and tokens change
-/// without dropping connected agents (listeners and the local vantage stay as started).
+/// Start everything; `ready` gets the bound addresses; returns when `shutdown` completes and
+/// the drain is over. With `config_path`, SIGHUP re-reads it (see `reload`).
 pub async fn serve(
     cfg: Config,
     config_path: Option<std::path::PathBuf>,
@@ -220,54 +134,50 @@ pub async fn serve(
         mut tokens,
         credentials,
     } = secrets(&cfg)?;
+    // Removed when `serve` returns.
     let mut generated = None;
     if tokens.is_empty() {
-        let (token, path) = generated_token()?;
+        let g = GeneratedToken::create(cfg.server.generated_token_file.as_deref())?;
         tracing::warn!(
-            "no server.api_tokens configured: generated one and wrote it to {} (mode 0600)",
-            path.display()
+            path = %g.path.display(),
+            "no server.api_tokens configured: generated an API token (mode 0600, removed at exit); `vantage check --coordinator` on this machine reads it from there"
         );
-        eprintln!("vantage serve: API token written to {}", path.display());
-        generated = Some(token.clone());
-        tokens.push(token);
+        eprintln!("vantage serve: API token written to {}", g.path.display());
+        tokens.push(g.token.clone());
+        generated = Some(g);
     }
-    let extra_ca_pem = match &cfg.probe.ca_file {
-        Some(p) => Some(
-            std::fs::read(p)
-                .map_err(|e| ServeError::Setup(format!("probe.ca_file {}: {e}", p.display())))?,
-        ),
-        None => None,
-    };
+    let extra_ca_pem = pem::read_opt("probe.ca_file", cfg.probe.ca_file.as_deref())?;
 
     let registry = Arc::new(Registry::default());
-    // The in-process vantage's engine is built once: its runs share the TLS configuration.
-    let local = match cfg.fleet.local_agent.then(|| {
-        let base = ProbeOptions {
+    // The in-process vantage's own settings; each job brings its deadline, policy and
+    // credentials, as it does to an agent.
+    let local = if cfg.fleet.local_agent {
+        let engine = Engine::new(ProbeOptions {
             region: cfg.fleet.local_region.clone(),
             check_timeout: cfg.probe.check_timeout,
-            assume_global: cfg.probe.assume_global.clone(),
-            extra_ca_pem: extra_ca_pem.clone(),
-            connect_non_global: false,
-            allow_non_global: cfg.probe.allow_non_global.clone(),
+            extra_ca_pem,
+            // A fleet vantage: the target obeys probe.allow_non_global like every address.
+            allow_named_target: false,
             ..ProbeOptions::default()
-        };
-        (cfg.fleet.local_region.clone(), base)
-    }) {
-        Some((region, base)) => Some((
-            region,
-            vantage_agent::Engine::new(base)
-                .map_err(|e| ServeError::Setup(format!("probe: {e}")))?,
-        )),
-        None => None,
+        })
+        .map_err(ServeError::Probe)?;
+        Some((cfg.fleet.local_region.clone(), engine))
+    } else {
+        None
     };
     let dispatcher = Arc::new(Dispatcher {
         registry: registry.clone(),
         local,
-        probe: cfg.probe.clone(),
+        policy: Policy {
+            assume_global: cfg.probe.assume_global.clone(),
+            allow_non_global: cfg.probe.allow_non_global.clone(),
+        },
     });
-    let metrics = Arc::new(
-        Metrics::new(prometheus::Registry::new())
-            .map_err(|e| ServeError::Setup(format!("metrics: {e}")))?,
+    let metrics = Arc::new(Metrics::new(prometheus::Registry::new()).map_err(ServeError::Metrics)?);
+    metrics.set_in_process(
+        cfg.fleet
+            .local_agent
+            .then(|| cfg.fleet.local_region.clone()),
     );
     let api = Arc::new(Api {
         tokens: std::sync::RwLock::new(tokens),
@@ -284,15 +194,17 @@ pub async fn serve(
         degraded: Arc::new(crate::degraded::Degraded::default()),
     });
 
-    let grpc_listener = bind("server.grpc_listen", cfg.server.grpc_listen).await?;
-    let api_listener = bind("server.api_listen", cfg.server.api_listen).await?;
+    let server = grpc_server(&cfg)?;
+    let (grpc_listener, grpc_addr) = bind("server.grpc_listen", cfg.server.grpc_listen).await?;
+    let (api_listener, api_addr) = bind("server.api_listen", cfg.server.api_listen).await?;
+    let metrics_listener = match cfg.server.metrics_listen {
+        Some(addr) => Some(bind("server.metrics_listen", addr).await?),
+        None => None,
+    };
     let bound = Bound {
-        api: api_listener
-            .local_addr()
-            .map_err(|e| ServeError::Setup(e.to_string()))?,
-        grpc: grpc_listener
-            .local_addr()
-            .map_err(|e| ServeError::Setup(e.to_string()))?,
+        api: api_addr,
+        grpc: grpc_addr,
+        metrics: metrics_listener.as_ref().map(|(_, a)| *a),
     };
 
     let agent_auth = Arc::new(std::sync::RwLock::new(agents));
@@ -301,51 +213,30 @@ pub async fn serve(
         agents: agent_auth.clone(),
         heartbeat: cfg.fleet.heartbeat_interval,
     };
-    let mut server = Server::builder()
-        .http2_keepalive_interval(Some(std::time::Duration::from_secs(10)))
-        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(5)));
-    if let Some(tls) = &cfg.server.tls {
-        let cert = std::fs::read(&tls.cert_file).map_err(|e| {
-            ServeError::Setup(format!(
-                "server.tls.cert_file {}: {e}",
-                tls.cert_file.display()
-            ))
-        })?;
-        let key = std::fs::read(&tls.key_file).map_err(|e| {
-            ServeError::Setup(format!(
-                "server.tls.key_file {}: {e}",
-                tls.key_file.display()
-            ))
-        })?;
-        let mut tls_config = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
-        if let Some(ca) = &tls.client_ca_file {
-            let pem = std::fs::read(ca).map_err(|e| {
-                ServeError::Setup(format!("server.tls.client_ca_file {}: {e}", ca.display()))
-            })?;
-            tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
-        }
-        server = server
-            .tls_config(tls_config)
-            .map_err(|e| ServeError::Setup(format!("server.tls: {e}")))?;
-    }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut grpc_stop = stop_rx.clone();
+    let mut server = server;
     let grpc = tokio::spawn(
         server
-            .add_service(FleetServer::new(service))
+            .add_service(service.into_server())
             .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             }),
     );
-    let mut api_stop = stop_rx.clone();
-    let router = api::router(api.clone());
-    let http = tokio::spawn(async move {
-        axum::serve(api_listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = api_stop.wait_for(|s| *s).await;
-            })
-            .await
-    });
+    let draining = Arc::new(AtomicBool::new(false));
+    let guard = axum::middleware::from_fn_with_state(draining.clone(), crate::shutdown::guard);
+    let mut servers = vec![http(
+        api_listener,
+        api::router(api.clone()).layer(guard.clone()),
+        stop_rx.clone(),
+    )];
+    if let Some((listener, _)) = metrics_listener {
+        servers.push(http(
+            listener,
+            api::monitoring_router(api.clone()).layer(guard),
+            stop_rx.clone(),
+        ));
+    }
     let reap_registry = registry.clone();
     let (every, timeout) = (cfg.fleet.heartbeat_interval, cfg.fleet.agent_timeout);
     let reaper = tokio::spawn(async move {
@@ -356,21 +247,32 @@ pub async fn serve(
         }
     });
     let scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
-    tracing::info!(api = %bound.api, grpc = %bound.grpc, regions = ?cfg.regions(), checks = cfg.checks.len(), "coordinator up");
+    tracing::info!(
+        api = %bound.api,
+        grpc = %bound.grpc,
+        metrics = ?bound.metrics,
+        regions = ?cfg.regions(),
+        agents = cfg.agents.len(),
+        checks = cfg.checks.len(),
+        "coordinator up"
+    );
+    if cfg.agents.is_empty() {
+        tracing::info!("no [[agents]] configured: only the in-process vantage runs checks; agents need an [[agents]] entry (name, region, token) to attach");
+    }
     ready(bound);
     let mut live = Live {
         mtime: config_path.as_deref().and_then(mtime),
         path: config_path,
         api: api.clone(),
         agent_auth,
-        generated,
+        generated: generated.as_ref().map(|g| g.token.clone()),
         current: cfg,
         scheduled,
     };
     let mut shutdown = std::pin::pin!(shutdown);
     let mut hup = hangups();
     // A change of the file is noticed too (a cheap mtime poll), as if SIGHUP had been sent.
-    let mut poll = tokio::time::interval(std::time::Duration::from_secs(2));
+    let mut poll = tokio::time::interval(Duration::from_secs(2));
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
@@ -383,13 +285,29 @@ pub async fn serve(
             }
         }
     }
-    tracing::info!("shutting down");
+    draining.store(true, Ordering::SeqCst);
     for h in live.scheduled.drain(..) {
         h.abort();
     }
+    crate::shutdown::drain(&api, live.current.server.drain_timeout).await;
     let _ = stop_tx.send(true);
     reaper.abort();
-    let _ = grpc.await;
-    let _ = http.await;
+    let mut handles: Vec<JoinHandle<()>> = servers;
+    handles.push(tokio::spawn(async move {
+        let _ = grpc.await;
+    }));
+    let aborts: Vec<_> = handles.iter().map(JoinHandle::abort_handle).collect();
+    let closing = futures::future::join_all(handles);
+    if tokio::time::timeout(crate::shutdown::LISTENER_GRACE, closing)
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after the drain were cut");
+        for a in aborts {
+            a.abort();
+        }
+    }
+    drop(generated);
+    tracing::info!("stopped");
     Ok(())
 }

@@ -82,12 +82,19 @@ impl Store {
         let mut g = self.lock();
         if let Some(e) = g.get_mut(&report.id) {
             e.report = report;
-            let _ = e.done.send(true);
+            // send_replace: the value changes even when no one is waiting any more (send
+            // would leave it false, and the report would count as running forever).
+            e.done.send_replace(true);
         }
     }
 
     pub fn get(&self, id: &str) -> Option<Report> {
         self.lock().get(id).map(|e| e.report.clone())
+    }
+
+    /// Checks still running (not finished yet).
+    pub fn running(&self) -> usize {
+        self.lock().values().filter(|e| !*e.done.borrow()).count()
     }
 
     pub fn len(&self) -> usize {
@@ -152,5 +159,19 @@ mod tests {
         assert_eq!(s.get("x").unwrap().regions.len(), 1);
         s.finish(report("x"));
         assert!(*rx.borrow());
+    }
+
+    #[test]
+    fn a_report_nobody_waits_for_still_finishes() {
+        let s = Store::new(2, Duration::from_secs(60));
+        // The API dropped its receiver (no ?wait=): finishing must still count.
+        drop(s.insert_running(report("a")));
+        assert_eq!(s.running(), 1);
+        s.finish(report("a"));
+        assert_eq!(s.running(), 0, "a finished report is not running");
+        // And it can be evicted like any finished report.
+        drop(s.insert_running(report("b")));
+        drop(s.insert_running(report("c")));
+        assert!(s.get("a").is_none());
     }
 }

@@ -29,13 +29,13 @@ pub fn clean(region: &str) -> RegionResult {
             min_ttl_s: Some(60),
         }),
         phases_ms: Default::default(),
-        checks: vantage_agent::catalog::CHECKS
+        checks: vantage_agent::catalog::CheckId::ALL
             .iter()
-            .map(|c| CheckResult {
-                id: c.id.into(),
+            .map(|&c| CheckResult {
+                id: c,
                 outcome: Outcome::Pass,
-                observed: format!("{} as expected", c.id),
-                expected: c.expected.into(),
+                observed: format!("{} as expected", c.as_str()),
+                expected: c.expected().into(),
                 duration_ms: 1,
                 severity: None,
                 cause: None,
@@ -56,7 +56,7 @@ pub fn set(
     let c = r
         .checks
         .iter_mut()
-        .find(|c| c.id == id)
+        .find(|c| c.id.as_str() == id)
         .expect("catalogued check");
     c.outcome = outcome;
     c.severity = severity;

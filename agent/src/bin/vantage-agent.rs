@@ -1,16 +1,17 @@
 //! `vantage-agent`: one region's vantage. It dials the coordinator, runs the jobs it is
 //! given with the probe engine, and serves `/healthz`, `/readyz` and `/metrics`.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::client::{self, AgentConfig, AgentState};
-use vantage_agent::{credentials, ProbeOptions};
+use vantage_agent::egress::Ceiling;
+use vantage_agent::logging::{self, LogFormat};
+use vantage_agent::{credentials, pem, Engine, ProbeOptions};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,11 +22,12 @@ use vantage_agent::{credentials, ProbeOptions};
 its region, runs the checks it is sent with the same probe engine as `vantage check`, and \
 reports the results. Its token is read from an environment variable or a file, never from \
 the command line.",
-    after_help = "Example:\n  VANTAGE_AGENT_TOKEN=… vantage-agent --coordinator https://vantage.example.com:50051 --region eu-west"
+    after_help = "Examples:\n  VANTAGE_AGENT_TOKEN=… vantage-agent --coordinator https://vantage.example.com:50051 --region eu-west\n  vantage-agent --coordinator http://127.0.0.1:50051 --region eu --token-file eu.token --target-ca-file lab-ca.pem\n\n--ca-file and --cert-file/--key-file are for the connection to a TLS coordinator; \n--target-ca-file is the CA this agent trusts for the MCP endpoints it probes."
 )]
 struct Args {
-    /// The coordinator's gRPC address, e.g. http://127.0.0.1:50051 or https://vantage.example.com:50051
-    #[arg(long)]
+    /// The coordinator's gRPC address (server.grpc_listen, not the API), e.g.
+    /// http://127.0.0.1:50051 or https://vantage.example.com:50051
+    #[arg(long, value_name = "URL", value_parser = parse_coordinator)]
     coordinator: String,
     /// This agent's region (the coordinator checks it against the region bound to the token).
     #[arg(long)]
@@ -46,7 +48,8 @@ struct Args {
     /// Where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "127.0.0.1:9101")]
     listen: SocketAddr,
-    /// Trust these CA certificates (PEM) for a TLS coordinator.
+    /// Trust these CA certificates (PEM) for a TLS (https://) coordinator. For the targets
+    /// this agent probes, use --target-ca-file.
     #[arg(long = "ca-file", value_name = "PEM")]
     ca_file: Option<PathBuf>,
     /// A client certificate (PEM) for a coordinator that requires mutual TLS.
@@ -67,9 +70,50 @@ struct Args {
     /// Timeout of one exchange (request, connect, handshake, DNS query); at most 10m.
     #[arg(long = "check-timeout", default_value = "5s", value_parser = up_to_ten_minutes)]
     check_timeout: Duration,
-    /// Trust this CA (PEM) when probing targets, besides the public roots.
+    /// Trust this CA (PEM) when probing targets, besides the public roots (a lab CA).
     #[arg(long = "target-ca-file", value_name = "PEM")]
     target_ca_file: Option<PathBuf>,
+    /// On SIGTERM: how long running jobs may take to finish before the agent exits (jobs
+    /// still running then are reported missing by the coordinator).
+    #[arg(long = "drain-timeout", value_name = "DURATION", default_value = "20s", value_parser = humantime::parse_duration)]
+    drain_timeout: Duration,
+    /// Log lines as text (colour only on a terminal) or one JSON object per line.
+    #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text, env = "VANTAGE_LOG_FORMAT")]
+    log_format: LogFormat,
+    /// The widest egress policy this agent accepts from its coordinator: a job whose
+    /// probe.allow_non_global or probe.assume_global names a prefix outside these CIDRs is
+    /// refused. Repeatable; `none` accepts no exception at all. Without the flag the
+    /// coordinator's policy is taken as it comes.
+    #[arg(long = "allow-non-global-max", value_name = "CIDR|none", value_parser = ceiling_entry)]
+    allow_non_global_max: Vec<Option<ipnet::IpNet>>,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
+    #[arg(long = "nameserver", value_name = "IP:PORT")]
+    nameserver: Vec<SocketAddr>,
+}
+
+/// One `--allow-non-global-max` value: a CIDR prefix, or `none`.
+fn ceiling_entry(s: &str) -> Result<Option<ipnet::IpNet>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    s.parse::<ipnet::IpNet>().map(Some).map_err(|_| {
+        format!("`{s}` is not a CIDR prefix; write e.g. 100.64.0.0/10 or 2001:db8::/32, or `none`")
+    })
+}
+
+/// An http:// or https:// URL with a host and nothing after the port.
+fn parse_coordinator(s: &str) -> Result<String, String> {
+    let fix = |why: &str| {
+        format!("`{s}`: {why}; give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051 or https://vantage.example.com:50051")
+    };
+    let url = url::Url::parse(s).map_err(|_| fix("not a URL"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(fix("not an http:// or https:// URL"));
+    }
+    if url.path() != "/" || url.query().is_some() {
+        return Err(fix("a gRPC address has no path"));
+    }
+    Ok(s.trim_end_matches('/').to_string())
 }
 
 /// A duration flag: greater than zero and at most `max`, or an error that says how to write it.
@@ -104,14 +148,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        )
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init(args.log_format, "info");
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -134,37 +171,57 @@ fn main() -> std::process::ExitCode {
 async fn run(args: Args) -> anyhow::Result<()> {
     let token = match &args.token_file {
         Some(path) => credentials::from_file(path)?,
-        None => credentials::from_env(&args.token_env)?,
+        None => credentials::from_env(&args.token_env).map_err(|e| {
+            anyhow::anyhow!(
+                "the agent token: {e}; export it, name another variable with --token-env, or use --token-file PATH"
+            )
+        })?,
     };
-    let ca_pem = match &args.ca_file {
-        Some(p) => Some(std::fs::read(p).with_context(|| format!("--ca-file {}", p.display()))?),
-        None => None,
-    };
+    if args.coordinator.starts_with("http://") {
+        for (flag, given) in [
+            ("--ca-file", args.ca_file.is_some()),
+            ("--cert-file", args.cert_file.is_some()),
+        ] {
+            if given {
+                bail!(
+                    "{flag} is for a TLS coordinator, but --coordinator {} is plain http://: use https:// for a TLS coordinator; to trust a lab CA for the targets this agent probes, use --target-ca-file",
+                    args.coordinator
+                );
+            }
+        }
+    }
+    let ca_pem = pem::read_opt("--ca-file", args.ca_file.as_deref())?;
     let identity = match (&args.cert_file, &args.key_file) {
-        (Some(c), Some(k)) => Some((
-            std::fs::read(c).with_context(|| format!("--cert-file {}", c.display()))?,
-            std::fs::read(k).with_context(|| format!("--key-file {}", k.display()))?,
-        )),
+        (Some(c), Some(k)) => Some((pem::read("--cert-file", c)?, pem::read("--key-file", k)?)),
         _ => None,
     };
-    let target_ca = match &args.target_ca_file {
-        Some(p) => {
-            Some(std::fs::read(p).with_context(|| format!("--target-ca-file {}", p.display()))?)
-        }
-        None => None,
-    };
+    let target_ca = pem::read_opt("--target-ca-file", args.target_ca_file.as_deref())?;
     let id = args.id.clone().unwrap_or_else(|| {
         let host = std::fs::read_to_string("/etc/hostname").unwrap_or_else(|_| "agent".into());
         format!("{}-{}", host.trim(), std::process::id())
     });
-    let probe = ProbeOptions {
+    // This vantage's own settings; each job sets its deadline, policy and credentials.
+    // Built now, so a bad CA file fails here rather than on the first job.
+    let engine = Engine::new(ProbeOptions {
+        region: args.region.clone(),
         check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
-        connect_non_global: false,
+        // A fleet vantage: the target obeys the egress policy like every other address.
+        allow_named_target: false,
+        resolver: vantage_agent::probe::dns::ResolverChoice {
+            nameservers: args.nameserver.clone(),
+        },
         ..ProbeOptions::default()
-    };
-    // Fail early on a bad CA file rather than on the first job.
-    vantage_agent::Engine::new(probe.clone())?;
+    })?;
+    let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {
+        Ceiling::new(
+            args.allow_non_global_max
+                .iter()
+                .flatten()
+                .copied()
+                .collect(),
+        )
+    });
     let cfg = AgentConfig {
         coordinator: args.coordinator.clone(),
         region: args.region.clone(),
@@ -175,7 +232,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
         max_concurrency: args.concurrency,
         backoff_min: args.backoff_min,
         backoff_max: args.backoff_max,
-        probe,
+        engine,
+        drain_timeout: args.drain_timeout,
+        ceiling,
     };
     let state = Arc::new(AgentState::default());
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -186,10 +245,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
     tokio::spawn(async move {
         let _ = axum::serve(listener, health).await;
     });
-    tokio::select! {
-        _ = client::run(cfg, state) => {}
-        _ = shutdown() => tracing::info!("shutting down"),
-    }
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown().await;
+        tracing::info!("shutdown signal received");
+        let _ = stop_tx.send(true);
+    });
+    client::run(cfg, state, stop_rx).await;
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::http::{Body, Exchange, ProbeRequest, Rpc, ABSENT_NAME};
 use super::verdict::Verdict;
+use crate::catalog::CheckId;
 use crate::model::{Era, Outcome, Severity};
 
 pub const FOREIGN_ORIGIN: &str = "https://vantage-probe.invalid";
@@ -16,84 +17,150 @@ fn discover(id: i64) -> ProbeRequest {
     ProbeRequest::modern("server/discover", id, Map::new())
 }
 
-/// The request of each transport check. `None` means the check cannot run on this server
-/// (the reason is returned instead).
-pub fn request(id: &str, rpc_id: i64, caps: &Value) -> Result<ProbeRequest, String> {
-    Ok(match id {
-        "transport.notification" => ProbeRequest::modern_notification(
-            "notifications/cancelled",
-            Map::from_iter([("requestId".to_string(), json!(ABSENT_NAME))]),
-        ),
-        "transport.get" => ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")]),
-        "transport.delete" => ProbeRequest::bare(Method::DELETE, &[]),
-        "headers.missing-method" => discover(rpc_id).without_header("Mcp-Method"),
-        "headers.method-mismatch" => discover(rpc_id).with_header("Mcp-Method", "tools/list"),
-        "headers.name-mismatch" => {
-            let other = "__vantage_probe_other__";
-            let (method, key, value, header) = if caps.get("tools").is_some() {
-                ("tools/call", "name", json!(ABSENT_NAME), other.to_string())
-            } else if caps.get("prompts").is_some() {
-                ("prompts/get", "name", json!(ABSENT_NAME), other.to_string())
-            } else if caps.get("resources").is_some() {
-                let uri = format!("vantage-probe://absent/{ABSENT_NAME}");
-                ("resources/read", "uri", json!(uri), format!("{uri}-other"))
-            } else {
-                return Err("the server advertises no tools, prompts or resources, so no request carries Mcp-Name".into());
-            };
-            let mut params = Map::from_iter([(key.to_string(), value)]);
-            if method == "tools/call" {
-                params.insert("arguments".into(), json!({}));
-            }
-            ProbeRequest::modern(method, rpc_id, params).with_header("Mcp-Name", &header)
-        }
-        "headers.missing-version" => discover(rpc_id).without_header("MCP-Protocol-Version"),
-        "version.unsupported" => discover(rpc_id)
-            .with_header("MCP-Protocol-Version", BAD_VERSION)
-            .with_params(|p| {
-                if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
-                    meta.insert(
-                        "io.modelcontextprotocol/protocolVersion".into(),
-                        json!(BAD_VERSION),
-                    );
-                }
-            }),
-        "meta.missing" => discover(rpc_id).with_params(|p| {
-            p.remove("_meta");
-        }),
-        "method.unknown" => ProbeRequest::modern(UNKNOWN_METHOD, rpc_id, Map::new()),
-        "security.origin" => discover(rpc_id).with_header("Origin", FOREIGN_ORIGIN),
-        "cors.preflight" => ProbeRequest::bare(
-            Method::OPTIONS,
-            &[
-                ("Origin", FOREIGN_ORIGIN),
-                ("Access-Control-Request-Method", "POST"),
-                (
-                    "Access-Control-Request-Headers",
-                    "content-type, mcp-protocol-version, mcp-method, mcp-name, authorization",
-                ),
-            ],
-        ),
-        other => return Err(format!("{other} is not a transport check")),
-    })
+/// The transport checks that send a request of their own, each changed in one way from a
+/// valid one. Matches on it are exhaustive: every probe has its request and its evaluator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportProbe {
+    Notification,
+    Get,
+    Delete,
+    MissingMethod,
+    MethodMismatch,
+    NameMismatch,
+    MissingVersion,
+    VersionUnsupported,
+    MetaMissing,
+    UnknownMethod,
+    Origin,
+    Preflight,
 }
 
-/// Evaluate the exchange of a transport check.
-pub fn evaluate(id: &str, ex: &Exchange, era: Era) -> Verdict {
-    match id {
-        "transport.notification" => notification(ex),
-        "transport.get" => get_or_delete(ex, era, false),
-        "transport.delete" => get_or_delete(ex, era, true),
-        "headers.missing-method" | "headers.method-mismatch" | "headers.name-mismatch" => {
-            expect_error(ex, 400, -32020, Severity::Medium)
+impl TransportProbe {
+    /// The probes of a server that speaks 2026-07-28, in catalogue order.
+    pub const MODERN: &'static [TransportProbe] = &[
+        TransportProbe::Notification,
+        TransportProbe::Get,
+        TransportProbe::Delete,
+        TransportProbe::MissingMethod,
+        TransportProbe::MethodMismatch,
+        TransportProbe::NameMismatch,
+        TransportProbe::MissingVersion,
+        TransportProbe::VersionUnsupported,
+        TransportProbe::MetaMissing,
+        TransportProbe::UnknownMethod,
+        TransportProbe::Origin,
+        TransportProbe::Preflight,
+    ];
+
+    /// The check this probe records.
+    pub fn check(self) -> CheckId {
+        match self {
+            TransportProbe::Notification => CheckId::TransportNotification,
+            TransportProbe::Get => CheckId::TransportGet,
+            TransportProbe::Delete => CheckId::TransportDelete,
+            TransportProbe::MissingMethod => CheckId::HeadersMissingMethod,
+            TransportProbe::MethodMismatch => CheckId::HeadersMethodMismatch,
+            TransportProbe::NameMismatch => CheckId::HeadersNameMismatch,
+            TransportProbe::MissingVersion => CheckId::HeadersMissingVersion,
+            TransportProbe::VersionUnsupported => CheckId::VersionUnsupported,
+            TransportProbe::MetaMissing => CheckId::MetaMissing,
+            TransportProbe::UnknownMethod => CheckId::MethodUnknown,
+            TransportProbe::Origin => CheckId::SecurityOrigin,
+            TransportProbe::Preflight => CheckId::CorsPreflight,
         }
-        "headers.missing-version" => missing_version(ex, era),
-        "version.unsupported" => version_unsupported(ex),
-        "meta.missing" => expect_error(ex, 400, -32602, Severity::Medium),
-        "method.unknown" => unknown_method(ex),
-        "security.origin" => origin(ex),
-        "cors.preflight" => cors(ex),
-        other => Verdict::error(format!("no evaluator for {other}")),
     }
+
+    /// The probe's request. `Err` means it cannot run on this server (the reason).
+    pub fn request(self, rpc_id: i64, caps: &Value) -> Result<ProbeRequest, String> {
+        Ok(match self {
+            TransportProbe::Notification => ProbeRequest::modern_notification(
+                "notifications/cancelled",
+                Map::from_iter([("requestId".to_string(), json!(ABSENT_NAME))]),
+            ),
+            TransportProbe::Get => {
+                ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")])
+            }
+            TransportProbe::Delete => ProbeRequest::bare(Method::DELETE, &[]),
+            TransportProbe::MissingMethod => discover(rpc_id).without_header("Mcp-Method"),
+            TransportProbe::MethodMismatch => {
+                discover(rpc_id).with_header("Mcp-Method", "tools/list")
+            }
+            TransportProbe::NameMismatch => name_mismatch(rpc_id, caps)?,
+            TransportProbe::MissingVersion => {
+                discover(rpc_id).without_header("MCP-Protocol-Version")
+            }
+            TransportProbe::VersionUnsupported => discover(rpc_id)
+                .with_header("MCP-Protocol-Version", BAD_VERSION)
+                .with_params(|p| {
+                    if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
+                        meta.insert(
+                            "io.modelcontextprotocol/protocolVersion".into(),
+                            json!(BAD_VERSION),
+                        );
+                    }
+                }),
+            TransportProbe::MetaMissing => discover(rpc_id).with_params(|p| {
+                p.remove("_meta");
+            }),
+            TransportProbe::UnknownMethod => {
+                ProbeRequest::modern(UNKNOWN_METHOD, rpc_id, Map::new())
+            }
+            TransportProbe::Origin => discover(rpc_id).with_header("Origin", FOREIGN_ORIGIN),
+            TransportProbe::Preflight => ProbeRequest::bare(
+                Method::OPTIONS,
+                &[
+                    ("Origin", FOREIGN_ORIGIN),
+                    ("Access-Control-Request-Method", "POST"),
+                    (
+                        "Access-Control-Request-Headers",
+                        "content-type, mcp-protocol-version, mcp-method, mcp-name, authorization",
+                    ),
+                ],
+            ),
+        })
+    }
+
+    /// Evaluate the probe's exchange.
+    pub fn evaluate(self, ex: &Exchange, era: Era) -> Verdict {
+        match self {
+            TransportProbe::Notification => notification(ex),
+            TransportProbe::Get => get_or_delete(ex, era, false),
+            TransportProbe::Delete => get_or_delete(ex, era, true),
+            TransportProbe::MissingMethod
+            | TransportProbe::MethodMismatch
+            | TransportProbe::NameMismatch => expect_error(ex, 400, -32020, Severity::Medium),
+            TransportProbe::MissingVersion => missing_version(ex, era),
+            TransportProbe::VersionUnsupported => version_unsupported(ex),
+            TransportProbe::MetaMissing => expect_error(ex, 400, -32602, Severity::Medium),
+            TransportProbe::UnknownMethod => unknown_method(ex),
+            TransportProbe::Origin => origin(ex),
+            TransportProbe::Preflight => cors(ex),
+        }
+    }
+}
+
+/// `tools/call` (or `prompts/get`, `resources/read`) of an absent name with another
+/// `Mcp-Name`: the server must advertise one of them for a request to carry `Mcp-Name`.
+fn name_mismatch(rpc_id: i64, caps: &Value) -> Result<ProbeRequest, String> {
+    let other = "__vantage_probe_other__";
+    let (method, key, value, header) = if caps.get("tools").is_some() {
+        ("tools/call", "name", json!(ABSENT_NAME), other.to_string())
+    } else if caps.get("prompts").is_some() {
+        ("prompts/get", "name", json!(ABSENT_NAME), other.to_string())
+    } else if caps.get("resources").is_some() {
+        let uri = format!("vantage-probe://absent/{ABSENT_NAME}");
+        ("resources/read", "uri", json!(uri), format!("{uri}-other"))
+    } else {
+        return Err(
+            "the server advertises no tools, prompts or resources, so no request carries Mcp-Name"
+                .into(),
+        );
+    };
+    let mut params = Map::from_iter([(key.to_string(), value)]);
+    if method == "tools/call" {
+        params.insert("arguments".into(), json!({}));
+    }
+    Ok(ProbeRequest::modern(method, rpc_id, params).with_header("Mcp-Name", &header))
 }
 
 fn is_2xx(ex: &Exchange) -> bool {
@@ -331,18 +398,18 @@ pub fn sse_buffering(exchanges: &[&Exchange]) -> Verdict {
 }
 
 /// The checks whose refusals must carry a JSON-RPC error body.
-pub const RPC_ERROR_CHECKS: &[&str] = &[
-    "headers.missing-method",
-    "headers.method-mismatch",
-    "headers.name-mismatch",
-    "headers.missing-version",
-    "version.unsupported",
-    "meta.missing",
-    "method.unknown",
+pub const RPC_ERROR_CHECKS: &[CheckId] = &[
+    CheckId::HeadersMissingMethod,
+    CheckId::HeadersMethodMismatch,
+    CheckId::HeadersNameMismatch,
+    CheckId::HeadersMissingVersion,
+    CheckId::VersionUnsupported,
+    CheckId::MetaMissing,
+    CheckId::MethodUnknown,
 ];
 
 /// `jsonrpc.error-body`: bare 4xx answers among checks that did not already fail on them.
-pub fn error_body(seen: &[(&str, Outcome, &Exchange)]) -> Verdict {
+pub fn error_body(seen: &[(CheckId, Outcome, &Exchange)]) -> Verdict {
     let considered: Vec<_> = seen
         .iter()
         .filter(|(id, _, _)| RPC_ERROR_CHECKS.contains(id))

@@ -5,6 +5,7 @@ use http::HeaderMap;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::model::Cause;
 use crate::probe::http::{Body, Exchange, SseBody};
 
 fn ex(status: u16, ct: Option<&str>, body: Body) -> Exchange {
@@ -58,31 +59,31 @@ fn judged(v: &Verdict) -> (Outcome, Option<Severity>) {
 #[test]
 fn header_checks_want_400_and_32020() {
     for id in [
-        "headers.missing-method",
-        "headers.method-mismatch",
-        "headers.name-mismatch",
+        TransportProbe::MissingMethod,
+        TransportProbe::MethodMismatch,
+        TransportProbe::NameMismatch,
     ] {
         assert_eq!(
-            judged(&evaluate(id, &rpc_err(400, -32020, None), Era::Modern)),
+            judged(&id.evaluate(&rpc_err(400, -32020, None), Era::Modern)),
             (Outcome::Pass, None)
         );
         // served anyway
         assert_eq!(
-            judged(&evaluate(id, &rpc_ok(200), Era::Modern)),
+            judged(&id.evaluate(&rpc_ok(200), Era::Modern)),
             (Outcome::Fail, Some(Severity::Medium))
         );
         // unknown tool looked up instead of the header compared
         assert_eq!(
-            judged(&evaluate(id, &rpc_err(200, -32602, None), Era::Modern)),
+            judged(&id.evaluate(&rpc_err(200, -32602, None), Era::Modern)),
             (Outcome::Fail, Some(Severity::Medium))
         );
         // pre-final code
-        let v = evaluate(id, &rpc_err(400, -32001, None), Era::Modern);
+        let v = id.evaluate(&rpc_err(400, -32001, None), Era::Modern);
         assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
         assert!(v.observed.contains("pre-final"), "{}", v.observed);
         // a bare 400 passes here and is named by jsonrpc.error-body instead
         let bare = ex(400, Some("text/plain"), Body::Empty);
-        assert_eq!(evaluate(id, &bare, Era::Modern).outcome, Outcome::Pass);
+        assert_eq!(id.evaluate(&bare, Era::Modern).outcome, Outcome::Pass);
     }
 }
 
@@ -97,47 +98,39 @@ fn missing_version_is_lenient_only_on_dual_era_servers() {
         }),
     );
     assert_eq!(
-        evaluate(
-            "headers.missing-version",
-            &rpc_err(400, -32020, None),
-            Era::Modern
-        )
-        .outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&rpc_err(400, -32020, None), Era::Modern)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        evaluate(
-            "headers.missing-version",
-            &rpc_err(400, -32600, None),
-            Era::Modern
-        )
-        .outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&rpc_err(400, -32600, None), Era::Modern)
+            .outcome,
         Outcome::Fail
     );
     assert_eq!(
-        evaluate(
-            "headers.missing-version",
-            &rpc_err(400, -32600, None),
-            Era::Dual
-        )
-        .outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&rpc_err(400, -32600, None), Era::Dual)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        evaluate(
-            "headers.missing-version",
-            &rpc_err(200, -32601, None),
-            Era::Dual
-        )
-        .outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&rpc_err(200, -32601, None), Era::Dual)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        evaluate("headers.missing-version", &rpc_ok(200), Era::Dual).outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&rpc_ok(200), Era::Dual)
+            .outcome,
         Outcome::Fail
     );
     assert_eq!(
-        evaluate("headers.missing-version", &legacy_path, Era::Dual).outcome,
+        TransportProbe::MissingVersion
+            .evaluate(&legacy_path, Era::Dual)
+            .outcome,
         Outcome::Fail
     );
 }
@@ -150,11 +143,11 @@ fn unsupported_version_needs_its_data() {
         Some(json!({"supported": ["2026-07-28"], "requested": BAD_VERSION})),
     );
     assert_eq!(
-        judged(&evaluate("version.unsupported", &good, Era::Modern)),
+        judged(&TransportProbe::VersionUnsupported.evaluate(&good, Era::Modern)),
         (Outcome::Pass, None)
     );
     assert_eq!(
-        judged(&evaluate("version.unsupported", &rpc_ok(200), Era::Modern)),
+        judged(&TransportProbe::VersionUnsupported.evaluate(&rpc_ok(200), Era::Modern)),
         (Outcome::Fail, Some(Severity::High))
     );
     let wrong_name = rpc_err(
@@ -162,16 +155,19 @@ fn unsupported_version_needs_its_data() {
         -32022,
         Some(json!({"supportedVersions": ["2026-07-28"], "requested": BAD_VERSION})),
     );
-    let v = evaluate("version.unsupported", &wrong_name, Era::Modern);
+    let v = TransportProbe::VersionUnsupported.evaluate(&wrong_name, Era::Modern);
     assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
     assert!(v.observed.contains("`supported`"));
     let no_requested = rpc_err(400, -32022, Some(json!({"supported": ["2026-07-28"]})));
     assert_eq!(
-        evaluate("version.unsupported", &no_requested, Era::Modern).outcome,
+        TransportProbe::VersionUnsupported
+            .evaluate(&no_requested, Era::Modern)
+            .outcome,
         Outcome::Fail
     );
     let prefinal = rpc_err(400, -32004, None);
-    assert!(evaluate("version.unsupported", &prefinal, Era::Modern)
+    assert!(TransportProbe::VersionUnsupported
+        .evaluate(&prefinal, Era::Modern)
         .observed
         .contains("pre-final"));
 }
@@ -179,23 +175,23 @@ fn unsupported_version_needs_its_data() {
 #[test]
 fn unknown_method_wants_a_json_rpc_404() {
     assert_eq!(
-        evaluate("method.unknown", &rpc_err(404, -32601, None), Era::Modern).outcome,
+        TransportProbe::UnknownMethod
+            .evaluate(&rpc_err(404, -32601, None), Era::Modern)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        judged(&evaluate("method.unknown", &html(404), Era::Modern)),
+        judged(&TransportProbe::UnknownMethod.evaluate(&html(404), Era::Modern)),
         (Outcome::Fail, Some(Severity::High))
     );
     assert_eq!(
-        judged(&evaluate(
-            "method.unknown",
-            &ex(404, None, Body::Empty),
-            Era::Modern
-        )),
+        judged(&TransportProbe::UnknownMethod.evaluate(&ex(404, None, Body::Empty), Era::Modern)),
         (Outcome::Fail, Some(Severity::High))
     );
     assert_eq!(
-        evaluate("method.unknown", &rpc_err(200, -32601, None), Era::Modern).outcome,
+        TransportProbe::UnknownMethod
+            .evaluate(&rpc_err(200, -32601, None), Era::Modern)
+            .outcome,
         Outcome::Fail
     );
 }
@@ -204,44 +200,40 @@ fn unknown_method_wants_a_json_rpc_404() {
 fn get_and_delete() {
     let allow = with_header(ex(405, None, Body::Empty), "allow", "POST");
     assert_eq!(
-        evaluate("transport.get", &allow, Era::Modern).outcome,
+        TransportProbe::Get.evaluate(&allow, Era::Modern).outcome,
         Outcome::Pass
     );
     assert_eq!(
-        judged(&evaluate(
-            "transport.get",
-            &ex(405, None, Body::Empty),
-            Era::Modern
-        )),
+        judged(&TransportProbe::Get.evaluate(&ex(405, None, Body::Empty), Era::Modern)),
         (Outcome::Warn, Some(Severity::Low))
     );
     assert_eq!(
-        judged(&evaluate("transport.get", &html(200), Era::Dual)),
+        judged(&TransportProbe::Get.evaluate(&html(200), Era::Dual)),
         (Outcome::Fail, Some(Severity::Medium))
     );
     let stream = ex(200, Some("text/event-stream"), Body::Unread);
     assert_eq!(
-        evaluate("transport.get", &stream, Era::Dual).outcome,
+        TransportProbe::Get.evaluate(&stream, Era::Dual).outcome,
         Outcome::Pass
     );
     assert_eq!(
-        judged(&evaluate("transport.get", &stream, Era::Modern)),
+        judged(&TransportProbe::Get.evaluate(&stream, Era::Modern)),
         (Outcome::Warn, Some(Severity::Low))
     );
     assert_eq!(
-        judged(&evaluate(
-            "transport.delete",
-            &ex(200, None, Body::Empty),
-            Era::Dual
-        )),
+        judged(&TransportProbe::Delete.evaluate(&ex(200, None, Body::Empty), Era::Dual)),
         (Outcome::Fail, Some(Severity::Medium))
     );
     assert_eq!(
-        evaluate("transport.delete", &rpc_err(400, -32000, None), Era::Dual).outcome,
+        TransportProbe::Delete
+            .evaluate(&rpc_err(400, -32000, None), Era::Dual)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        evaluate("transport.delete", &rpc_err(400, -32000, None), Era::Modern).outcome,
+        TransportProbe::Delete
+            .evaluate(&rpc_err(400, -32000, None), Era::Modern)
+            .outcome,
         Outcome::Warn
     );
 }
@@ -249,33 +241,25 @@ fn get_and_delete() {
 #[test]
 fn notifications() {
     assert_eq!(
-        evaluate(
-            "transport.notification",
-            &ex(202, None, Body::Empty),
-            Era::Modern
-        )
-        .outcome,
+        TransportProbe::Notification
+            .evaluate(&ex(202, None, Body::Empty), Era::Modern)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        evaluate(
-            "transport.notification",
-            &rpc_err(400, -32600, None),
-            Era::Modern
-        )
-        .outcome,
+        TransportProbe::Notification
+            .evaluate(&rpc_err(400, -32600, None), Era::Modern)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        judged(&evaluate(
-            "transport.notification",
-            &rpc_ok(200),
-            Era::Modern
-        )),
+        judged(&TransportProbe::Notification.evaluate(&rpc_ok(200), Era::Modern)),
         (Outcome::Fail, Some(Severity::Medium))
     );
     assert_eq!(
-        evaluate("transport.notification", &rpc_ok(202), Era::Modern).outcome,
+        TransportProbe::Notification
+            .evaluate(&rpc_ok(202), Era::Modern)
+            .outcome,
         Outcome::Fail
     );
 }
@@ -283,21 +267,69 @@ fn notifications() {
 #[test]
 fn origin_wants_403() {
     assert_eq!(
-        evaluate("security.origin", &ex(403, None, Body::Empty), Era::Modern).outcome,
+        TransportProbe::Origin
+            .evaluate(&ex(403, None, Body::Empty), Era::Modern)
+            .outcome,
         Outcome::Pass
     );
     assert_eq!(
-        judged(&evaluate("security.origin", &rpc_ok(200), Era::Modern)),
+        judged(&TransportProbe::Origin.evaluate(&rpc_ok(200), Era::Modern)),
         (Outcome::Fail, Some(Severity::Medium))
     );
     assert_eq!(
-        judged(&evaluate(
-            "security.origin",
-            &ex(401, None, Body::Empty),
-            Era::Modern
-        )),
+        judged(&TransportProbe::Origin.evaluate(&ex(401, None, Body::Empty), Era::Modern)),
         (Outcome::Warn, Some(Severity::Low))
     );
+}
+
+/// Reproduction 8 of issue 12: a gateway that strips Mcp-Method gets every request refused
+/// with 400 -32020, the Origin probe included; that refusal says nothing about the Origin
+/// guard. It was a low `security.origin` warning; it is `unknown` with the reason.
+#[test]
+fn a_probe_answered_for_another_reason_is_unknown_with_that_reason() {
+    let stripped = rpc_err(400, -32020, None);
+    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&stripped));
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Unknown, None, Some(Cause::OtherReason))
+    );
+    assert!(
+        v.observed.contains("answered for another reason"),
+        "{}",
+        v.observed
+    );
+    // Without a control, the code alone names another rule.
+    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason))
+    );
+    assert!(v.observed.contains("-32020"), "{}", v.observed);
+    // 401 to the Origin probe: the authorization layer answered.
+    let v =
+        TransportProbe::Origin.judge(&ex(401, None, Body::Empty), Era::Modern, Some(&rpc_ok(200)));
+    assert_eq!(v.outcome, Outcome::Unknown);
+    // A bare 400 while the control is served: refused for the Origin, not with 403.
+    let v =
+        TransportProbe::Origin.judge(&ex(400, None, Body::Empty), Era::Modern, Some(&rpc_ok(200)));
+    assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)));
+    assert_eq!(
+        TransportProbe::Origin
+            .judge(&ex(403, None, Body::Empty), Era::Modern, Some(&stripped))
+            .outcome,
+        Outcome::Pass
+    );
+    // The header probes: a "pass" that the unchanged request gets too is no evidence.
+    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&stripped));
+    assert_eq!(v.outcome, Outcome::Unknown);
+    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    assert_eq!(v.outcome, Outcome::Pass);
+    // A failure the control does not share stays a failure.
+    let v = TransportProbe::MetaMissing.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
+    // GET is not a changed POST: a page stays a failure whatever the control got.
+    let v = TransportProbe::Get.judge(&html(200), Era::Modern, Some(&stripped));
+    assert_eq!(v.outcome, Outcome::Fail);
 }
 
 #[test]
@@ -305,17 +337,17 @@ fn error_body_names_bare_refusals_not_already_failed() {
     let bare = ex(400, Some("text/plain"), Body::Empty);
     let good = rpc_err(400, -32020, None);
     let v = error_body(&[
-        ("headers.missing-method", Outcome::Pass, &bare),
-        ("meta.missing", Outcome::Pass, &good),
+        (CheckId::HeadersMissingMethod, Outcome::Pass, &bare),
+        (CheckId::MetaMissing, Outcome::Pass, &good),
     ]);
     assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)));
     assert!(v.observed.contains("headers.missing-method"));
     // a check that already failed on its bare body is not counted twice
-    let v = error_body(&[("method.unknown", Outcome::Fail, &html(404))]);
+    let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, &html(404))]);
     assert_eq!(v.outcome, Outcome::Pass);
     // 403 and 405 bodies are not MCP-level refusals
     let v = error_body(&[(
-        "security.origin",
+        CheckId::SecurityOrigin,
         Outcome::Pass,
         &ex(403, None, Body::Empty),
     )]);
@@ -338,13 +370,17 @@ fn sse_buffering_is_informational() {
 
 #[test]
 fn name_mismatch_request_never_names_a_real_tool() {
-    let req = request("headers.name-mismatch", 7, &json!({"tools": {}})).unwrap();
+    let req = TransportProbe::NameMismatch
+        .request(7, &json!({"tools": {}}))
+        .unwrap();
     let body = req.body.unwrap();
     assert_eq!(body["params"]["name"], json!(ABSENT_NAME));
     let name = req.headers.iter().find(|(k, _)| k == "Mcp-Name").unwrap();
     assert_ne!(name.1, ABSENT_NAME);
-    assert!(request("headers.name-mismatch", 7, &json!({})).is_err());
-    let res = request("headers.name-mismatch", 7, &json!({"resources": {}})).unwrap();
+    assert!(TransportProbe::NameMismatch.request(7, &json!({})).is_err());
+    let res = TransportProbe::NameMismatch
+        .request(7, &json!({"resources": {}}))
+        .unwrap();
     assert_eq!(res.body.unwrap()["method"], json!("resources/read"));
 }
 
@@ -353,13 +389,13 @@ fn each_probe_changes_exactly_one_thing() {
     let valid = ProbeRequest::modern("server/discover", 9, Default::default());
     let caps = json!({});
     for (id, differs_in) in [
-        ("headers.missing-method", "header"),
-        ("headers.method-mismatch", "header"),
-        ("headers.missing-version", "header"),
-        ("meta.missing", "body"),
-        ("security.origin", "header"),
+        (TransportProbe::MissingMethod, "header"),
+        (TransportProbe::MethodMismatch, "header"),
+        (TransportProbe::MissingVersion, "header"),
+        (TransportProbe::MetaMissing, "body"),
+        (TransportProbe::Origin, "header"),
     ] {
-        let probe = request(id, 9, &caps).unwrap();
+        let probe = id.request(9, &caps).unwrap();
         let headers_differ = {
             let mut a = probe.headers.clone();
             let mut b = valid.headers.clone();
@@ -369,12 +405,14 @@ fn each_probe_changes_exactly_one_thing() {
         };
         let body_differs = probe.body != valid.body;
         match differs_in {
-            "header" => assert!(headers_differ && !body_differs, "{id}"),
-            _ => assert!(body_differs && !headers_differ, "{id}"),
+            "header" => assert!(headers_differ && !body_differs, "{id:?}"),
+            _ => assert!(body_differs && !headers_differ, "{id:?}"),
         }
     }
     // version.unsupported changes the version, in the header and _meta together (one fact).
-    let v = request("version.unsupported", 9, &caps).unwrap();
+    let v = TransportProbe::VersionUnsupported
+        .request(9, &caps)
+        .unwrap();
     assert_eq!(
         v.body.unwrap()["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
         json!(BAD_VERSION)

@@ -1,27 +1,61 @@
+{{- define "vantage.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "vantage.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "vantage.name" . -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
+{{- /* Labels on every object. Never used as a selector: version and chart change on upgrade. */}}
 {{- define "vantage.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/name: {{ include "vantage.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- /* Selector labels: stable across upgrades (a Deployment's selector is immutable). */}}
+{{- define "vantage.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "vantage.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "vantage.coordinatorSelector" -}}
+{{ include "vantage.selectorLabels" . }}
+app.kubernetes.io/component: coordinator
+{{- end -}}
+
+{{- define "vantage.agentsSelector" -}}
+{{ include "vantage.selectorLabels" . }}
+app.kubernetes.io/component: agent
+{{- end -}}
+
+{{- /* Pod labels: the user's podLabels, then the chart's labels (which win). */}}
+{{- define "vantage.podLabels" -}}
+{{- $own := merge (include "vantage.labels" .ctx | fromYaml) (.extra | default dict) -}}
+{{- toYaml (merge (dict) .selector $own (.podLabels | default dict)) -}}
 {{- end -}}
 
 {{- define "vantage.image" -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
-{{- define "vantage.coordinatorSelector" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: coordinator
+{{- define "vantage.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "vantage.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "vantage.apiSecret" -}}
@@ -37,5 +71,18 @@ app.kubernetes.io/component: coordinator
 prometheus.io/scrape: "true"
 prometheus.io/port: {{ .port | quote }}
 prometheus.io/path: /metrics
+{{- end }}
+{{- end -}}
+
+{{- /* NetworkPolicy peers: the listed namespaces, or this namespace's pods when the list is empty. */}}
+{{- define "vantage.peers" -}}
+{{- if . }}
+{{- range . }}
+- namespaceSelector:
+    matchLabels:
+      kubernetes.io/metadata.name: {{ . | quote }}
+{{- end }}
+{{- else }}
+- podSelector: {}
 {{- end }}
 {{- end -}}

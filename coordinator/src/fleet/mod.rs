@@ -1,4 +1,5 @@
-//! The fleet: connected agents by region, their jobs in flight, and liveness.
+//! The fleet: connected agents by region, their jobs in flight, and liveness. Plain domain
+//! types: the gRPC service (`service`) puts them on the wire.
 
 mod service;
 
@@ -10,9 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
-use tonic::Status;
 use vantage_agent::model::RegionResult;
-use vantage_proto::v1 as pb;
+use vantage_agent::Job;
 
 /// An agent as `GET /v1/agents` shows it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -29,17 +29,40 @@ pub struct AgentInfo {
     pub last_seen: f64,
 }
 
+/// What the coordinator sends an agent.
+#[derive(Debug)]
+pub enum ToAgent {
+    /// Run this job; its result comes back under `id`.
+    Job { id: String, job: Box<Job> },
+    /// Stop the job `id` (its deadline passed).
+    Cancel { id: String },
+    /// The coordinator is going away: reconnect now (to its replacement).
+    Reconnect { reason: String },
+}
+
+/// What an agent's heartbeat says about its load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    pub in_flight: u32,
+    pub queued: u32,
+    pub dropped: u64,
+}
+
 struct Entry {
     info: AgentInfo,
     last_seen: Instant,
-    tx: mpsc::Sender<Result<pb::CoordinatorMessage, Status>>,
+    tx: mpsc::Sender<ToAgent>,
     dispatched: u32,
+    /// The agent said it is shutting down: no new jobs for it.
+    leaving: bool,
 }
 
 /// How a dispatched job ended.
 #[derive(Debug)]
 pub enum JobOutcome {
     Done(Box<RegionResult>),
+    /// The agent refused the job without running it, and said why.
+    Refused(String),
     /// The agent disconnected or was dropped before answering.
     AgentLost,
 }
@@ -88,7 +111,7 @@ impl Registry {
         id: String,
         region: String,
         version: String,
-        tx: mpsc::Sender<Result<pb::CoordinatorMessage, Status>>,
+        tx: mpsc::Sender<ToAgent>,
     ) -> u64 {
         let mut g = self.lock();
         g.next_session += 1;
@@ -110,13 +133,39 @@ impl Registry {
                 last_seen: Instant::now(),
                 tx,
                 dispatched: 0,
+                leaving: false,
             },
         );
         session
     }
 
-    /// Remove an agent; its jobs in flight end as `AgentLost`.
-    pub fn deregister(&self, session: u64) {
+    /// The agent is shutting down: send it no new job (its running jobs may still finish).
+    pub fn leaving(&self, session: u64) {
+        if let Some(e) = self.lock().agents.get_mut(&session) {
+            e.leaving = true;
+        }
+    }
+
+    /// Tell every agent to reconnect (the coordinator is going away) and forget them: their
+    /// streams end, and jobs still in flight end as `AgentLost`. Returns how many there were.
+    pub fn close_all(&self, reason: &str) -> usize {
+        let sessions: Vec<u64> = {
+            let g = self.lock();
+            for e in g.agents.values() {
+                let _ = e.tx.try_send(ToAgent::Reconnect {
+                    reason: reason.to_string(),
+                });
+            }
+            g.agents.keys().copied().collect()
+        };
+        for s in &sessions {
+            self.deregister(*s);
+        }
+        sessions.len()
+    }
+
+    /// Remove an agent; its jobs in flight end as `AgentLost`. Returns how many there were.
+    pub fn deregister(&self, session: u64) -> usize {
         let mut g = self.lock();
         g.agents.remove(&session);
         let lost: Vec<String> = g
@@ -125,14 +174,16 @@ impl Registry {
             .filter(|(_, p)| p.session == session)
             .map(|(k, _)| k.clone())
             .collect();
+        let n = lost.len();
         for job in lost {
             if let Some(p) = g.pending.remove(&job) {
                 let _ = p.tx.send(JobOutcome::AgentLost);
             }
         }
+        n
     }
 
-    pub fn seen(&self, session: u64, hb: Option<&pb::Heartbeat>) {
+    pub fn seen(&self, session: u64, hb: Option<Load>) {
         let mut g = self.lock();
         if let Some(e) = g.agents.get_mut(&session) {
             e.last_seen = Instant::now();
@@ -145,15 +196,15 @@ impl Registry {
         }
     }
 
-    /// Deliver a job result.
-    pub fn complete(&self, session: u64, job_id: &str, result: RegionResult) {
+    /// Deliver how a job ended (a result, or the agent's refusal).
+    pub fn complete(&self, session: u64, job_id: &str, outcome: JobOutcome) {
         let mut g = self.lock();
         if let Some(e) = g.agents.get_mut(&session) {
             e.dispatched = e.dispatched.saturating_sub(1);
         }
         match g.pending.remove(job_id) {
             Some(p) if p.session == session => {
-                let _ = p.tx.send(JobOutcome::Done(Box::new(result)));
+                let _ = p.tx.send(outcome);
             }
             Some(p) => {
                 // A result from another agent than the one the job went to: refuse it.
@@ -163,25 +214,33 @@ impl Registry {
         }
     }
 
-    /// Send `job` to the least busy agent of `region`. `None` when the region has no agent.
-    pub fn dispatch(&self, region: &str, job: pb::Job) -> Option<oneshot::Receiver<JobOutcome>> {
+    /// Send `job` to the least busy agent of `region` under `job_id`. `None` when the region
+    /// has no agent.
+    pub fn dispatch(
+        &self,
+        region: &str,
+        job_id: &str,
+        job: &Job,
+    ) -> Option<oneshot::Receiver<JobOutcome>> {
         let mut g = self.lock();
         let session = g
             .agents
             .iter()
-            .filter(|(_, e)| e.info.region == region && !e.tx.is_closed())
+            .filter(|(_, e)| e.info.region == region && !e.leaving && !e.tx.is_closed())
             .min_by_key(|(s, e)| (e.dispatched, e.info.in_flight, **s))
             .map(|(s, _)| *s)?;
         let entry = g.agents.get_mut(&session)?;
-        let msg = pb::CoordinatorMessage {
-            kind: Some(pb::coordinator_message::Kind::Job(job.clone())),
+        let msg = ToAgent::Job {
+            id: job_id.to_string(),
+            job: Box::new(job.clone()),
         };
-        if entry.tx.try_send(Ok(msg)).is_err() {
+        if entry.tx.try_send(msg).is_err() {
             return None;
         }
         entry.dispatched += 1;
         let (tx, rx) = oneshot::channel();
-        g.pending.insert(job.job_id, Pending { session, tx });
+        g.pending
+            .insert(job_id.to_string(), Pending { session, tx });
         Some(rx)
     }
 
@@ -191,32 +250,32 @@ impl Registry {
         if let Some(p) = g.pending.remove(job_id) {
             if let Some(e) = g.agents.get_mut(&p.session) {
                 e.dispatched = e.dispatched.saturating_sub(1);
-                let cancel = pb::CancelJob {
-                    job_id: job_id.to_string(),
-                };
-                let _ = e.tx.try_send(Ok(pb::CoordinatorMessage {
-                    kind: Some(pb::coordinator_message::Kind::Cancel(cancel)),
-                }));
+                let _ = e.tx.try_send(ToAgent::Cancel {
+                    id: job_id.to_string(),
+                });
             }
         }
     }
 
     /// Drop agents silent for longer than `timeout`; returns how many.
     pub fn reap(&self, timeout: Duration) -> usize {
-        let stale: Vec<u64> = {
+        let stale: Vec<(u64, AgentInfo)> = {
             let g = self.lock();
             g.agents
                 .iter()
                 .filter(|(_, e)| e.last_seen.elapsed() > timeout)
-                .map(|(s, _)| *s)
+                .map(|(s, e)| (*s, e.info.clone()))
                 .collect()
         };
-        for s in &stale {
+        for (s, info) in &stale {
+            let lost = self.deregister(*s);
             tracing::warn!(
-                session = s,
-                "agent silent for longer than {timeout:?}; dropping it"
+                agent = %info.id,
+                region = %info.region,
+                jobs_lost = lost,
+                "agent dropped: silent for longer than fleet.agent_timeout ({}); its jobs in flight count as missing",
+                humantime::format_duration(timeout)
             );
-            self.deregister(*s);
         }
         stale.len()
     }
@@ -245,13 +304,8 @@ impl Registry {
 mod tests {
     use super::*;
 
-    fn job(id: &str) -> pb::Job {
-        pb::Job {
-            job_id: id.into(),
-            target: "http://t/".into(),
-            deadline_ms: 1000,
-            ..Default::default()
-        }
+    fn job() -> Job {
+        Job::new(vantage_agent::Target::parse("http://t/").unwrap())
     }
 
     #[tokio::test]
@@ -261,9 +315,9 @@ mod tests {
         let (tx2, mut rx2) = mpsc::channel(8);
         let s1 = reg.register("a1".into(), "eu".into(), "v".into(), tx1);
         let _s2 = reg.register("a2".into(), "eu".into(), "v".into(), tx2);
-        assert!(reg.dispatch("us", job("x")).is_none(), "no agent in us");
-        let r1 = reg.dispatch("eu", job("j1")).unwrap();
-        let _r2 = reg.dispatch("eu", job("j2")).unwrap();
+        assert!(reg.dispatch("us", "x", &job()).is_none(), "no agent in us");
+        let r1 = reg.dispatch("eu", "j1", &job()).unwrap();
+        let _r2 = reg.dispatch("eu", "j2", &job()).unwrap();
         // One job each.
         assert!(rx1.try_recv().is_ok() && rx2.try_recv().is_ok());
         // The first agent disconnects: its job ends as lost, never as a pass.
@@ -279,21 +333,19 @@ mod tests {
         let (tx2, _rx2) = mpsc::channel(8);
         let s1 = reg.register("a1".into(), "eu".into(), "v".into(), tx1);
         let s2 = reg.register("a2".into(), "us".into(), "v".into(), tx2);
-        let mut rx = reg.dispatch("eu", job("j")).unwrap();
-        reg.complete(
-            s2,
-            "j",
-            RegionResult::absent("us", vantage_agent::model::RegionStatus::Complete),
-        );
+        let mut rx = reg.dispatch("eu", "j", &job()).unwrap();
+        let done = |region: &str| {
+            JobOutcome::Done(Box::new(RegionResult::absent(
+                region,
+                vantage_agent::model::RegionStatus::Complete,
+            )))
+        };
+        reg.complete(s2, "j", done("us"));
         assert!(
             rx.try_recv().is_err(),
             "another agent cannot answer this job"
         );
-        reg.complete(
-            s1,
-            "j",
-            RegionResult::absent("eu", vantage_agent::model::RegionStatus::Complete),
-        );
+        reg.complete(s1, "j", done("eu"));
         assert!(matches!(rx.try_recv(), Ok(JobOutcome::Done(_))));
     }
 }

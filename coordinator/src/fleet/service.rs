@@ -1,6 +1,9 @@
 //! The gRPC side of the fleet: authenticate an agent by its bearer token (constant-time),
-//! bind its region to the token, register it, and pump its results and heartbeats.
+//! bind its region to the token, register it, and pump its results and heartbeats. The one
+//! coordinator file that speaks `vantage.v1`: the registry's jobs and cancels go out here,
+//! results and heartbeats come in here.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,12 +11,13 @@ use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
-use vantage_agent::convert::region_from_pb;
+use vantage_agent::convert::{job_to_pb, region_from_pb};
 use vantage_proto::v1 as pb;
-use vantage_proto::v1::fleet_server::Fleet;
+use vantage_proto::v1::fleet_server::{Fleet, FleetServer};
 
-use super::Registry;
+use super::{JobOutcome, Load, Registry, ToAgent};
 
 /// One accepted agent token and the region bound to it.
 #[derive(Debug, Clone)]
@@ -49,27 +53,66 @@ pub fn authenticate<'a>(agents: &'a [AgentAuth], presented: &str) -> Option<&'a 
     found
 }
 
+impl FleetService {
+    /// The tonic server of this service, for the gRPC listener.
+    pub fn into_server(self) -> FleetServer<FleetService> {
+        FleetServer::new(self)
+    }
+}
+
+fn to_pb(msg: ToAgent) -> pb::CoordinatorMessage {
+    let kind = match msg {
+        ToAgent::Job { id, job } => pb::coordinator_message::Kind::Job(job_to_pb(&id, &job)),
+        ToAgent::Cancel { id } => {
+            pb::coordinator_message::Kind::Cancel(pb::CancelJob { job_id: id })
+        }
+        ToAgent::Reconnect { reason } => {
+            pb::coordinator_message::Kind::Reconnect(pb::Reconnect { reason })
+        }
+    };
+    pb::CoordinatorMessage { kind: Some(kind) }
+}
+
+fn load(hb: &pb::Heartbeat) -> Load {
+    Load {
+        in_flight: hb.in_flight,
+        queued: hb.queued,
+        dropped: hb.dropped,
+    }
+}
+
+type Outbound = Pin<Box<dyn Stream<Item = Result<pb::CoordinatorMessage, Status>> + Send>>;
+
 #[tonic::async_trait]
 impl Fleet for FleetService {
-    type AttachStream = ReceiverStream<Result<pb::CoordinatorMessage, Status>>;
+    type AttachStream = Outbound;
 
     async fn attach(
         &self,
         request: Request<Streaming<pb::AgentMessage>>,
     ) -> Result<Response<Self::AttachStream>, Status> {
+        let peer = request
+            .remote_addr()
+            .map_or_else(|| "unknown".to_string(), |a| a.to_string());
         let presented = request
             .metadata()
             .get("authorization")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
-        let agent = {
+        let (agent, configured) = {
             let agents = self.agents.read().unwrap_or_else(|p| p.into_inner());
-            authenticate(&agents, presented).cloned()
+            (authenticate(&agents, presented).cloned(), agents.len())
         };
         let Some(agent) = agent else {
-            tracing::warn!("an agent presented an unknown token; refused");
-            return Err(Status::unauthenticated("unknown agent token"));
+            tracing::warn!(
+                %peer,
+                configured,
+                "agent refused: unknown agent token; add an [[agents]] entry (name, region, token_env or token_file) with this token to the configuration"
+            );
+            return Err(Status::unauthenticated(format!(
+                "unknown agent token: the coordinator has no [[agents]] entry with this token ({configured} configured); add one (name, region, token_env or token_file) to its configuration"
+            )));
         };
         let mut inbound = request.into_inner();
         let first = tokio::time::timeout(Duration::from_secs(10), inbound.message())
@@ -84,7 +127,14 @@ impl Fleet for FleetService {
             }
         };
         if register.region != agent.region {
-            tracing::warn!(agent = %agent.name, claimed = %register.region, bound = %agent.region, "region mismatch; refused");
+            tracing::warn!(
+                agent = %register.agent_id,
+                name = %agent.name,
+                claimed = %register.region,
+                bound = %agent.region,
+                %peer,
+                "agent refused: its token is bound to another region"
+            );
             return Err(Status::permission_denied(format!(
                 "this token is bound to region `{}`, not `{}`",
                 agent.region, register.region
@@ -95,45 +145,71 @@ impl Fleet for FleetService {
             register.agent_id.clone(),
             agent.region.clone(),
             register.version.clone(),
-            tx.clone(),
+            tx,
         );
-        tracing::info!(agent = %register.agent_id, region = %agent.region, "agent registered");
+        tracing::info!(
+            agent = %register.agent_id,
+            name = %agent.name,
+            region = %agent.region,
+            version = %register.version,
+            %peer,
+            "agent registered"
+        );
         let registered = pb::CoordinatorMessage {
             kind: Some(pb::coordinator_message::Kind::Registered(pb::Registered {
                 region: agent.region.clone(),
                 heartbeat_interval_ms: self.heartbeat.as_millis() as u32,
             })),
         };
-        tx.send(Ok(registered))
-            .await
-            .map_err(|_| Status::unavailable("stream closed"))?;
+        // The confirmation goes first, whatever the registry sends meanwhile.
+        let outbound =
+            tokio_stream::once(Ok(registered)).chain(ReceiverStream::new(rx).map(|m| Ok(to_pb(m))));
         let registry = self.registry.clone();
         let region = agent.region.clone();
+        let agent_id = register.agent_id.clone();
         tokio::spawn(async move {
-            while let Ok(Some(msg)) = inbound.message().await {
+            let why = loop {
+                let msg = match inbound.message().await {
+                    Ok(Some(msg)) => msg,
+                    Ok(None) => break "stream closed".to_string(),
+                    Err(s) => break format!("stream error: {}", s.message()),
+                };
                 match msg.kind {
+                    Some(pb::agent_message::Kind::Result(r)) if !r.refused.is_empty() => {
+                        registry.seen(session, None);
+                        registry.complete(session, &r.job_id, JobOutcome::Refused(r.refused));
+                    }
                     Some(pb::agent_message::Kind::Result(r)) => {
                         registry.seen(session, None);
                         match r.region.map(region_from_pb) {
                             Some(Ok(mut result)) => {
                                 // The region is the one bound to the token, whatever the result says.
                                 result.region = region.clone();
-                                registry.complete(session, &r.job_id, result);
+                                registry.complete(
+                                    session,
+                                    &r.job_id,
+                                    JobOutcome::Done(Box::new(result)),
+                                );
                             }
                             Some(Err(e)) => tracing::warn!(%region, "unusable result: {e}"),
                             None => tracing::warn!(%region, "result without a region section"),
                         }
                     }
                     Some(pb::agent_message::Kind::Heartbeat(hb)) => {
-                        registry.seen(session, Some(&hb))
+                        registry.seen(session, Some(load(&hb)))
+                    }
+                    Some(pb::agent_message::Kind::Leaving(l)) => {
+                        registry.seen(session, None);
+                        registry.leaving(session);
+                        tracing::info!(agent = %agent_id, %region, reason = %l.reason, "agent leaving: no new jobs for it");
                     }
                     _ => registry.seen(session, None),
                 }
-            }
-            tracing::info!(%region, "agent disconnected");
-            registry.deregister(session);
+            };
+            let lost = registry.deregister(session);
+            tracing::info!(agent = %agent_id, %region, jobs_lost = lost, "agent disconnected ({why})");
         });
-        Ok(Response::new(ReceiverStream::new(rx)))
+        Ok(Response::new(Box::pin(outbound)))
     }
 }
 

@@ -100,23 +100,16 @@ impl Family {
         let name = self.name();
         let one = [("target", target)];
         match self {
-            Family::CheckInterval => {
-                if let Some(v) = t.interval {
-                    w.series(name, &one, v);
-                }
-            }
+            Family::CheckInterval => w.series(name, &one, t.interval),
             Family::LastRun => {
                 if let Some(v) = t.last_run {
                     w.series(name, &one, v);
                 }
             }
-            Family::ScheduledSkipped => {
-                if let Some(n) = t.skipped {
-                    w.series(name, &one, n as f64);
-                }
-            }
+            // Counters start at 0: a counter with no sample cannot be rated or alerted on.
+            Family::ScheduledSkipped => w.series(name, &one, t.skipped as f64),
             Family::RunsTotal => {
-                for (d, n) in DECISIONS.iter().zip(t.runs).filter(|(_, n)| *n > 0) {
+                for (d, n) in DECISIONS.iter().zip(t.runs) {
                     w.series(
                         name,
                         &[("decision", d.as_str()), ("target", target)],
@@ -125,16 +118,14 @@ impl Family {
                 }
             }
             Family::TargetInfo => {
-                if let Some(values) = &t.info {
-                    let mut labels: Vec<(&str, &str)> = info_keys
-                        .iter()
-                        .map(String::as_str)
-                        .zip(values.iter().map(|v| &**v))
-                        .collect();
-                    labels.push(("target", target));
-                    labels.sort_unstable_by_key(|(k, _)| *k);
-                    w.series(name, &labels, 1.0);
-                }
+                let mut labels: Vec<(&str, &str)> = info_keys
+                    .iter()
+                    .map(String::as_str)
+                    .zip(t.info.iter().map(|v| &**v))
+                    .collect();
+                labels.push(("target", target));
+                labels.sort_unstable_by_key(|(k, _)| *k);
+                w.series(name, &labels, 1.0);
             }
             _ => self.write_run(target, t, w),
         }
@@ -154,7 +145,7 @@ impl Family {
         if let Family::FindingActive = self {
             for (id, severity, scope) in &run.findings {
                 let labels = [
-                    ("finding", &**id),
+                    ("finding", id.as_str()),
                     ("scope", scope),
                     ("severity", severity),
                     ("target", target),
@@ -169,7 +160,11 @@ impl Family {
             match self {
                 Family::CheckSuccess => {
                     for (check, passed) in &r.checks {
-                        let labels = [("check", &**check), ("region", region), ("target", target)];
+                        let labels = [
+                            ("check", check.as_str()),
+                            ("region", region),
+                            ("target", target),
+                        ];
                         w.series(name, &labels, bit(*passed));
                     }
                 }

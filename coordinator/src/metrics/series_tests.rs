@@ -1,5 +1,6 @@
-//! The per-target series as they reach the exposition: what a run writes, what the next run
-//! replaces, what forgetting a target and the schedule do, and label escaping.
+//! The per-target series as they reach the exposition: what a run of a scheduled target
+//! writes, what the next run replaces, what forgetting a target and the schedule do, and
+//! label escaping.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,7 @@ fn lines_of<'a>(text: &'a str, family: &str) -> Vec<&'a str> {
 #[test]
 fn a_run_writes_its_series_and_the_next_run_replaces_them() {
     let m = Metrics::new(Registry::new()).unwrap();
+    m.set_schedule(&[(T.into(), 60.0, BTreeMap::new())]);
     assert!(
         !render(&m).contains("vantage_check_success"),
         "a family without series is left out"
@@ -32,7 +34,12 @@ fn a_run_writes_its_series_and_the_next_run_replaces_them() {
     let mut r = clean("eu");
     r.phases_ms.insert("total".into(), 40);
     r.phases_ms.insert("connect".into(), 3);
-    fail(&mut r, "transport.get", Severity::High, "200 text/html");
+    fail(
+        &mut r,
+        "method.unknown",
+        Severity::High,
+        "200 with a result",
+    );
     skip(&mut r, "cors.preflight", "not applicable here");
     let ran = r.checks.len() - 1;
     let first = report(vec![r]);
@@ -40,7 +47,7 @@ fn a_run_writes_its_series_and_the_next_run_replaces_them() {
     m.observe(&first);
     let text = render(&m);
     for line in [
-        format!("vantage_check_success{{check=\"transport.get\",region=\"eu\",target=\"{T}\"}} 0"),
+        format!("vantage_check_success{{check=\"method.unknown\",region=\"eu\",target=\"{T}\"}} 0"),
         format!("vantage_check_success{{check=\"net.connect\",region=\"eu\",target=\"{T}\"}} 1"),
         format!("vantage_region_reachable{{region=\"eu\",target=\"{T}\"}} 1"),
         format!("vantage_dns_all_global{{region=\"eu\",target=\"{T}\"}} 1"),
@@ -84,7 +91,7 @@ fn a_run_writes_its_series_and_the_next_run_replaces_them() {
     m.observe(&report(vec![clean("eu")]));
     let text = render(&m);
     assert!(text.contains(&format!(
-        "vantage_check_success{{check=\"transport.get\",region=\"eu\",target=\"{T}\"}} 1"
+        "vantage_check_success{{check=\"method.unknown\",region=\"eu\",target=\"{T}\"}} 1"
     )));
     assert!(text.contains(&format!(
         "vantage_check_success{{check=\"cors.preflight\",region=\"eu\",target=\"{T}\"}} 1"
@@ -132,14 +139,24 @@ fn the_schedule_exports_labels_and_forgetting_a_target_removes_its_series() {
     }
     assert!(text.contains("# TYPE vantage_scheduled_runs_skipped_total counter"));
 
-    // The target leaves: forgotten, and the next schedule lists only the other one.
-    m.forget_target(T);
+    // The target leaves: the next schedule lists only the other one, and a run of the
+    // departed target that finishes afterwards brings nothing back.
     m.set_schedule(&[(other.into(), 30.0, BTreeMap::new())]);
+    m.observe(&report(vec![clean("eu")]));
+    m.scheduled_skipped(T);
     let text = render(&m);
     assert!(!text.contains(T), "{text}");
     assert!(text.contains(&format!("vantage_target_info{{target=\"{other}\"}} 1")));
     // A relabelled schedule drops the old label names.
     assert!(!text.contains("team="), "{text}");
+    // Still listed: its counters go on from where they were, at 0 here.
+    assert!(text.contains(&format!(
+        "vantage_runs_total{{decision=\"pass\",target=\"{other}\"}} 0"
+    )));
+
+    // Forgetting a scheduled target (a reload removed it) removes its series at once.
+    m.forget_target(other);
+    assert!(!render(&m).contains(other));
 }
 
 #[test]
@@ -160,7 +177,9 @@ fn label_values_are_escaped() {
 fn the_chunked_exposition_is_the_whole_one_in_bounded_pieces() {
     let m = std::sync::Arc::new(Metrics::new(Registry::new()).unwrap());
     let team: BTreeMap<String, String> = [("team".to_string(), "platform".to_string())].into();
-    let mut schedule = Vec::new();
+    let target = |i: u64| format!("https://t{i:02}.example/mcp");
+    let schedule: Vec<_> = (0..40).map(|i| (target(i), 60.0, team.clone())).collect();
+    m.set_schedule(&schedule);
     for i in 0..40 {
         let mut r = clean("eu");
         r.phases_ms.insert("total".into(), i);
@@ -168,11 +187,9 @@ fn the_chunked_exposition_is_the_whole_one_in_bounded_pieces() {
             fail(&mut r, "transport.get", Severity::High, "200 text/html");
         }
         let mut rep = report(vec![r, clean("us")]);
-        rep.target = format!("https://t{i:02}.example/mcp");
+        rep.target = target(i);
         m.observe(&rep);
-        schedule.push((rep.target.clone(), 60.0, team.clone()));
     }
-    m.set_schedule(&schedule);
     m.scheduled_skipped("https://t07.example/mcp");
     let fleet = Fleet::default();
     let regions = ["eu".to_string(), "us".to_string()];
@@ -181,7 +198,15 @@ fn the_chunked_exposition_is_the_whole_one_in_bounded_pieces() {
     let chunks: Vec<String> = futures::executor::block_on(futures::StreamExt::collect(
         m.chunks(&fleet, &regions, size),
     ));
-    assert_eq!(chunks.concat(), whole);
+    // The same text, but for the process's own series (its CPU time and memory move on).
+    let steady = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("process_") && !l.contains(" process_"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    assert!(whole.contains("\nvantage_target_info{"), "{whole}");
+    assert_eq!(steady(&chunks.concat()), steady(&whole));
     assert!(chunks.len() >= 10, "{} chunks", chunks.len());
     // A chunk stops at the first target that fills it: at most one target's series of one
     // family over (here 2 regions x 32 checks of about 100 bytes).

@@ -1,22 +1,30 @@
-//! The per-target series, kept compactly and written straight into the text exposition.
+//! The per-target series, written only for scheduled targets, kept compactly and written
+//! straight into the text exposition.
 //!
 //! A scheduled target has about 30 series (a check outcome per check and region, phases,
 //! decisions, findings). Kept as `prometheus` crate vectors, each series costs a hash entry
 //! with its own copy of every label pair, and `gather` rebuilds all of them as protobuf
 //! messages on every scrape: about 30 KiB per target at rest and twice that during a scrape
 //! (BENCHMARKS.md, "Where the memory goes"). Here a target keeps what its last merged run
-//! showed as small values and shared strings (region, check, finding and phase names are
-//! interned), and the exposition is written from that, family by family.
+//! showed as small values: typed check and finding ids, and shared strings for region and
+//! phase names (interned). The exposition is written from that, family by family.
+//!
+//! The table holds the scheduled targets and nothing else: the schedule adds and removes
+//! entries, and a report of a target without one (a check submitted through the API, or a
+//! run that finished after its target left the schedule) changes nothing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
 
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::Outcome;
 
 use super::families::FAMILIES;
 use super::text::Writer;
 use crate::report::{Decision, Report, Scope};
 
+/// The decisions, each a `vantage_decision` and `vantage_runs_total` series per target, in
+/// the order they are written (by label value).
 pub(super) const DECISIONS: [Decision; 4] = [
     Decision::Blocked,
     Decision::Pass,
@@ -28,8 +36,8 @@ pub(super) const DECISIONS: [Decision; 4] = [
 #[derive(Debug)]
 pub(super) struct RegionRun {
     pub(super) region: Arc<str>,
-    /// (check id, passed); skipped checks and checks that could not run are absent.
-    pub(super) checks: Vec<(Arc<str>, bool)>,
+    /// (check, passed); checks without evidence (skipped, errored, unknown) are absent.
+    pub(super) checks: Vec<(CheckId, bool)>,
     pub(super) reachable: Option<bool>,
     /// (all addresses global, has an A record)
     pub(super) dns: Option<(bool, bool)>,
@@ -42,20 +50,21 @@ pub(super) struct RegionRun {
 pub(super) struct Run {
     pub(super) decision: Decision,
     pub(super) regions: Vec<RegionRun>,
-    /// (finding id, severity, scope)
-    pub(super) findings: Vec<(Arc<str>, &'static str, &'static str)>,
+    /// (finding, severity, scope)
+    pub(super) findings: Vec<(FindingId, &'static str, &'static str)>,
 }
 
+/// A scheduled target.
 #[derive(Debug, Default)]
 pub(super) struct Target {
     pub(super) run: Option<Run>,
-    /// Merged runs by decision, in the order of `DECISIONS`.
+    /// Merged runs by decision, in the order of `DECISIONS` (0 until the first).
     pub(super) runs: [u64; 4],
     pub(super) last_run: Option<f64>,
-    pub(super) skipped: Option<u64>,
-    pub(super) interval: Option<f64>,
-    /// Values of `Inner::info_keys`, when the target is scheduled.
-    pub(super) info: Option<Vec<Arc<str>>>,
+    pub(super) skipped: u64,
+    pub(super) interval: f64,
+    /// Values of `Inner::info_keys`.
+    pub(super) info: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Default)]
@@ -75,13 +84,9 @@ impl Inner {
         self.names.insert(a.clone());
         a
     }
-
-    fn target(&mut self, target: &str) -> &mut Target {
-        self.targets.entry(Arc::from(target)).or_default()
-    }
 }
 
-/// The per-target series of every target seen or scheduled.
+/// The per-target series of every scheduled target.
 #[derive(Debug, Default)]
 pub(super) struct Targets {
     inner: Mutex<Inner>,
@@ -99,9 +104,13 @@ impl Targets {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Replace the target's last run with this report's.
+    /// Replace a scheduled target's last run with this report's; a target that is not
+    /// scheduled gets nothing.
     pub(super) fn observe(&self, report: &Report) {
         let mut g = self.lock();
+        if !g.targets.contains_key(report.target.as_str()) {
+            return;
+        }
         let regions = report
             .regions
             .iter()
@@ -112,12 +121,12 @@ impl Targets {
                     let passed = match c.outcome {
                         Outcome::Pass => true,
                         Outcome::Fail | Outcome::Warn => false,
-                        Outcome::Skip | Outcome::Error => continue,
+                        Outcome::Skip | Outcome::Error | Outcome::Unknown => continue,
                     };
-                    if c.id.as_str() == "net.connect" {
+                    if c.id == CheckId::NetConnect {
                         reachable = Some(passed);
                     }
-                    checks.push((g.intern(c.id.as_str()), passed));
+                    checks.push((c.id, passed));
                 }
                 RegionRun {
                     region: g.intern(&r.region),
@@ -140,10 +149,12 @@ impl Targets {
                     Scope::Global => "global",
                     Scope::Regional => "regional",
                 };
-                (g.intern(&f.id), f.severity.as_str(), scope)
+                (f.id, f.severity.as_str(), scope)
             })
             .collect();
-        let t = g.target(&report.target);
+        let Some(t) = g.targets.get_mut(report.target.as_str()) else {
+            return;
+        };
         if let Some(i) = DECISIONS.iter().position(|d| *d == report.decision) {
             t.runs[i] += 1;
         }
@@ -160,30 +171,33 @@ impl Targets {
         self.lock().targets.remove(target);
     }
 
-    /// The scheduled targets: interval and `vantage_target_info` labels. A target no longer
-    /// listed loses its info series (its other series go with [`Targets::forget`]).
+    /// The scheduled targets: interval and `vantage_target_info` labels; a new one starts
+    /// with its counters at 0, one still listed keeps its series and counters, and one no
+    /// longer listed loses every series.
     pub(super) fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
         let mut g = self.lock();
-        let keys: std::collections::BTreeSet<&String> =
-            checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
+        let keys: BTreeSet<&String> = checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
         g.info_keys = keys.into_iter().cloned().collect();
-        for t in g.targets.values_mut() {
-            t.info = None;
-        }
+        let listed: HashSet<&str> = checks.iter().map(|(t, _, _)| t.as_str()).collect();
+        g.targets.retain(|t, _| listed.contains(&**t));
         for (target, interval, labels) in checks {
-            let keys = g.info_keys.clone();
-            let values: Vec<Arc<str>> = keys
+            let keys = std::mem::take(&mut g.info_keys);
+            let info: Vec<Arc<str>> = keys
                 .iter()
                 .map(|k| g.intern(labels.get(k).map(String::as_str).unwrap_or("")))
                 .collect();
-            let t = g.target(target);
-            t.interval = Some(*interval);
-            t.info = Some(values);
+            g.info_keys = keys;
+            let t = g.targets.entry(Arc::from(target.as_str())).or_default();
+            t.interval = *interval;
+            t.info = info;
         }
     }
 
+    /// A scheduled run skipped because the previous one was still going.
     pub(super) fn scheduled_skipped(&self, target: &str) {
-        *self.lock().target(target).skipped.get_or_insert(0) += 1;
+        if let Some(t) = self.lock().targets.get_mut(target) {
+            t.skipped += 1;
+        }
     }
 
     /// Append per-target series to `out`, from where `cursor` stands, until `out` holds at

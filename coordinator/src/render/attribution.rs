@@ -1,7 +1,7 @@
 //! Which findings a region's check stands behind, so a JUnit test case (or a `-v` line) can
 //! carry the verdict of the finding it maps to; and the findings no check stands behind.
 
-use vantage_agent::catalog::{self, Stage};
+use vantage_agent::catalog::{FindingId, Stage};
 use vantage_agent::model::{CheckResult, Outcome, RegionResult};
 
 use crate::merge::finding_id;
@@ -18,33 +18,34 @@ pub fn findings_of<'r>(
     }
     // The merge names the finding by the check, whether the failure is regional, its cause
     // and the era; both scopes are tried, and the finding must name this region.
-    let mut ids = vec![
-        finding_id(&check.id, false, check.cause, region.era),
-        finding_id(&check.id, true, check.cause, region.era),
-        check.id.as_str(),
+    let mut ids: Vec<FindingId> = vec![
+        finding_id(check.id, check.outcome, false, check.cause, region.era),
+        finding_id(check.id, check.outcome, true, check.cause, region.era),
     ];
-    let stage = catalog::stage_of(&check.id);
+    ids.extend(check.id.findings());
+    let stage = check.id.stage();
     if check.outcome == Outcome::Fail
         && matches!(
             stage,
-            Some(Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth)
+            Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
         )
     {
-        ids.push("edge.divergent");
+        ids.push(FindingId::EdgeDivergent);
     }
-    if stage == Some(Stage::Dns) {
-        ids.push("dns.split-horizon");
+    if stage == Stage::Dns {
+        ids.push(FindingId::DnsSplitHorizon);
     }
-    ids.push("fleet.vantage-degraded");
+    ids.push(FindingId::FleetVantageDegraded);
     // edge.divergent gathers several checks: it is this check's only when its evidence says
     // so (the merge writes `region: check observed`).
     let divergent_here = format!("{}: {} ", region.region, check.id);
     report
         .findings
         .iter()
-        .filter(|f| ids.contains(&f.id.as_str()) && f.regions.contains(&region.region))
+        .filter(|f| ids.contains(&f.id) && f.regions.contains(&region.region))
         .filter(|f| {
-            f.id != "edge.divergent" || f.evidence.iter().any(|e| e.starts_with(&divergent_here))
+            f.id != FindingId::EdgeDivergent
+                || f.evidence.iter().any(|e| e.starts_with(&divergent_here))
         })
         .collect()
 }

@@ -83,11 +83,17 @@ fn check_case(report: &Report, gate: &Gate, r: &RegionResult, c: &CheckResult) -
             },
             None,
         ),
+        Outcome::Unknown => (
+            Status::Skipped {
+                message: format!("unknown: nothing was observed either way: {}", c.observed),
+            },
+            None,
+        ),
         Outcome::Pass => (Status::Passed, None),
         Outcome::Fail | Outcome::Warn => match failing.first() {
             Some(f) => (
                 Status::Failure {
-                    kind: f.id.clone(),
+                    kind: f.id.to_string(),
                     message: format!(
                         "{} ({}, fails {}): {}",
                         f.title,
@@ -114,7 +120,7 @@ fn check_case(report: &Report, gate: &Gate, r: &RegionResult, c: &CheckResult) -
         },
     };
     Case {
-        name: c.id.clone(),
+        name: c.id.to_string(),
         time_ms: c.duration_ms,
         status,
         body,
@@ -125,21 +131,21 @@ fn finding_case(report: &Report, gate: &Gate, f: &Finding) -> Case {
     let message = format!("{} ({})", f.title, f.evidence.join("; "));
     let status = if gate.fails_on(f) {
         Status::Failure {
-            kind: f.id.clone(),
+            kind: f.id.to_string(),
             message,
         }
     } else if UNKNOWN_CAUSES.contains(&f.id.as_str()) {
         // Nothing was observed there: never a pass. (Such a finding makes the decision
         // `unknown`, or it is `blocked` by another finding: the exit code is never 0.)
         Status::Error {
-            kind: f.id.clone(),
+            kind: f.id.to_string(),
             message,
         }
     } else {
         Status::Passed
     };
     Case {
-        name: f.id.clone(),
+        name: f.id.to_string(),
         time_ms: 0,
         status,
         body: Some(finding_text(f, report)),

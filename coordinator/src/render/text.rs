@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use vantage_agent::model::{Outcome, RegionResult, Severity};
 
-use super::summary::{because, outcome_word, seen_from, skipped_by_reason, status_word};
+use super::summary::{
+    because, outcome_word, seen_from, skipped_by_reason, status_word, unknown_fix,
+};
 use super::{Detail, RenderOptions};
 use crate::exit::GateResult;
 use crate::report::{Decision, Report};
@@ -53,7 +55,7 @@ impl Paint {
         let code = match o {
             Outcome::Pass => "32",
             Outcome::Fail => "31",
-            Outcome::Warn => "33",
+            Outcome::Warn | Outcome::Unknown => "33",
             Outcome::Skip | Outcome::Error => "2",
         };
         self.wrap(code, &format!("{:<5}", outcome_word(o)))
@@ -66,6 +68,10 @@ fn head(out: &mut String, report: &Report, opts: &RenderOptions, p: &Paint) {
     let _ = writeln!(out, "  because: {}", because(report));
     let result = opts.gate.result(report);
     let _ = writeln!(out, "  {}", p.gate(result, &opts.gate.line(report)));
+    // Nothing was decided: what to do about it belongs on the first screen.
+    if let Some(fix) = unknown_fix(report) {
+        let _ = writeln!(out, "  fix: {fix}");
+    }
 }
 
 pub fn text(report: &Report, opts: &RenderOptions) -> String {
@@ -95,7 +101,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
             out,
             "  {} {}  {}",
             p.severity(f.severity),
-            p.wrap("1", &f.id),
+            p.wrap("1", f.id.as_str()),
             seen_from(f, report)
         );
         let _ = writeln!(out, "           {}", f.title);
@@ -116,7 +122,7 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
     let count = |o: Outcome| r.checks.iter().filter(|c| c.outcome == o).count();
     let _ = writeln!(
         out,
-        "  {:<12} {:<9} {:>6} ms  {} passed, {} failed, {} warned, {} skipped, {} could not run",
+        "  {:<12} {:<9} {:>6} ms  {} passed, {} failed, {} warned, {} skipped, {} unknown, {} could not run",
         r.region,
         status_word(r),
         r.duration_ms,
@@ -124,10 +130,16 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
         count(Outcome::Fail),
         count(Outcome::Warn),
         count(Outcome::Skip),
+        count(Outcome::Unknown),
         count(Outcome::Error),
     );
     if detail == Detail::Verbose {
-        let width = r.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+        let width = r
+            .checks
+            .iter()
+            .map(|c| c.id.as_str().len())
+            .max()
+            .unwrap_or(0);
         for c in &r.checks {
             let sev = c
                 .severity
@@ -145,6 +157,13 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
         return;
     }
     for (reason, ids) in skipped_by_reason(r) {
-        let _ = writeln!(out, "    skipped ({reason}): {}", ids.join(", "));
+        match reason.strip_prefix("no evidence: ") {
+            Some(why) => {
+                let _ = writeln!(out, "    unknown ({why}): {}", ids.join(", "));
+            }
+            None => {
+                let _ = writeln!(out, "    skipped ({reason}): {}", ids.join(", "));
+            }
+        }
     }
 }

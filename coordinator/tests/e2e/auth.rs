@@ -2,6 +2,7 @@
 //! finding with its severity and nothing else above info; the clean protected fixture passes
 //! with a valid token and is `unknown` (exit 3) without one; tokens never leak.
 
+use vantage_agent::catalog::{CheckId, FindingId, Stage};
 use vantage_agent::model::{Outcome, Severity};
 use vantage_agent::{Credentials, ProbeOptions};
 use vantage_coordinator::fixture::{
@@ -13,7 +14,8 @@ use crate::support::{above_info, check_with, ids, options, outcome, vantage};
 
 use Severity::{Critical, High, Low, Medium};
 
-fn all_tokens() -> ProbeOptions {
+/// Options with every credential of the protected fixture.
+pub(crate) fn all_tokens() -> ProbeOptions {
     let mut o = options();
     o.credentials = Credentials {
         token: Some(FIXTURE_TOKEN.to_string().into()),
@@ -31,7 +33,7 @@ async fn the_clean_protected_fixture_passes_with_a_token() {
     assert_eq!(report.decision, Decision::Pass);
     let region = &report.regions[0];
     assert!(region.protected && region.authenticated);
-    for id in vantage_agent::probe::auth::AUTH_CHECKS {
+    for id in vantage_agent::catalog::in_stage(Stage::Auth) {
         assert_eq!(
             outcome(&report, id).outcome,
             Outcome::Pass,
@@ -41,10 +43,13 @@ async fn the_clean_protected_fixture_passes_with_a_token() {
     }
     // The transport checks ran authenticated.
     assert_eq!(
-        outcome(&report, "headers.missing-method").outcome,
+        outcome(&report, CheckId::HeadersMissingMethod).outcome,
         Outcome::Pass
     );
-    assert_eq!(outcome(&report, "method.unknown").outcome, Outcome::Pass);
+    assert_eq!(
+        outcome(&report, CheckId::MethodUnknown).outcome,
+        Outcome::Pass
+    );
 }
 
 #[tokio::test]
@@ -52,16 +57,16 @@ async fn without_a_token_the_decision_is_unknown_and_what_could_run_is_reported(
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let report = check_with(&fixture.url(), options()).await;
     assert_eq!(report.decision, Decision::Unknown);
-    assert!(report.finding("auth.credential-required").is_some());
+    assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
     for id in [
-        "auth.challenge",
-        "auth.prm",
-        "auth.as-metadata",
-        "auth.garbage-token",
+        CheckId::AuthChallenge,
+        CheckId::AuthPrm,
+        CheckId::AuthAsMetadata,
+        CheckId::AuthGarbageToken,
     ] {
         assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
     }
-    let skipped = outcome(&report, "headers.missing-method");
+    let skipped = outcome(&report, CheckId::HeadersMissingMethod);
     assert_eq!(skipped.outcome, Outcome::Skip);
     assert!(
         skipped.observed.contains("--token-env"),
@@ -69,7 +74,7 @@ async fn without_a_token_the_decision_is_unknown_and_what_could_run_is_reported(
         skipped.observed
     );
     assert_eq!(
-        outcome(&report, "auth.wrong-audience").outcome,
+        outcome(&report, CheckId::AuthWrongAudience).outcome,
         Outcome::Skip
     );
 }
@@ -124,7 +129,7 @@ async fn evidence_names_the_rule_that_failed() {
         .await
         .unwrap();
     let report = check_with(&fixture.url(), all_tokens()).await;
-    let prm = report.finding("auth.prm").unwrap();
+    let prm = report.finding(FindingId::AuthPrm).unwrap();
     assert!(
         prm.evidence
             .iter()
@@ -134,7 +139,7 @@ async fn evidence_names_the_rule_that_failed() {
     );
     let fixture = Fixture::start(&[Fault::AuthIssuerMismatch]).await.unwrap();
     let report = check_with(&fixture.url(), all_tokens()).await;
-    let as_md = report.finding("auth.as-metadata").unwrap();
+    let as_md = report.finding(FindingId::AuthAsMetadata).unwrap();
     assert!(
         as_md
             .evidence
@@ -174,7 +179,7 @@ async fn a_refused_credential_is_said_plainly() {
     o.credentials.token = Some("not-the-right-token".to_string().into());
     let report = check_with(&fixture.url(), o).await;
     assert_eq!(report.decision, Decision::Unknown);
-    let c = outcome(&report, "headers.missing-method");
+    let c = outcome(&report, CheckId::HeadersMissingMethod);
     assert!(
         c.observed.contains("credential was refused"),
         "{}",
@@ -271,7 +276,7 @@ async fn a_token_echoed_by_the_server_is_scrubbed_from_the_report() {
         !json.contains(FIXTURE_TOKEN),
         "the echoed token reached the report"
     );
-    let c = outcome(&report, "method.unknown");
+    let c = outcome(&report, CheckId::MethodUnknown);
     assert!(c.observed.contains("[redacted]"), "{}", c.observed);
 }
 

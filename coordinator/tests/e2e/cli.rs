@@ -52,7 +52,10 @@ async fn exit_2_when_the_gate_fails() {
 
 #[tokio::test]
 async fn review_passes_the_gate_unless_fail_on_review() {
-    let fixture = Fixture::start(&[Fault::RedirectSameHost]).await.unwrap();
+    // A GET answered with a page (medium): the target was observed, the decision is review.
+    // (A same-host redirect is no longer one: the region never got an MCP answer, so it did
+    // not observe the target, and the decision is unknown: checks.md 4.1.)
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let out = vantage_async(vec!["check".into(), fixture.url()]).await;
     assert_eq!(out.status.code(), Some(0), "{}", s(&out.stdout));
     assert!(s(&out.stdout).starts_with("REVIEW"));
@@ -219,4 +222,28 @@ fn the_demo_runs_with_no_network_and_shows_findings() {
     let clean = vantage(&["demo", "--clean", "--format", "json"], &[]);
     let report: Value = serde_json::from_slice(&clean.stdout).unwrap();
     assert_eq!(report["decision"], "pass");
+}
+
+/// The command prints what the catalogue explains (its content is tested in `explain`), and
+/// refuses a typo with the way to the list.
+#[test]
+fn explain_prints_the_catalogue_and_refuses_unknown_ids() {
+    let out = vantage(&["explain", "egress.blocked"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
+    let want = vantage_coordinator::explain::explain("egress.blocked").unwrap();
+    assert_eq!(s(&out.stdout), want);
+    let out = vantage(&["explain", "--table"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(s(&out.stdout), vantage_coordinator::explain::table());
+    let out = vantage(&["explain", "transport.gett"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = s(&out.stderr);
+    assert!(
+        err.contains("unknown check or finding id `transport.gett`"),
+        "{err}"
+    );
+    assert!(err.contains("vantage explain --table"), "{err}");
+    // No id and no --table is a usage error.
+    assert_eq!(vantage(&["explain"], &[]).status.code(), Some(1));
 }

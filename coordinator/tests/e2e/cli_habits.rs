@@ -95,12 +95,12 @@ async fn quiet_is_the_summary_and_verbose_lists_every_check() {
     // -v: one line per check, skipped ones with their reason.
     let verbose = vantage_async(vec!["check".into(), fixture.url(), "-v".into()]).await;
     let text = s(&verbose.stdout);
-    for c in vantage_agent::catalog::CHECKS {
+    for c in vantage_agent::catalog::CheckId::ALL {
         assert!(
             text.lines()
-                .any(|l| l.split_whitespace().nth(1) == Some(c.id)),
+                .any(|l| l.split_whitespace().nth(1) == Some(c.as_str())),
             "-v lacks {}: {text}",
-            c.id
+            c.as_str()
         );
     }
     assert!(text.contains("    skip  tls.handshake"), "{text}");

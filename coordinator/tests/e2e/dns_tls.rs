@@ -1,6 +1,7 @@
 //! DNS and TLS against real servers on loopback: a small authoritative DNS server answering
 //! per name, and a TLS front with a lab CA (trusted with --ca-file, or not).
 
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_coordinator::fixture::Fixture;
@@ -38,8 +39,11 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
     let dns_obs = report.regions[0].dns.as_ref().unwrap();
     assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
     assert!(dns_obs.has_a && dns_obs.all_global);
-    assert_eq!(outcome(&report, "tls.handshake").outcome, Outcome::Pass);
-    assert_eq!(outcome(&report, "tls.expiry").outcome, Outcome::Pass);
+    assert_eq!(
+        outcome(&report, CheckId::TlsHandshake).outcome,
+        Outcome::Pass
+    );
+    assert_eq!(outcome(&report, CheckId::TlsExpiry).outcome, Outcome::Pass);
 
     // Without --assume-global, loopback is what it is: not globally routable.
     opts.assume_global.clear();
@@ -48,7 +52,7 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
         above_info(&report),
         ids(&[("dns.non-global-address", Severity::High)])
     );
-    assert!(outcome(&report, "dns.global-addresses")
+    assert!(outcome(&report, CheckId::DnsGlobalAddresses)
         .observed
         .contains("127.0.0.1 is loopback"));
 
@@ -60,14 +64,14 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
         above_info(&report),
         ids(&[("tls.handshake", Severity::High)])
     );
-    let hs = outcome(&report, "tls.handshake");
+    let hs = outcome(&report, CheckId::TlsHandshake);
     assert_eq!(hs.cause, Some(Cause::Tls));
     assert!(
         hs.observed.contains("UnknownIssuer") || hs.observed.contains("issuer"),
         "{}",
         hs.observed
     );
-    assert_eq!(outcome(&report, "era.detect").outcome, Outcome::Skip);
+    assert_eq!(outcome(&report, CheckId::EraDetect).outcome, Outcome::Skip);
 }
 
 #[tokio::test]
@@ -87,7 +91,7 @@ async fn a_certificate_for_another_name_or_expiring_soon() {
         opts.clone(),
     )
     .await;
-    let hs = outcome(&report, "tls.handshake");
+    let hs = outcome(&report, CheckId::TlsHandshake);
     assert_eq!(hs.outcome, Outcome::Fail);
     assert!(
         hs.observed.contains("NotValidForName") || hs.observed.contains("name"),
@@ -102,7 +106,7 @@ async fn a_certificate_for_another_name_or_expiring_soon() {
         opts,
     )
     .await;
-    let exp = outcome(&report, "tls.expiry");
+    let exp = outcome(&report, CheckId::TlsExpiry);
     assert_eq!(
         (exp.outcome, exp.severity),
         (Outcome::Warn, Some(Severity::Medium))
@@ -131,8 +135,11 @@ async fn nxdomain_and_aaaa_only_answers() {
     .await;
     assert_eq!(above_info(&report), ids(&[("dns.resolve", Severity::High)]));
     assert_eq!(report.regions[0].dns.as_ref().unwrap().rcode, "NXDOMAIN");
-    assert_eq!(outcome(&report, "dns.resolve").cause, Some(Cause::Nxdomain));
-    assert_eq!(outcome(&report, "net.connect").outcome, Outcome::Skip);
+    assert_eq!(
+        outcome(&report, CheckId::DnsResolve).cause,
+        Some(Cause::Nxdomain)
+    );
+    assert_eq!(outcome(&report, CheckId::NetConnect).outcome, Outcome::Skip);
 
     let report = check_with(
         &format!("http://v6only.vantage.test:{port}/mcp"),
@@ -150,16 +157,19 @@ async fn nxdomain_and_aaaa_only_answers() {
 
     // Both families resolve; the fixture listens on IPv4 only, so IPv6 fails while IPv4 works.
     let report = check_with(&format!("http://dual.vantage.test:{port}/mcp"), opts).await;
-    let v6 = outcome(&report, "net.ipv6");
+    let v6 = outcome(&report, CheckId::NetIpv6);
     assert_eq!(
         (v6.outcome, v6.severity),
         (Outcome::Warn, Some(Severity::Low)),
         "{}",
         v6.observed
     );
-    assert_eq!(outcome(&report, "net.connect").outcome, Outcome::Pass);
+    assert_eq!(outcome(&report, CheckId::NetConnect).outcome, Outcome::Pass);
     // A plain-http named target is a finding of its own.
-    assert_eq!(outcome(&report, "tls.plain-http").outcome, Outcome::Fail);
+    assert_eq!(
+        outcome(&report, CheckId::TlsPlainHttp).outcome,
+        Outcome::Fail
+    );
 }
 
 #[tokio::test]
@@ -169,18 +179,40 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
     opts.resolver = ResolverChoice {
         nameservers: vec![dns.addr],
     };
-    opts.connect_non_global = false;
+    opts.allow_named_target = false;
     let report = check_with(
         &format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port()),
         opts,
     )
     .await;
-    let c = outcome(&report, "net.connect");
-    assert_eq!(c.outcome, Outcome::Skip);
+    // A refusal is no evidence either way: unknown, with the address, its class and the fix.
+    let c = outcome(&report, CheckId::NetConnect);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::PolicyRefused))
+    );
+    assert_eq!(
+        c.observed,
+        "refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"
+    );
+    let era = outcome(&report, CheckId::EraDetect);
+    assert_eq!(era.outcome, Outcome::Skip);
     assert!(
-        c.observed.contains("does not connect to non-global"),
+        era.observed.contains("egress policy refused"),
         "{}",
-        c.observed
+        era.observed
+    );
+    let f = report
+        .finding(vantage_agent::catalog::FindingId::ProbePolicyRefused)
+        .expect("probe.policy-refused");
+    assert!(
+        f.remediation.contains("probe.allow_non_global"),
+        "{}",
+        f.remediation
+    );
+    assert_eq!(
+        report.decision,
+        vantage_coordinator::report::Decision::Blocked
     );
 }
 
@@ -211,7 +243,7 @@ async fn a_dns_answer_with_hundreds_of_records_costs_a_bounded_number_of_connect
         300,
         "every record arrived (over TCP after the truncated UDP answer)"
     );
-    let c = outcome(&report, "net.connect");
+    let c = outcome(&report, CheckId::NetConnect);
     assert!(
         c.observed.contains("more addresses not tried"),
         "{}",

@@ -1,6 +1,7 @@
 //! Each fixture fault, switched on alone, yields its finding with its severity and nothing
 //! else above info; the clean fixture passes.
 
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Era, Outcome, Severity};
 use vantage_coordinator::fixture::{Fault, Fixture};
 use vantage_coordinator::report::Decision;
@@ -25,12 +26,12 @@ async fn the_clean_fixture_passes_with_nothing_above_info() {
     }
     // The checks that prove the protocol actually ran (not skipped).
     for id in [
-        "era.detect",
-        "discover.shape",
-        "headers.missing-method",
-        "version.unsupported",
-        "method.unknown",
-        "security.origin",
+        CheckId::EraDetect,
+        CheckId::DiscoverShape,
+        CheckId::HeadersMissingMethod,
+        CheckId::VersionUnsupported,
+        CheckId::MethodUnknown,
+        CheckId::SecurityOrigin,
     ] {
         assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
     }
@@ -91,7 +92,9 @@ async fn each_fault_is_caught_alone() {
         (
             Fault::RedirectSameHost,
             &[("redirect.none", Medium)],
-            Decision::Review,
+            // Redirects are never followed: no MCP answer, so the region did not observe
+            // the target, and nothing passes or merely needs review (checks.md 4.1).
+            Decision::Unknown,
         ),
         (Fault::SseNoAccelBuffering, &[], Decision::Pass),
         (
@@ -145,13 +148,13 @@ async fn sse_without_accel_buffering_is_an_info_observation() {
     let fixture = Fixture::start(&[Fault::SseNoAccelBuffering]).await.unwrap();
     let report = check(&fixture.url()).await;
     let f = report
-        .finding("transport.sse-buffering")
+        .finding(FindingId::TransportSseBuffering)
         .expect("the observation is reported");
     assert_eq!(f.severity, Severity::Info);
     let clean = Fixture::start(&[]).await.unwrap();
     assert!(check(&clean.url())
         .await
-        .finding("transport.sse-buffering")
+        .finding(FindingId::TransportSseBuffering)
         .is_none());
 }
 
@@ -170,24 +173,27 @@ async fn eras_are_told_apart() {
     // A legacy server gets the 2026 checks skipped, with the reason.
     let fixture = Fixture::start(&[Fault::LegacyOnly]).await.unwrap();
     let report = check(&fixture.url()).await;
-    let c = outcome(&report, "headers.missing-method");
+    let c = outcome(&report, CheckId::HeadersMissingMethod);
     assert_eq!(c.outcome, Outcome::Skip);
     assert!(c.observed.contains("2026-07-28"), "{}", c.observed);
     // ... while the Origin rule, which 2025-11-25 shares, still runs.
-    assert_eq!(outcome(&report, "security.origin").outcome, Outcome::Pass);
+    assert_eq!(
+        outcome(&report, CheckId::SecurityOrigin).outcome,
+        Outcome::Pass
+    );
 }
 
 #[tokio::test]
 async fn a_redirect_hides_what_comes_after_it() {
     let fixture = Fixture::start(&[Fault::RedirectCrossHost]).await.unwrap();
     let report = check(&fixture.url()).await;
-    let c = outcome(&report, "redirect.none");
+    let c = outcome(&report, CheckId::RedirectNone);
     assert!(
         c.observed.contains("www.vantage-fixture.invalid"),
         "{}",
         c.observed
     );
-    let later = outcome(&report, "transport.get");
+    let later = outcome(&report, CheckId::TransportGet);
     assert_eq!(later.outcome, Outcome::Skip);
     assert!(later.observed.contains("redirect"), "{}", later.observed);
 }
@@ -201,8 +207,8 @@ async fn nothing_listening_is_a_refused_connection() {
     let report = check(&format!("http://127.0.0.1:{port}/mcp")).await;
     assert_eq!(above_info(&report), ids(&[("net.connect", High)]));
     assert_eq!(
-        outcome(&report, "net.connect").cause,
+        outcome(&report, CheckId::NetConnect).cause,
         Some(vantage_agent::model::Cause::Refused)
     );
-    assert_eq!(outcome(&report, "era.detect").outcome, Outcome::Skip);
+    assert_eq!(outcome(&report, CheckId::EraDetect).outcome, Outcome::Skip);
 }

@@ -2,6 +2,7 @@
 //! finding, and reads stop at the engine's byte caps (asserted through the evidence, not
 //! through wall time).
 
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
 use vantage_coordinator::fixture::{Hostile, HostileServer};
 use vantage_coordinator::report::Decision;
@@ -13,7 +14,7 @@ async fn a_target_that_never_answers_times_out_with_a_finding() {
     let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let report = check(&server.url()).await;
     assert_eq!(report.regions[0].status, RegionStatus::Complete);
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert_eq!(era.outcome, Outcome::Fail);
     assert_eq!(era.cause, Some(Cause::Timeout));
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
@@ -24,7 +25,7 @@ async fn a_target_that_never_answers_times_out_with_a_finding() {
 async fn an_endless_body_stops_at_the_body_cap() {
     let server = HostileServer::start(Hostile::EndlessBody).await.unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert_eq!(era.outcome, Outcome::Fail);
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
@@ -36,7 +37,7 @@ async fn a_gigabyte_content_length_is_never_trusted() {
         .await
         .unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
 }
@@ -45,7 +46,7 @@ async fn a_gigabyte_content_length_is_never_trusted() {
 async fn an_endless_event_stream_stops_at_a_stream_cap() {
     let server = HostileServer::start(Hostile::EndlessSse).await.unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert!(
         era.observed.contains("stream size cap") || era.observed.contains("SSE event count cap"),
         "{}",
@@ -58,7 +59,7 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
 async fn a_redirect_to_itself_is_not_followed() {
     let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
     let report = check(&server.url()).await;
-    let c = outcome(&report, "redirect.none");
+    let c = outcome(&report, CheckId::RedirectNone);
     assert_eq!(c.outcome, Outcome::Fail);
     assert_eq!(c.cause, Some(Cause::SameHost));
     assert_eq!(
@@ -71,29 +72,37 @@ async fn a_redirect_to_itself_is_not_followed() {
 /// names what happened; nothing panics and no report says pass.
 #[tokio::test]
 async fn every_hostile_behaviour_ends_with_a_finding() {
-    let table: &[(Hostile, &str, &[&str])] = &[
+    let table: &[(Hostile, FindingId, &[&str])] = &[
         (
             Hostile::SlowDrip,
-            "era.detect",
+            FindingId::EraDetect,
             &["no response", "did not", "body"],
         ),
-        (Hostile::LyingLength, "era.detect", &["not MCP"]),
-        (Hostile::GzipBomb, "era.detect", &["not MCP"]),
-        (Hostile::DeepJson, "era.detect", &["not MCP"]),
-        (Hostile::HugeHeaders, "era.detect", &["server/discover"]),
+        (Hostile::LyingLength, FindingId::EraDetect, &["not MCP"]),
+        (Hostile::GzipBomb, FindingId::EraDetect, &["not MCP"]),
+        (Hostile::DeepJson, FindingId::EraDetect, &["not MCP"]),
+        (
+            Hostile::HugeHeaders,
+            FindingId::EraDetect,
+            &["server/discover"],
+        ),
         (
             Hostile::ResetMidBody,
-            "era.detect",
+            FindingId::EraDetect,
             &["not MCP", "server/discover"],
         ),
-        (Hostile::InvalidUtf8, "era.detect", &["not MCP"]),
-        (Hostile::NotJson, "era.detect", &["Service Unavailable"]),
+        (Hostile::InvalidUtf8, FindingId::EraDetect, &["not MCP"]),
+        (
+            Hostile::NotJson,
+            FindingId::EraDetect,
+            &["Service Unavailable"],
+        ),
     ];
     for (kind, finding, evidence) in table {
         let server = HostileServer::start(*kind).await.unwrap();
         let report = check(&server.url()).await;
         let f = report
-            .finding(finding)
+            .finding(*finding)
             .unwrap_or_else(|| panic!("{kind:?}: no {finding}: {:#?}", report.findings));
         assert!(f.severity >= Severity::High, "{kind:?}: {f:?}");
         let joined = f.evidence.join(" | ");
@@ -111,7 +120,7 @@ async fn a_tls_handshake_that_never_completes_times_out() {
         .await
         .unwrap();
     let report = check(&server.https_url()).await;
-    let hs = outcome(&report, "tls.handshake");
+    let hs = outcome(&report, CheckId::TlsHandshake);
     assert_eq!(
         (hs.outcome, hs.cause),
         (Outcome::Fail, Some(Cause::Timeout)),

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Era, Outcome, Severity};
 use vantage_coordinator::report::Decision;
 
@@ -17,7 +18,7 @@ fn peers_dir() -> PathBuf {
 }
 
 /// A peer server process, killed (by its own pid) when dropped.
-struct Peer {
+pub(crate) struct Peer {
     child: Child,
     port: u16,
 }
@@ -37,7 +38,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn ts(mode: &str) -> Peer {
+pub(crate) fn ts(mode: &str) -> Peer {
     let dir = peers_dir().join("ts-v2");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/server")
@@ -51,7 +52,7 @@ fn ts(mode: &str) -> Peer {
     start(cmd, port, "the TypeScript SDK v2 peer")
 }
 
-fn python(mode: Option<&str>) -> Peer {
+pub(crate) fn python(mode: Option<&str>) -> Peer {
     let dir = peers_dir().join("python");
     let py = std::env::var("VANTAGE_PEER_PYTHON")
         .map(PathBuf::from)
@@ -102,7 +103,7 @@ fn start(mut cmd: Command, port: u16, what: &str) -> Peer {
     peer
 }
 
-fn url(peer: &Peer) -> String {
+pub(crate) fn url(peer: &Peer) -> String {
     format!("http://127.0.0.1:{}/mcp", peer.port)
 }
 
@@ -119,7 +120,7 @@ async fn typescript_sdk_v2_dual_era_is_clean() {
     assert_eq!(report.decision, Decision::Pass);
     assert_eq!(report.era, Era::Dual);
     assert_eq!(
-        outcome(&report, "headers.name-mismatch").outcome,
+        outcome(&report, CheckId::HeadersNameMismatch).outcome,
         Outcome::Pass
     );
 }
@@ -163,9 +164,12 @@ async fn python_sdk_stateless_lacks_allow_on_405() {
         "{:#?}",
         report.findings
     );
-    assert!(outcome(&report, "transport.delete")
+    assert!(outcome(&report, CheckId::TransportDelete)
         .observed
         .contains("without an Allow header"));
-    assert_eq!(outcome(&report, "transport.get").outcome, Outcome::Pass);
+    assert_eq!(
+        outcome(&report, CheckId::TransportGet).outcome,
+        Outcome::Pass
+    );
     assert_eq!(report.decision, Decision::Pass);
 }

@@ -76,6 +76,29 @@ impl Proc {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// Send `signal` (TERM, HUP, STOP, CONT) to this process, by its pid.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// Wait for the process to exit; `None` if it is still running after `within`.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Proc {
@@ -123,8 +146,11 @@ pub fn coordinator(
     grpc: &str,
     extra: &str,
 ) -> Coordinator {
+    // `[server.tls]…` and `[server]\nkey = …` go into the [server] section.
     let (server_extra, extra) = if extra.starts_with("[server.") {
         (extra, "")
+    } else if let Some(keys) = extra.strip_prefix("[server]\n") {
+        (keys, "")
     } else {
         ("", extra)
     };
@@ -145,10 +171,45 @@ pub fn coordinator(
 }
 
 pub fn start_coordinator(config: &std::path::Path, regions: &[&str]) -> Coordinator {
+    start_coordinator_full(config, regions, Some("debug"), &[], &[])
+}
+
+/// `vantage serve` with a log filter (`None`: the default level) and extra arguments.
+pub fn start_coordinator_with(
+    config: &std::path::Path,
+    regions: &[&str],
+    log: Option<&str>,
+    args: &[&str],
+) -> Coordinator {
+    start_coordinator_full(config, regions, log, args, &[])
+}
+
+/// Like [`start_coordinator`], with extra environment (secrets named by the config).
+pub fn start_coordinator_env(
+    config: &std::path::Path,
+    regions: &[&str],
+    env: &[(&str, &str)],
+) -> Coordinator {
+    start_coordinator_full(config, regions, Some("debug"), &[], env)
+}
+
+fn start_coordinator_full(
+    config: &std::path::Path,
+    regions: &[&str],
+    log: Option<&str>,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Coordinator {
     let mut cmd = Command::new(bin("vantage"));
+    cmd.envs(env.iter().copied());
     cmd.args(["serve", "--config", &config.display().to_string()])
+        .args(args)
         .env("T_API", API_TOKEN)
-        .env("VANTAGE_LOG", "debug");
+        .env_remove("VANTAGE_LOG")
+        .env_remove("VANTAGE_LOG_FORMAT");
+    if let Some(filter) = log {
+        cmd.env("VANTAGE_LOG", filter);
+    }
     for r in regions {
         cmd.env(format!("T_AGENT_{}", r.to_uppercase()), agent_token(r));
     }

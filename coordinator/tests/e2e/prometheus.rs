@@ -74,21 +74,22 @@ async fn the_exposition_passes_promtool_check_metrics() {
     let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let report = crate::support::check(&fixture.url()).await;
     let metrics = vantage_coordinator::metrics::Metrics::new(prometheus::Registry::new()).unwrap();
-    metrics.observe(&report);
+    // Per-target series exist for scheduled targets only: schedule it, then observe.
     metrics.set_schedule(&[(
         report.target.clone(),
         60.0,
         [("team".to_string(), "platform".to_string())].into(),
     )]);
+    metrics.observe(&report);
+    metrics.set_in_process(Some("local".into()));
     let fleet = vantage_coordinator::fleet::Registry::default();
     let text = metrics.render(&fleet, &["local".to_string()]);
-    // A local target has no DNS section, no agent has been seen, nothing was skipped or degraded.
+    // A local target has no DNS section, no agent has been seen, nothing was degraded.
     let absent_here = [
         "vantage_dns_all_global",
         "vantage_dns_has_a_record",
         "vantage_agent_last_seen_timestamp_seconds",
         "vantage_region_degraded",
-        "vantage_scheduled_runs_skipped_total",
     ];
     for family in vantage_coordinator::metrics::ALL
         .iter()
@@ -100,6 +101,14 @@ async fn the_exposition_passes_promtool_check_metrics() {
         );
     }
     assert!(text.contains("vantage_target_info{target="), "{text}");
+    assert!(
+        text.contains(&format!(
+            "vantage_scheduled_runs_skipped_total{{target=\"{}\"}} 0",
+            report.target
+        )),
+        "a counter starts at 0: {text}"
+    );
+    assert!(text.contains("\nprocess_cpu_seconds_total "), "{text}");
     assert!(text.contains("team=\"platform\""));
     // Bounded label values: no addresses, error strings or report ids.
     assert!(!text.contains(&report.id));
@@ -198,13 +207,7 @@ fn short_for(path: &str, wait: &str) -> String {
 }
 
 async fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap();
-    let Ok(resp) = client
+    let Ok(resp) = crate::support::http()
         .get(format!("http://{prom}/api/v1/query"))
         .query(&[("query", q)])
         .send()
@@ -336,4 +339,52 @@ impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
+    let dir = crate::support::Scratch::new("prom-metricsport");
+    let c = crate::procs::coordinator(
+        &dir,
+        &["eu"],
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+        "[server]\nmetrics_listen = \"127.0.0.1:0\"\nmetrics_require_auth = true\n",
+    );
+    let line = c
+        .proc
+        .wait_for("vantage serve: api", Duration::from_secs(5));
+    let metrics = line
+        .split_whitespace()
+        .skip_while(|w| *w != "metrics")
+        .nth(1)
+        .expect("the ready line names the metrics port")
+        .to_string();
+    assert_ne!(metrics, c.api);
+    let get = |url: String, token: Option<&'static str>| async move {
+        let mut req = crate::support::http().get(url);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.unwrap();
+        (resp.status().as_u16(), resp.text().await.unwrap())
+    };
+    let token = Some(crate::procs::API_TOKEN);
+    let (st, body) = get(format!("{metrics}/metrics"), token).await;
+    assert_eq!(st, 200, "{body}");
+    assert!(
+        body.contains("vantage_region_info{region=\"eu\",vantage=\"agents\"} 1"),
+        "{body}"
+    );
+    // The same rule as the API port: /metrics wants the token when metrics_require_auth.
+    let (st, _) = get(format!("{metrics}/metrics"), None).await;
+    assert_eq!(st, 401);
+    assert_eq!(get(format!("{metrics}/readyz"), None).await.0, 200);
+    assert_eq!(get(format!("{metrics}/healthz"), None).await.0, 200);
+    // Only monitoring here: the API stays on its own port.
+    let (st, body) = get(format!("{metrics}/v1/agents"), token).await;
+    assert_eq!(st, 404, "{body}");
+    assert!(body.contains("the API is on server.api_listen"), "{body}");
+    assert_eq!(get(format!("{}/v1/agents", c.api), token).await.0, 200);
+    drop(c);
 }

@@ -3,6 +3,7 @@
 //! the evidence; no user-facing text cites an internal document.
 
 use serde_json::Value;
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
 use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
 
@@ -161,7 +162,7 @@ async fn exit_code_gate_line_and_junit_failures_agree_for_every_gate() {
 
 #[tokio::test]
 async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once() {
-    let fixture = Fixture::start(&[Fault::RedirectSameHost]).await.unwrap();
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let below = vantage_async(vec![
         "check".into(),
         fixture.url(),
@@ -176,7 +177,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["name"] == "redirect.none")
+        .find(|c| c["name"] == "transport.get")
         .cloned()
         .unwrap();
     assert_eq!(case["result"], "passed");
@@ -185,7 +186,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
         out.starts_with("a finding here, below the gate (--fail-on blocked)"),
         "{out}"
     );
-    assert!(out.contains("redirect.none (medium)"), "{out}");
+    assert!(out.contains("transport.get (medium)"), "{out}");
 
     let at = vantage_async(vec![
         "check".into(),
@@ -199,7 +200,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
     assert_eq!(at.status.code(), Some(2));
     let seen = consume(&s(&at.stdout));
     assert_eq!(seen["failures"], 1, "one finding, one failure");
-    assert_eq!(cases_with(&seen, "failure"), pairs(&[(L, "redirect.none")]));
+    assert_eq!(cases_with(&seen, "failure"), pairs(&[(L, "transport.get")]));
 }
 
 /// A region that did not report, and a check whose divergence blocks: rendered from a
@@ -215,7 +216,7 @@ async fn multi_region_junit_is_valid_and_names_the_missing_region() {
     let c = us
         .checks
         .iter_mut()
-        .find(|c| c.id == "method.unknown")
+        .find(|c| c.id == CheckId::MethodUnknown)
         .unwrap();
     c.outcome = Outcome::Fail;
     c.severity = Some(Severity::High);
@@ -295,7 +296,7 @@ async fn timeouts_and_failures_name_their_stage() {
         .await
         .unwrap();
     let report = crate::support::check(&tls.https_url()).await;
-    let hs = outcome(&report, "tls.handshake");
+    let hs = outcome(&report, CheckId::TlsHandshake);
     assert_eq!(hs.cause, Some(Cause::Timeout));
     assert!(
         hs.observed.contains("TLS handshake: the TCP connection opened but the handshake did not complete within 1.5 s"),
@@ -303,14 +304,14 @@ async fn timeouts_and_failures_name_their_stage() {
         hs.observed
     );
     assert!(report
-        .finding("tls.handshake")
+        .finding(FindingId::TlsHandshake)
         .unwrap()
         .remediation
         .contains("never completed a TLS handshake"));
     // Body: the headers arrive, the body never finishes.
     let drip = HostileServer::start(Hostile::SlowDrip).await.unwrap();
     let report = crate::support::check(&drip.url()).await;
-    let era = outcome(&report, "era.detect");
+    let era = outcome(&report, CheckId::EraDetect);
     assert_eq!(era.cause, Some(Cause::Timeout));
     assert!(
         era.observed.contains("body: the headers arrived (200 application/json) but the body did not finish within 1.5 s"),
@@ -325,7 +326,7 @@ async fn timeouts_and_failures_name_their_stage() {
         .port();
     let report =
         crate::support::check_with(&format!("http://127.0.0.1:{port}/mcp"), options()).await;
-    let c = outcome(&report, "net.connect");
+    let c = outcome(&report, CheckId::NetConnect);
     assert_eq!((c.outcome, c.cause), (Outcome::Fail, Some(Cause::Refused)));
     assert!(
         c.observed.contains("refused after") && c.observed.contains("(connect: "),
@@ -333,7 +334,7 @@ async fn timeouts_and_failures_name_their_stage() {
         c.observed
     );
     assert!(report
-        .finding("net.connect")
+        .finding(FindingId::NetConnect)
         .unwrap()
         .remediation
         .contains("actively refused"));

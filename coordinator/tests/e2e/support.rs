@@ -12,8 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::task::JoinHandle;
+use vantage_agent::catalog::CheckId;
 use vantage_agent::model::Severity;
-use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::report::Report;
 
 /// Options for tests: short per-exchange timeouts so hostile cases end quickly.
@@ -25,11 +26,22 @@ pub fn options() -> ProbeOptions {
     }
 }
 
-/// Run one in-process vantage and return the report, validated against the schema.
+/// Run one in-process vantage and return the report, validated against the schema. The
+/// job-level fields of `opts` (deadline, policy, credentials) travel as the job, the way
+/// `vantage check` sends them.
 pub async fn check_with(url: &str, opts: ProbeOptions) -> Report {
+    let job = Job {
+        target: Target::parse(url).expect("target"),
+        deadline: opts.deadline,
+        expect_auth: opts.expect_auth,
+        policy: Policy {
+            assume_global: opts.assume_global.clone(),
+            allow_non_global: opts.allow_non_global.clone(),
+        },
+        credentials: opts.credentials.clone(),
+    };
     let engine = Engine::new(opts).expect("engine");
-    let target = Target::parse(url).expect("target");
-    let report = vantage_coordinator::local::check(&engine, &target).await;
+    let report = vantage_coordinator::local::check(&engine, &job).await;
     assert_valid(&serde_json::to_value(&report).expect("report serialises"));
     report
 }
@@ -66,7 +78,7 @@ pub fn above_info(report: &Report) -> Vec<(String, Severity)> {
         .findings
         .iter()
         .filter(|f| f.severity > Severity::Info)
-        .map(|f| (f.id.clone(), f.severity))
+        .map(|f| (f.id.to_string(), f.severity))
         .collect();
     v.sort();
     v
@@ -80,11 +92,67 @@ pub fn ids(expected: &[(&str, Severity)]) -> Vec<(String, Severity)> {
 }
 
 /// The outcome of one check in the only region.
-pub fn outcome(report: &Report, id: &str) -> vantage_agent::model::CheckResult {
+pub fn outcome(report: &Report, id: CheckId) -> vantage_agent::model::CheckResult {
     report.regions[0]
         .check(id)
         .unwrap_or_else(|| panic!("{id} missing from the report"))
         .clone()
+}
+
+/// An HTTP client for the tests' own calls: no proxy, the web PKI roots.
+pub fn http() -> reqwest::Client {
+    let tls = vantage_agent::probe::tls::client_config(None).expect("TLS config");
+    reqwest::Client::builder()
+        .use_preconfigured_tls((*tls).clone())
+        .no_proxy()
+        .build()
+        .expect("client")
+}
+
+/// A fresh directory for one test: `<tmp>/vantage-<name>-<pid>`.
+pub fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// A fresh directory removed when dropped, so a failing test leaves nothing behind.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        Scratch(tmpdir(name))
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// (region, status) of every region of a JSON report, sorted.
+pub fn regions_of(report: &Value) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = report["regions"]
+        .as_array()
+        .expect("regions")
+        .iter()
+        .map(|r| {
+            (
+                r["region"].as_str().unwrap_or_default().to_string(),
+                r["status"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
 }
 
 /// Run the `vantage` binary with `args` (blocking; call from spawn_blocking in async tests).
@@ -218,10 +286,35 @@ fn rustls_pemfile_certs(pem: &str) -> Vec<rustls::pki_types::CertificateDer<'sta
 }
 
 /// A small authoritative DNS server on loopback: names map to addresses; unknown names get
-/// NXDOMAIN.
+/// NXDOMAIN. Its [`DnsMode`] can make it a faulty resolver instead.
 pub struct LabDns {
     pub addr: SocketAddr,
     task: JoinHandle<()>,
+}
+
+/// How the lab DNS server behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DnsMode {
+    /// Answer every query from the table.
+    Answer,
+    /// Never answer an A query (UDP or TCP); answer the others (a resolver whose A lookups
+    /// time out while AAAA works).
+    DropA,
+    /// Never answer anything, on UDP or TCP (a resolver that is down behind a firewall).
+    Blackhole,
+}
+
+fn dropped(mode: DnsMode, query: &[u8]) -> bool {
+    use hickory_proto::op::Message;
+    use hickory_proto::rr::RecordType;
+    match mode {
+        DnsMode::Answer => false,
+        DnsMode::Blackhole => true,
+        DnsMode::DropA => Message::from_vec(query)
+            .ok()
+            .and_then(|m| m.queries().first().map(|q| q.query_type() == RecordType::A))
+            .unwrap_or(false),
+    }
 }
 
 impl LabDns {
@@ -242,6 +335,24 @@ impl LabDns {
     }
 
     pub async fn start_table(table: BTreeMap<String, Vec<IpAddr>>) -> Self {
+        Self::start_mode(table, DnsMode::Answer).await
+    }
+
+    /// Like [`LabDns::start`], behaving as `mode` says.
+    pub async fn start_with(zone: &[(&str, &[&str])], mode: DnsMode) -> Self {
+        let table = zone
+            .iter()
+            .map(|(n, addrs)| {
+                (
+                    format!("{}.", n.trim_end_matches('.')),
+                    addrs.iter().map(|a| a.parse().expect("ip")).collect(),
+                )
+            })
+            .collect();
+        Self::start_mode(table, mode).await
+    }
+
+    pub async fn start_mode(table: BTreeMap<String, Vec<IpAddr>>, mode: DnsMode) -> Self {
         // UDP and TCP on the same port: the UDP port the kernel picks may be taken for TCP
         // by another test's socket, so pick again until both are free.
         let mut tries = 0;
@@ -270,6 +381,10 @@ impl LabDns {
                             if s.read_exact(&mut buf).await.is_err() {
                                 return;
                             }
+                            if dropped(mode, &buf) {
+                                // Hold the connection open and never answer.
+                                continue;
+                            }
                             let Some(bytes) = answer(&table, &buf, usize::MAX) else {
                                 return;
                             };
@@ -281,6 +396,9 @@ impl LabDns {
             });
             let mut buf = vec![0u8; 4096];
             while let Ok((n, peer)) = socket.recv_from(&mut buf).await {
+                if dropped(mode, &buf[..n]) {
+                    continue;
+                }
                 if let Some(bytes) = answer(&table, &buf[..n], 4096) {
                     let _ = socket.send_to(&bytes, peer).await;
                 }
@@ -292,7 +410,11 @@ impl LabDns {
 }
 
 /// Build the answer to one query; over UDP (`limit`) an oversized answer is truncated.
-fn answer(table: &BTreeMap<String, Vec<IpAddr>>, query: &[u8], limit: usize) -> Option<Vec<u8>> {
+pub fn answer(
+    table: &BTreeMap<String, Vec<IpAddr>>,
+    query: &[u8],
+    limit: usize,
+) -> Option<Vec<u8>> {
     use hickory_proto::op::{Message, MessageType, ResponseCode};
     use hickory_proto::rr::{rdata, RData, Record, RecordType};
     let req = Message::from_vec(query).ok()?;

@@ -1,10 +1,13 @@
 //! Prometheus metrics of the coordinator (`checks.md` section 8), from one registry passed
 //! in explicitly. Names are defined once, here. Label values are bounded: target URLs,
 //! region names, check and finding ids and severities; never an address, an error string
-//! or a report id.
+//! or a report id. Per-target series exist only for scheduled targets (`[[checks]]`):
+//! checks submitted through the API are reported, not exported, so API callers cannot add
+//! series. Counters of scheduled targets start at 0; `process_*` and `vantage_build_info`
+//! describe the process itself.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use prometheus::core::Collector;
 use prometheus::{Encoder, GaugeVec, Opts, Registry, TextEncoder};
@@ -27,6 +30,8 @@ pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
 pub const TARGET_INFO: &str = "vantage_target_info";
+pub const REGION_INFO: &str = "vantage_region_info";
+pub const BUILD_INFO: &str = vantage_agent::health::BUILD_INFO;
 
 /// Every metric family the coordinator exports, for the dashboard test.
 pub const ALL: &[&str] = &[
@@ -45,22 +50,33 @@ pub const ALL: &[&str] = &[
     LAST_RUN,
     CHECK_INTERVAL,
     TARGET_INFO,
+    REGION_INFO,
+    BUILD_INFO,
 ];
+
+/// Register the process collector and `vantage_build_info` (shared with the agent).
+pub use vantage_agent::health::register_process;
 
 mod families;
 #[cfg(test)]
 mod series_tests;
 mod targets;
+#[cfg(test)]
+mod tests;
 mod text;
 
-/// The coordinator's metrics: the fleet's few series in a `prometheus` registry, and the
-/// per-target series (most of them, and their number grows with the schedule) in a compact
-/// table written straight into the exposition (`targets`).
+/// The coordinator's metrics: the process's and the fleet's few series in a `prometheus`
+/// registry, and the per-target series of scheduled targets (most of them, and their number
+/// grows with the schedule) in a compact table written straight into the exposition
+/// (`targets`).
 pub struct Metrics {
     registry: Registry,
     agents_connected: GaugeVec,
     agent_last_seen: GaugeVec,
     region_degraded: GaugeVec,
+    region_info: GaugeVec,
+    /// The region of the in-process vantage, if any.
+    in_process: Mutex<Option<String>>,
     targets: targets::Targets,
 }
 
@@ -84,6 +100,7 @@ fn gauge(
 impl Metrics {
     pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
         let r = &registry;
+        register_process(r, "coordinator")?;
         Ok(Metrics {
             agents_connected: gauge(
                 r,
@@ -103,12 +120,26 @@ impl Metrics {
                 "1 when the region's vantage is degraded (its own egress fails).",
                 &["region"],
             )?,
+            region_info: gauge(
+                r,
+                REGION_INFO,
+                "Each configured region and where its vantage runs: in-process (the coordinator's own) or agents (always 1).",
+                &["region", "vantage"],
+            )?,
+            in_process: Mutex::new(None),
             registry,
             targets: targets::Targets::default(),
         })
     }
 
-    /// Record a finished report: its series replace the target's previous ones.
+    /// The region served by the in-process vantage (`vantage_region_info{vantage="in-process"}`).
+    pub fn set_in_process(&self, region: Option<String>) {
+        *self.in_process.lock().unwrap_or_else(|p| p.into_inner()) = region;
+    }
+
+    /// Record a finished report of a scheduled target: its series replace the target's
+    /// previous ones. Other targets (checks submitted through the API) have no per-target
+    /// series.
     pub fn observe(&self, report: &Report) {
         self.targets.observe(report);
     }
@@ -118,7 +149,9 @@ impl Metrics {
         self.targets.forget(target);
     }
 
-    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels.
+    /// Export the scheduled targets: their interval, `vantage_target_info` with their labels,
+    /// and their counters at 0 (a counter with no sample cannot be rated or alerted on). A
+    /// target no longer listed loses every series.
     pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
         self.targets.set_schedule(checks);
     }
@@ -177,7 +210,7 @@ impl Metrics {
         })
     }
 
-    /// The families kept in the registry (the fleet's), refreshed.
+    /// The families kept in the registry (the process's and the fleet's), refreshed.
     fn render_registry(&self, fleet: &Fleet, regions: &[String]) -> String {
         let per_region = fleet.per_region();
         // Regions that left the configuration lose their fleet series.
@@ -185,19 +218,33 @@ impl Metrics {
             &self.agents_connected,
             &self.agent_last_seen,
             &self.region_degraded,
+            &self.region_info,
         ] {
             for m in family.collect().iter().flat_map(|f| f.get_metric()) {
-                let label = m
-                    .get_label()
+                let labels = m.get_label();
+                let left = labels
                     .iter()
-                    .find(|l| l.name() == "region")
-                    .map(|l| l.value().to_string());
-                if let Some(region) = label.filter(|r| !regions.contains(r)) {
-                    let _ = family.remove_label_values(&[&region]);
+                    .any(|l| l.name() == "region" && !regions.iter().any(|r| r == l.value()));
+                if left {
+                    // Label pairs come sorted by name, as the families declare them.
+                    let values: Vec<&str> = labels.iter().map(|l| l.value()).collect();
+                    let _ = family.remove_label_values(&values);
                 }
             }
         }
+        let in_process = self
+            .in_process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         for region in regions {
+            let (kind, other) = if in_process.as_deref() == Some(region.as_str()) {
+                ("in-process", "agents")
+            } else {
+                ("agents", "in-process")
+            };
+            let _ = self.region_info.remove_label_values(&[region, other]);
+            self.region_info.with_label_values(&[region, kind]).set(1.0);
             let (n, last) = per_region.get(region).copied().unwrap_or((0, 0.0));
             self.agents_connected
                 .with_label_values(&[region])
@@ -209,24 +256,5 @@ impl Metrics {
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
         String::from_utf8(out).unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_region_that_leaves_loses_its_fleet_series() {
-        let m = Metrics::new(Registry::new()).unwrap();
-        let fleet = Fleet::default();
-        let both = m.render(&fleet, &["eu".to_string(), "us".to_string()]);
-        assert!(
-            both.contains("vantage_agents_connected{region=\"us\"} 0"),
-            "{both}"
-        );
-        let one = m.render(&fleet, &["eu".to_string()]);
-        assert!(one.contains("vantage_agents_connected{region=\"eu\"} 0"));
-        assert!(!one.contains("region=\"us\""), "{one}");
     }
 }

@@ -1,0 +1,317 @@
+//! The check table: one entry per check, in client order (see [`CheckSpec`] for the
+//! fields). Sources are paths from the workspace root; a test checks that each file speaks
+//! of its check.
+
+use super::Evidence::*;
+use super::FindingId::*;
+use super::Stage::*;
+use super::{CheckId, CheckSpec};
+use crate::model::Severity::*;
+
+const DNS: &str = "agent/src/probe/dns.rs";
+const CONNECT: &str = "agent/src/probe/connect.rs";
+const TLS: &str = "agent/src/probe/tls.rs";
+const ENGINE: &str = "agent/src/engine.rs";
+const REDIRECT: &str = "agent/src/probe/redirect.rs";
+const AUTH: &str = "agent/src/probe/auth/mod.rs";
+const TOKENS: &str = "agent/src/probe/auth/tokens.rs";
+const ERA: &str = "agent/src/probe/era.rs";
+const TRANSPORT: &str = "agent/src/probe/transport.rs";
+
+const SOME_REGIONS_ONLY: &str = "when it fails in some regions only";
+const TOKEN_ACCEPTED: &str =
+    "when the token is let through (any answer but 401/403 from the authorization layer)";
+
+crate::spec_table! {
+    /// The catalogue entry of a check.
+    pub(super) fn entry(CheckId) -> CheckSpec {
+        DnsResolve => {
+            stage: Dns,
+            expected: "the name resolves (NOERROR with at least one address)",
+            finding: DnsResolve,
+            also: &[(DnsSplitHorizon, SOME_REGIONS_ONLY)],
+            max_severity: High,
+            evidence: Some(Resolved),
+            source: DNS,
+        }
+        DnsARecord => {
+            stage: Dns,
+            expected: "at least one IPv4 A record",
+            finding: DnsNoARecord,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: DNS,
+        }
+        DnsGlobalAddresses => {
+            stage: Dns,
+            expected: "every address globally routable",
+            finding: DnsNonGlobalAddress,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: DNS,
+        }
+        NetConnect => {
+            stage: Net,
+            expected: "every IPv4 address accepts a TCP connection (and at least one address overall)",
+            finding: NetConnect,
+            also: &[(EgressBlocked, SOME_REGIONS_ONLY)],
+            max_severity: High,
+            evidence: Some(Connected),
+            source: CONNECT,
+        }
+        NetIpv6 => {
+            stage: Net,
+            expected: "IPv6 addresses accept connections when IPv4 ones do",
+            finding: NetIpv6,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: CONNECT,
+        }
+        TlsHandshake => {
+            stage: Tls,
+            expected: "a TLS handshake with a trusted chain valid for the host name",
+            finding: TlsHandshake,
+            also: &[],
+            max_severity: High,
+            evidence: Some(Handshake),
+            source: TLS,
+        }
+        TlsExpiry => {
+            stage: Tls,
+            expected: "the leaf certificate valid for at least 14 more days",
+            finding: TlsExpiry,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: TLS,
+        }
+        TlsPlainHttp => {
+            stage: Tls,
+            expected: "https:// for a non-local endpoint",
+            finding: TlsPlainHttp,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: ENGINE,
+        }
+        RedirectNone => {
+            stage: Shape,
+            expected: "no 3xx on the endpoint (clients do not follow redirects safely)",
+            finding: RedirectNone,
+            also: &[(RedirectCrossHost, "when Location names another origin")],
+            max_severity: High,
+            evidence: None,
+            source: REDIRECT,
+        }
+        AuthChallenge => {
+            stage: Auth,
+            expected: "401 with WWW-Authenticate: Bearer, with resource_metadata= and scope=",
+            finding: AuthChallenge,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: AUTH,
+        }
+        AuthPrm => {
+            stage: Auth,
+            expected: "protected resource metadata: 200 JSON, resource equal to the endpoint URL, authorization_servers non-empty",
+            finding: AuthPrm,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: AUTH,
+        }
+        AuthAsMetadata => {
+            stage: Auth,
+            expected: "authorization server metadata with an identical issuer, S256 and https endpoints",
+            finding: AuthAsMetadata,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: AUTH,
+        }
+        AuthGarbageToken => {
+            stage: Auth,
+            expected: "401 for a random bearer token",
+            finding: AuthGarbageToken,
+            also: &[(AuthInvalidTokenAccepted, TOKEN_ACCEPTED)],
+            max_severity: Critical,
+            evidence: None,
+            source: TOKENS,
+        }
+        AuthWrongAudience => {
+            stage: Auth,
+            expected: "401 for a token issued for another audience",
+            finding: AuthWrongAudience,
+            also: &[(AuthInvalidTokenAccepted, TOKEN_ACCEPTED)],
+            max_severity: Critical,
+            evidence: None,
+            source: TOKENS,
+        }
+        AuthInsufficientScope => {
+            stage: Auth,
+            expected: "403 with error=\"insufficient_scope\" for a token lacking a scope",
+            finding: AuthInsufficientScope,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TOKENS,
+        }
+        AuthMetadataRedirect => {
+            stage: Auth,
+            expected: "no cross-host redirect on any metadata URL",
+            finding: AuthMetadataRedirect,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: AUTH,
+        }
+        EraDetect => {
+            stage: Era,
+            expected: "the server speaks 2026-07-28 (server/discover works)",
+            finding: EraDetect,
+            also: &[(EraLegacyOnly, "when only 2025-11-25 or the 2024-11-05 HTTP+SSE transport answers")],
+            max_severity: High,
+            evidence: Some(Answered),
+            source: ERA,
+        }
+        DiscoverShape => {
+            stage: Era,
+            expected: "200, JSON or SSE, a DiscoverResult with resultType, supportedVersions containing 2026-07-28, capabilities, ttlMs >= 0 and cacheScope",
+            finding: DiscoverShape,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: ERA,
+        }
+        TransportNotification => {
+            stage: Transport,
+            expected: "202 with an empty body, or a 4xx",
+            finding: TransportNotification,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        TransportGet => {
+            stage: Transport,
+            expected: "405 with Allow on a modern-only server; an SSE stream or 4xx is acceptable on a dual-era server",
+            finding: TransportGet,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        TransportDelete => {
+            stage: Transport,
+            expected: "405 with Allow on a modern-only server; a 4xx is acceptable on a dual-era server",
+            finding: TransportDelete,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        HeadersMissingMethod => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32020 when Mcp-Method is absent",
+            finding: HeadersMissingMethod,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        HeadersMethodMismatch => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32020 when Mcp-Method differs from the body's method",
+            finding: HeadersMethodMismatch,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        HeadersNameMismatch => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32020 when Mcp-Name differs from the body's name",
+            finding: HeadersNameMismatch,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        HeadersMissingVersion => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32020 when MCP-Protocol-Version is absent (any refusal on a dual-era server)",
+            finding: HeadersMissingVersion,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        VersionUnsupported => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32022, data.supported and data.requested",
+            finding: VersionUnsupported,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        MetaMissing => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32602 when params._meta is absent",
+            finding: MetaMissing,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        MethodUnknown => {
+            stage: Transport,
+            expected: "404 with a JSON-RPC -32601 body",
+            finding: MethodUnknown,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        SecurityOrigin => {
+            stage: Transport,
+            expected: "403 for a foreign Origin",
+            finding: SecurityOriginNotValidated,
+            also: &[(SecurityOrigin, "when it is refused, but not with 403 (a warning)")],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        TransportSseBuffering => {
+            stage: Transport,
+            expected: "SSE responses carry X-Accel-Buffering: no and deliver events before the stream ends",
+            finding: TransportSseBuffering,
+            also: &[],
+            max_severity: Info,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        CorsPreflight => {
+            stage: Transport,
+            expected: "informational: the headers a browser client may send and read",
+            finding: CorsPreflight,
+            also: &[],
+            max_severity: Info,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        JsonrpcErrorBody => {
+            stage: Transport,
+            expected: "every MCP-level 4xx carries a JSON-RPC error body",
+            finding: JsonrpcErrorBody,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: TRANSPORT,
+        }
+    }
+}

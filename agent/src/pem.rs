@@ -1,0 +1,72 @@
+//! Reading a PEM file an operator named (a CA, a certificate, a key), once, with the name of
+//! the flag or key that named it in every error: `--ca-file lab.pem: No such file or
+//! directory`, `server.tls.key_file /etc/vantage/tls.key: not PEM (no -----BEGIN line)`.
+
+use std::path::{Path, PathBuf};
+
+/// Why a PEM file could not be used. `what` is the flag or configuration key that named it.
+#[derive(Debug, thiserror::Error)]
+pub enum PemError {
+    #[error("{what} {}", path.display())]
+    ReadFile {
+        what: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{what} {}: not PEM (no `-----BEGIN` line); give a PEM file", path.display())]
+    NotPem { what: String, path: PathBuf },
+}
+
+/// Read the PEM file at `path`, named by `what` (e.g. `--ca-file`, `server.tls.cert_file`).
+pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
+    let bytes = std::fs::read(path).map_err(|source| PemError::ReadFile {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !bytes.windows(11).any(|w| w == b"-----BEGIN ") {
+        return Err(PemError::NotPem {
+            what: what.to_string(),
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read`] for an optional path.
+pub fn read_opt(what: &str, path: Option<&Path>) -> Result<Option<Vec<u8>>, PemError> {
+    path.map(|p| read(what, p)).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_flag_and_the_path() {
+        let e = read("--ca-file", Path::new("/nonexistent/lab.pem")).unwrap_err();
+        assert!(matches!(e, PemError::ReadFile { .. }));
+        assert_eq!(e.to_string(), "--ca-file /nonexistent/lab.pem");
+        assert!(
+            std::error::Error::source(&e).is_some(),
+            "the io error is the source"
+        );
+
+        let dir = std::env::temp_dir().join(format!("vantage-pem-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let not_pem = dir.join("token.txt");
+        std::fs::write(&not_pem, "just a token").unwrap();
+        let e = read("server.tls.key_file", &not_pem).unwrap_err();
+        assert!(matches!(e, PemError::NotPem { .. }), "{e}");
+        assert!(e.to_string().starts_with("server.tls.key_file "), "{e}");
+        let pem = dir.join("ca.pem");
+        std::fs::write(
+            &pem,
+            "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        assert!(read("--ca-file", &pem).is_ok());
+        assert!(read_opt("--ca-file", None).unwrap().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,192 @@
+//! `vantage explain ID`: from a check id or a finding id, in one step, to what it means, how
+//! bad it can be, the rule and the fix, the checks that raise it, and the source file that
+//! observes it. Also the README's finding table, generated from the same catalogues so that
+//! it cannot drift.
+
+use std::fmt::Write;
+
+use vantage_agent::catalog::{self, CheckId, FindingId, UnknownId};
+
+use crate::findings;
+
+/// Where the code of a finding lives: the files of the checks that observe it, then the
+/// merge when it names the finding by a condition or derives it.
+fn code_of(id: FindingId) -> Vec<&'static str> {
+    let raising = catalog::raising(id);
+    let conditional = raising.iter().any(|(_, when)| when.is_some());
+    let raised = raising.iter().map(|(c, _)| c.spec().source);
+    let merge = findings::spec(id)
+        .derived
+        .map(|(file, _)| file)
+        .or(conditional.then_some(findings::MERGE));
+    let mut files = Vec::new();
+    for file in raised.chain(merge) {
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    files
+}
+
+fn check_text(id: CheckId) -> String {
+    let c = id.spec();
+    let mut out = format!("{id}: a check, stage {}\n", c.stage.as_str());
+    let _ = writeln!(out, "  passes when  {}", c.expected);
+    let _ = writeln!(out, "  severity     up to {}", c.max_severity.as_str());
+    let f = findings::spec(c.finding);
+    let _ = writeln!(out, "  finding      {} ({})", c.finding, f.title);
+    for (other, when) in c.also {
+        let _ = writeln!(out, "               {other} {when}");
+    }
+    let _ = writeln!(out, "  rule         {}", f.spec);
+    let _ = writeln!(out, "  fix          {}", f.remediation);
+    let evidence = match c.evidence {
+        Some(e) => format!("a pass proves {} (checks.md 4.1)", e.describe()),
+        None => "a pass proves nothing toward checks.md 4.1 on its own".to_string(),
+    };
+    let _ = writeln!(out, "  evidence     {evidence}");
+    let _ = writeln!(out, "  code         {}", c.source);
+    out
+}
+
+fn finding_text(id: FindingId) -> String {
+    let f = findings::spec(id);
+    let mut out = format!("{id}: a finding, up to {}\n", f.severity.as_str());
+    let _ = writeln!(out, "  title        {}", f.title);
+    let _ = writeln!(out, "  rule         {}", f.spec);
+    let _ = writeln!(out, "  fix          {}", f.remediation);
+    for (i, (check, when)) in catalog::raising(id).into_iter().enumerate() {
+        let label = if i == 0 { "raised by" } else { "" };
+        let _ = writeln!(
+            out,
+            "  {label:<12} {check} {}(stage {}, {})",
+            when.map(|w| format!("{w} ")).unwrap_or_default(),
+            check.stage().as_str(),
+            check.spec().source
+        );
+    }
+    if let Some((file, how)) = f.derived {
+        let _ = writeln!(out, "  derived      {how} ({file})");
+    }
+    let _ = writeln!(out, "  code         {}", code_of(id).join(", "));
+    out
+}
+
+/// Explain a check id, a finding id, or an id that is both (a check's own finding).
+pub fn explain(id: &str) -> Result<String, UnknownId> {
+    let check = id.parse::<CheckId>().ok().map(check_text);
+    let finding = id.parse::<FindingId>().ok().map(finding_text);
+    match (check, finding) {
+        (None, None) => Err(UnknownId {
+            what: "check or finding id",
+            id: id.to_string(),
+        }),
+        (c, f) => Ok([c, f].into_iter().flatten().collect::<Vec<_>>().join("\n")),
+    }
+}
+
+/// The README's table: every finding, how bad it can be, what raises it and where the code
+/// is (Markdown).
+pub fn table() -> String {
+    let mut out = String::from("| finding | up to | raised by | code |\n|---|---|---|---|\n");
+    let mut ids = FindingId::ALL.to_vec();
+    ids.sort_by_key(|id| id.as_str());
+    for id in ids {
+        let f = findings::spec(id);
+        let mut raised: Vec<String> = catalog::raising(id)
+            .into_iter()
+            .map(|(c, when)| match when {
+                Some(w) => format!("`{c}` {w}"),
+                None => format!("`{c}`"),
+            })
+            .collect();
+        if let Some((_, how)) = f.derived {
+            raised.push(format!("merge: {how}"));
+        }
+        let code: Vec<String> = code_of(id).iter().map(|p| format!("`{p}`")).collect();
+        let _ = writeln!(
+            out,
+            "| `{id}` | {} | {} | {} |",
+            f.severity.as_str(),
+            raised.join("; "),
+            code.join(", ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (id, what its explanation starts with, what it contains, what it must not contain)
+    const CASES: &[(&str, &str, &[&str], &[&str])] = &[
+        (
+            "egress.blocked",
+            "egress.blocked: a finding, up to high",
+            &[
+                "net.connect when it fails in some regions only",
+                "code         agent/src/probe/connect.rs, coordinator/src/merge.rs",
+            ],
+            &["a check"],
+        ),
+        (
+            "edge.divergent",
+            "edge.divergent: a finding, up to high",
+            &["derived", "coordinator/src/merge.rs"],
+            &["raised by"],
+        ),
+        // A check id that is also a finding id explains both.
+        (
+            "transport.get",
+            "transport.get: a check, stage transport",
+            &[
+                "\ntransport.get: a finding, up to medium",
+                "agent/src/probe/transport.rs",
+            ],
+            &[],
+        ),
+        // A check whose failure is always named otherwise.
+        (
+            "dns.a-record",
+            "dns.a-record: a check, stage dns",
+            &["finding      dns.no-a-record"],
+            &["a finding, up to"],
+        ),
+        (
+            "dns.resolve",
+            "dns.resolve: a check, stage dns",
+            &["a pass proves the name resolved"],
+            &[],
+        ),
+    ];
+
+    #[test]
+    fn ids_lead_to_their_checks_and_code() {
+        for (id, head, has, lacks) in CASES {
+            let text = explain(id).unwrap();
+            assert!(text.starts_with(head), "{id}: {text}");
+            for needle in *has {
+                assert!(text.contains(needle), "{id} lacks {needle:?}: {text}");
+            }
+            for needle in *lacks {
+                assert!(!text.contains(needle), "{id} has {needle:?}: {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_id_is_an_error_that_names_it_and_the_list() {
+        let err = explain("egress.blockd").unwrap_err();
+        assert_eq!(err.id, "egress.blockd");
+        assert!(err.to_string().contains("vantage explain --table"), "{err}");
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_finding() {
+        let t = table();
+        assert_eq!(t.lines().count(), 2 + FindingId::ALL.len());
+        let row = "| `auth.invalid-token-accepted` | critical | `auth.garbage-token` when the token is let through (any answer but 401/403 from the authorization layer); `auth.wrong-audience` when the token is let through (any answer but 401/403 from the authorization layer) | `agent/src/probe/auth/tokens.rs`, `coordinator/src/merge.rs` |";
+        assert!(t.contains(row), "{t}");
+    }
+}

@@ -1,0 +1,316 @@
+//! Mistakes an operator makes on the first day, each answered with the likely cause and the
+//! fix: a URL without its scheme, the API and gRPC ports swapped, a nameserver without its
+//! port, a coordinator CA given for targets, configuration errors with their origin and key
+//! path, and the API token of a local coordinator (a stable file, removed at exit).
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use vantage_coordinator::fixture::Fixture;
+
+use crate::procs::{agent, agent_health, bin, coordinator, Proc};
+use crate::support::Scratch;
+
+/// Run a binary with a clean environment for tokens and logs, plus `env`.
+fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(bin(name));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .env_remove("VANTAGE_API_TOKEN")
+        .env_remove("VANTAGE_AGENT_TOKEN")
+        .env_remove("VANTAGE_LOG");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("runs")
+}
+
+async fn run_async(name: &'static str, args: Vec<String>, env: Vec<(String, String)>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        run(name, &a, &e)
+    })
+    .await
+    .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
+    let o = run(
+        "vantage",
+        &[
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--coordinator",
+            "127.0.0.1:8080",
+        ],
+        &[("VANTAGE_API_TOKEN", "x")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--coordinator 127.0.0.1:8080: give the API's URL with its scheme, e.g. http://127.0.0.1:8080"),
+        "{e}"
+    );
+    assert!(!e.contains("builder error"), "{e}");
+
+    let o = run(
+        "vantage",
+        &[
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--nameserver",
+            "198.51.100.53",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("`198.51.100.53` has no port; write 198.51.100.53:53"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(
+        "vantage",
+        &[
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--nameserver",
+            "2001:db8::53",
+        ],
+        &[],
+    );
+    assert!(
+        stderr(&o).contains("write [2001:db8::53]:53"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(
+        "vantage-agent",
+        &["--coordinator", "127.0.0.1:50051", "--region", "eu"],
+        &[("VANTAGE_AGENT_TOKEN", "x")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
+    let dir = Scratch::new("operr-cafile");
+    let ca = dir.join("lab-ca.pem");
+    std::fs::write(&ca, crate::support::LabCa::new().ca_pem).unwrap();
+    let o = run(
+        "vantage-agent",
+        &[
+            "--coordinator",
+            "http://127.0.0.1:50051",
+            "--region",
+            "eu",
+            "--ca-file",
+            &ca.display().to_string(),
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &[("VANTAGE_AGENT_TOKEN", "x")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--ca-file is for a TLS coordinator") && e.contains("use --target-ca-file"),
+        "{e}"
+    );
+    // --target-ca-file is documented where operators look.
+    let help = String::from_utf8_lossy(&run("vantage-agent", &["--help"], &[]).stdout).to_string();
+    assert!(help.contains("--target-ca-file"), "{help}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    for doc in ["README.md", "charts/vantage/README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(
+            text.contains("--target-ca-file"),
+            "{doc} does not mention --target-ca-file"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
+    let dir = Scratch::new("operr-ports");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    // `vantage check` pointed at the gRPC port.
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            c.grpc.clone(),
+        ],
+        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("is it the agents' gRPC port (server.grpc_listen"),
+        "{e}"
+    );
+    // An agent pointed at the API port.
+    let a = agent(&c.api, "eu", &crate::procs::agent_token("eu"));
+    let line = a.wait_for(
+        "does not look like the coordinator's gRPC port",
+        Duration::from_secs(10),
+    );
+    assert!(line.contains("server.grpc_listen"), "{line}");
+    let health = agent_health(&a);
+    let client = crate::support::http();
+    let resp = client
+        .get(format!("http://{health}/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 503);
+    assert!(resp.text().await.unwrap().contains("gRPC port"));
+}
+
+#[test]
+fn configuration_errors_name_their_origin_and_key_once() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = root.join("vantage.example.toml").display().to_string();
+    let o = run(
+        "vantage",
+        &["serve", "--config", &example],
+        &[("VANTAGE_AGENT_TOKEN_EU_WEST", "")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    let needle = "[[agents]] `eu-west-1`: environment variable VANTAGE_AGENT_TOKEN_EU_WEST is not set or empty";
+    assert_eq!(e.matches(needle).count(), 1, "said exactly once: {e}");
+    assert!(e.contains("token_file"), "{e}");
+    assert!(
+        !e.contains("--"),
+        "no command-line flag in a config error: {e}"
+    );
+
+    let o = run(
+        "vantage",
+        &["serve", "--check"],
+        &[("VANTAGE_SERVER__BOGUS", "1")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("environment variable VANTAGE_SERVER__BOGUS: unknown key `server.bogus`"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = Scratch::new("operr-cfg");
+    let file = dir.join("vantage.toml");
+    std::fs::write(
+        &file,
+        "[fleet]\nlocal_region = \"lab\"\n\n[server]\napi_lissen = \"127.0.0.1:1\"\n",
+    )
+    .unwrap();
+    let o = run(
+        "vantage",
+        &["serve", "--config", &file.display().to_string(), "--check"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{}: unknown key `server.api_lissen` (line 5)",
+            file.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
+    let dir = Scratch::new("operr-token");
+    let runtime = dir.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let xdg = runtime.display().to_string();
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.arg("serve")
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
+    let mut p = Proc::spawn(cmd);
+    let line = p.wait_for("vantage serve: api", Duration::from_secs(20));
+    let api = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let path = runtime.join("vantage").join("api-token");
+    let line = p.wait_for("API token written to", Duration::from_secs(5));
+    assert!(
+        line.ends_with(&path.display().to_string()),
+        "a stable path: {line}"
+    );
+    let check = |extra: Vec<String>, xdg: String| {
+        let mut args = vec![
+            "check".to_string(),
+            fixture.url(),
+            "--coordinator".into(),
+            api.clone(),
+            "--format".into(),
+            "json".into(),
+        ];
+        args.extend(extra);
+        run_async("vantage", args, vec![("XDG_RUNTIME_DIR".into(), xdg)])
+    };
+    // No token flag: the generated one is found at its stable path.
+    let o = check(vec![], xdg.clone()).await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // --api-token-file, from anywhere.
+    let elsewhere = dir.join("elsewhere").display().to_string();
+    let o = check(
+        vec!["--api-token-file".into(), path.display().to_string()],
+        elsewhere.clone(),
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Neither: the error names both ways.
+    let o = check(vec![], elsewhere).await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("export VANTAGE_API_TOKEN") && e.contains("--api-token-file PATH"),
+        "{e}"
+    );
+    let token = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !p.output().contains(token.trim()),
+        "the token is never printed"
+    );
+    p.signal("TERM");
+    assert!(
+        p.wait_exit(Duration::from_secs(30))
+            .is_some_and(|s| s.success()),
+        "{}",
+        p.output()
+    );
+    assert!(
+        !path.exists(),
+        "the generated token file is removed at exit"
+    );
+}
