@@ -136,10 +136,7 @@ impl Engine {
     }
 
     fn for_job(&self, job: &Job) -> Engine {
-        Engine {
-            opts: job.options(&self.opts),
-            tls: self.tls.clone(),
-        }
+        self.with_options(job.options(&self.opts))
     }
 
     /// Run every check against `target` with this engine's options as they are, and return
@@ -406,6 +403,18 @@ mod tests {
             run.options().extra_ca_pem,
             None,
             "the anchors stay the base's"
+        );
+        // Every job's run (agents, the coordinator's in-process vantage) goes this way.
+        let job = Job::new(Target::parse("https://mcp.example.com/mcp").unwrap());
+        let for_job = run.for_job(&job);
+        assert!(
+            Arc::ptr_eq(&base.tls, &for_job.tls),
+            "a job's run shares it too"
+        );
+        assert_eq!(for_job.options().region, "eu", "the vantage stays");
+        assert_eq!(
+            for_job.options().deadline,
+            job.deadline.max(crate::job::MIN_DEADLINE)
         );
     }
 }
