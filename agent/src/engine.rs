@@ -103,6 +103,17 @@ impl Engine {
         Ok(Engine { opts, tls })
     }
 
+    /// The same engine with other options for one run, sharing this engine's TLS
+    /// configuration instead of building the trust store again. The trust anchors stay this
+    /// engine's: `opts.extra_ca_pem` is replaced by the one it was built with.
+    pub fn with_options(&self, mut opts: ProbeOptions) -> Engine {
+        opts.extra_ca_pem.clone_from(&self.opts.extra_ca_pem);
+        Engine {
+            opts,
+            tls: self.tls.clone(),
+        }
+    }
+
     pub fn options(&self) -> &ProbeOptions {
         &self.opts
     }
@@ -125,10 +136,7 @@ impl Engine {
     }
 
     fn for_job(&self, job: &Job) -> Engine {
-        Engine {
-            opts: job.options(&self.opts),
-            tls: self.tls.clone(),
-        }
+        self.with_options(job.options(&self.opts))
     }
 
     /// Run every check against `target` with this engine's options as they are, and return
@@ -371,5 +379,42 @@ impl Engine {
             sse,
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_for_one_run_shares_the_trust_store_and_keeps_its_anchors() {
+        let base = Engine::new(ProbeOptions::default()).unwrap();
+        let run = base.with_options(ProbeOptions {
+            region: "eu".into(),
+            extra_ca_pem: Some(b"not a PEM".to_vec()),
+            ..ProbeOptions::default()
+        });
+        assert!(
+            Arc::ptr_eq(&base.tls, &run.tls),
+            "the TLS configuration is shared"
+        );
+        assert_eq!(run.options().region, "eu");
+        assert_eq!(
+            run.options().extra_ca_pem,
+            None,
+            "the anchors stay the base's"
+        );
+        // Every job's run (agents, the coordinator's in-process vantage) goes this way.
+        let job = Job::new(Target::parse("https://mcp.example.com/mcp").unwrap());
+        let for_job = run.for_job(&job);
+        assert!(
+            Arc::ptr_eq(&base.tls, &for_job.tls),
+            "a job's run shares it too"
+        );
+        assert_eq!(for_job.options().region, "eu", "the vantage stays");
+        assert_eq!(
+            for_job.options().deadline,
+            job.deadline.max(crate::job::MIN_DEADLINE)
+        );
     }
 }

@@ -34,10 +34,7 @@ pub fn main() -> u8 {
         Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
         _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::runtime::build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: starting the runtime: {e}");

@@ -5,6 +5,7 @@ mod args;
 mod cli;
 mod manpage;
 mod remote;
+mod runtime;
 mod terminal;
 
 fn main() -> std::process::ExitCode {

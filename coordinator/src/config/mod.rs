@@ -158,7 +158,7 @@ impl Default for Fleet {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Store {
-    /// Reports kept at most.
+    /// On-demand reports kept at most (scheduled runs are not stored).
     pub max_reports: usize,
     /// Reports older than this are dropped.
     #[serde(with = "humantime_serde")]
