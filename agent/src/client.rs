@@ -3,26 +3,32 @@
 //! A permission error keeps the agent alive and unready, retrying slowly. A coordinator
 //! that goes away says `Reconnect` (the agent reconnects at once, at its shortest backoff);
 //! an agent told to stop says `Leaving`, lets its running jobs finish within its drain, and
-//! closes (jobs still running then end as missing on the coordinator's side).
+//! closes (jobs still running then end as missing on the coordinator's side). The
+//! coordinator is reached through [`crate::dial`]: the network, or in the client's tests
+//! (`agent/tests/client.rs`) an in-memory transport to a mock coordinator.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 use tonic::Code;
 use vantage_proto::v1 as pb;
 use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
 use crate::convert::{region_to_pb, JobError};
+use crate::dial::{self, not_grpc_hint, Coordinator, DialError, Dialer};
+use crate::egress::Ceiling;
 use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
+use crate::state::Counted;
 use crate::stop::{close, drain, Running};
 use crate::Engine;
+
+pub use crate::state::AgentState;
 
 /// How the agent reaches its coordinator and runs jobs.
 #[derive(Debug, Clone)]
@@ -44,27 +50,9 @@ pub struct AgentConfig {
     pub engine: Engine,
     /// On stop: how long running jobs may take to finish before the stream closes.
     pub drain_timeout: Duration,
-}
-
-/// What the agent's health endpoints and metrics read.
-#[derive(Debug, Default)]
-pub struct AgentState {
-    pub ready: AtomicBool,
-    pub connected: AtomicBool,
-    pub reconnects: AtomicU64,
-    pub jobs_run: AtomicU64,
-    pub in_flight: AtomicU32,
-    pub queued: AtomicU32,
-    pub dropped: AtomicU64,
-    pub last_error: Mutex<Option<String>>,
-}
-
-impl AgentState {
-    fn set_error(&self, e: String) {
-        if let Ok(mut g) = self.last_error.lock() {
-            *g = Some(e);
-        }
-    }
+    /// The widest egress policy a job may carry (`--allow-non-global-max`); `None`: the
+    /// coordinator's policy is taken as it comes.
+    pub ceiling: Option<Ceiling>,
 }
 
 /// Why a session ended.
@@ -74,6 +62,8 @@ pub enum SessionError {
     Permission(String),
     #[error("{0}")]
     Transport(String),
+    #[error(transparent)]
+    Dial(#[from] DialError),
 }
 
 /// How a session ended without an error.
@@ -89,11 +79,22 @@ pub(crate) enum Ended {
 
 /// Run until `stop` turns true: connect, serve, reconnect. On stop, a registered agent says
 /// it is leaving and drains its running jobs (at most `drain_timeout`) before returning.
-pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, mut stop: watch::Receiver<bool>) {
+pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, stop: watch::Receiver<bool>) {
+    run_with_dialer(cfg, state, stop, Dialer::network()).await
+}
+
+/// [`run`], reaching the coordinator through `dialer` (the client's tests hand in an
+/// in-memory transport; everything above the socket is the same).
+pub async fn run_with_dialer(
+    cfg: AgentConfig,
+    state: Arc<AgentState>,
+    mut stop: watch::Receiver<bool>,
+    dialer: Dialer,
+) {
     let mut backoff = Backoff::new(cfg.backoff_min, cfg.backoff_max);
     loop {
         let mut registered = false;
-        let outcome = session(&cfg, &state, &mut registered, stop.clone()).await;
+        let outcome = session(&cfg, &dialer, &state, &mut registered, stop.clone()).await;
         state.ready.store(false, Ordering::SeqCst);
         state.connected.store(false, Ordering::SeqCst);
         if registered {
@@ -114,9 +115,9 @@ pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, mut stop: watch::Rece
                 state.set_error(format!("refused: {msg}"));
                 backoff.max()
             }
-            Err(SessionError::Transport(msg)) => {
-                tracing::warn!(region = %cfg.region, "coordinator connection: {msg}");
-                state.set_error(msg);
+            Err(e @ (SessionError::Transport(_) | SessionError::Dial(_))) => {
+                tracing::warn!(region = %cfg.region, "coordinator connection: {e}");
+                state.set_error(e.to_string());
                 backoff.next_wait()
             }
             Ok(Ended::Closed) => {
@@ -129,62 +130,35 @@ pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, mut stop: watch::Rece
         tracing::info!(region = %cfg.region, "reconnecting in {}", humantime::format_duration(Duration::from_millis(wait.as_millis() as u64)));
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
-            _ = stop.wait_for(|s| *s) => return,
+            _ = stopped(&mut stop) => return,
         }
     }
 }
 
-/// A hint for an answer that is not the coordinator's gRPC service (an HTTP/1 server, the
-/// API port, a proxy): name the likely mistake.
-fn not_grpc_hint(message: &str) -> Option<&'static str> {
-    let markers = [
-        "invalid compression flag",
-        "content-type",
-        "status: 404",
-        "h2 protocol error",
-        "frame with invalid size",
-        "http2 error",
-    ];
-    markers.iter().any(|m| message.contains(m)).then_some(
-        "this does not look like the coordinator's gRPC port: is --coordinator the API port \
-         (server.api_listen, default 8080)? Agents dial server.grpc_listen (default 50051)",
-    )
-}
-
-async fn channel(cfg: &AgentConfig) -> Result<tonic::transport::Channel, SessionError> {
-    let mut endpoint = Endpoint::from_shared(cfg.coordinator.clone())
-        .map_err(|e| SessionError::Transport(format!("--coordinator {}: {e}", cfg.coordinator)))?
-        .connect_timeout(Duration::from_secs(5))
-        .http2_keep_alive_interval(Duration::from_secs(10))
-        .keep_alive_timeout(Duration::from_secs(5))
-        .keep_alive_while_idle(true);
-    if cfg.coordinator.starts_with("https://") {
-        let mut tls = ClientTlsConfig::new().with_webpki_roots();
-        if let Some(pem) = &cfg.ca_pem {
-            tls = tls.ca_certificate(Certificate::from_pem(pem));
-        }
-        if let Some((cert, key)) = &cfg.identity {
-            tls = tls.identity(tonic::transport::Identity::from_pem(cert, key));
-        }
-        endpoint = endpoint
-            .tls_config(tls)
-            .map_err(|e| SessionError::Transport(format!("TLS: {e}")))?;
-    }
-    endpoint
-        .connect()
-        .await
-        .map_err(|e| SessionError::Transport(format!("connecting to {}: {e}", cfg.coordinator)))
+/// Resolves once `stop` turns true (or its sender is gone). Holds no borrow of the value
+/// across the caller's `.await`s, so the client's futures stay `Send`.
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
 
 async fn session(
     cfg: &AgentConfig,
+    dialer: &Dialer,
     state: &Arc<AgentState>,
     registered: &mut bool,
     mut stop: watch::Receiver<bool>,
 ) -> Result<Ended, SessionError> {
+    let coordinator = Coordinator {
+        url: &cfg.coordinator,
+        ca_pem: cfg.ca_pem.as_deref(),
+        identity: cfg
+            .identity
+            .as_ref()
+            .map(|(c, k)| (c.as_slice(), k.as_slice())),
+    };
     let channel = tokio::select! {
-        c = channel(cfg) => c?,
-        _ = stop.wait_for(|s| *s) => return Ok(Ended::Stopped),
+        c = dial::channel(coordinator, dialer) => c?,
+        _ = stopped(&mut stop) => return Ok(Ended::Stopped),
     };
     let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
         format!("Bearer {}", cfg.token.expose_secret())
@@ -211,7 +185,7 @@ async fn session(
         .await;
     let attached = tokio::select! {
         a = client.attach(ReceiverStream::new(rx)) => a,
-        _ = stop.wait_for(|s| *s) => return Ok(Ended::Stopped),
+        _ = stopped(&mut stop) => return Ok(Ended::Stopped),
     };
     let mut inbound = match attached {
         Ok(r) => r.into_inner(),
@@ -234,7 +208,7 @@ async fn session(
         }
     };
     state.connected.store(true, Ordering::SeqCst);
-    let first = inbound.message().await.map_err(|s| classify(&s))?;
+    let first = inbound.message().await.map_err(|s| classify(&s, false))?;
     let heartbeat = match first.and_then(|m| m.kind) {
         Some(pb::coordinator_message::Kind::Registered(r)) => {
             *registered = true;
@@ -277,30 +251,32 @@ async fn session(
     let result = loop {
         let next = tokio::select! {
             m = inbound.message() => m,
-            _ = stop.wait_for(|s| *s) => {
+            _ = stopped(&mut stop) => {
                 break drain(cfg, &tx, &mut inbound, &running).await;
             }
         };
         let msg = match next {
             Ok(Some(m)) => m,
             Ok(None) => break Ok(Ended::Closed),
-            Err(s) => break Err(classify(&s)),
+            Err(s) => break Err(classify(&s, true)),
         };
         match msg.kind {
             Some(pb::coordinator_message::Kind::Job(job)) => {
                 let job_id = job.job_id.clone();
+                // Entered under the lock, before the task can take it: a job that ends at
+                // once (a refusal) then removes its own entry, and no stale one is left for
+                // a drain to wait on.
+                let mut r = running.lock().unwrap_or_else(PoisonError::into_inner);
                 let task = tokio::spawn(run_job(
                     cfg.clone(),
                     job_id.clone(),
-                    Job::try_from(job),
+                    accept(cfg, job),
                     slots.clone(),
                     state.clone(),
                     tx.clone(),
                     running.clone(),
                 ));
-                if let Ok(mut r) = running.lock() {
-                    r.insert(job_id, task.abort_handle());
-                }
+                r.insert(job_id, task.abort_handle());
             }
             Some(pb::coordinator_message::Kind::Cancel(c)) => {
                 if let Some(h) = running.lock().ok().and_then(|mut r| r.remove(&c.job_id)) {
@@ -325,10 +301,34 @@ async fn session(
     result
 }
 
-fn classify(s: &tonic::Status) -> SessionError {
+/// Why the stream failed. Before the coordinator confirmed the registration, an answer that
+/// is not gRPC gets the wrong-port hint; after it, the peer was the coordinator, and the
+/// connection broke (a restart, a reset, or a silence the keepalive noticed).
+fn classify(s: &tonic::Status, confirmed: bool) -> SessionError {
     match s.code() {
         Code::Unauthenticated | Code::PermissionDenied => {
             SessionError::Permission(s.message().to_string())
+        }
+        _ if confirmed => {
+            // A status with a transport error behind it: the connection broke. Without
+            // one: the coordinator ended the stream with it.
+            let mut root = None;
+            let mut source = std::error::Error::source(s);
+            while let Some(e) = source {
+                root = Some(e.to_string());
+                source = e.source();
+            }
+            SessionError::Transport(match root {
+                Some(root) if !s.message().contains(root.as_str()) => format!(
+                    "stream: {} ({root}); the connection to the coordinator broke",
+                    s.message()
+                ),
+                Some(_) => format!(
+                    "stream: {}; the connection to the coordinator broke",
+                    s.message()
+                ),
+                None => format!("stream: {}", s.message()),
+            })
         }
         _ => {
             let hint = not_grpc_hint(s.message())
@@ -337,6 +337,16 @@ fn classify(s: &tonic::Status) -> SessionError {
             SessionError::Transport(format!("stream: {}{hint}", s.message()))
         }
     }
+}
+
+/// The job `p` describes, if this agent runs it: it converts, and its policy is within the
+/// agent's ceiling.
+fn accept(cfg: &AgentConfig, p: pb::Job) -> Result<Job, JobError> {
+    let job = Job::try_from(p)?;
+    if let Some(ceiling) = &cfg.ceiling {
+        ceiling.admits(&job.policy)?;
+    }
+    Ok(job)
 }
 
 /// Run one job (or refuse it, saying why) and send its result.
@@ -385,19 +395,18 @@ async fn queue_and_run(
     state: &AgentState,
 ) -> RegionResult {
     let received = tokio::time::Instant::now();
-    state.queued.fetch_add(1, Ordering::Relaxed);
+    let queued = Counted::enter(&state.queued);
     let permit = tokio::time::timeout(
         job.deadline.max(MIN_DEADLINE),
         slots.clone().acquire_owned(),
     )
     .await;
-    state.queued.fetch_sub(1, Ordering::Relaxed);
+    drop(queued);
     let Ok(Ok(_permit)) = permit else {
         return RegionResult::absent(&cfg.region, RegionStatus::Timeout);
     };
-    state.in_flight.fetch_add(1, Ordering::Relaxed);
+    let _running = Counted::enter(&state.in_flight);
     let region = cfg.engine.run_job(&job.after(received.elapsed())).await;
-    state.in_flight.fetch_sub(1, Ordering::Relaxed);
     state.jobs_run.fetch_add(1, Ordering::Relaxed);
     region
 }
@@ -420,45 +429,26 @@ mod tests {
             backoff_max: Duration::from_millis(20),
             engine: Engine::new(ProbeOptions::default()).unwrap(),
             drain_timeout: Duration::from_secs(1),
+            ceiling: None,
         }
     }
 
-    /// A job that cannot be converted is answered at once: status `error`, the reason in
-    /// `refused`, nothing run.
+    /// A job wider than the agent's ceiling is refused, saying so (the ceiling's own rules
+    /// are tested in `egress`); within it, or without a ceiling, the job runs.
     #[tokio::test]
-    async fn an_unusable_job_is_refused_with_its_reason() {
-        let mut job = crate::convert::job_to_pb(
-            "j1",
-            &Job::new(crate::Target::parse("http://127.0.0.1:9/mcp").unwrap()),
-        );
-        job.assume_global = vec!["not-a-prefix".into()];
-        let (tx, mut rx) = mpsc::channel(4);
-        let state = Arc::new(AgentState::default());
-        run_job(
-            config(),
-            "j1".into(),
-            Job::try_from(job),
-            Arc::new(Semaphore::new(1)),
-            state.clone(),
-            tx,
-            Arc::default(),
-        )
-        .await;
-        let Some(pb::agent_message::Kind::Result(r)) = rx.recv().await.and_then(|m| m.kind) else {
-            panic!("no job result");
-        };
-        assert_eq!(r.job_id, "j1");
-        assert!(
-            r.refused.contains("assume_global") && r.refused.contains("not-a-prefix"),
-            "{}",
-            r.refused
-        );
-        let region = r.region.unwrap();
-        assert_eq!(
-            (region.region.as_str(), region.status.as_str()),
-            ("eu", "error")
-        );
-        assert!(region.checks.is_empty());
-        assert_eq!(state.jobs_run.load(Ordering::Relaxed), 0);
+    async fn a_job_wider_than_the_ceiling_is_refused() {
+        let mut cfg = config();
+        cfg.ceiling = Some(Ceiling::new(vec!["127.0.0.2/32".parse().unwrap()]));
+        let mut job = Job::new(crate::Target::parse("http://127.0.0.2:9/mcp").unwrap());
+        let pb = |j: &Job| crate::convert::job_to_pb("j", j);
+        job.policy.allow_non_global = vec!["127.0.0.0/8".parse().unwrap()];
+        let e = accept(&cfg, pb(&job)).unwrap_err();
+        assert!(matches!(e, JobError::Wider(_)), "{e:?}");
+        assert!(e.to_string().contains("probe.allow_non_global names 127.0.0.0/8, wider than this agent's --allow-non-global-max (127.0.0.2/32)"), "{e}");
+        job.policy.allow_non_global = vec!["127.0.0.2/32".parse().unwrap()];
+        assert!(accept(&cfg, pb(&job)).is_ok());
+        job.policy.allow_non_global = vec!["0.0.0.0/0".parse().unwrap()];
+        cfg.ceiling = None;
+        assert!(accept(&cfg, pb(&job)).is_ok());
     }
 }

@@ -38,6 +38,9 @@ pub enum JobError {
     },
     #[error("{field}: `{value}` is not a CIDR prefix (e.g. 198.51.100.0/24); fix probe.{field} in the coordinator's configuration")]
     Prefix { field: &'static str, value: String },
+    /// The job's policy is wider than the agent's own ceiling.
+    #[error(transparent)]
+    Wider(#[from] crate::egress::Wider),
 }
 
 fn prefixes(field: &'static str, values: &[String]) -> Result<Vec<IpNet>, JobError> {

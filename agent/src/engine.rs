@@ -2,7 +2,7 @@
 //! deadline, each exchange under its own timeout and byte caps.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,9 +10,9 @@ use ipnet::IpNet;
 
 use crate::catalog::CheckId;
 use crate::credentials::{scrub, Credentials};
-use crate::job::Job;
-use crate::model::{Era, RegionResult, RegionStatus, Severity};
-use crate::netclass;
+use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::job::{Job, Policy};
+use crate::model::{Cause, Era, Outcome, RegionResult, RegionStatus, Severity};
 use crate::probe::dns::{self, ResolverChoice};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
@@ -33,11 +33,14 @@ pub struct ProbeOptions {
     pub assume_global: Vec<IpNet>,
     /// Extra trust anchors (PEM) besides the web PKI roots.
     pub extra_ca_pem: Option<Vec<u8>>,
-    /// Whether to connect to non-global addresses. True for the operator's own
-    /// single-machine `vantage check`; false for a fleet agent (SSRF guard).
-    pub connect_non_global: bool,
-    /// Non-global prefixes a fleet vantage may still connect to (from the coordinator's
-    /// configuration); ignored when `connect_non_global` is true.
+    /// The operator's own single-machine check (`vantage check`): the addresses of the
+    /// target the operator named are allowed whatever their class. Every other address
+    /// (metadata, authorization servers) obeys the egress policy all the same. False for a
+    /// fleet vantage (the coordinator's in-process vantage and agents): there the target
+    /// obeys the policy too.
+    pub allow_named_target: bool,
+    /// Non-global prefixes the vantage may still connect to (`probe.allow_non_global`;
+    /// `--allow-non-global` for `vantage check`). See [`crate::egress`].
     pub allow_non_global: Vec<IpNet>,
     pub resolver: ResolverChoice,
     pub limits: Limits,
@@ -58,7 +61,7 @@ impl Default for ProbeOptions {
             check_timeout: Duration::from_secs(5),
             assume_global: Vec::new(),
             extra_ca_pem: None,
-            connect_non_global: true,
+            allow_named_target: true,
             allow_non_global: Vec::new(),
             resolver: ResolverChoice::default(),
             limits: Limits::default(),
@@ -106,6 +109,17 @@ impl Engine {
         Ok(Engine { opts, tls })
     }
 
+    /// The same engine with other options for one run, sharing this engine's TLS
+    /// configuration instead of building the trust store again. The trust anchors stay this
+    /// engine's: `opts.extra_ca_pem` is replaced by the one it was built with.
+    pub fn with_options(&self, mut opts: ProbeOptions) -> Engine {
+        opts.extra_ca_pem.clone_from(&self.opts.extra_ca_pem);
+        Engine {
+            opts,
+            tls: self.tls.clone(),
+        }
+    }
+
     pub fn options(&self) -> &ProbeOptions {
         &self.opts
     }
@@ -128,10 +142,7 @@ impl Engine {
     }
 
     fn for_job(&self, job: &Job) -> Engine {
-        Engine {
-            opts: job.options(&self.opts),
-            tls: self.tls.clone(),
-        }
+        self.with_options(job.options(&self.opts))
     }
 
     /// Run every check against `target` with this engine's options as they are, and return
@@ -165,10 +176,15 @@ impl Engine {
         let status = match finished {
             Ok(()) => RegionStatus::Complete,
             Err(_) => {
-                rec.skip_rest(&format!(
-                    "the overall deadline ({} s) ran out before this check",
-                    self.opts.deadline.as_secs_f64()
-                ));
+                // Checks still due when the deadline ran out have no evidence either way:
+                // `unknown`, never `skip` (a skip would read as "did not apply").
+                rec.unknown_rest(
+                    Cause::Deadline,
+                    &format!(
+                        "not run: the overall deadline ({} s) ran out first",
+                        self.opts.deadline.as_secs_f64()
+                    ),
+                );
                 RegionStatus::Partial
             }
         };
@@ -221,10 +237,12 @@ impl Engine {
         }
     }
 
-    pub(crate) fn budget(&self, deadline: Instant) -> Duration {
-        self.opts
-            .check_timeout
-            .min(deadline.saturating_duration_since(Instant::now()))
+    /// The time one exchange (connect, handshake, query) may take: `--check-timeout`. It is
+    /// deliberately not shortened to what is left of the overall deadline: a timeout cut
+    /// short by our own deadline would read as the target's silence. The overall deadline
+    /// cancels the run instead, and whatever was in flight is `unknown` (`checks.md` 4.1).
+    pub(crate) fn budget(&self, _deadline: Instant) -> Duration {
+        self.opts.check_timeout
     }
 
     async fn stages(&self, target: &Target, deadline: Instant, rec: &mut Recorder, st: &mut State) {
@@ -255,38 +273,35 @@ impl Engine {
         st.phases
             .insert("dns".into(), t.elapsed().as_millis() as u64);
         if addrs.is_empty() {
-            rec.skip_rest("the name did not resolve");
+            let resolver_failed = rec
+                .get(CheckId::DnsResolve)
+                .is_some_and(|c| c.outcome == crate::model::Outcome::Unknown);
+            rec.skip_rest(if resolver_failed {
+                "this vantage's resolver failed, so there is no address to connect to"
+            } else {
+                "the name did not resolve"
+            });
             return;
         }
-        let allowed: Vec<IpAddr> = if self.opts.connect_non_global {
-            addrs
-        } else {
-            addrs
-                .into_iter()
-                .filter(|&ip| {
-                    netclass::classify(ip, &self.opts.assume_global).global
-                        || self
-                            .opts
-                            .allow_non_global
-                            .iter()
-                            .any(|net| net.contains(&ip))
-                })
-                .collect()
-        };
-        if allowed.is_empty() {
-            rec.skip_rest("every address is non-global and this vantage does not connect to non-global addresses");
-            return;
-        }
+        // Every connection from here on obeys one egress policy (`egress`).
+        let policy = self.egress_policy(&addrs);
 
         // 2. Connect
         st.progress.stage(ProgressStage::Connect);
         let t = Instant::now();
         let connected =
-            connect::connect_all(&allowed, target.port, self.budget(deadline), rec).await;
+            connect::connect_all(&policy, &addrs, target.port, self.budget(deadline), rec).await;
         st.phases
             .insert("connect".into(), t.elapsed().as_millis() as u64);
         let Some(&pinned) = connected.first() else {
-            rec.skip_rest("no address accepted a connection");
+            let refused = rec.get(CheckId::NetConnect).is_some_and(|c| {
+                c.outcome == Outcome::Unknown && c.cause == Some(Cause::PolicyRefused)
+            });
+            rec.skip_rest(if refused {
+                "the egress policy refused every address of the target"
+            } else {
+                "no address accepted a connection"
+            });
             return;
         };
 
@@ -296,6 +311,7 @@ impl Engine {
             st.progress.stage(ProgressStage::Tls);
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
             let ok = tls::check(
+                &policy,
                 &connected,
                 &target.host,
                 self.tls.clone(),
@@ -325,7 +341,7 @@ impl Engine {
             rec.record_ms(CheckId::TlsPlainHttp, v, 0);
         }
 
-        let client = match self.client(target, pinned) {
+        let client = match self.client(target, policy, pinned.ip()) {
             Ok(c) => c,
             Err(e) => {
                 rec.record_ms(CheckId::RedirectNone, Verdict::error(e), 0);
@@ -336,25 +352,45 @@ impl Engine {
         self.protocol(target, &client, deadline, rec, st).await;
     }
 
-    fn client(&self, target: &Target, pinned: SocketAddr) -> Result<reqwest::Client, String> {
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .use_preconfigured_tls((*self.tls).clone())
-            .connect_timeout(self.opts.check_timeout)
-            .pool_max_idle_per_host(8)
-            .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")));
-        if target.ip.is_none() {
-            // The address connected to is the one resolved and classified above: no second
-            // lookup that DNS rebinding could change.
-            builder = builder.resolve(&target.host, pinned);
+    /// The egress policy of this run: the job's prefixes, and on the operator's own machine
+    /// the addresses of the target they named.
+    fn egress_policy(&self, target_addrs: &[IpAddr]) -> EgressPolicy {
+        let policy = EgressPolicy::new(&Policy {
+            assume_global: self.opts.assume_global.clone(),
+            allow_non_global: self.opts.allow_non_global.clone(),
+        });
+        if self.opts.allow_named_target {
+            policy.allowing_named_target(target_addrs)
+        } else {
+            policy
         }
-        builder.build().map_err(|e| e.to_string())
+    }
+
+    /// The run's HTTP client: the target's name pinned to the address resolved, checked and
+    /// connected to above (no second lookup that DNS rebinding could change), every other
+    /// name resolved once under the policy.
+    fn client(
+        &self,
+        target: &Target,
+        policy: EgressPolicy,
+        pinned: IpAddr,
+    ) -> Result<EgressClient, String> {
+        let settings = ClientSettings {
+            tls: self.tls.clone(),
+            connect_timeout: self.opts.check_timeout,
+            resolver: self.opts.resolver.clone(),
+            pinned: match target.ip {
+                None => vec![(target.host.clone(), vec![pinned])],
+                Some(_) => Vec::new(),
+            },
+            idle_per_host: 8,
+        };
+        EgressClient::new(policy, settings).map_err(|e| e.to_string())
     }
 
     pub(crate) async fn send(
         &self,
-        client: &reqwest::Client,
+        client: &EgressClient,
         target: &Target,
         req: &ProbeRequest,
         deadline: Instant,
@@ -368,7 +404,7 @@ impl Engine {
     /// other answer, under bounds of its own).
     pub(crate) async fn send_with(
         &self,
-        client: &reqwest::Client,
+        client: &EgressClient,
         target: &Target,
         req: &ProbeRequest,
         deadline: Instant,
@@ -376,5 +412,42 @@ impl Engine {
         limits: &Limits,
     ) -> Result<Exchange, ExchangeError> {
         exchange(client, &target.url, req, limits, self.budget(deadline), sse).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_for_one_run_shares_the_trust_store_and_keeps_its_anchors() {
+        let base = Engine::new(ProbeOptions::default()).unwrap();
+        let run = base.with_options(ProbeOptions {
+            region: "eu".into(),
+            extra_ca_pem: Some(b"not a PEM".to_vec()),
+            ..ProbeOptions::default()
+        });
+        assert!(
+            Arc::ptr_eq(&base.tls, &run.tls),
+            "the TLS configuration is shared"
+        );
+        assert_eq!(run.options().region, "eu");
+        assert_eq!(
+            run.options().extra_ca_pem,
+            None,
+            "the anchors stay the base's"
+        );
+        // Every job's run (agents, the coordinator's in-process vantage) goes this way.
+        let job = Job::new(Target::parse("https://mcp.example.com/mcp").unwrap());
+        let for_job = run.for_job(&job);
+        assert!(
+            Arc::ptr_eq(&base.tls, &for_job.tls),
+            "a job's run shares it too"
+        );
+        assert_eq!(for_job.options().region, "eu", "the vantage stays");
+        assert_eq!(
+            for_job.options().deadline,
+            job.deadline.max(crate::job::MIN_DEADLINE)
+        );
     }
 }

@@ -11,7 +11,8 @@ use crate::engine::ProbeOptions;
 use crate::target::Target;
 
 /// Which addresses a vantage treats as global, and which non-global ones it may still
-/// connect to (the SSRF guard's exceptions; ignored by a vantage that connects anywhere).
+/// connect to: the egress policy's exceptions (`crate::egress`), for every connection of
+/// the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
     /// Extra prefixes treated as globally routable (laboratories).
@@ -57,8 +58,9 @@ impl Job {
     }
 
     /// The options of this job on a vantage whose own settings are `base` (its region,
-    /// per-exchange timeout, trust anchors, resolver, limits, and whether it connects to
-    /// non-global addresses at all). The per-exchange timeout never exceeds the deadline.
+    /// per-exchange timeout, trust anchors, resolver, limits, and whether the target the
+    /// operator named is allowed whatever its address). The per-exchange timeout never
+    /// exceeds the deadline.
     pub fn options(&self, base: &ProbeOptions) -> ProbeOptions {
         let deadline = self.deadline.max(MIN_DEADLINE);
         ProbeOptions {
@@ -92,13 +94,13 @@ mod tests {
         let base = ProbeOptions {
             region: "eu".into(),
             check_timeout: Duration::from_secs(5),
-            connect_non_global: false,
+            allow_named_target: false,
             assume_global: vec!["203.0.113.0/24".parse().unwrap()],
             ..ProbeOptions::default()
         };
         let o = job().options(&base);
         assert_eq!(o.region, "eu");
-        assert!(!o.connect_non_global);
+        assert!(!o.allow_named_target);
         assert_eq!(o.deadline, Duration::from_secs(2));
         // The per-exchange timeout is clamped to the deadline.
         assert_eq!(o.check_timeout, Duration::from_secs(2));

@@ -100,6 +100,25 @@ pub enum Cause {
     /// The vantage's own resolver failed (timeout, SERVFAIL from it, a local error): a fault
     /// of the vantage, never of the target.
     ResolverError,
+    /// A credential was given and the endpoint refused it (401 or 403), so the checks that
+    /// need it could not run.
+    CredentialRefused,
+    /// The probe was answered for another reason than the one it tests (e.g. the request
+    /// without the probe's change is refused the same way): nothing was learnt about the
+    /// rule.
+    OtherReason,
+}
+
+impl Cause {
+    /// Whether this cause is a fault or a decision of the vantage itself (its resolver, its
+    /// egress policy, its own deadline), never an observation of the target (`checks.md`
+    /// 4.1).
+    pub fn is_vantage_side(self) -> bool {
+        matches!(
+            self,
+            Cause::PolicyRefused | Cause::ResolverError | Cause::Deadline
+        )
+    }
 }
 
 /// One observation made by one vantage.

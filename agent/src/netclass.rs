@@ -154,6 +154,14 @@ where
 static TABLE_V4: LazyLock<Table<Ipv4Net>> = LazyLock::new(|| build(V4));
 static TABLE_V6: LazyLock<Table<Ipv6Net>> = LazyLock::new(|| build(V6));
 
+/// Every entry of the table, IPv4 then IPv6, most specific first within each family: the
+/// blocks the egress policy and `dns.global-addresses` judge by (tests walk all of them).
+pub fn special_purpose() -> impl Iterator<Item = (IpNet, AddrClass)> {
+    let v4 = TABLE_V4.entries.iter().map(|(n, c)| (IpNet::V4(*n), *c));
+    let v6 = TABLE_V6.entries.iter().map(|(n, c)| (IpNet::V6(*n), *c));
+    v4.chain(v6)
+}
+
 /// Classify an IPv4 address.
 pub fn classify_v4(addr: Ipv4Addr) -> AddrClass {
     TABLE_V4
@@ -164,17 +172,38 @@ pub fn classify_v4(addr: Ipv4Addr) -> AddrClass {
         .unwrap_or(GLOBAL_UNICAST)
 }
 
+/// Which IPv6 form carries an IPv4 address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embedding {
+    /// `::ffff:a.b.c.d` (RFC 4291): the IPv4 host itself, reached over an IPv6 socket.
+    Mapped,
+    /// `64:ff9b::a.b.c.d`, the NAT64 well-known prefix (RFC 6052).
+    Nat64,
+}
+
+/// The IPv4 address an IPv6 address stands for: the IPv4-mapped form and the NAT64
+/// well-known prefix carry one, and it is what decides the class (and the egress policy).
+pub fn embedded_v4(addr: Ipv6Addr) -> Option<(Ipv4Addr, Embedding)> {
+    let seg = addr.segments();
+    let o = addr.octets();
+    let inner = Ipv4Addr::new(o[12], o[13], o[14], o[15]);
+    if seg[..5] == [0, 0, 0, 0, 0] && seg[5] == 0xffff {
+        Some((inner, Embedding::Mapped))
+    } else if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        Some((inner, Embedding::Nat64))
+    } else {
+        None
+    }
+}
+
 /// Classify an IPv6 address.
 pub fn classify_v6(addr: Ipv6Addr) -> AddrClass {
     let seg = addr.segments();
     // IPv4-mapped ::ffff:0:0/96 and the NAT64 well-known prefix 64:ff9b::/96 carry an IPv4
     // address whose class is the answer.
-    let mapped = seg[..5] == [0, 0, 0, 0, 0] && seg[5] == 0xffff;
-    let nat64 = seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
-    if mapped || nat64 {
-        let o = addr.octets();
-        let inner = classify_v4(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
-        if !inner.global || nat64 {
+    if let Some((v4, form)) = embedded_v4(addr) {
+        let inner = classify_v4(v4);
+        if !inner.global || form == Embedding::Nat64 {
             return inner;
         }
         // A mapped form of a global IPv4 address is not a usable IPv6 destination.
@@ -200,9 +229,24 @@ pub fn classify_v6(addr: Ipv6Addr) -> AddrClass {
     }
 }
 
-/// Classify an address, honouring the operator's extra "assume global" prefixes.
+/// Whether `addr` is in one of `nets`, whichever way either is written: an IPv6 address
+/// that embeds an IPv4 address (IPv4-mapped, NAT64) is also looked up as that IPv4 address,
+/// and an IPv4 address also as its IPv4-mapped form (so `::ffff:127.0.0.0/104` and
+/// `127.0.0.0/8` mean the same). The class of an address and the egress policy's answer
+/// therefore never depend on how the address was written.
+pub fn in_prefixes(addr: IpAddr, nets: &[IpNet]) -> bool {
+    let other = match addr {
+        IpAddr::V6(v6) => embedded_v4(v6).map(|(v4, _)| IpAddr::V4(v4)),
+        IpAddr::V4(v4) => Some(IpAddr::V6(v4.to_ipv6_mapped())),
+    };
+    nets.iter()
+        .any(|net| net.contains(&addr) || other.is_some_and(|o| net.contains(&o)))
+}
+
+/// Classify an address, honouring the operator's extra "assume global" prefixes (which
+/// cover the IPv4-mapped and NAT64 forms of their IPv4 addresses too).
 pub fn classify(addr: IpAddr, assume_global: &[IpNet]) -> AddrClass {
-    if assume_global.iter().any(|net| net.contains(&addr)) {
+    if in_prefixes(addr, assume_global) {
         return AddrClass {
             global: true,
             label: "assumed global (--assume-global)",

@@ -203,6 +203,11 @@ fn assume_global_overrides_only_the_named_prefixes() {
     assert!(!classify("203.0.113.7".parse().unwrap(), &lab).global);
     assert!(!classify("2001:db8:a::7".parse().unwrap(), &lab).global);
     assert!(!classify("100.64.0.10".parse().unwrap(), &lab).global);
+    // The IPv4-mapped and NAT64 forms of an assumed-global address are assumed global too,
+    // so the class never depends on how a DNS answer wrote the address.
+    assert!(classify("::ffff:198.51.100.7".parse().unwrap(), &lab).global);
+    assert!(classify("64:ff9b::c633:6407".parse().unwrap(), &lab).global);
+    assert!(!classify("::ffff:203.0.113.7".parse().unwrap(), &lab).global);
 }
 
 #[test]

@@ -6,8 +6,9 @@ use std::time::Instant;
 use http::Method;
 
 use crate::catalog::{CheckId, Stage};
+use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
-use crate::model::{Era, Outcome, Severity};
+use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
 use crate::probe::transport::{self, TransportProbe};
@@ -20,7 +21,7 @@ impl Engine {
     pub(crate) async fn protocol(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,
@@ -61,8 +62,11 @@ impl Engine {
             }
         };
         st.phases.insert("first_byte".into(), unauth.first_byte_ms);
-        let shape = redirect::verdict(&unauth, target);
+        let mut shape = redirect::verdict(&unauth, target);
         let redirected = shape.outcome == Outcome::Fail;
+        if let (true, Some(location)) = (redirected, unauth.header("location")) {
+            shape.observed += &egress::location_note(client.policy(), &target.url, location);
+        }
         rec.record(CheckId::RedirectNone, shape, t);
         if redirected {
             rec.skip_rest("the endpoint redirects, and redirects are never followed");
@@ -71,22 +75,30 @@ impl Engine {
 
         // The authorization boundary.
         st.protected = unauth.status == 401;
+        let auth_stage = AuthStage {
+            target,
+            client,
+            limits: &self.options().limits,
+            budget: self.budget(deadline),
+            credentials: &self.options().credentials,
+            expect_auth: self.options().expect_auth,
+        };
         if st.protected || self.options().expect_auth {
             st.progress.stage(ProgressStage::Auth);
-            let stage = AuthStage {
-                target,
-                client,
-                limits: &self.options().limits,
-                budget: self.budget(deadline),
-                credentials: &self.options().credentials,
-                expect_auth: self.options().expect_auth,
-            };
-            stage.run(&unauth, rec).await;
+            auth_stage.run(&unauth, rec).await;
         } else {
             auth::skip_all(rec, "the endpoint did not ask for authorization (no 401)");
         }
         let discover = match (st.protected, token) {
             (true, None) => {
+                // No era can be learnt behind the boundary: the token probes ask with
+                // server/discover, and any answer but 401/403 means "accepted".
+                let era = initialize
+                    .as_ref()
+                    .ok()
+                    .filter(|i| era::initialize_works(i))
+                    .map_or(Era::Unknown, |_| Era::Legacy);
+                auth_stage.tokens(era, rec).await;
                 rec.skip_rest(
                     "the endpoint requires authorization (401) and no credential was given; name one with --token-env",
                 );
@@ -104,13 +116,22 @@ impl Engine {
                     )
                     .await
                 {
-                    Ok(ex) if ex.status == 401 => {
-                        rec.record_ms(
+                    Ok(ex) if matches!(ex.status, 401 | 403) => {
+                        // A credential was given and refused: nothing past the boundary
+                        // can be observed (`auth.credential-refused`, checks.md 4.1).
+                        rec.record(
                             CheckId::EraDetect,
-                            Verdict::skip("the credential was refused (401)"),
-                            0,
+                            Verdict::unknown(
+                                Cause::CredentialRefused,
+                                format!(
+                                    "the credential that was given was refused ({}), so the era and the protocol checks could not be observed",
+                                    ex.summary()
+                                ),
+                            ),
+                            t,
                         );
-                        rec.skip_rest("the given credential was refused (401); check the token named by --token-env");
+                        auth_stage.tokens(Era::Unknown, rec).await;
+                        rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
                     Ok(ex) => ex,
@@ -143,13 +164,17 @@ impl Engine {
             t,
         )
         .await;
+        if st.protected {
+            // The token probes ask with a request the era accepts (checks.md 2.5).
+            auth_stage.tokens(st.era.unwrap_or(Era::Unknown), rec).await;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
     async fn era_and_transport(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,
@@ -212,6 +237,7 @@ impl Engine {
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
+        let (discover_ref, initialize_ref) = (&discover, initialize.as_ref());
         let runs = probes.iter().enumerate().map(|(i, &probe)| {
             let caps = &caps;
             async move {
@@ -234,12 +260,23 @@ impl Engine {
                 } else {
                     SseRead::UntilResponse
                 };
+                // The control: the same valid request without the probe's change.
+                let control = if probe == TransportProbe::Origin && !era.speaks_2026() {
+                    initialize_ref
+                } else {
+                    Some(discover_ref)
+                };
                 match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (probe, probe.evaluate(&ex, era), Some(ex), started),
+                    Ok(ex) => (probe, probe.judge(&ex, era, control), Some(ex), started),
+                    // No answer at all: a failure at most as severe as the check can be
+                    // (an informational check stays informational).
                     Err(e) => (
                         probe,
-                        Verdict::fail(Severity::Medium, format!("no response: {}", e.message))
-                            .cause(e.cause),
+                        Verdict::fail(
+                            Severity::Medium.min(probe.check().spec().max_severity),
+                            format!("no response: {}", e.message),
+                        )
+                        .cause(e.cause),
                         None,
                         started,
                     ),

@@ -135,7 +135,11 @@ def main():
         assert args[args.index("--coordinator") + 1] == "https://vantage-grpc.example.com:50051", args
         assert args[args.index("--token-file") + 1] == "/etc/vantage/agent/token"
         assert "--ca-file" in args
+        ceiling = [args[i + 1] for i, a in enumerate(args) if a == "--allow-non-global-max"]
+        assert ceiling == ["100.64.0.0/10", "fd00::/8"], args
         _, docs = render(tools, "all")
+        for d in kinds(docs, "Deployment"):
+            assert "--allow-non-global-max" not in d["spec"]["template"]["spec"]["containers"][0].get("args", []), d
         regions = sorted(d["metadata"]["labels"]["vantage.dev/region"] for d in kinds(docs, "Deployment") if "agent" in d["metadata"]["name"])
         assert regions == ["lab-a", "lab-b"], regions
         return "agent args and one Deployment per region"

@@ -15,28 +15,17 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{accounting, env_or, percentile};
+use common::{accounting, client, env_or, percentile, Guard};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{CheckResult, Era, Outcome, RegionResult, RegionStatus};
 use vantage_proto::v1 as pb;
 use vantage_proto::v1::fleet_client::FleetClient;
-
-struct Guard(Vec<Child>);
-impl Drop for Guard {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 fn agent_bin() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_BIN_EXE_vantage")).with_file_name("vantage-agent");
@@ -50,37 +39,8 @@ fn agent_bin() -> PathBuf {
     p
 }
 
-/// Start `vantage serve` with `config`; returns the child and the API and gRPC URLs.
 fn serve(config: &str, env: &[(String, String)], dir: &std::path::Path) -> (Child, String, String) {
-    std::fs::write(dir.join("c.toml"), config).expect("config");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vantage"));
-    cmd.args(["serve", "--config"])
-        .arg(dir.join("c.toml"))
-        .env("T_API", "bench-api-token")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("serve line");
-    let urls: Vec<&str> = line
-        .split_whitespace()
-        .filter(|w| w.starts_with("http://"))
-        .collect();
-    (child, urls[0].to_string(), urls[1].to_string())
-}
-
-fn client() -> reqwest::Client {
-    let tls = vantage_agent::probe::tls::client_config(None).expect("tls");
-    reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .expect("client")
+    common::serve(env!("CARGO_BIN_EXE_vantage"), config, env, dir)
 }
 
 async fn agents_connected(api: &str) -> usize {
@@ -100,7 +60,18 @@ async fn agents_connected(api: &str) -> usize {
     }
 }
 
-async fn multi_region(regions: usize, fixture_url: &str, dir: &std::path::Path) {
+/// Goals, stated once: here, in the output and (through fleet.json) in BENCHMARKS.md.
+const GOAL_OVERHEAD_MS_AT_10: f64 = 20.0;
+const GOAL_CORES: f64 = 1.0;
+const GOAL_PEAK_MIB: f64 = 512.0;
+const GOAL_P99_MS: f64 = 5.0;
+const GOAL_RUNS_PER_MIN: f64 = 10_000.0;
+
+async fn multi_region(
+    regions: usize,
+    fixture_url: &str,
+    dir: &std::path::Path,
+) -> serde_json::Value {
     let mut config = "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{ token_env = \"T_API\" }]\nchecks_per_target_per_minute = 100000\n[fleet]\nlocal_agent = false\n[probe]\nallow_non_global = [\"127.0.0.0/8\"]\n".to_string();
     let mut env = Vec::new();
     for i in 0..regions {
@@ -160,12 +131,15 @@ async fn multi_region(regions: usize, fixture_url: &str, dir: &std::path::Path) 
             walls.push(wall);
         }
     }
-    println!(
-        "  {regions:>2} regions: wall median {:6.2} ms; coordinator overhead (wall - slowest region) median {:5.2} ms, p99 {:5.2} ms",
+    let (wall, median, p99) = (
         percentile(walls, 0.5),
         percentile(overheads.clone(), 0.5),
-        percentile(overheads, 0.99)
+        percentile(overheads, 0.99),
     );
+    println!(
+        "  {regions:>2} regions: wall median {wall:6.2} ms; coordinator overhead (wall - slowest region) median {median:5.2} ms, p99 {p99:5.2} ms (goal < {GOAL_OVERHEAD_MS_AT_10} ms at 10 regions)",
+    );
+    serde_json::json!({"regions": regions, "wall_median_ms": wall, "overhead_median_ms": median, "overhead_p99_ms": p99})
 }
 
 fn canned(region: &str) -> pb::RegionResult {
@@ -248,6 +222,7 @@ async fn fake_agent(channel: tonic::transport::Channel, region: String, token: S
 }
 
 /// What one scale run measured.
+#[derive(serde::Serialize)]
 struct Measure {
     register_s: f64,
     cpu_cores: f64,
@@ -367,7 +342,7 @@ async fn runs_total(api: &str) -> f64 {
         .sum()
 }
 
-async fn scale(dir: &std::path::Path) {
+async fn scale(dir: &std::path::Path) -> serde_json::Value {
     let agents = env_or("VANTAGE_BENCH_SCALE_AGENTS", 1000) as usize;
     let seconds = env_or("VANTAGE_BENCH_SCALE_SECONDS", 20);
     // 10,000 scheduled checks per minute: 1,667 targets every 10 s, one region each.
@@ -375,11 +350,11 @@ async fn scale(dir: &std::path::Path) {
     println!("bench fleet scale ({agents} agents in {} regions, 1,667 targets every 10 s = 10,000 checks/min, {seconds} s)", (agents / 10).max(1));
     println!("  agents registered in {:.2} s", m.register_s);
     println!(
-        "  coordinator CPU {:.2} cores (goal <= 1); peak RSS {:.1} MiB (goal <= 512); {:.1} KiB per connected agent",
+        "  coordinator CPU {:.2} cores (goal <= {GOAL_CORES}); peak RSS {:.1} MiB (goal <= {GOAL_PEAK_MIB}); {:.1} KiB per connected agent",
         m.cpu_cores, m.hwm_mib, m.per_agent_kib
     );
     println!(
-        "  scheduled runs merged: {:.0}/min; on-demand check answered by a fake agent: p50 {:.2} ms, p99 {:.2} ms (goal p99 < 5 ms), {} checks",
+        "  scheduled runs merged: {:.0}/min (goal {GOAL_RUNS_PER_MIN}); on-demand check answered by a fake agent: p50 {:.2} ms, p99 {:.2} ms (goal p99 < {GOAL_P99_MS} ms), {} checks",
         m.runs_per_min, m.p50_ms, m.p99_ms, m.samples
     );
 
@@ -407,13 +382,24 @@ async fn scale(dir: &std::path::Path) {
     for r in [1, 3, 10] {
         rows.push((format!("regions per check {r}"), 100, 10, 100, r));
     }
+    let mut growth = Vec::new();
     for (label, a, regions, t, cr) in rows {
         let m = run_scale(dir, a, regions, t, cr, secs).await;
         println!(
             "  {:<28} {:>9.3} {:>10.1} {:>12.1} {:>9.2} {:>9.2} {:>11.0}",
             label, m.cpu_cores, m.hwm_mib, m.per_agent_kib, m.p50_ms, m.p99_ms, m.runs_per_min
         );
+        growth.push(serde_json::json!({"row": label, "measure": m}));
     }
+    serde_json::json!({
+        "agents": agents,
+        "regions": (agents / 10).max(1),
+        "targets": 1667,
+        "seconds": seconds,
+        "measure": m,
+        "growth_seconds": secs,
+        "growth": growth,
+    })
 }
 
 fn main() {
@@ -428,10 +414,25 @@ fn main() {
         let (fixture, url) = common::fixture(env!("CARGO_BIN_EXE_vantage"));
         let _fixture = Guard(vec![fixture]);
         println!("bench fleet: multi-region overhead (real agents as processes, clean fixture on loopback, 40 checks each)");
+        let mut overhead = Vec::new();
         for regions in [3, 10] {
-            multi_region(regions, &url, &dir).await;
+            overhead.push(multi_region(regions, &url, &dir).await);
         }
-        scale(&dir).await;
+        let scale = scale(&dir).await;
+        common::write_results(
+            "fleet",
+            &serde_json::json!({
+                "goals": {
+                    "overhead_ms_at_10_regions": GOAL_OVERHEAD_MS_AT_10,
+                    "cores": GOAL_CORES,
+                    "peak_mib": GOAL_PEAK_MIB,
+                    "p99_ms": GOAL_P99_MS,
+                    "runs_per_min": GOAL_RUNS_PER_MIN,
+                },
+                "overhead": overhead,
+                "scale": scale,
+            }),
+        );
     });
     let _ = std::fs::remove_dir_all(&dir);
 }

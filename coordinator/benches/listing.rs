@@ -3,8 +3,14 @@
 //! the same server with the listing off (`ProbeOptions::listing = None`), in the same run on
 //! the same machine, one in-process vantage on loopback.
 //!
-//! Run: `cargo bench -p vantage-coordinator --bench listing` (prints medians and the ratio;
-//! it asserts nothing: machines here are shared and noisy).
+//! The fixture counts the HTTP exchanges of each check (`Fixture::requests`), with the listing
+//! and without it.
+//!
+//! Run: `cargo bench -p vantage-coordinator --bench listing` (prints medians and the ratio,
+//! writes `listing.json` for `.ci/bench-tables`; it asserts nothing about time: machines here
+//! are shared and noisy).
+
+mod common;
 
 use std::time::{Duration, Instant};
 
@@ -59,14 +65,19 @@ fn main() {
         }
         // Interleaved, so that the machine's noise falls on both alike.
         let (mut full, mut today) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+        let (mut exchanges_full, mut exchanges_today) = (0, 0);
         for _ in 0..runs {
+            let before = fixture.requests();
             let t = Instant::now();
             let r = vantage_coordinator::local::check(&with, &job).await;
             full.push(t.elapsed());
+            exchanges_full = fixture.requests() - before;
             assert_eq!(r.decision.as_str(), "pass");
+            let before = fixture.requests();
             let t = Instant::now();
             let r = vantage_coordinator::local::check(&without, &job).await;
             today.push(t.elapsed());
+            exchanges_today = fixture.requests() - before;
             assert_eq!(r.decision.as_str(), "pass");
         }
         let (fm, fp) = stats(full);
@@ -75,12 +86,28 @@ fn main() {
             "bench listing (a {}-tool server, {} pages of tools, {} bytes of tool definitions, loopback, {runs} runs each)",
             tools.count, tools.pages, tools.bytes
         );
-        println!("  full check with listing       median {fm:8.2} ms   p99 {fp:8.2} ms");
-        println!("  today's check (listing off)   median {tm:8.2} ms   p99 {tp:8.2} ms");
+        println!("  full check with listing       median {fm:8.2} ms   p99 {fp:8.2} ms   ({exchanges_full} HTTP exchanges)");
+        println!("  today's check (listing off)   median {tm:8.2} ms   p99 {tp:8.2} ms   ({exchanges_today} HTTP exchanges)");
         println!(
             "  ratio (median)                {:8.2}x   (+{:.2} ms for the lists: tools twice, resources, templates, prompts, a bogus cursor, listen)",
             fm / tm,
             fm - tm
+        );
+        common::write_results(
+            "listing",
+            &serde_json::json!({
+                "runs": runs,
+                "tools": tools.count,
+                "pages": tools.pages,
+                "bytes": tools.bytes,
+                "full_median_ms": fm,
+                "full_p99_ms": fp,
+                "today_median_ms": tm,
+                "today_p99_ms": tp,
+                "ratio": fm / tm,
+                "exchanges_full": exchanges_full,
+                "exchanges_today": exchanges_today,
+            }),
         );
     });
 }

@@ -16,7 +16,7 @@ use axum::{Json, Router};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;
-use vantage_agent::Target;
+use vantage_agent::{Credentials, Target};
 
 use crate::dispatch::{CheckRequest, Dispatcher};
 use crate::fleet::Registry;
@@ -29,7 +29,8 @@ use crate::store::Store;
 pub struct Api {
     /// API tokens, credentials and regions change on a configuration reload.
     pub tokens: RwLock<Vec<SecretString>>,
-    pub credentials: RwLock<BTreeMap<String, SecretString>>,
+    /// Named credentials: the main token and the negative ones, read from env or files.
+    pub credentials: RwLock<BTreeMap<String, Credentials>>,
     pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
@@ -182,7 +183,7 @@ impl Api {
             .clone()
     }
 
-    pub fn credential(&self, name: &str) -> Option<SecretString> {
+    pub fn credential(&self, name: &str) -> Option<Credentials> {
         self.credentials
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -349,7 +350,30 @@ fn running(id: &str, target: &Target) -> Report {
     }
 }
 
-/// Start a check in the background; returns its id and a receiver that turns true when done.
+/// Run a check to its merged report, and learn from it: degraded regions, the metrics.
+/// `on_region` sees each region as it arrives.
+pub async fn run(
+    api: &Api,
+    req: &CheckRequest,
+    on_region: &(dyn Fn(&vantage_agent::model::RegionResult) + Send + Sync),
+) -> Report {
+    let degraded = api.degraded.regions();
+    let mut report = api.dispatcher.run(req, &degraded, on_region).await;
+    // Accepted findings are marked before the metrics see the report (`accepted="true"`).
+    if let Some(b) = &req.baseline {
+        b.apply(&mut report, crate::baseline::today());
+    }
+    api.degraded.record(&report);
+    for region in api.regions() {
+        api.metrics
+            .set_degraded(&region, api.degraded.regions().contains(&region));
+    }
+    api.metrics.observe(&report);
+    report
+}
+
+/// Start an on-demand check in the background, kept in the store under its id (for
+/// `GET /v1/checks/{id}`); returns the id and a receiver that turns true when done.
 pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::Receiver<bool>) {
     let id = ulid::Ulid::new().to_string();
     let done = api.store.insert_running(running(&id, &req.target));
@@ -359,18 +383,8 @@ pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::
         let store = api2.store.clone();
         let id3 = id2.clone();
         let on_region = move |r: &vantage_agent::model::RegionResult| store.add_region(&id3, r);
-        let degraded = api2.degraded.regions();
-        let mut report = api2.dispatcher.run(&req, &degraded, &on_region).await;
+        let mut report = run(&api2, &req, &on_region).await;
         report.id = id2;
-        if let Some(b) = &req.baseline {
-            b.apply(&mut report, crate::baseline::today());
-        }
-        api2.degraded.record(&report);
-        for region in api2.regions() {
-            api2.metrics
-                .set_degraded(&region, api2.degraded.regions().contains(&region));
-        }
-        api2.metrics.observe(&report);
         api2.store.finish(report);
     });
     (id, done)
@@ -447,13 +461,18 @@ async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Resp
     if api.metrics_require_auth {
         api.authorize(&headers)?;
     }
-    let text = api.metrics.render(&api.registry, &api.regions());
+    // Streamed a chunk at a time: a scrape of many targets never holds the whole text.
+    let chunks = api.metrics.render_chunks(&api.registry, &api.regions());
+    let body = axum::body::Body::from_stream(futures::StreamExt::map(
+        chunks,
+        Ok::<String, std::convert::Infallible>,
+    ));
     Ok((
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        text,
+        body,
     )
         .into_response())
 }

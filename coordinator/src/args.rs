@@ -141,6 +141,12 @@ pub struct Probe {
     /// documentation ranges). Repeatable. Never on by default.
     #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
     pub assume_global: Vec<IpNet>,
+    /// Let the probe connect to non-global addresses in CIDR (the probe.allow_non_global of
+    /// this check). The target you name is always probed; URLs it names (metadata,
+    /// authorization servers) on other non-global addresses are refused unless allowed
+    /// here. Repeatable.
+    #[arg(long = "allow-non-global", value_name = "CIDR", value_parser = parse_cidr)]
+    pub allow_non_global: Vec<IpNet>,
     /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,

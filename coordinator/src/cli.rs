@@ -34,10 +34,7 @@ pub fn main() -> u8 {
         Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
         _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::runtime::build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: starting the runtime: {e}");
@@ -80,15 +77,16 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// This machine's vantage: its own settings. It connects to any address (the operator's
-/// own check); the job brings the deadline, policy and credentials.
+/// This machine's vantage: its own settings. The target the operator names is probed
+/// whatever its address; every other address obeys the egress policy (`--allow-non-global`
+/// widens it). The job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
         check_timeout: probe.check_timeout,
         extra_ca_pem,
-        connect_non_global: true,
+        allow_named_target: true,
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
@@ -108,7 +106,7 @@ fn job_with(probe: &Probe, target: Target, credentials: vantage_agent::Credentia
         expect_auth: probe.auth.expect_auth,
         policy: Policy {
             assume_global: probe.assume_global.clone(),
-            allow_non_global: Vec::new(),
+            allow_non_global: probe.allow_non_global.clone(),
         },
         credentials,
     }
@@ -293,6 +291,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     }
     let probe = Probe {
         assume_global: Vec::new(),
+        allow_non_global: Vec::new(),
         ca_file: None,
         timeout: Duration::from_secs(30),
         check_timeout: Duration::from_secs(5),

@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use secrecy::SecretString;
 use vantage_agent::model::{RegionResult, RegionStatus};
 use vantage_agent::{Credentials, Engine, Job, Policy, Target};
 
@@ -19,8 +18,9 @@ use crate::report::Report;
 pub struct CheckRequest {
     pub target: Target,
     pub regions: Vec<String>,
-    /// A named credential and its secret.
-    pub credential: Option<(String, SecretString)>,
+    /// A named credential and its secrets (the main token, and the other-audience and
+    /// missing-scope tokens when configured).
+    pub credential: Option<(String, Credentials)>,
     pub expect_auth: bool,
     pub deadline: Duration,
     /// Accepted findings to mark in the report (scheduled checks that name a baseline).
@@ -87,10 +87,11 @@ impl Dispatcher {
             deadline: req.deadline,
             expect_auth: req.expect_auth,
             policy: self.policy.clone(),
-            credentials: Credentials {
-                token: req.credential.as_ref().map(|(_, s)| s.clone()),
-                ..Credentials::default()
-            },
+            credentials: req
+                .credential
+                .as_ref()
+                .map(|(_, c)| c.clone())
+                .unwrap_or_default(),
         }
     }
 
@@ -161,7 +162,14 @@ mod tests {
         CheckRequest {
             target: Target::parse("http://127.0.0.1:9/mcp").unwrap(),
             regions: vec!["eu".into()],
-            credential: Some(("prod".into(), "main-secret".to_string().into())),
+            credential: Some((
+                "prod".into(),
+                Credentials {
+                    token: Some("main-secret".to_string().into()),
+                    other_audience: Some("other-secret".to_string().into()),
+                    missing_scope: Some("scope-secret".to_string().into()),
+                },
+            )),
             expect_auth: true,
             deadline: Duration::from_secs(3),
             baseline: None,
@@ -177,6 +185,12 @@ mod tests {
         let job = d.job(&request());
         assert_eq!(job.policy, d.policy);
         assert!(job.expect_auth && job.credentials.token.is_some());
+        // Issue 12: a fleet job carries the negative tokens too, so the agents run
+        // auth.wrong-audience and auth.insufficient-scope as `vantage check` does.
+        assert_eq!(
+            job.credentials.secrets(),
+            ["main-secret", "other-secret", "scope-secret"]
+        );
         assert_eq!(job.deadline, Duration::from_secs(3));
     }
 

@@ -13,9 +13,9 @@ pub const OK: u8 = 0;
 pub const USAGE: u8 = 1;
 /// The gate failed.
 pub const GATE_FAILED: u8 = 2;
-/// `unknown`: authorization required and no credential given.
+/// `unknown`: authorization required and no credential given, or the credential refused.
 pub const UNKNOWN_AUTH: u8 = 3;
-/// `unknown`: a region did not report.
+/// `unknown`: a region did not report, or did not observe the target (`checks.md` 4.1).
 pub const UNKNOWN_REGION: u8 = 4;
 
 /// Which decision fails the gate.
@@ -66,7 +66,7 @@ impl FailOnSeverity {
 }
 
 /// Findings that make the decision `unknown` (nothing was decided about the target): in
-/// JUnit they are errors, never failures.
+/// JUnit they are errors, never failures. The merge's list, by name.
 pub const UNKNOWN_CAUSES: &[&str] = &[
     "fleet.region-missing",
     "auth.credential-required",
@@ -74,6 +74,12 @@ pub const UNKNOWN_CAUSES: &[&str] = &[
     "probe.policy-refused",
     "probe.incomplete",
     "probe.resolver-failed",
+];
+
+/// The `unknown` findings of the authorization boundary: exit 3 when they are the only ones.
+const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
+    FindingId::AuthCredentialRequired,
+    FindingId::AuthCredentialRefused,
 ];
 
 /// Findings about the vantage itself, never about the target: they never fail the gate.
@@ -220,7 +226,7 @@ impl Gate {
     }
 
     /// One line for people: `gate: passed`, `gate: failed (--fail-on review)`, or
-    /// `gate: unknown (exit 4: a region did not report)`.
+    /// `gate: unknown (exit 4: not everything due was observed: a region, or a check)`.
     pub fn line(&self, report: &Report) -> String {
         let accepted = report.findings.iter().filter(|f| f.is_accepted()).count();
         match self.result(report) {
@@ -232,9 +238,13 @@ impl Gate {
             GateResult::Unknown => {
                 let code = unknown_code(report);
                 let why = if code == UNKNOWN_AUTH {
-                    "authorization required and no credential given"
+                    if report.finding(FindingId::AuthCredentialRefused).is_some() {
+                        "the credential given was refused"
+                    } else {
+                        "authorization required and no credential given"
+                    }
                 } else {
-                    "not every region observed the target"
+                    "not everything due was observed: a region, or a check"
                 };
                 format!("gate: unknown (exit {code}: {why})")
             }
@@ -242,10 +252,16 @@ impl Gate {
     }
 }
 
+/// 3 when the only reasons are at the authorization boundary (no credential, or a refused
+/// one); 4 for every other reason (a region missing, a region or check without evidence).
 fn unknown_code(report: &Report) -> u8 {
-    if report.finding(FindingId::FleetRegionMissing).is_some() {
-        UNKNOWN_REGION
-    } else if report.finding(FindingId::AuthCredentialRequired).is_some() {
+    let unknown: Vec<FindingId> = report
+        .findings
+        .iter()
+        .map(|f| f.id)
+        .filter(|id| crate::merge::UNKNOWN_FINDINGS.contains(id))
+        .collect();
+    if !unknown.is_empty() && unknown.iter().all(|id| UNKNOWN_AUTH_CAUSES.contains(id)) {
         UNKNOWN_AUTH
     } else {
         UNKNOWN_REGION

@@ -186,7 +186,7 @@ mod tests {
     fn the_table_has_a_row_per_finding() {
         let t = table();
         assert_eq!(t.lines().count(), 2 + FindingId::ALL.len());
-        let row = "| `auth.invalid-token-accepted` | critical | `auth.garbage-token` when the token is accepted (2xx); `auth.wrong-audience` when the token is accepted (2xx) | `agent/src/probe/auth/mod.rs`, `coordinator/src/merge.rs` |";
+        let row = "| `auth.invalid-token-accepted` | critical | `auth.garbage-token` when the token is let through (any answer but 401/403 from the authorization layer); `auth.wrong-audience` when the token is let through (any answer but 401/403 from the authorization layer) | `agent/src/probe/auth/tokens.rs`, `coordinator/src/merge.rs` |";
         assert!(t.contains(row), "{t}");
     }
 }

@@ -26,6 +26,11 @@ pub struct FindingSpec {
 pub const MERGE: &str = "coordinator/src/merge.rs";
 /// The cross-region comparison of the lists the regions read.
 pub const SURFACE: &str = "coordinator/src/surface.rs";
+/// Where the merge decides what each region observed (`checks.md` 4.1) and names why a
+/// region or a check has no evidence.
+pub const EVIDENCE: &str = "coordinator/src/merge/evidence.rs";
+/// Where the merge compares the regions' DNS answers.
+pub const MERGE_DNS: &str = "coordinator/src/merge/dns.rs";
 
 vantage_agent::spec_table! {
     /// The catalogue entry of a finding (a new finding id cannot lack one).
@@ -42,14 +47,14 @@ vantage_agent::spec_table! {
             remediation: "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
             spec: "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)",
             severity: High,
-            derived: Some((MERGE, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN, A present or absent")),
+            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN, A present or absent")),
         }
         DnsAnswersDiffer => {
             title: "Regions get different (global) addresses",
             remediation: "Nothing to fix if this is GeoDNS or a CDN; make sure every address serves the same endpoint.",
             spec: "informational: no rule is broken (GeoDNS and CDNs answer per region)",
             severity: Info,
-            derived: Some((MERGE, "regions get different global addresses (GeoDNS, CDNs): informational")),
+            derived: Some((MERGE_DNS, "regions get different global addresses (GeoDNS, CDNs): informational")),
         }
         DnsNonGlobalAddress => {
             title: "DNS hands out an address that is not globally routable",
@@ -415,6 +420,13 @@ vantage_agent::spec_table! {
             severity: Info,
             derived: Some((MERGE, "a region got 401 and no credential was given")),
         }
+        AuthCredentialRefused => {
+            title: "The given credential was refused, so the protocol checks could not run",
+            remediation: "The endpoint answered 401/403 to the credential that was given: check that the token named by --token-env (or the coordinator's [[credentials]] entry) is current, issued for this resource and not expired, then run the check again.",
+            spec: "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1 (not a finding about the target: nothing past the authorization boundary was observed)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "a credential was given and the endpoint refused it (401/403)")),
+        }
         AuthInvalidTokenAccepted => {
             title: "An invalid token was accepted",
             remediation: "Validate every bearer token (signature, expiry, audience) and answer 401 when it fails.",
@@ -428,6 +440,27 @@ vantage_agent::spec_table! {
             spec: "not a protocol rule: a region that did not report decides nothing, and is never counted as a pass",
             severity: Medium,
             derived: Some((MERGE, "a requested region had no agent, or its agent did not report by the deadline")),
+        }
+        ProbePolicyRefused => {
+            title: "This vantage refused to connect by policy, so it observed nothing",
+            remediation: "The vantage does not connect to non-global addresses (an SSRF guard for a probe fleet). If this target is yours and meant to be reached from here, list its prefix in the coordinator's probe.allow_non_global (VANTAGE_PROBE__ALLOW_NON_GLOBAL); for a laboratory whose public addresses come from documentation ranges, declare them with --assume-global CIDR (probe.assume_global); or run `vantage check URL` without --coordinator, which connects to any address.",
+            spec: "not a protocol rule: never pass what was not seen (a refused connection is no evidence about the target)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the vantage refused to connect (or to fetch a metadata URL) by its egress policy")),
+        }
+        ProbeIncomplete => {
+            title: "The vantage could not observe everything it had to",
+            remediation: "Checks ran out of time, were answered for another reason than the one they test, or were judged on part of a list (the evidence lists them and what stopped them): raise --timeout (or the job's deadline) if the deadline ran out; look at what answered in their place (a gateway, a missing header) before trusting a pass; and when the listing stopped at one of its bounds (pages, page or total size), the server's lists are larger than a client should have to read: shrink or paginate them, since the unread rest is never passed.",
+            spec: "not a protocol rule: never pass what was not seen (a check with no evidence is neither a pass nor a failure)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way (a list the listing could not read to its end included)")),
+        }
+        ProbeResolverFailed => {
+            title: "The vantage's own resolver failed",
+            remediation: "The resolver this vantage asks did not answer, answered SERVFAIL/REFUSED, or could not be used: check the vantage's resolver (--nameserver, /etc/resolv.conf, the agent's network). If every region fails the same way, also check the zone's authoritative servers.",
+            spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 1035 section 4.1.1 rcodes)",
+            severity: Medium,
+            derived: Some((EVIDENCE, "the vantage's resolver timed out, failed (SERVFAIL, REFUSED) or could not be used")),
         }
         FleetVantageDegraded => {
             title: "A probe region's own network is failing",

@@ -6,6 +6,7 @@ mod cli;
 mod endpoints;
 mod manpage;
 mod remote;
+mod runtime;
 mod terminal;
 
 fn main() -> std::process::ExitCode {

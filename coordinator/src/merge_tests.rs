@@ -476,11 +476,25 @@ fn a_degraded_vantage_does_not_block() {
             &["ap"]
         )]
     );
-    assert_eq!(m.decision, Decision::Pass);
+    // It does not block, but it did not observe the target either: never pass
+    // (checks.md 4.1, property (a)).
+    assert_eq!(m.decision, Decision::Unknown);
+    assert!(
+        m.reason.contains("ap did not observe the target"),
+        "{}",
+        m.reason
+    );
     assert!(m.findings[0]
         .evidence
         .iter()
         .any(|e| e.contains("net.connect")));
+
+    // A degraded vantage that did observe the target, failing a check others pass: its
+    // failure is evidence, not a vote, and the decision passes.
+    let mut ap = clean("ap");
+    fail(&mut ap, CheckId::TransportGet, Severity::Medium, None);
+    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
+    assert_eq!(m.decision, Decision::Pass, "{:?}", shape(&m));
 }
 
 #[test]
@@ -632,3 +646,6 @@ fn finding_ids_follow_the_catalogue() {
         );
     }
 }
+
+#[path = "merge_issue12_tests.rs"]
+mod issue12;

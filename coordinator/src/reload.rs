@@ -23,7 +23,7 @@ const LIVE: &[&str] = &["server.api_tokens", "server.drain_timeout"];
 pub(crate) struct Secrets {
     pub agents: Vec<AgentAuth>,
     pub tokens: Vec<SecretString>,
-    pub credentials: BTreeMap<String, SecretString>,
+    pub credentials: BTreeMap<String, vantage_agent::Credentials>,
 }
 
 pub(crate) fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
@@ -58,16 +58,7 @@ pub(crate) fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
     let credentials = cfg
         .credentials
         .iter()
-        .map(|c| {
-            Ok((
-                c.name.clone(),
-                resolve(
-                    &format!("[[credentials]] `{}`", c.name),
-                    &c.token_env,
-                    &c.token_file,
-                )?,
-            ))
-        })
+        .map(|c| Ok((c.name.clone(), c.resolve()?)))
         .collect::<Result<_, ConfigError>>()?;
     Ok(Secrets {
         agents,

@@ -92,6 +92,14 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Vec<R
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
+    // The fleet's egress policy is the coordinator's to set: a caller of the API must not be
+    // able to widen where the agents connect. Refused here, never silently ignored.
+    if !args.probe.assume_global.is_empty() {
+        bail!("--assume-global is not sent to a fleet: every agent takes probe.assume_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ASSUME_GLOBAL) and drop the flag");
+    }
+    if !args.probe.allow_non_global.is_empty() {
+        bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
+    }
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
     let token = api_token(&args.fleet)?;
     let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;

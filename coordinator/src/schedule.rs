@@ -1,6 +1,8 @@
 //! Scheduled checks: each target on its own interval, the start offset spread over the
 //! interval (from a hash of the target) so checks do not fire in bursts, and never
 //! overlapping itself: a run still going when the next is due is skipped and counted.
+//! Scheduled reports feed the metrics and degraded-region detection only: no caller holds
+//! their id, so they are not kept in the store of on-demand reports.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -79,10 +81,11 @@ pub fn start(
                         api.metrics.scheduled_skipped(&req.target.to_string());
                         continue;
                     }
-                    let (_, mut done) = api::start(&api, req);
-                    let flag = running.clone();
+                    // The report feeds the metrics and degraded-region detection; it is not
+                    // kept in the store of on-demand reports (no caller holds its id).
+                    let (api, flag) = (api.clone(), running.clone());
                     tokio::spawn(async move {
-                        let _ = done.wait_for(|d| *d).await;
+                        api::run(&api, &req, &|_| {}).await;
                         flag.store(false, Ordering::SeqCst);
                     });
                 }
@@ -94,6 +97,94 @@ pub fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
+
+    /// The coordinator's API state with only the in-process vantage, as `serve` wires it.
+    fn api() -> Api {
+        let registry = Arc::new(crate::fleet::Registry::default());
+        // A fleet vantage: the loopback target is allowed by the policy every job carries.
+        let local = vantage_agent::ProbeOptions {
+            allow_named_target: false,
+            ..vantage_agent::ProbeOptions::default()
+        };
+        Api {
+            tokens: Default::default(),
+            credentials: Default::default(),
+            regions: std::sync::RwLock::new(vec!["local".into()]),
+            default_deadline: Duration::from_secs(10),
+            max_body_bytes: 65536,
+            rate: api::RateLimit::new(30),
+            metrics_require_auth: false,
+            dispatcher: Arc::new(crate::dispatch::Dispatcher {
+                registry: registry.clone(),
+                local: Some(("local".into(), vantage_agent::Engine::new(local).unwrap())),
+                policy: vantage_agent::Policy {
+                    allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+                    ..vantage_agent::Policy::default()
+                },
+            }),
+            store: Arc::new(crate::store::Store::new(100, Duration::from_secs(3600))),
+            registry,
+            metrics: Arc::new(crate::metrics::Metrics::new(prometheus::Registry::new()).unwrap()),
+            degraded: Default::default(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn scheduled_runs_feed_the_metrics_and_only_on_demand_reports_are_stored() {
+        let fixture = crate::fixture::Fixture::start(&[]).await.unwrap();
+        let api = Arc::new(api());
+        let check = Scheduled {
+            target: vantage_agent::Target::parse(&fixture.url()).unwrap(),
+            interval: Duration::from_millis(200),
+            regions: vec![],
+            credential: None,
+            expect_auth: false,
+            deadline: None,
+            labels: Default::default(),
+            baseline: None,
+        };
+        let tasks = start(&api, std::slice::from_ref(&check), Duration::from_secs(10));
+        let series = format!(
+            "vantage_runs_total{{decision=\"pass\",target=\"{}\"}} ",
+            fixture.url()
+        );
+        let began = Instant::now();
+        loop {
+            let text = api.metrics.render(&api.registry, &api.regions());
+            let runs = text
+                .lines()
+                .find_map(|l| l.strip_prefix(series.as_str()))
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+            if runs >= 3 {
+                break;
+            }
+            assert!(
+                began.elapsed() < Duration::from_secs(60),
+                "three scheduled runs did not merge: {runs}\n{text}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        for t in tasks {
+            t.abort();
+        }
+        assert!(
+            api.store.is_empty(),
+            "scheduled reports are not kept: {} stored",
+            api.store.len()
+        );
+
+        let req = request(&api, &check, Duration::from_secs(10));
+        let (id, mut done) = api::start(&api, req);
+        done.wait_for(|d| *d).await.unwrap();
+        assert_eq!(
+            api.store.get(&id).map(|r| r.decision.as_str()),
+            Some("pass"),
+            "an on-demand report is kept under its id"
+        );
+        assert_eq!(api.store.len(), 1);
+    }
 
     #[test]
     fn offsets_spread_targets_over_the_interval() {

@@ -156,7 +156,8 @@ pub async fn serve(
             region: cfg.fleet.local_region.clone(),
             check_timeout: cfg.probe.check_timeout,
             extra_ca_pem,
-            connect_non_global: false,
+            // A fleet vantage: the target obeys probe.allow_non_global like every address.
+            allow_named_target: false,
             ..ProbeOptions::default()
         })
         .map_err(ServeError::Probe)?;

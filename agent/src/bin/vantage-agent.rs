@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::client::{self, AgentConfig, AgentState};
+use vantage_agent::egress::Ceiling;
 use vantage_agent::logging::{self, LogFormat};
 use vantage_agent::{credentials, pem, Engine, ProbeOptions};
 
@@ -79,6 +80,25 @@ struct Args {
     /// Log lines as text (colour only on a terminal) or one JSON object per line.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text, env = "VANTAGE_LOG_FORMAT")]
     log_format: LogFormat,
+    /// The widest egress policy this agent accepts from its coordinator: a job whose
+    /// probe.allow_non_global or probe.assume_global names a prefix outside these CIDRs is
+    /// refused. Repeatable; `none` accepts no exception at all. Without the flag the
+    /// coordinator's policy is taken as it comes.
+    #[arg(long = "allow-non-global-max", value_name = "CIDR|none", value_parser = ceiling_entry)]
+    allow_non_global_max: Vec<Option<ipnet::IpNet>>,
+    /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
+    #[arg(long = "nameserver", value_name = "IP:PORT")]
+    nameserver: Vec<SocketAddr>,
+}
+
+/// One `--allow-non-global-max` value: a CIDR prefix, or `none`.
+fn ceiling_entry(s: &str) -> Result<Option<ipnet::IpNet>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    s.parse::<ipnet::IpNet>().map(Some).map_err(|_| {
+        format!("`{s}` is not a CIDR prefix; write e.g. 100.64.0.0/10 or 2001:db8::/32, or `none`")
+    })
 }
 
 /// An http:// or https:// URL with a host and nothing after the port.
@@ -186,9 +206,22 @@ async fn run(args: Args) -> anyhow::Result<()> {
         region: args.region.clone(),
         check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
-        connect_non_global: false,
+        // A fleet vantage: the target obeys the egress policy like every other address.
+        allow_named_target: false,
+        resolver: vantage_agent::probe::dns::ResolverChoice {
+            nameservers: args.nameserver.clone(),
+        },
         ..ProbeOptions::default()
     })?;
+    let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {
+        Ceiling::new(
+            args.allow_non_global_max
+                .iter()
+                .flatten()
+                .copied()
+                .collect(),
+        )
+    });
     let cfg = AgentConfig {
         coordinator: args.coordinator.clone(),
         region: args.region.clone(),
@@ -201,6 +234,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         backoff_max: args.backoff_max,
         engine,
         drain_timeout: args.drain_timeout,
+        ceiling,
     };
     let state = Arc::new(AgentState::default());
     let listener = tokio::net::TcpListener::bind(args.listen)

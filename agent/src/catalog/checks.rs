@@ -14,6 +14,7 @@ const TLS: &str = "agent/src/probe/tls.rs";
 const ENGINE: &str = "agent/src/engine.rs";
 const REDIRECT: &str = "agent/src/probe/redirect.rs";
 const AUTH: &str = "agent/src/probe/auth/mod.rs";
+const TOKENS: &str = "agent/src/probe/auth/tokens.rs";
 const ERA: &str = "agent/src/probe/era.rs";
 const TRANSPORT: &str = "agent/src/probe/transport.rs";
 const LISTING: &str = "agent/src/probe/listing/rules.rs";
@@ -22,7 +23,8 @@ const LINT: &str = "agent/src/probe/listing/lint.rs";
 const LISTEN: &str = "agent/src/probe/listing/listen.rs";
 
 const SOME_REGIONS_ONLY: &str = "when it fails in some regions only";
-const TOKEN_ACCEPTED: &str = "when the token is accepted (2xx)";
+const TOKEN_ACCEPTED: &str =
+    "when the token is let through (any answer but 401/403 from the authorization layer)";
 
 crate::spec_table! {
     /// The catalogue entry of a check.
@@ -142,7 +144,7 @@ crate::spec_table! {
             also: &[(AuthInvalidTokenAccepted, TOKEN_ACCEPTED)],
             max_severity: Critical,
             evidence: None,
-            source: AUTH,
+            source: TOKENS,
         }
         AuthWrongAudience => {
             stage: Auth,
@@ -151,7 +153,7 @@ crate::spec_table! {
             also: &[(AuthInvalidTokenAccepted, TOKEN_ACCEPTED)],
             max_severity: Critical,
             evidence: None,
-            source: AUTH,
+            source: TOKENS,
         }
         AuthInsufficientScope => {
             stage: Auth,
@@ -160,7 +162,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Medium,
             evidence: None,
-            source: AUTH,
+            source: TOKENS,
         }
         AuthMetadataRedirect => {
             stage: Auth,

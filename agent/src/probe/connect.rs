@@ -1,4 +1,6 @@
-//! Connect: a TCP connection to every resolved address, both families, concurrently.
+//! Connect: a TCP connection to every resolved address the egress policy admits, both
+//! families, concurrently. A refused address is named in the evidence; when the policy
+//! refuses every address, `net.connect` is `unknown` (no evidence about the target).
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -8,6 +10,7 @@ use tokio::net::TcpStream;
 use super::http::{fmt_wait, io_cause};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
+use crate::egress::{self, EgressPolicy};
 use crate::model::{Cause, Severity};
 
 /// One address's attempt.
@@ -18,8 +21,16 @@ pub struct Attempt {
     pub result: Result<(), (Cause, String)>,
 }
 
-async fn attempt(addr: SocketAddr, timeout: Duration) -> Attempt {
+async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> Attempt {
     let started = Instant::now();
+    // The policy is asked where the connection is made, whoever called.
+    if let Err(refused) = policy.check(addr.ip()) {
+        return Attempt {
+            addr,
+            elapsed_ms: 0,
+            result: Err((Cause::PolicyRefused, refused.to_string())),
+        };
+    }
     let result = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Err(_) => Err((
             Cause::Timeout,
@@ -57,12 +68,28 @@ fn cause_word(cause: Cause) -> &'static str {
 pub const MAX_ADDRESSES: usize = 16;
 
 pub async fn connect_all(
+    policy: &EgressPolicy,
     addrs: &[IpAddr],
     port: u16,
     timeout: Duration,
     rec: &mut Recorder,
 ) -> Vec<SocketAddr> {
     let started = Instant::now();
+    let (addrs, refused) = policy.partition(addrs);
+    if addrs.is_empty() {
+        rec.record(
+            CheckId::NetConnect,
+            egress::refused_verdict(egress::summarise(&refused)),
+            started,
+        );
+        rec.record(
+            CheckId::NetIpv6,
+            Verdict::skip("the egress policy refused every address"),
+            started,
+        );
+        return Vec::new();
+    }
+    let addrs = addrs.as_slice();
     // Both families are tried when both are present, within the cap.
     let mut chosen: Vec<IpAddr> = addrs
         .iter()
@@ -83,7 +110,7 @@ pub async fn connect_all(
     let attempts = futures::future::join_all(
         chosen
             .iter()
-            .map(|&ip| attempt(SocketAddr::new(ip, port), timeout)),
+            .map(|&ip| attempt(policy, SocketAddr::new(ip, port), timeout)),
     )
     .await;
     let line = |a: &Attempt| match &a.result {
@@ -100,6 +127,9 @@ pub async fn connect_all(
         observed.push_str(&format!(
             " (+{untried} more addresses not tried: the cap is {MAX_ADDRESSES})"
         ));
+    }
+    if !refused.is_empty() {
+        observed.push_str(&format!("; not connected: {}", egress::summarise(&refused)));
     }
     let ok: Vec<SocketAddr> = attempts
         .iter()

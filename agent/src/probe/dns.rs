@@ -36,7 +36,7 @@ struct Answer {
     failure: Option<String>,
 }
 
-fn build_resolver(
+pub(crate) fn build_resolver(
     choice: &ResolverChoice,
     timeout: Duration,
 ) -> Result<Resolver<TokioConnectionProvider>, String> {
@@ -60,13 +60,27 @@ fn build_resolver(
     Ok(builder.with_options(opts).build())
 }
 
+/// One query, bounded as a whole by `timeout`: the resolver may try several transports (UDP,
+/// then TCP) and servers, each with its own timeout; the lookup never takes longer than one.
 async fn query(
     resolver: &Resolver<TokioConnectionProvider>,
     name: &str,
     rtype: RecordType,
+    timeout: Duration,
 ) -> Answer {
     let fqdn = format!("{}.", name.trim_end_matches('.'));
-    match resolver.lookup(fqdn.as_str(), rtype).await {
+    let Ok(result) = tokio::time::timeout(timeout, resolver.lookup(fqdn.as_str(), rtype)).await
+    else {
+        return Answer {
+            rcode: "TIMEOUT".into(),
+            failure: Some(format!(
+                "no answer from the resolver within {} s (timeout)",
+                timeout.as_secs_f64()
+            )),
+            ..Default::default()
+        };
+    };
+    match result {
         Ok(lookup) => {
             let mut answer = Answer {
                 rcode: "NOERROR".into(),
@@ -98,7 +112,10 @@ fn failed(e: &ResolveError) -> Answer {
                 ResponseCode::Refused => "REFUSED".into(),
                 other => other.to_str().to_ascii_uppercase(),
             };
-            if *response_code != ResponseCode::NoError {
+            if !matches!(
+                *response_code,
+                ResponseCode::NoError | ResponseCode::NXDomain
+            ) {
                 answer.failure = Some(answer.rcode.clone());
             }
         }
@@ -119,6 +136,48 @@ fn failed(e: &ResolveError) -> Answer {
     answer
 }
 
+impl Answer {
+    /// The resolver answered for the name (NOERROR, with or without data, or NXDOMAIN): an
+    /// observation of the zone. A timeout, SERVFAIL, REFUSED or a local error is a fault of
+    /// the vantage's resolver, never evidence about the target (`checks.md` 4.1).
+    fn answered(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    fn describe_failure(&self, what: &str) -> String {
+        format!(
+            "the {what} query failed ({}): {}",
+            self.rcode,
+            self.failure.as_deref().unwrap_or("no detail")
+        )
+    }
+}
+
+/// The `dns.resolve` verdict when no address came back: NXDOMAIN or an empty NOERROR for
+/// both queries are the zone's answers; anything else is the resolver's failure.
+fn no_address(a: &Answer, aaaa: &Answer) -> Verdict {
+    if a.rcode == "NXDOMAIN" || aaaa.rcode == "NXDOMAIN" {
+        return Verdict::fail(Severity::High, "NXDOMAIN: the name does not exist")
+            .cause(Cause::Nxdomain);
+    }
+    if a.answered() && aaaa.answered() {
+        return Verdict::fail(Severity::High, "NOERROR but no A or AAAA records")
+            .cause(Cause::NoAnswer);
+    }
+    let failed: Vec<String> = [(a, "A"), (aaaa, "AAAA")]
+        .into_iter()
+        .filter(|(ans, _)| !ans.answered())
+        .map(|(ans, what)| ans.describe_failure(what))
+        .collect();
+    Verdict::unknown(
+        Cause::ResolverError,
+        format!(
+            "this vantage's resolver failed, so nothing is known about the name: {}",
+            failed.join("; ")
+        ),
+    )
+}
+
 /// Resolve `host` and record `dns.resolve`, `dns.a-record` and `dns.global-addresses`.
 /// Returns the observation and the addresses to connect to (empty when resolution failed).
 pub async fn resolve(
@@ -132,7 +191,14 @@ pub async fn resolve(
     let resolver = match build_resolver(choice, timeout) {
         Ok(r) => r,
         Err(e) => {
-            rec.record(CheckId::DnsResolve, Verdict::error(e), started);
+            rec.record(
+                CheckId::DnsResolve,
+                Verdict::unknown(
+                    Cause::ResolverError,
+                    format!("this vantage's resolver could not be used: {e}"),
+                ),
+                started,
+            );
             return (
                 DnsObservation {
                     rcode: "ERROR".into(),
@@ -143,8 +209,8 @@ pub async fn resolve(
         }
     };
     let (a, aaaa) = tokio::join!(
-        query(&resolver, host, RecordType::A),
-        query(&resolver, host, RecordType::AAAA)
+        query(&resolver, host, RecordType::A, timeout),
+        query(&resolver, host, RecordType::AAAA, timeout)
     );
     let mut obs = DnsObservation {
         a: a.addrs.iter().map(ToString::to_string).collect(),
@@ -169,29 +235,7 @@ pub async fn resolve(
     };
 
     if addrs.is_empty() {
-        let (cause, what) = match obs.rcode.as_str() {
-            "NXDOMAIN" => (
-                Cause::Nxdomain,
-                "NXDOMAIN: the name does not exist".to_string(),
-            ),
-            "NOERROR" => (
-                Cause::NoAnswer,
-                "NOERROR but no A or AAAA records".to_string(),
-            ),
-            "TIMEOUT" => (
-                Cause::Timeout,
-                "the resolver did not answer (timeout)".to_string(),
-            ),
-            other => (
-                Cause::ResolverFailure,
-                format!("{other}: {}", a.failure.clone().unwrap_or_default()),
-            ),
-        };
-        rec.record(
-            CheckId::DnsResolve,
-            Verdict::fail(Severity::High, what).cause(cause),
-            started,
-        );
+        rec.record(CheckId::DnsResolve, no_address(&a, &aaaa), started);
         return (obs, Vec::new());
     }
     let mut listing = format!("{} A, {} AAAA", obs.a.len(), obs.aaaa.len());
@@ -208,6 +252,16 @@ pub async fn resolve(
         CheckId::DnsARecord,
         if obs.has_a {
             Verdict::pass(format!("A {}", obs.a.join(", ")))
+        } else if !a.answered() {
+            // AAAA answered, the A query did not: that is no evidence that A is absent.
+            Verdict::unknown(
+                Cause::ResolverError,
+                format!(
+                    "{}; AAAA answered ({}), so whether an A record exists is unknown",
+                    a.describe_failure("A"),
+                    obs.aaaa.join(", ")
+                ),
+            )
         } else {
             Verdict::fail(
                 Severity::High,
@@ -239,3 +293,7 @@ pub async fn resolve(
     );
     (obs, addrs)
 }
+
+#[cfg(test)]
+#[path = "dns_tests.rs"]
+mod tests;

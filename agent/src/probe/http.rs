@@ -1,6 +1,7 @@
 //! One HTTP exchange with the target: a request (see `request`) sent without following
 //! redirects, its response read under byte caps and classified.
 
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use http::HeaderMap;
@@ -8,6 +9,7 @@ use serde_json::Value;
 
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
+use crate::egress::{EgressClient, EgressError};
 use crate::model::Cause;
 
 /// Byte caps for everything read from the target.
@@ -213,16 +215,41 @@ pub enum SseRead {
 
 /// Send `req` to `url` and read the response under `limits`, within `budget`.
 pub async fn exchange(
-    client: &reqwest::Client,
+    client: &EgressClient,
     url: &url::Url,
     req: &ProbeRequest,
     limits: &Limits,
     budget: Duration,
     sse: SseRead,
 ) -> Result<Exchange, ExchangeError> {
+    exchange_at(client, url, req, limits, budget, sse)
+        .await
+        .map(|(ex, _)| ex)
+}
+
+impl From<EgressError> for ExchangeError {
+    fn from(e: EgressError) -> Self {
+        ExchangeError {
+            cause: e.cause(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Like [`exchange`], also returning the address that answered. The egress policy decides
+/// first: a refused URL or address is an error with cause `policy-refused`, and nothing is
+/// sent to it.
+pub async fn exchange_at(
+    client: &EgressClient,
+    url: &url::Url,
+    req: &ProbeRequest,
+    limits: &Limits,
+    budget: Duration,
+    sse: SseRead,
+) -> Result<(Exchange, Option<SocketAddr>), ExchangeError> {
     let start = Instant::now();
     let deadline = start + budget;
-    let mut builder = client.request(req.method.clone(), url.clone());
+    let mut builder = client.request(req.method.clone(), url)?;
     for (k, v) in &req.headers {
         builder = builder.header(k.as_str(), v.as_str());
     }
@@ -238,6 +265,9 @@ pub async fn exchange(
         Ok(Err(e)) => return Err(classify_reqwest(&e, budget)),
         Ok(Ok(r)) => r,
     };
+    let peer = response.remote_addr();
+    // Not a byte of an answer from an address the policy refuses is read.
+    client.admit_peer(peer)?;
     let first_byte_ms = ms(start.elapsed());
     let status = response.status().as_u16();
     let headers = response.headers().clone();
@@ -288,10 +318,12 @@ pub async fn exchange(
         ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
     }
     ex.elapsed_ms = ms(start.elapsed());
-    Ok(ex)
+    Ok((ex, peer))
 }
 
-fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bool) -> Body {
+/// Classify a body read in full (or up to a cap): empty, JSON (serde_json's nesting limit
+/// bounds hostile depth), or an excerpt of something else.
+pub fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bool) -> Body {
     if bytes.is_empty() {
         return Body::Empty;
     }
@@ -310,10 +342,31 @@ fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bool) 
     }
 }
 
+/// Where body bytes come from: a response, or chunks given in a test or the fuzzer.
+pub trait Chunks: Send {
+    /// The next chunk; `Ok(None)` at the end of the body.
+    fn next_chunk(
+        &mut self,
+    ) -> impl std::future::Future<Output = Result<Option<bytes::Bytes>, ()>> + Send;
+}
+
+impl Chunks for reqwest::Response {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
+        self.chunk().await.map_err(|_| ())
+    }
+}
+
+/// Chunks from memory, in order.
+impl Chunks for std::collections::VecDeque<bytes::Bytes> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
+        Ok(self.pop_front())
+    }
+}
+
 /// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and whether the
 /// deadline stopped the read.
-async fn read_capped(
-    mut response: reqwest::Response,
+pub async fn read_capped(
+    mut response: impl Chunks,
     cap: usize,
     deadline: Instant,
 ) -> (Vec<u8>, Option<&'static str>, bool) {
@@ -325,7 +378,7 @@ async fn read_capped(
         if now >= deadline {
             return (buf, None, true);
         }
-        match tokio::time::timeout(deadline - now, response.chunk()).await {
+        match tokio::time::timeout(deadline - now, response.next_chunk()).await {
             Err(_) => return (buf, None, true),
             Ok(Err(_)) | Ok(Ok(None)) => return (buf, None, false),
             Ok(Ok(Some(chunk))) => {
@@ -340,8 +393,10 @@ async fn read_capped(
     }
 }
 
-async fn read_sse(
-    mut response: reqwest::Response,
+/// Read an SSE body under `limits`: until the response with `id` (or the first event), the
+/// end of the stream, a cap, or the deadline.
+pub async fn read_sse(
+    mut response: impl Chunks,
     limits: &Limits,
     deadline: Instant,
     start: Instant,
@@ -357,7 +412,7 @@ async fn read_sse(
             out.timed_out = true;
             return out;
         }
-        let chunk = match tokio::time::timeout(deadline - now, response.chunk()).await {
+        let chunk = match tokio::time::timeout(deadline - now, response.next_chunk()).await {
             Err(_) => {
                 out.timed_out = true;
                 return out;
@@ -438,6 +493,14 @@ fn first_byte_timeout(budget: Duration) -> ExchangeError {
 /// Map a client error to a cause, walking the source chain for the I/O or TLS error. The
 /// message names the stage that failed: connect, TLS, first byte or body.
 pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
+    // The egress policy's resolver refused every address of a name, or found none.
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(egress) = err.downcast_ref::<EgressError>() {
+            return egress.clone().into();
+        }
+        source = err.source();
+    }
     if e.is_timeout() && e.is_connect() {
         return ExchangeError {
             cause: Cause::Timeout,

@@ -11,4 +11,5 @@ pub mod request;
 pub mod sse;
 pub mod tls;
 pub mod transport;
+pub mod transport_reason;
 pub mod verdict;

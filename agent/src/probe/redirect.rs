@@ -1,10 +1,25 @@
 //! Shape: redirects are never followed; a 3xx on the endpoint is a finding, and another
-//! host in Location is the worst case (clients drop Authorization on the way).
+//! origin in Location (scheme, host or port) is the worst case: clients drop Authorization
+//! on a cross-origin redirect, and an https -> http downgrade sends it in clear text.
+
+use url::Url;
 
 use super::http::Exchange;
 use super::verdict::Verdict;
 use crate::model::{Cause, Severity};
 use crate::target::Target;
+
+/// A URL's origin as RFC 6454 compares it: scheme, host (lower case, without a final dot or
+/// IPv6 brackets) and port (the scheme's default when absent).
+fn origin(u: &Url) -> Option<(String, String, u16)> {
+    let host = u
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    Some((u.scheme().to_string(), host, u.port_or_known_default()?))
+}
 
 /// `redirect.none` on the discover exchange.
 pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
@@ -13,30 +28,54 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
     }
     let location = ex.header("location").unwrap_or("");
     let resolved = target.url.join(location).ok();
-    let other_host = resolved.as_ref().map(|u| {
-        u.host_str()
-            .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
-            != Some(target.host.clone())
-            && u.host_str().map(|h| {
-                h.trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .to_ascii_lowercase()
-            }) != Some(target.host.clone())
-    });
     let method_note = if matches!(ex.status, 301..=303) {
         "; 301/302/303 turn POST into GET"
     } else {
         ""
     };
-    match other_host {
-        Some(true) => Verdict::fail(
-            Severity::High,
-            format!("{} to {location}: another host, so clients drop Authorization on the way{method_note}", ex.status),
+    let status = ex.status;
+    let Some(to) = resolved.as_ref().and_then(origin) else {
+        return Verdict::fail(
+            Severity::Medium,
+            format!("{status} to {location:?}, which is not a URL clients can follow{method_note}"),
         )
-        .cause(Cause::CrossHost),
-        _ => Verdict::fail(Severity::Medium, format!("{} to {location} (same host){method_note}", ex.status))
-            .cause(Cause::SameHost),
+        .cause(Cause::SameHost);
+    };
+    let from = (
+        target.url.scheme().to_string(),
+        target.host.clone(),
+        target.port,
+    );
+    if target.https && to.0 == "http" {
+        return Verdict::fail(
+            Severity::High,
+            format!("{status} to {location}: a downgrade from https to http, so requests and tokens would travel unencrypted{method_note}"),
+        )
+        .cause(Cause::CrossHost);
     }
+    if to != from {
+        let differs: Vec<&str> = [
+            (to.0 != from.0, "scheme"),
+            (to.1 != from.1, "host"),
+            (to.2 != from.2, "port"),
+        ]
+        .into_iter()
+        .filter_map(|(d, what)| d.then_some(what))
+        .collect();
+        return Verdict::fail(
+            Severity::High,
+            format!(
+                "{status} to {location}: another origin (its {} differs), so clients drop Authorization on the way{method_note}",
+                differs.join(" and ")
+            ),
+        )
+        .cause(Cause::CrossHost);
+    }
+    Verdict::fail(
+        Severity::Medium,
+        format!("{status} to {location} (same origin){method_note}"),
+    )
+    .cause(Cause::SameHost)
 }
 
 #[cfg(test)]
@@ -80,5 +119,35 @@ mod tests {
         assert_eq!(v.cause, Some(Cause::SameHost));
         let v = verdict(&redirect(308, "http://127.0.0.1:8080/mcp"), &ip);
         assert_eq!(v.cause, Some(Cause::CrossHost));
+    }
+
+    /// Reproduction 6 of issue 12: the host alone decided, so another port or an https ->
+    /// http downgrade to the same host read as a same-host (medium) redirect.
+    #[test]
+    fn another_port_or_a_downgrade_is_another_origin() {
+        let t = Target::parse("https://same-host.example/mcp").unwrap();
+        let v = verdict(&redirect(301, "https://same-host.example:9443/mcp"), &t);
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Fail, Some(Severity::High), Some(Cause::CrossHost))
+        );
+        assert!(v.observed.contains("port differs"), "{}", v.observed);
+        let v = verdict(&redirect(308, "http://same-host.example/mcp"), &t);
+        assert_eq!(
+            (v.severity, v.cause),
+            (Some(Severity::High), Some(Cause::CrossHost))
+        );
+        assert!(v.observed.contains("downgrade"), "{}", v.observed);
+        // The default port written out is the same origin.
+        let v = verdict(&redirect(308, "https://same-host.example:443/mcp/"), &t);
+        assert_eq!(
+            (v.severity, v.cause),
+            (Some(Severity::Medium), Some(Cause::SameHost))
+        );
+        // http -> https on the same host is an upgrade: another origin, high.
+        let plain = Target::parse("http://same-host.example/mcp").unwrap();
+        let v = verdict(&redirect(308, "https://same-host.example/mcp"), &plain);
+        assert_eq!(v.severity, Some(Severity::High));
+        assert!(v.observed.contains("scheme"), "{}", v.observed);
     }
 }

@@ -13,6 +13,7 @@ use tokio_rustls::TlsConnector;
 use super::http::fmt_wait;
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
+use crate::egress::EgressPolicy;
 use crate::model::{Cause, Severity};
 
 /// Why a trust store could not be built.
@@ -58,11 +59,19 @@ struct Handshake {
 }
 
 async fn handshake(
+    policy: &EgressPolicy,
     addr: SocketAddr,
     host: &str,
     config: Arc<rustls::ClientConfig>,
     timeout: Duration,
 ) -> Handshake {
+    // The policy is asked where the connection is made, whoever called.
+    if let Err(refused) = policy.check(addr.ip()) {
+        return Handshake {
+            addr,
+            result: Err((Cause::PolicyRefused, refused.to_string())),
+        };
+    }
     let server_name = match ServerName::try_from(host.to_string()) {
         Ok(n) => n,
         Err(e) => {
@@ -111,6 +120,7 @@ async fn handshake(
 /// Handshake with every connected address; record `tls.handshake` and `tls.expiry`.
 /// Returns whether at least one handshake succeeded.
 pub async fn check(
+    policy: &EgressPolicy,
     addrs: &[SocketAddr],
     host: &str,
     config: Arc<rustls::ClientConfig>,
@@ -122,7 +132,7 @@ pub async fn check(
     let results = futures::future::join_all(
         addrs
             .iter()
-            .map(|&a| handshake(a, host, config.clone(), timeout)),
+            .map(|&a| handshake(policy, a, host, config.clone(), timeout)),
     )
     .await;
     let failures: Vec<String> = results

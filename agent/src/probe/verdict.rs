@@ -1,5 +1,6 @@
 //! A check's verdict before it is timed and named, and the recorder that keeps results in
-//! client order and fills every check that did not run with a `skip` and its reason.
+//! client order and fills every check that did not run with a `skip` (or, when the deadline
+//! cut the run, `unknown`) and its reason.
 
 use std::time::Instant;
 
@@ -56,6 +57,16 @@ impl Verdict {
             cause: None,
         }
     }
+    /// No evidence either way, for `cause` (`checks.md` 4.1): never a pass, never a finding
+    /// about the target under this check's id.
+    pub fn unknown(cause: Cause, observed: impl Into<String>) -> Self {
+        Verdict {
+            outcome: Outcome::Unknown,
+            observed: observed.into(),
+            severity: None,
+            cause: Some(cause),
+        }
+    }
     pub fn cause(mut self, cause: Cause) -> Self {
         self.cause = Some(cause);
         self
@@ -104,6 +115,16 @@ impl Recorder {
         for &id in CheckId::ALL {
             if !self.has(id) {
                 self.record_ms(id, Verdict::skip(reason), 0);
+            }
+        }
+    }
+
+    /// Mark every catalogued check not yet recorded as `unknown` for `cause` (the deadline
+    /// ran out before it): it was due to run and produced no evidence.
+    pub fn unknown_rest(&mut self, cause: Cause, reason: &str) {
+        for &id in CheckId::ALL {
+            if !self.has(id) {
+                self.record_ms(id, Verdict::unknown(cause, reason), 0);
             }
         }
     }

@@ -71,7 +71,7 @@ pub enum ConfigError {
         message: String,
     },
     /// An entry naming neither or both secret sources.
-    #[error("{what}: give token_env or token_file (exactly one)")]
+    #[error("{what}: give token_env or token_file (exactly one; other_audience_env/_file and missing_scope_env/_file likewise)")]
     SecretSource { what: String },
     /// The environment variable an entry names is not set.
     #[error("{what}: environment variable {variable} is not set or empty; export it with the token, or name a file with token_file instead")]

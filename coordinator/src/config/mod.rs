@@ -162,7 +162,7 @@ impl Default for Fleet {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Store {
-    /// Reports kept at most.
+    /// On-demand reports kept at most (scheduled runs are not stored).
     pub max_reports: usize,
     /// Reports older than this are dropped.
     #[serde(with = "humantime_serde")]
@@ -187,7 +187,8 @@ pub struct Probe {
     pub check_timeout: Duration,
     /// Prefixes treated as globally routable (laboratories only).
     pub assume_global: Vec<IpNet>,
-    /// Non-global prefixes agents may still connect to (SSRF guard exceptions).
+    /// Non-global prefixes every fleet vantage may still connect to, for the target and
+    /// every URL it names (the egress policy's exceptions; `vantage_agent::egress`).
     pub allow_non_global: Vec<IpNet>,
     /// Extra CA (PEM) the in-process vantage trusts for targets.
     pub ca_file: Option<PathBuf>,
@@ -231,6 +232,45 @@ pub struct Credential {
     pub name: String,
     pub token_env: Option<String>,
     pub token_file: Option<PathBuf>,
+    /// A token issued for another audience (`auth.wrong-audience`).
+    pub other_audience_env: Option<String>,
+    pub other_audience_file: Option<PathBuf>,
+    /// A token lacking a required scope (`auth.insufficient-scope`).
+    pub missing_scope_env: Option<String>,
+    pub missing_scope_file: Option<PathBuf>,
+}
+
+impl Credential {
+    /// Read every secret this entry names: the main token, and optionally the two negative
+    /// tokens of `checks.md` 2.5 (each from an environment variable or a file, never from
+    /// the API body), so fleet jobs run the same auth checks as `vantage check`.
+    pub fn resolve(&self) -> Result<vantage_agent::Credentials, ConfigError> {
+        let what = |part: &str| format!("[[credentials]] `{}`{part}", self.name);
+        let optional = |part: &str, env: &Option<String>, file: &Option<PathBuf>| {
+            if env.is_none() && file.is_none() {
+                Ok(None)
+            } else {
+                validate::resolve(&what(part), env, file).map(Some)
+            }
+        };
+        Ok(vantage_agent::Credentials {
+            token: Some(validate::resolve(
+                &what(""),
+                &self.token_env,
+                &self.token_file,
+            )?),
+            other_audience: optional(
+                " other_audience",
+                &self.other_audience_env,
+                &self.other_audience_file,
+            )?,
+            missing_scope: optional(
+                " missing_scope",
+                &self.missing_scope_env,
+                &self.missing_scope_file,
+            )?,
+        })
+    }
 }
 
 impl Config {

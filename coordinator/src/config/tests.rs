@@ -60,6 +60,8 @@ fn the_example_config_parses_and_documents_every_key() {
         "assume_global",
         "allow_non_global",
         "ca_file",
+        "other_audience_env",
+        "missing_scope_file",
         "token_env",
         "token_file",
         "baseline",
@@ -329,4 +331,48 @@ fn a_scheduled_check_reads_its_baseline_when_the_configuration_loads() {
         .to_string();
     assert!(err.contains("missing.toml"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 12: `[[credentials]]` names the negative tokens too, from env or files, so a fleet
+/// job carries every credential the auth checks need; a half-named source is an error that
+/// says what to give.
+#[test]
+fn a_credential_carries_its_other_audience_and_missing_scope_tokens() {
+    let dir = std::env::temp_dir().join(format!("vantage-cred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scope = dir.join("scope");
+    std::fs::write(&scope, "scope-secret\n").unwrap();
+    std::env::set_var("VANTAGE_TEST_CRED_MAIN", "main-secret");
+    std::env::set_var("VANTAGE_TEST_CRED_OTHER", "other-secret");
+    let c = Credential {
+        name: "prod".into(),
+        token_env: Some("VANTAGE_TEST_CRED_MAIN".into()),
+        token_file: None,
+        other_audience_env: Some("VANTAGE_TEST_CRED_OTHER".into()),
+        other_audience_file: None,
+        missing_scope_env: None,
+        missing_scope_file: Some(scope.clone()),
+    };
+    let got = c.resolve().unwrap();
+    assert_eq!(
+        got.secrets(),
+        ["main-secret", "other-secret", "scope-secret"]
+    );
+    let both = Credential {
+        other_audience_file: Some(scope),
+        ..c.clone()
+    };
+    let e = both.resolve().unwrap_err().to_string();
+    assert!(
+        e.contains("[[credentials]] `prod` other_audience") && e.contains("exactly one"),
+        "{e}"
+    );
+    let bare = Credential {
+        other_audience_env: None,
+        missing_scope_file: None,
+        ..c
+    };
+    let got = bare.resolve().unwrap();
+    assert!(got.other_audience.is_none() && got.missing_scope.is_none());
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -6,14 +6,14 @@
 //! series. Counters of scheduled targets start at 0; `process_*` and `vantage_build_info`
 //! describe the process itself.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use prometheus::core::Collector;
-use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
+use prometheus::{Encoder, GaugeVec, Opts, Registry, TextEncoder};
 
 use crate::fleet::Registry as Fleet;
-use crate::report::Decision;
+use crate::report::Report;
 
 pub const CHECK_SUCCESS: &str = "vantage_check_success";
 pub const FINDING_ACTIVE: &str = "vantage_finding_active";
@@ -54,46 +54,30 @@ pub const ALL: &[&str] = &[
     BUILD_INFO,
 ];
 
-/// The decisions, each a `vantage_decision` and `vantage_runs_total` series per target.
-const DECISIONS: [Decision; 4] = [
-    Decision::Pass,
-    Decision::Review,
-    Decision::Blocked,
-    Decision::Unknown,
-];
-
 /// Register the process collector and `vantage_build_info` (shared with the agent).
 pub use vantage_agent::health::register_process;
 
-/// One written series: its family and label values.
-type Series = (&'static str, Vec<String>);
+mod families;
+#[cfg(test)]
+mod series_tests;
+mod targets;
+#[cfg(test)]
+mod tests;
+mod text;
 
-/// The coordinator's metrics.
+/// The coordinator's metrics: the process's and the fleet's few series in a `prometheus`
+/// registry, and the per-target series of scheduled targets (most of them, and their number
+/// grows with the schedule) in a compact table written straight into the exposition
+/// (`targets`).
 pub struct Metrics {
     registry: Registry,
-    check_success: GaugeVec,
-    finding_active: GaugeVec,
-    decision: GaugeVec,
-    region_reachable: GaugeVec,
-    dns_all_global: GaugeVec,
-    dns_has_a: GaugeVec,
-    probe_duration: GaugeVec,
-    runs_total: IntCounterVec,
     agents_connected: GaugeVec,
     agent_last_seen: GaugeVec,
     region_degraded: GaugeVec,
-    scheduled_skipped: IntCounterVec,
-    last_run: GaugeVec,
-    check_interval: GaugeVec,
     region_info: GaugeVec,
     /// The region of the in-process vantage, if any.
     in_process: Mutex<Option<String>>,
-    /// Targets with per-target series: the scheduled ones.
-    scheduled: Mutex<BTreeSet<String>>,
-    /// Rebuilt on every configuration load: its label names are the configured label keys.
-    target_info: Mutex<Option<GaugeVec>>,
-    /// Label sets written per target, so a new run (or a target leaving) removes stale ones.
-    written: Mutex<BTreeMap<String, Vec<Series>>>,
+    targets: targets::Targets,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -113,70 +97,11 @@ fn gauge(
     Ok(g)
 }
 
-fn counter(
-    r: &Registry,
-    name: &str,
-    help: &str,
-    labels: &[&str],
-) -> Result<IntCounterVec, prometheus::Error> {
-    let c = IntCounterVec::new(Opts::new(name, help), labels)?;
-    r.register(Box::new(c.clone()))?;
-    Ok(c)
-}
-
 impl Metrics {
     pub fn new(registry: Registry) -> Result<Self, prometheus::Error> {
         let r = &registry;
         register_process(r, "coordinator")?;
         Ok(Metrics {
-            check_success: gauge(
-                r,
-                CHECK_SUCCESS,
-                "Last outcome of each check in each region (1 pass, 0 fail or warn).",
-                &["target", "region", "check"],
-            )?,
-            finding_active: gauge(
-                r,
-                FINDING_ACTIVE,
-                "Findings of the last merged run (1 active); accepted=\"true\" when the check's baseline accepts it.",
-                &["target", "finding", "severity", "scope", "accepted"],
-            )?,
-            decision: gauge(
-                r,
-                DECISION,
-                "The last decision: 1 for the current value, 0 for the others.",
-                &["target", "decision"],
-            )?,
-            region_reachable: gauge(
-                r,
-                REGION_REACHABLE,
-                "Whether the region connected to the target.",
-                &["target", "region"],
-            )?,
-            dns_all_global: gauge(
-                r,
-                DNS_ALL_GLOBAL,
-                "Whether every address the region resolved is globally routable.",
-                &["target", "region"],
-            )?,
-            dns_has_a: gauge(
-                r,
-                DNS_HAS_A,
-                "Whether the region received an IPv4 A record.",
-                &["target", "region"],
-            )?,
-            probe_duration: gauge(
-                r,
-                PROBE_DURATION,
-                "Duration of each probe phase (dns, connect, tls, first_byte, total).",
-                &["target", "region", "phase"],
-            )?,
-            runs_total: counter(
-                r,
-                RUNS_TOTAL,
-                "Merged runs, by decision.",
-                &["target", "decision"],
-            )?,
             agents_connected: gauge(
                 r,
                 AGENTS_CONNECTED,
@@ -195,24 +120,6 @@ impl Metrics {
                 "1 when the region's vantage is degraded (its own egress fails).",
                 &["region"],
             )?,
-            scheduled_skipped: counter(
-                r,
-                SCHEDULED_SKIPPED,
-                "Scheduled runs skipped because the previous run of the target was still going.",
-                &["target"],
-            )?,
-            last_run: gauge(
-                r,
-                LAST_RUN,
-                "When the target's last merged run finished (Unix seconds).",
-                &["target"],
-            )?,
-            check_interval: gauge(
-                r,
-                CHECK_INTERVAL,
-                "The scheduled interval of each target, in seconds.",
-                &["target"],
-            )?,
             region_info: gauge(
                 r,
                 REGION_INFO,
@@ -220,16 +127,37 @@ impl Metrics {
                 &["region", "vantage"],
             )?,
             in_process: Mutex::new(None),
-            scheduled: Mutex::default(),
-            target_info: Mutex::new(None),
             registry,
-            written: Mutex::default(),
+            targets: targets::Targets::default(),
         })
     }
 
     /// The region served by the in-process vantage (`vantage_region_info{vantage="in-process"}`).
     pub fn set_in_process(&self, region: Option<String>) {
         *self.in_process.lock().unwrap_or_else(|p| p.into_inner()) = region;
+    }
+
+    /// Record a finished report of a scheduled target: its series replace the target's
+    /// previous ones. Other targets (checks submitted through the API) have no per-target
+    /// series.
+    pub fn observe(&self, report: &Report) {
+        self.targets.observe(report);
+    }
+
+    /// Remove every series of a target that left the configuration.
+    pub fn forget_target(&self, target: &str) {
+        self.targets.forget(target);
+    }
+
+    /// Export the scheduled targets: their interval, `vantage_target_info` with their labels,
+    /// and their counters at 0 (a counter with no sample cannot be rated or alerted on). A
+    /// target no longer listed loses every series.
+    pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
+        self.targets.set_schedule(checks);
+    }
+
+    pub fn scheduled_skipped(&self, target: &str) {
+        self.targets.scheduled_skipped(target);
     }
 
     pub fn set_degraded(&self, region: &str, degraded: bool) {
@@ -240,6 +168,50 @@ impl Metrics {
 
     /// Text exposition, with the fleet gauges refreshed from the registry.
     pub fn render(&self, fleet: &Fleet, regions: &[String]) -> String {
+        let mut text = self.render_registry(fleet, regions);
+        self.targets
+            .render_chunk(&mut targets::Cursor::default(), &mut text, usize::MAX);
+        text
+    }
+
+    /// The same exposition in chunks of about 64 KiB: the registry's families, then the
+    /// per-target series a chunk at a time, so that a scrape of many targets never holds the
+    /// whole text (about 3 MB at 1,000 targets).
+    pub fn render_chunks(
+        self: &Arc<Self>,
+        fleet: &Fleet,
+        regions: &[String],
+    ) -> impl futures::Stream<Item = String> + Send + 'static {
+        self.chunks(fleet, regions, 64 << 10)
+    }
+
+    fn chunks(
+        self: &Arc<Self>,
+        fleet: &Fleet,
+        regions: &[String],
+        size: usize,
+    ) -> impl futures::Stream<Item = String> + Send + 'static {
+        let head = self.render_registry(fleet, regions);
+        let me = self.clone();
+        let start = (Some(head), targets::Cursor::default());
+        futures::stream::unfold(start, move |(head, mut cursor)| {
+            let me = me.clone();
+            async move {
+                if let Some(head) = head {
+                    return Some((head, (None, cursor)));
+                }
+                if cursor.done() {
+                    return None;
+                }
+                let mut out = String::with_capacity(size + size / 4);
+                me.targets.render_chunk(&mut cursor, &mut out, size);
+                (!out.is_empty()).then_some((out, (None, cursor)))
+            }
+        })
+    }
+
+    /// The families kept in the registry (the process's and the fleet's), refreshed.
+    fn render_registry(&self, fleet: &Fleet, regions: &[String]) -> String {
         let per_region = fleet.per_region();
         // Regions that left the configuration lose their fleet series.
         for family in [
@@ -286,7 +258,3 @@ impl Metrics {
         String::from_utf8(out).unwrap_or_default()
     }
 }
-
-mod targets;
-#[cfg(test)]
-mod tests;

@@ -1,195 +1,254 @@
-//! The per-target series, written only for scheduled targets: what a finished report sets,
-//! what a target that leaves the schedule removes, and the schedule's own series.
+//! The per-target series, written only for scheduled targets, kept compactly and written
+//! straight into the text exposition.
+//!
+//! A scheduled target has about 30 series (a check outcome per check and region, phases,
+//! decisions, findings). Kept as `prometheus` crate vectors, each series costs a hash entry
+//! with its own copy of every label pair, and `gather` rebuilds all of them as protobuf
+//! messages on every scrape: about 30 KiB per target at rest and twice that during a scrape
+//! (BENCHMARKS.md, "Where the memory goes"). Here a target keeps what its last merged run
+//! showed as small values: typed check and finding ids, and shared strings for region and
+//! phase names (interned). The exposition is written from that, family by family.
+//!
+//! The table holds the scheduled targets and nothing else: the schedule adds and removes
+//! entries, and a report of a target without one (a check submitted through the API, or a
+//! run that finished after its target left the schedule) changes nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
 
-use prometheus::{GaugeVec, Opts};
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::Outcome;
 
-use super::*;
-use crate::report::{Report, Scope};
+use super::families::FAMILIES;
+use super::text::Writer;
+use crate::report::{Decision, Report, Scope};
 
-impl Metrics {
-    fn vec(&self, family: &'static str) -> &GaugeVec {
-        match family {
-            CHECK_SUCCESS => &self.check_success,
-            FINDING_ACTIVE => &self.finding_active,
-            REGION_REACHABLE => &self.region_reachable,
-            DNS_ALL_GLOBAL => &self.dns_all_global,
-            DNS_HAS_A => &self.dns_has_a,
-            _ => &self.probe_duration,
+/// The decisions, each a `vantage_decision` and `vantage_runs_total` series per target, in
+/// the order they are written (by label value).
+pub(super) const DECISIONS: [Decision; 4] = [
+    Decision::Blocked,
+    Decision::Pass,
+    Decision::Review,
+    Decision::Unknown,
+];
+
+/// One region's part of the last merged run.
+#[derive(Debug)]
+pub(super) struct RegionRun {
+    pub(super) region: Arc<str>,
+    /// (check, passed); checks without evidence (skipped, errored, unknown) are absent.
+    pub(super) checks: Vec<(CheckId, bool)>,
+    pub(super) reachable: Option<bool>,
+    /// (all addresses global, has an A record)
+    pub(super) dns: Option<(bool, bool)>,
+    /// (phase, seconds)
+    pub(super) phases: Vec<(Arc<str>, f64)>,
+}
+
+/// What a target's last merged run showed.
+#[derive(Debug)]
+pub(super) struct Run {
+    pub(super) decision: Decision,
+    pub(super) regions: Vec<RegionRun>,
+    /// (finding, severity, scope, accepted by the check's baseline)
+    pub(super) findings: Vec<(FindingId, &'static str, &'static str, bool)>,
+}
+
+/// A scheduled target.
+#[derive(Debug, Default)]
+pub(super) struct Target {
+    pub(super) run: Option<Run>,
+    /// Merged runs by decision, in the order of `DECISIONS` (0 until the first).
+    pub(super) runs: [u64; 4],
+    pub(super) last_run: Option<f64>,
+    pub(super) skipped: u64,
+    pub(super) interval: f64,
+    /// Values of `Inner::info_keys`.
+    pub(super) info: Vec<Arc<str>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    names: HashSet<Arc<str>>,
+    targets: BTreeMap<Arc<str>, Target>,
+    /// The label names of `vantage_target_info` besides `target`, sorted.
+    info_keys: Vec<String>,
+}
+
+impl Inner {
+    fn intern(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.names.get(s) {
+            return a.clone();
         }
+        let a: Arc<str> = Arc::from(s);
+        self.names.insert(a.clone());
+        a
+    }
+}
+
+/// The per-target series of every scheduled target.
+#[derive(Debug, Default)]
+pub(super) struct Targets {
+    inner: Mutex<Inner>,
+}
+
+fn now_unix() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+impl Targets {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn is_scheduled(&self, target: &str) -> bool {
-        self.scheduled
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(target)
-    }
-
-    /// Record a finished report of a scheduled target (others have no per-target series).
-    pub fn observe(&self, report: &Report) {
-        let target = report.target.as_str();
-        if !self.is_scheduled(target) {
+    /// Replace a scheduled target's last run with this report's; a target that is not
+    /// scheduled gets nothing.
+    pub(super) fn observe(&self, report: &Report) {
+        let mut g = self.lock();
+        if !g.targets.contains_key(report.target.as_str()) {
             return;
         }
-        let mut now: Vec<(&'static str, Vec<String>, f64)> = Vec::new();
-        for r in &report.regions {
-            for c in &r.checks {
-                let v = match c.outcome {
-                    Outcome::Pass => 1.0,
-                    Outcome::Fail | Outcome::Warn => 0.0,
-                    Outcome::Skip | Outcome::Error | Outcome::Unknown => continue,
-                };
-                now.push((
-                    CHECK_SUCCESS,
-                    vec![target.into(), r.region.clone(), c.id.to_string()],
-                    v,
-                ));
-                if c.id == vantage_agent::catalog::CheckId::NetConnect {
-                    now.push((REGION_REACHABLE, vec![target.into(), r.region.clone()], v));
+        let regions = report
+            .regions
+            .iter()
+            .map(|r| {
+                let mut checks = Vec::with_capacity(r.checks.len());
+                let mut reachable = None;
+                for c in &r.checks {
+                    let passed = match c.outcome {
+                        Outcome::Pass => true,
+                        Outcome::Fail | Outcome::Warn => false,
+                        Outcome::Skip | Outcome::Error | Outcome::Unknown => continue,
+                    };
+                    if c.id == CheckId::NetConnect {
+                        reachable = Some(passed);
+                    }
+                    checks.push((c.id, passed));
                 }
-            }
-            if let Some(d) = &r.dns {
-                now.push((
-                    DNS_ALL_GLOBAL,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.all_global)),
-                ));
-                now.push((
-                    DNS_HAS_A,
-                    vec![target.into(), r.region.clone()],
-                    f64::from(u8::from(d.has_a)),
-                ));
-            }
-            for (phase, ms) in &r.phases_ms {
-                now.push((
-                    PROBE_DURATION,
-                    vec![target.into(), r.region.clone(), phase.clone()],
-                    *ms as f64 / 1000.0,
-                ));
-            }
+                RegionRun {
+                    region: g.intern(&r.region),
+                    checks,
+                    reachable,
+                    dns: r.dns.as_ref().map(|d| (d.all_global, d.has_a)),
+                    phases: r
+                        .phases_ms
+                        .iter()
+                        .map(|(p, ms)| (g.intern(p), *ms as f64 / 1000.0))
+                        .collect(),
+                }
+            })
+            .collect();
+        let findings = report
+            .findings
+            .iter()
+            .map(|f| {
+                let scope = match f.scope {
+                    Scope::Global => "global",
+                    Scope::Regional => "regional",
+                };
+                (f.id, f.severity.as_str(), scope, f.is_accepted())
+            })
+            .collect();
+        let Some(t) = g.targets.get_mut(report.target.as_str()) else {
+            return;
+        };
+        if let Some(i) = DECISIONS.iter().position(|d| *d == report.decision) {
+            t.runs[i] += 1;
         }
-        for f in &report.findings {
-            let scope = match f.scope {
-                Scope::Global => "global",
-                Scope::Regional => "regional",
-            };
-            now.push((
-                FINDING_ACTIVE,
-                vec![
-                    target.into(),
-                    f.id.to_string(),
-                    f.severity.as_str().into(),
-                    scope.into(),
-                    if f.is_accepted() { "true" } else { "false" }.into(),
-                ],
-                1.0,
-            ));
-        }
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        let previous = written.remove(target).unwrap_or_default();
-        for (family, labels) in &previous {
-            if !now.iter().any(|(f, l, _)| f == family && l == labels) {
-                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let _ = self.vec(family).remove_label_values(&refs);
-            }
-        }
-        for (family, labels, v) in &now {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            self.vec(family).with_label_values(&refs).set(*v);
-        }
-        written.insert(
-            target.to_string(),
-            now.into_iter().map(|(f, l, _)| (f, l)).collect(),
-        );
-        for d in DECISIONS {
-            self.decision
-                .with_label_values(&[target, d.as_str()])
-                .set(f64::from(u8::from(d == report.decision)));
-        }
-        self.runs_total
-            .with_label_values(&[target, report.decision.as_str()])
-            .inc();
-        let now_s = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or(0.0);
-        self.last_run.with_label_values(&[target]).set(now_s);
+        t.last_run = Some(now_unix());
+        t.run = Some(Run {
+            decision: report.decision,
+            regions,
+            findings,
+        });
     }
 
     /// Remove every series of a target that left the configuration.
-    pub fn forget_target(&self, target: &str) {
-        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
-        for (family, labels) in written.remove(target).unwrap_or_default() {
-            let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-            let _ = self.vec(family).remove_label_values(&refs);
-        }
-        for d in DECISIONS {
-            let _ = self.decision.remove_label_values(&[target, d.as_str()]);
-            let _ = self.runs_total.remove_label_values(&[target, d.as_str()]);
-        }
-        let _ = self.last_run.remove_label_values(&[target]);
-        let _ = self.check_interval.remove_label_values(&[target]);
-        let _ = self.scheduled_skipped.remove_label_values(&[target]);
+    pub(super) fn forget(&self, target: &str) {
+        self.lock().targets.remove(target);
     }
 
-    /// Export the scheduled targets: their interval and `vantage_target_info` with their labels,
-    /// and their counters at 0 (a counter with no sample cannot be rated or alerted on).
-    pub fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
-        *self.scheduled.lock().unwrap_or_else(|p| p.into_inner()) =
-            checks.iter().map(|(t, _, _)| t.clone()).collect();
-        for (target, _, _) in checks {
-            self.scheduled_skipped
-                .with_label_values(&[target])
-                .inc_by(0);
-            for d in DECISIONS {
-                self.runs_total
-                    .with_label_values(&[target, d.as_str()])
-                    .inc_by(0);
+    /// The scheduled targets: interval and `vantage_target_info` labels; a new one starts
+    /// with its counters at 0, one still listed keeps its series and counters, and one no
+    /// longer listed loses every series.
+    pub(super) fn set_schedule(&self, checks: &[(String, f64, BTreeMap<String, String>)]) {
+        let mut g = self.lock();
+        let keys: BTreeSet<&String> = checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
+        g.info_keys = keys.into_iter().cloned().collect();
+        let listed: HashSet<&str> = checks.iter().map(|(t, _, _)| t.as_str()).collect();
+        g.targets.retain(|t, _| listed.contains(&**t));
+        for (target, interval, labels) in checks {
+            let keys = std::mem::take(&mut g.info_keys);
+            let info: Vec<Arc<str>> = keys
+                .iter()
+                .map(|k| g.intern(labels.get(k).map(String::as_str).unwrap_or("")))
+                .collect();
+            g.info_keys = keys;
+            let t = g.targets.entry(Arc::from(target.as_str())).or_default();
+            t.interval = *interval;
+            t.info = info;
+        }
+    }
+
+    /// A scheduled run skipped because the previous one was still going.
+    pub(super) fn scheduled_skipped(&self, target: &str) {
+        if let Some(t) = self.lock().targets.get_mut(target) {
+            t.skipped += 1;
+        }
+    }
+
+    /// Append per-target series to `out`, from where `cursor` stands, until `out` holds at
+    /// least `budget` bytes or every family is written. The lock is held for one chunk only:
+    /// a scrape of many targets never holds the whole text, nor the lock for long.
+    pub(super) fn render_chunk(&self, cursor: &mut Cursor, out: &mut String, budget: usize) {
+        use std::ops::Bound;
+        let g = self.lock();
+        while let Some(&family) = FAMILIES.get(cursor.family) {
+            let mut w = Writer::new(out);
+            if !cursor.header_written {
+                w.family(family.name(), family.kind(), family.help());
             }
-        }
-        let keys: std::collections::BTreeSet<&String> =
-            checks.iter().flat_map(|(_, _, l)| l.keys()).collect();
-        let mut names: Vec<&str> = vec!["target"];
-        names.extend(keys.iter().map(|k| k.as_str()));
-        let mut slot = self.target_info.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = slot.take() {
-            let _ = self.registry.unregister(Box::new(old));
-        }
-        if let Ok(info) = GaugeVec::new(
-            Opts::new(
-                TARGET_INFO,
-                "Scheduled targets and their labels (always 1).",
-            ),
-            &names,
-        ) {
-            if self.registry.register(Box::new(info.clone())).is_ok() {
-                for (target, _, labels) in checks {
-                    let values: Vec<&str> = names
-                        .iter()
-                        .map(|n| {
-                            if *n == "target" {
-                                target.as_str()
-                            } else {
-                                labels.get(*n).map(String::as_str).unwrap_or("")
-                            }
-                        })
-                        .collect();
-                    info.with_label_values(&values).set(1.0);
+            let from = match &cursor.after {
+                Some(k) => Bound::Excluded(&**k),
+                None => Bound::Unbounded,
+            };
+            let mut full = None;
+            for (key, t) in g.targets.range::<str, _>((from, Bound::Unbounded)) {
+                family.write(key, t, &g.info_keys, &mut w);
+                if w.out.len() >= budget {
+                    full = Some(key.clone());
+                    break;
                 }
-                *slot = Some(info);
+            }
+            cursor.header_written = !w.header_pending();
+            match full {
+                Some(key) => {
+                    cursor.after = Some(key);
+                    return;
+                }
+                None => {
+                    cursor.family += 1;
+                    cursor.after = None;
+                    cursor.header_written = false;
+                }
             }
         }
-        for (target, interval, _) in checks {
-            self.check_interval
-                .with_label_values(&[target])
-                .set(*interval);
-        }
     }
+}
 
-    pub fn scheduled_skipped(&self, target: &str) {
-        self.scheduled_skipped.with_label_values(&[target]).inc();
+/// Where a chunked exposition stands: the family, and the last target written in it.
+#[derive(Debug, Default)]
+pub(super) struct Cursor {
+    family: usize,
+    after: Option<Arc<str>>,
+    header_written: bool,
+}
+
+impl Cursor {
+    pub(super) fn done(&self) -> bool {
+        self.family >= FAMILIES.len()
     }
 }

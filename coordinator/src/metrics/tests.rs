@@ -4,7 +4,7 @@
 use vantage_agent::model::{RegionResult, RegionStatus};
 
 use super::*;
-use crate::report::{Report, SCHEMA_ID};
+use crate::report::{Decision, Report, SCHEMA_ID};
 
 fn report(target: &str, decision: Decision) -> Report {
     Report {

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use super::summary::{acceptance, baseline_line, because, entry_words, outcome_word, seen_from};
+use super::summary::{
+    acceptance, baseline_line, because, entry_words, outcome_word, seen_from, unknown_fix,
+};
 use crate::exit::Gate;
 use crate::report::Report;
 
@@ -19,6 +21,9 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
         report.target
     );
     let _ = writeln!(out, "Because: {}\n", cell(&because(report)));
+    if let Some(fix) = unknown_fix(report) {
+        let _ = writeln!(out, "Fix: {}\n", cell(fix));
+    }
     let _ = writeln!(out, "`{}`\n", gate.line(report));
     if !report.findings.is_empty() {
         let _ = writeln!(

@@ -34,8 +34,13 @@ pub fn because(report: &Report) -> String {
         );
         if fs.len() > 1 {
             s.push_str(&format!(
-                "; {} more finding(s) at {level} or above",
-                fs.len() - 1
+                "; {} more finding(s) at {level}{}",
+                fs.len() - 1,
+                if level == "the same level" {
+                    ""
+                } else {
+                    " or above"
+                }
             ));
         }
         s
@@ -43,7 +48,18 @@ pub fn because(report: &Report) -> String {
     match report.decision {
         Decision::Blocked => lead(decisive(report, Severity::High), "high"),
         Decision::Review => lead(decisive(report, Severity::Medium), "medium"),
-        Decision::Unknown => report.reason.clone(),
+        Decision::Unknown => {
+            let fs: Vec<&Finding> = report
+                .findings
+                .iter()
+                .filter(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id))
+                .collect();
+            if fs.is_empty() {
+                report.reason.clone()
+            } else {
+                lead(fs, "the same level")
+            }
+        }
         Decision::Pass => {
             let low = report
                 .findings
@@ -66,12 +82,32 @@ pub fn because(report: &Report) -> String {
     }
 }
 
+/// The fix that goes with the `because` line when nothing was decided: the first finding
+/// that names why the target was not observed (`checks.md` 4.1), so the first screen says
+/// what to do (e.g. `probe.allow_non_global` for a vantage that refused by policy).
+pub fn unknown_fix(report: &Report) -> Option<&str> {
+    if report.decision != Decision::Unknown {
+        return None;
+    }
+    report
+        .findings
+        .iter()
+        .find(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id))
+        .or_else(|| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.severity >= Severity::Medium)
+        })
+        .map(|f| f.remediation.as_str())
+}
+
 fn skipped_count(report: &Report) -> usize {
     report
         .regions
         .iter()
         .flat_map(|r| r.checks.iter())
-        .filter(|c| matches!(c.outcome, Outcome::Skip | Outcome::Error))
+        .filter(|c| matches!(c.outcome, Outcome::Skip | Outcome::Error | Outcome::Unknown))
         .count()
 }
 
@@ -89,13 +125,14 @@ pub fn seen_from(f: &Finding, report: &Report) -> String {
     }
 }
 
-/// A region's skipped (or not run) checks, grouped by reason, in check order.
+/// A region's skipped (or not run, or unknown) checks, grouped by reason, in check order.
 pub fn skipped_by_reason(r: &RegionResult) -> Vec<(String, Vec<&str>)> {
     let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
     for c in &r.checks {
         let reason = match c.outcome {
             Outcome::Skip => c.observed.clone(),
             Outcome::Error => format!("could not run here: {}", c.observed),
+            Outcome::Unknown => format!("no evidence: {}", c.observed),
             _ => continue,
         };
         match groups.iter_mut().find(|(why, _)| *why == reason) {

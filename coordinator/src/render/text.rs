@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use vantage_agent::model::{Outcome, RegionResult, Severity};
 
-use super::summary::{because, outcome_word, seen_from, skipped_by_reason, status_word};
+use super::summary::{
+    because, outcome_word, seen_from, skipped_by_reason, status_word, unknown_fix,
+};
 use super::{Detail, RenderOptions};
 use crate::exit::GateResult;
 use crate::report::{Decision, Report};
@@ -66,6 +68,10 @@ fn head(out: &mut String, report: &Report, opts: &RenderOptions, p: &Paint) {
     let _ = writeln!(out, "  because: {}", because(report));
     let result = opts.gate.result(report);
     let _ = writeln!(out, "  {}", p.gate(result, &opts.gate.line(report)));
+    // Nothing was decided: what to do about it belongs on the first screen.
+    if let Some(fix) = unknown_fix(report) {
+        let _ = writeln!(out, "  fix: {fix}");
+    }
 }
 
 pub fn text(report: &Report, opts: &RenderOptions) -> String {
@@ -145,7 +151,7 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
     let count = |o: Outcome| r.checks.iter().filter(|c| c.outcome == o).count();
     let _ = writeln!(
         out,
-        "  {:<12} {:<9} {:>6} ms  {} passed, {} failed, {} warned, {} skipped, {} could not run",
+        "  {:<12} {:<9} {:>6} ms  {} passed, {} failed, {} warned, {} skipped, {} unknown, {} could not run",
         r.region,
         status_word(r),
         r.duration_ms,
@@ -153,6 +159,7 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
         count(Outcome::Fail),
         count(Outcome::Warn),
         count(Outcome::Skip),
+        count(Outcome::Unknown),
         count(Outcome::Error),
     );
     if detail == Detail::Verbose {
@@ -179,6 +186,13 @@ fn region(out: &mut String, r: &RegionResult, detail: Detail, p: &Paint) {
         return;
     }
     for (reason, ids) in skipped_by_reason(r) {
-        let _ = writeln!(out, "    skipped ({reason}): {}", ids.join(", "));
+        match reason.strip_prefix("no evidence: ") {
+            Some(why) => {
+                let _ = writeln!(out, "    unknown ({why}): {}", ids.join(", "));
+            }
+            None => {
+                let _ = writeln!(out, "    skipped ({reason}): {}", ids.join(", "));
+            }
+        }
     }
 }

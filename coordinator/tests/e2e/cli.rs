@@ -52,7 +52,10 @@ async fn exit_2_when_the_gate_fails() {
 
 #[tokio::test]
 async fn review_passes_the_gate_unless_fail_on_review() {
-    let fixture = Fixture::start(&[Fault::RedirectSameHost]).await.unwrap();
+    // A GET answered with a page (medium): the target was observed, the decision is review.
+    // (A same-host redirect is no longer one: the region never got an MCP answer, so it did
+    // not observe the target, and the decision is unknown: checks.md 4.1.)
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let out = vantage_async(vec!["check".into(), fixture.url()]).await;
     assert_eq!(out.status.code(), Some(0), "{}", s(&out.stdout));
     assert!(s(&out.stdout).starts_with("REVIEW"));

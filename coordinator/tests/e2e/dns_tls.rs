@@ -179,18 +179,40 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
     opts.resolver = ResolverChoice {
         nameservers: vec![dns.addr],
     };
-    opts.connect_non_global = false;
+    opts.allow_named_target = false;
     let report = check_with(
         &format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port()),
         opts,
     )
     .await;
+    // A refusal is no evidence either way: unknown, with the address, its class and the fix.
     let c = outcome(&report, CheckId::NetConnect);
-    assert_eq!(c.outcome, Outcome::Skip);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::PolicyRefused))
+    );
+    assert_eq!(
+        c.observed,
+        "refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"
+    );
+    let era = outcome(&report, CheckId::EraDetect);
+    assert_eq!(era.outcome, Outcome::Skip);
     assert!(
-        c.observed.contains("does not connect to non-global"),
+        era.observed.contains("egress policy refused"),
         "{}",
-        c.observed
+        era.observed
+    );
+    let f = report
+        .finding(vantage_agent::catalog::FindingId::ProbePolicyRefused)
+        .expect("probe.policy-refused");
+    assert!(
+        f.remediation.contains("probe.allow_non_global"),
+        "{}",
+        f.remediation
+    );
+    assert_eq!(
+        report.decision,
+        vantage_coordinator::report::Decision::Blocked
     );
 }
 

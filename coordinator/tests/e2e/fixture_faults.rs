@@ -103,7 +103,9 @@ async fn each_fault_is_caught_alone() {
         (
             Fault::RedirectSameHost,
             &[("redirect.none", Medium)],
-            Decision::Review,
+            // Redirects are never followed: no MCP answer, so the region did not observe
+            // the target, and nothing passes or merely needs review (checks.md 4.1).
+            Decision::Unknown,
         ),
         (Fault::SseNoAccelBuffering, &[], Decision::Pass),
         (

@@ -60,6 +60,33 @@ pub(crate) async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> 
     start.elapsed()
 }
 
+/// Wait until the agent `p` runs at least `n` jobs (`vantage_agent_jobs_in_flight` on its
+/// `/metrics`): the jobs have arrived. Polled, at most `within`.
+async fn wait_in_flight(p: &Proc, n: u32, within: Duration) {
+    let url = format!("http://{}/metrics", agent_health(p));
+    let start = Instant::now();
+    loop {
+        let (_, m) = call(reqwest::Method::GET, url.clone(), None, None).await;
+        let running = m
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with("vantage_agent_jobs_in_flight{"))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0);
+        if running >= n {
+            return;
+        }
+        assert!(
+            start.elapsed() < within,
+            "the agent did not run {n} job(s) within {within:?}:\n{}",
+            p.output()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub(crate) async fn check(c: &Coordinator, body: Value) -> Value {
     let (st, v) = call(
         reqwest::Method::POST,
@@ -215,7 +242,7 @@ async fn an_agent_killed_mid_job_leaves_its_region_missing_and_the_decision_unkn
     .await;
     assert_eq!(st, 202, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_in_flight(&agents_[2], 1, Duration::from_secs(10)).await;
     agents_[2].kill(); // ap, mid-job
     let started = Instant::now();
     let report = loop {
@@ -280,7 +307,18 @@ async fn refused_agents_stay_up_and_unready() {
     let mut mismatch = agent(&c.grpc, "us", &agent_token("eu"));
     wrong.wait_for("unknown agent token", Duration::from_secs(10));
     mismatch.wait_for("bound to region `eu`, not `us`", Duration::from_secs(10));
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Each is refused a second time (after --backoff-max 1s): alive, and retrying.
+    for p in [&wrong, &mismatch] {
+        let start = Instant::now();
+        while p.output().matches("refused by the coordinator").count() < 2 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "a refused agent did not retry:\n{}",
+                p.output()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
     assert!(
         wrong.alive() && mismatch.alive(),
         "a refused agent must not exit"
@@ -893,9 +931,10 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
     .unwrap();
     let clean = Fixture::start(&[]).await.unwrap();
     // Three checks of a target that never answers occupy the agent for their deadline...
+    let mut hostile_ids = Vec::new();
     for i in 0..3 {
         let body = json!({"target": format!("{}?i={i}", hostile.url()), "deadline": "8s"});
-        let (st, _) = call(
+        let (st, v) = call(
             reqwest::Method::POST,
             format!("{}/v1/checks", c.api),
             Some(API_TOKEN),
@@ -903,16 +942,26 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
         )
         .await;
         assert_eq!(st, 202);
+        hostile_ids.push(v["id"].as_str().unwrap().to_string());
     }
-    // ... while a check of a healthy target still comes back at once.
-    let t = Instant::now();
+    // ... while a check of a healthy target still comes back: it is not queued behind them,
+    // so when its report arrives the hostile checks are still running (an order, not a time).
     let report = check(&c, json!({"target": clean.url()})).await;
-    let took = t.elapsed();
     assert_eq!(report["decision"], "pass");
-    assert!(
-        took < Duration::from_secs(6),
-        "the healthy check waited behind the hostile ones ({took:?})"
-    );
+    for id in &hostile_ids {
+        let (st, v) = call(
+            reqwest::Method::GET,
+            format!("{}/v1/checks/{id}", c.api),
+            Some(API_TOKEN),
+            None,
+        )
+        .await;
+        assert_eq!(st, 200);
+        assert_eq!(
+            v["state"], "running",
+            "the healthy check waited behind the hostile ones: {v}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -921,7 +970,7 @@ async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_fa
     let dir = tmpdir("fleet100");
     let (api, grpc) = (free_addr(), free_addr());
     let mut c = coordinator(&dir, &["eu", "us"], &api, &grpc, "");
-    let _agents: Vec<Proc> = ["eu", "us"]
+    let regions: Vec<Proc> = ["eu", "us"]
         .iter()
         .map(|r| agent(&c.grpc, r, &agent_token(r)))
         .collect();
@@ -947,7 +996,9 @@ async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_fa
         }
     });
     let all = tokio::spawn(futures::future::join_all(calls));
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    for a in &regions {
+        wait_in_flight(a, 1, Duration::from_secs(15)).await;
+    }
     c.proc.kill();
     let results = all.await.unwrap();
     let (mut reports, mut errors) = (0, 0);

@@ -127,8 +127,13 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
         agent_count(&c).await == 2
     })
     .await;
+    // The coordinator counts an agent once it registered; the agent turns ready when the
+    // `Registered` answer reaches it, a moment later.
     for a in &agents {
-        assert_eq!(ready(a).await, 200);
+        until("the agent ready", Duration::from_secs(15), async || {
+            ready(a).await == 200
+        })
+        .await;
     }
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let (st, v) = post_check(

@@ -230,6 +230,7 @@ async fn typescript_sdk_v2_paginated_is_clean() {
     let peer = ts_with("dual", &["paged"]);
     let report = check(&url(&peer)).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
     let c = outcome(&report, CheckId::PaginationCursor);
     assert_eq!(c.outcome, Outcome::Pass);
     assert!(
@@ -324,6 +325,7 @@ async fn python_sdk_paginated_is_clean() {
     let peer = python_with(&["paged"]);
     let report = check(&url(&peer)).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
     assert!(outcome(&report, CheckId::PaginationCursor)
         .observed
         .contains("tools/list (4 pages)"));
@@ -354,6 +356,8 @@ async fn typescript_sdk_v1_legacy_only_is_listed_in_sessions() {
             report.findings
         );
         assert_eq!(report.era, Era::Legacy);
+        // Every listing rule had its evidence: nothing unknown, so the medium finding decides.
+        assert_eq!(report.decision, Decision::Review, "{}", report.reason);
         let f = report
             .finding(vantage_agent::catalog::FindingId::EraLegacyOnly)
             .unwrap();

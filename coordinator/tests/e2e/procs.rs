@@ -171,7 +171,7 @@ pub fn coordinator(
 }
 
 pub fn start_coordinator(config: &std::path::Path, regions: &[&str]) -> Coordinator {
-    start_coordinator_with(config, regions, Some("debug"), &[])
+    start_coordinator_full(config, regions, Some("debug"), &[], &[])
 }
 
 /// `vantage serve` with a log filter (`None`: the default level) and extra arguments.
@@ -181,7 +181,27 @@ pub fn start_coordinator_with(
     log: Option<&str>,
     args: &[&str],
 ) -> Coordinator {
+    start_coordinator_full(config, regions, log, args, &[])
+}
+
+/// Like [`start_coordinator`], with extra environment (secrets named by the config).
+pub fn start_coordinator_env(
+    config: &std::path::Path,
+    regions: &[&str],
+    env: &[(&str, &str)],
+) -> Coordinator {
+    start_coordinator_full(config, regions, Some("debug"), &[], env)
+}
+
+fn start_coordinator_full(
+    config: &std::path::Path,
+    regions: &[&str],
+    log: Option<&str>,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Coordinator {
     let mut cmd = Command::new(bin("vantage"));
+    cmd.envs(env.iter().copied());
     cmd.args(["serve", "--config", &config.display().to_string()])
         .args(args)
         .env("T_API", API_TOKEN)

@@ -162,7 +162,7 @@ async fn exit_code_gate_line_and_junit_failures_agree_for_every_gate() {
 
 #[tokio::test]
 async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once() {
-    let fixture = Fixture::start(&[Fault::RedirectSameHost]).await.unwrap();
+    let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let below = vantage_async(vec![
         "check".into(),
         fixture.url(),
@@ -177,7 +177,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["name"] == "redirect.none")
+        .find(|c| c["name"] == "transport.get")
         .cloned()
         .unwrap();
     assert_eq!(case["result"], "passed");
@@ -186,7 +186,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
         out.starts_with("a finding here, below the gate (--fail-on blocked)"),
         "{out}"
     );
-    assert!(out.contains("redirect.none (medium)"), "{out}");
+    assert!(out.contains("transport.get (medium)"), "{out}");
 
     let at = vantage_async(vec![
         "check".into(),
@@ -200,7 +200,7 @@ async fn a_finding_below_the_gate_is_in_system_out_and_a_failure_is_counted_once
     assert_eq!(at.status.code(), Some(2));
     let seen = consume(&s(&at.stdout));
     assert_eq!(seen["failures"], 1, "one finding, one failure");
-    assert_eq!(cases_with(&seen, "failure"), pairs(&[(L, "redirect.none")]));
+    assert_eq!(cases_with(&seen, "failure"), pairs(&[(L, "transport.get")]));
 }
 
 /// A region that did not report, and a check whose divergence blocks: rendered from a

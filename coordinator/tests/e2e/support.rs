@@ -286,10 +286,35 @@ fn rustls_pemfile_certs(pem: &str) -> Vec<rustls::pki_types::CertificateDer<'sta
 }
 
 /// A small authoritative DNS server on loopback: names map to addresses; unknown names get
-/// NXDOMAIN.
+/// NXDOMAIN. Its [`DnsMode`] can make it a faulty resolver instead.
 pub struct LabDns {
     pub addr: SocketAddr,
     task: JoinHandle<()>,
+}
+
+/// How the lab DNS server behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DnsMode {
+    /// Answer every query from the table.
+    Answer,
+    /// Never answer an A query (UDP or TCP); answer the others (a resolver whose A lookups
+    /// time out while AAAA works).
+    DropA,
+    /// Never answer anything, on UDP or TCP (a resolver that is down behind a firewall).
+    Blackhole,
+}
+
+fn dropped(mode: DnsMode, query: &[u8]) -> bool {
+    use hickory_proto::op::Message;
+    use hickory_proto::rr::RecordType;
+    match mode {
+        DnsMode::Answer => false,
+        DnsMode::Blackhole => true,
+        DnsMode::DropA => Message::from_vec(query)
+            .ok()
+            .and_then(|m| m.queries().first().map(|q| q.query_type() == RecordType::A))
+            .unwrap_or(false),
+    }
 }
 
 impl LabDns {
@@ -310,6 +335,24 @@ impl LabDns {
     }
 
     pub async fn start_table(table: BTreeMap<String, Vec<IpAddr>>) -> Self {
+        Self::start_mode(table, DnsMode::Answer).await
+    }
+
+    /// Like [`LabDns::start`], behaving as `mode` says.
+    pub async fn start_with(zone: &[(&str, &[&str])], mode: DnsMode) -> Self {
+        let table = zone
+            .iter()
+            .map(|(n, addrs)| {
+                (
+                    format!("{}.", n.trim_end_matches('.')),
+                    addrs.iter().map(|a| a.parse().expect("ip")).collect(),
+                )
+            })
+            .collect();
+        Self::start_mode(table, mode).await
+    }
+
+    pub async fn start_mode(table: BTreeMap<String, Vec<IpAddr>>, mode: DnsMode) -> Self {
         // UDP and TCP on the same port: the UDP port the kernel picks may be taken for TCP
         // by another test's socket, so pick again until both are free.
         let mut tries = 0;
@@ -338,6 +381,10 @@ impl LabDns {
                             if s.read_exact(&mut buf).await.is_err() {
                                 return;
                             }
+                            if dropped(mode, &buf) {
+                                // Hold the connection open and never answer.
+                                continue;
+                            }
                             let Some(bytes) = answer(&table, &buf, usize::MAX) else {
                                 return;
                             };
@@ -349,6 +396,9 @@ impl LabDns {
             });
             let mut buf = vec![0u8; 4096];
             while let Ok((n, peer)) = socket.recv_from(&mut buf).await {
+                if dropped(mode, &buf[..n]) {
+                    continue;
+                }
                 if let Some(bytes) = answer(&table, &buf[..n], 4096) {
                     let _ = socket.send_to(&bytes, peer).await;
                 }
@@ -360,7 +410,11 @@ impl LabDns {
 }
 
 /// Build the answer to one query; over UDP (`limit`) an oversized answer is truncated.
-fn answer(table: &BTreeMap<String, Vec<IpAddr>>, query: &[u8], limit: usize) -> Option<Vec<u8>> {
+pub fn answer(
+    table: &BTreeMap<String, Vec<IpAddr>>,
+    query: &[u8],
+    limit: usize,
+) -> Option<Vec<u8>> {
     use hickory_proto::op::{Message, MessageType, ResponseCode};
     use hickory_proto::rr::{rdata, RData, Record, RecordType};
     let req = Message::from_vec(query).ok()?;

@@ -354,12 +354,16 @@ def scenarios(bin_dir, api_token, tokens, ca):
         return "pass in ap, eu, us"
 
     def split(r):
+        # checks.md 4.1: ap refused the internal address by policy, so it did not observe the
+        # target: probe.policy-refused names why (it was a silent skip before issue 12).
         assert above_info(r) == [("dns.non-global-address", "high", "regional", ("ap",)),
-                                 ("dns.split-horizon", "high", "regional", ("ap",))], above_info(r)
+                                 ("dns.split-horizon", "high", "regional", ("ap",)),
+                                 ("probe.policy-refused", "medium", "regional", ("ap",))], above_info(r)
         c = outcome(r, "ap", "net.connect")
-        assert c["outcome"] == "skip" and "non-global" in c["observed"], c
+        assert c["outcome"] == "unknown" and c.get("cause") == "policy-refused", c
+        assert "refused by egress policy: 100.64.0.10 is shared address space" in c["observed"], c
         assert region(r, "ap")["dns"]["a"] == ["100.64.0.10"]
-        return "dns.split-horizon + dns.non-global-address in ap; ap never connected to 100.64.0.10"
+        return "dns.split-horizon + dns.non-global-address + probe.policy-refused in ap; ap never connected to 100.64.0.10"
 
     def nx(r):
         assert above_info(r) == [("dns.split-horizon", "high", "regional", ("ap",))], above_info(r)

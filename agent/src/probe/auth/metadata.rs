@@ -2,20 +2,27 @@
 //! OpenID Connect discovery): where to look, what must hold, and every redirect seen on the
 //! way (never followed).
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use http::Method;
 use serde_json::Value;
 use url::Url;
 
-use crate::probe::http::{exchange, Body, Exchange, Limits, ProbeRequest, SseRead};
+use crate::egress::{self, EgressClient};
+use crate::model::Cause;
+use crate::probe::http::{
+    exchange_at, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead,
+};
 use crate::target::Target;
 
-/// One metadata URL fetched.
+/// One metadata URL fetched (or refused by the egress policy, nothing sent).
 #[derive(Debug)]
 pub struct Fetched {
     pub url: Url,
-    pub outcome: Result<Exchange, String>,
+    pub outcome: Result<Exchange, ExchangeError>,
+    /// The address that answered.
+    pub peer: Option<SocketAddr>,
 }
 
 impl Fetched {
@@ -28,6 +35,19 @@ impl Fetched {
             },
             _ => None,
         }
+    }
+
+    /// The egress policy's refusal, when it refused this URL's address.
+    pub fn refusal(&self) -> Option<&str> {
+        match &self.outcome {
+            Err(e) if e.cause == Cause::PolicyRefused => Some(&e.message),
+            _ => None,
+        }
+    }
+
+    /// Whether anything answered (a status line arrived).
+    pub fn answered(&self) -> bool {
+        self.outcome.is_ok()
     }
 
     /// `(status, location, cross_host)` when the answer was a redirect.
@@ -46,25 +66,39 @@ impl Fetched {
         Some((ex.status, location, cross))
     }
 
-    pub fn describe(&self) -> String {
+    /// `URL (at ADDRESS) -> answer`, or `URL -> why nothing was answered`. A redirect's
+    /// Location is judged by the egress policy, never followed.
+    pub fn describe(&self, policy: &egress::EgressPolicy) -> String {
         match &self.outcome {
-            Ok(ex) => format!("{} -> {}", self.url, ex.summary()),
-            Err(e) => format!("{} -> {e}", self.url),
+            Ok(ex) => {
+                let at = self.peer.map(|p| format!(" (at {p})")).unwrap_or_default();
+                let mut s = format!("{}{at} -> {}", self.url, ex.summary());
+                if let Some((_, location, _)) = self.redirect() {
+                    s.push_str(&format!(" to {location}"));
+                    s.push_str(&egress::location_note(policy, &self.url, &location));
+                }
+                s
+            }
+            Err(e) => format!("{} -> {}", self.url, e.message),
         }
     }
 }
 
-pub async fn fetch(
-    client: &reqwest::Client,
-    url: Url,
-    limits: &Limits,
-    budget: Duration,
-) -> Fetched {
+/// GET one metadata URL through the egress policy (headers only for a stream).
+pub async fn fetch(client: &EgressClient, url: Url, limits: &Limits, budget: Duration) -> Fetched {
     let req = ProbeRequest::bare(Method::GET, &[("Accept", "application/json")]);
-    let outcome = exchange(client, &url, &req, limits, budget, SseRead::HeadersOnly)
-        .await
-        .map_err(|e| e.message);
-    Fetched { url, outcome }
+    match exchange_at(client, &url, &req, limits, budget, SseRead::HeadersOnly).await {
+        Ok((ex, peer)) => Fetched {
+            url,
+            outcome: Ok(ex),
+            peer,
+        },
+        Err(e) => Fetched {
+            url,
+            outcome: Err(e),
+            peer: None,
+        },
+    }
 }
 
 fn with_path(base: &Url, path: &str) -> Option<Url> {

@@ -3,17 +3,22 @@
 //! metadata URLs. Runs when an unauthenticated request got 401, or with `--expect-auth`.
 
 pub mod challenge;
+mod discovery;
 pub mod metadata;
+pub mod tokens;
+
+pub use tokens::{insufficient_scope, must_refuse};
 
 use std::time::{Duration, Instant};
 
 use url::Url;
 
-use super::http::{exchange, Exchange, Limits, ProbeRequest, SseRead};
+use super::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::{self, CheckId, Stage};
 use crate::credentials::Credentials;
-use crate::model::{Cause, Severity};
+use crate::egress::EgressClient;
+use crate::model::Severity;
 use crate::target::Target;
 use metadata::Fetched;
 
@@ -21,7 +26,7 @@ use metadata::Fetched;
 #[derive(Debug)]
 pub struct AuthStage<'a> {
     pub target: &'a Target,
-    pub client: &'a reqwest::Client,
+    pub client: &'a EgressClient,
     pub limits: &'a Limits,
     pub budget: Duration,
     pub credentials: &'a Credentials,
@@ -113,41 +118,8 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
     (v, rm)
 }
 
-/// The verdict on a token that must be refused with 401.
-pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
-    let s = ex.summary();
-    match ex.status {
-        401 => Verdict::pass(s),
-        200..=299 => Verdict::fail(Severity::Critical, format!("{s}: {what} was accepted"))
-            .cause(Cause::TokenAccepted),
-        _ => Verdict::fail(Severity::Medium, format!("{s}: {what} MUST get 401")),
-    }
-}
-
-/// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (SHOULD).
-pub fn insufficient_scope(ex: &Exchange) -> Verdict {
-    let s = ex.summary();
-    let error = ex
-        .headers
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>();
-    let insufficient = challenge::parse(&error).ok().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c.is_bearer() && c.param("error") == Some("insufficient_scope"))
-    });
-    match ex.status {
-        403 if insufficient => Verdict::pass(format!("{s} with error=\"insufficient_scope\"")),
-        403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
-        401 => Verdict::warn(Severity::Low, format!("{s}: a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\", not 401")),
-        200..=299 => Verdict::fail(Severity::Medium, format!("{s}: a token without the required scope was served")),
-        _ => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
-    }
-}
-
 impl AuthStage<'_> {
-    async fn send(&self, req: &ProbeRequest) -> Result<Exchange, String> {
+    async fn send(&self, req: &ProbeRequest) -> Result<Exchange, ExchangeError> {
         exchange(
             self.client,
             &self.target.url,
@@ -157,14 +129,15 @@ impl AuthStage<'_> {
             SseRead::UntilResponse,
         )
         .await
-        .map_err(|e| e.message)
     }
 
     async fn fetch(&self, url: Url) -> Fetched {
         metadata::fetch(self.client, url, self.limits, self.budget).await
     }
 
-    /// Run every auth check. `unauth` is the answer to a valid request without a token.
+    /// Run the auth checks about the boundary itself (challenge, metadata, redirects on
+    /// metadata); the token probes run once the era is known ([`AuthStage::tokens`]).
+    /// `unauth` is the answer to a valid request without a token.
     pub async fn run(&self, unauth: &Exchange, rec: &mut Recorder) {
         let t = Instant::now();
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
@@ -173,181 +146,18 @@ impl AuthStage<'_> {
             skip_all(rec, "the endpoint did not ask for authorization (no 401)");
             return;
         }
+        // Protected resource metadata, then each named authorization server's metadata,
+        // every URL through the egress policy (see `discovery`).
         let mut fetched: Vec<Fetched> = Vec::new();
-
-        // Protected resource metadata: the challenge's URL, else the well-known URIs.
         let t = Instant::now();
-        let candidates: Vec<Url> = match &resource_metadata {
-            Some(u) => match self.target.url.join(u) {
-                Ok(u) => vec![u],
-                Err(e) => {
-                    rec.record(
-                        CheckId::AuthPrm,
-                        Verdict::fail(
-                            Severity::High,
-                            format!("resource_metadata \"{u}\" is not a URL: {e}"),
-                        ),
-                        t,
-                    );
-                    vec![]
-                }
-            },
-            None => metadata::prm_well_known(self.target),
-        };
-        let mut issuers = Vec::new();
-        let mut tried = Vec::new();
-        for url in candidates {
-            let f = self.fetch(url).await;
-            tried.push(f.describe());
-            let doc = f.json().cloned();
-            fetched.push(f);
-            if let Some(doc) = doc {
-                let (problems, found) = metadata::prm_problems(&doc, self.target);
-                let at = fetched
-                    .last()
-                    .map(|f| f.url.to_string())
-                    .unwrap_or_default();
-                let v = if problems.is_empty() {
-                    Verdict::pass(format!(
-                        "{at}: resource matches; authorization_servers {}",
-                        found.join(", ")
-                    ))
-                } else {
-                    Verdict::fail(Severity::High, format!("{at}: {}", problems.join("; ")))
-                };
-                rec.record(CheckId::AuthPrm, v, t);
-                issuers = found;
-                break;
-            }
-        }
-        if !rec.has(CheckId::AuthPrm) {
-            rec.record(
-                CheckId::AuthPrm,
-                Verdict::fail(
-                    Severity::High,
-                    format!("no protected resource metadata: {}", tried.join("; ")),
-                ),
-                t,
-            );
-        }
-
-        // Authorization server metadata for each issuer.
+        let (prm, issuers) = self.prm(resource_metadata.as_deref(), &mut fetched).await;
+        rec.record(CheckId::AuthPrm, prm.clone(), t);
         let t = Instant::now();
-        if issuers.is_empty() {
-            rec.record(
-                CheckId::AuthAsMetadata,
-                Verdict::skip("no authorization server is named"),
-                t,
-            );
-        } else {
-            let mut problems = Vec::new();
-            let mut good = Vec::new();
-            for issuer in issuers.iter().take(4) {
-                let Ok(url) = Url::parse(issuer) else {
-                    problems.push(format!("issuer \"{issuer}\" is not a URL"));
-                    continue;
-                };
-                let mut matched = false;
-                let mut misses = Vec::new();
-                for candidate in metadata::as_candidates(&url) {
-                    let f = self.fetch(candidate).await;
-                    let doc = f.json().cloned();
-                    misses.push(f.describe());
-                    fetched.push(f);
-                    let Some(doc) = doc else { continue };
-                    let got = doc
-                        .get("issuer")
-                        .and_then(serde_json::Value::as_str)
-                        .unwrap_or("(none)");
-                    if got != issuer {
-                        misses.push(format!("issuer \"{got}\" is not \"{issuer}\""));
-                        continue;
-                    }
-                    matched = true;
-                    let p = metadata::as_problems(&doc);
-                    if p.is_empty() {
-                        good.push(issuer.clone());
-                    } else {
-                        problems.push(format!("{issuer}: {}", p.join("; ")));
-                    }
-                    break;
-                }
-                if !matched {
-                    problems.push(format!(
-                        "{issuer}: no metadata with an identical issuer ({})",
-                        misses.join("; ")
-                    ));
-                }
-            }
-            let v = if problems.is_empty() {
-                Verdict::pass(format!(
-                    "metadata with identical issuer and S256 for {}",
-                    good.join(", ")
-                ))
-            } else {
-                Verdict::fail(Severity::High, problems.join("; "))
-            };
-            rec.record(CheckId::AuthAsMetadata, v, t);
-        }
-
-        // Tokens that must be refused.
-        let garbage = secrecy::SecretString::from(format!(
-            "vantage-garbage-{}",
-            std::process::id() ^ 0x5eed_cafe
-        ));
-        let base = ProbeRequest::modern("server/discover", 900, Default::default());
-        let t = Instant::now();
-        let v = match self.send(&base.clone().with_bearer(Some(&garbage))).await {
-            Ok(ex) => must_refuse(&ex, "a random bearer token"),
-            Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-        };
-        rec.record(CheckId::AuthGarbageToken, v, t);
-        let t = Instant::now();
-        let v = match &self.credentials.other_audience {
-            None => Verdict::skip(
-                "no token for another audience was given (--other-audience-token-env)",
-            ),
-            Some(tok) => match self.send(&base.clone().with_bearer(Some(tok))).await {
-                Ok(ex) => must_refuse(&ex, "a token issued for another audience"),
-                Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-            },
-        };
-        rec.record(CheckId::AuthWrongAudience, v, t);
-        let t = Instant::now();
-        let v = match &self.credentials.missing_scope {
-            None => Verdict::skip("no token lacking a scope was given (--missing-scope-token-env)"),
-            Some(tok) => match self.send(&base.clone().with_bearer(Some(tok))).await {
-                Ok(ex) => insufficient_scope(&ex),
-                Err(e) => Verdict::fail(Severity::Medium, format!("no response: {e}")),
-            },
-        };
-        rec.record(CheckId::AuthInsufficientScope, v, t);
+        let v = self.as_metadata(&prm, &issuers, &mut fetched).await;
+        rec.record(CheckId::AuthAsMetadata, v, t);
 
         // Redirects on any metadata URL (never followed).
-        let redirects: Vec<(String, bool)> = fetched
-            .iter()
-            .filter_map(|f| {
-                f.redirect()
-                    .map(|(st, loc, cross)| (format!("{} answered {st} to {loc}", f.url), cross))
-            })
-            .collect();
-        let v = if redirects.iter().any(|(_, cross)| *cross) {
-            let list: Vec<&str> = redirects.iter().map(|(s, _)| s.as_str()).collect();
-            Verdict::fail(
-                Severity::High,
-                format!("cross-host redirect on metadata: {}", list.join("; ")),
-            )
-            .cause(Cause::CrossHost)
-        } else if !redirects.is_empty() {
-            let list: Vec<&str> = redirects.iter().map(|(s, _)| s.as_str()).collect();
-            Verdict::warn(
-                Severity::Low,
-                format!("same-host redirect on metadata: {}", list.join("; ")),
-            )
-            .cause(Cause::SameHost)
-        } else {
-            Verdict::pass(format!("{} metadata URL(s), no redirect", fetched.len()))
-        };
+        let v = discovery::metadata_redirect(&fetched, self.client.policy());
         rec.record_ms(CheckId::AuthMetadataRedirect, v, 0);
     }
 }

@@ -6,8 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::rules::unknown;
-use crate::model::Severity;
+use crate::model::{Cause, Severity};
 use crate::probe::http::{Body, Exchange, ExchangeError, ProbeRequest};
 use crate::probe::verdict::Verdict;
 
@@ -47,7 +46,10 @@ pub(crate) fn evaluate(
     let ex = match got {
         Ok(ex) => ex,
         Err(e) => {
-            let v = unknown(format!("subscriptions/listen got no answer: {}", e.message));
+            let v = Verdict::unknown(
+                e.cause,
+                format!("subscriptions/listen got no answer: {}", e.message),
+            );
             return (v.clone(), v);
         }
     };
@@ -64,7 +66,10 @@ pub(crate) fn evaluate(
         );
     }
     let Body::Sse(sse) = &ex.body else {
-        return (Verdict::pass(s), unknown("the stream was not read"));
+        return (
+            Verdict::pass(s),
+            Verdict::unknown(Cause::Malformed, "the stream was not read"),
+        );
     };
     let Some(first) = sse.events.first() else {
         let sse_v = if sse.ended {
@@ -82,7 +87,7 @@ pub(crate) fn evaluate(
                     .to_string(),
             )
         } else if let Some(cap) = sse.capped {
-            unknown(format!("the read stopped at the {cap} cap"))
+            Verdict::unknown(Cause::SizeCap, format!("the read stopped at the {cap} cap"))
         } else {
             Verdict::fail(Severity::Medium, "the stream carried no event".to_string())
         };
@@ -262,5 +267,40 @@ mod tests {
         assert_eq!(a.outcome, Outcome::Skip);
         let (s, _) = evaluate(&sse(vec![], true), 7, &asked());
         assert_eq!(s.outcome, Outcome::Fail);
+    }
+
+    /// No answer, or a stream read stopped at a cap: no evidence, with its cause (never a
+    /// pass, never a failure of the server).
+    #[test]
+    fn unanswered_or_capped_is_unknown_with_its_cause() {
+        let lost = Err(ExchangeError {
+            cause: Cause::PolicyRefused,
+            message: "refused by egress policy".into(),
+        });
+        let (s, a) = evaluate(&lost, 7, &asked());
+        for v in [&s, &a] {
+            assert_eq!(
+                (v.outcome, v.severity, v.cause),
+                (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
+                "{}",
+                v.observed
+            );
+        }
+        let mut capped = sse(vec![], false);
+        if let Ok(Exchange {
+            body: Body::Sse(b), ..
+        }) = &mut capped
+        {
+            b.capped = Some("SSE line");
+        }
+        let (s, a) = evaluate(&capped, 7, &asked());
+        assert_eq!(s.outcome, Outcome::Pass, "{}", s.observed);
+        assert_eq!(
+            (a.outcome, a.cause),
+            (Outcome::Unknown, Some(Cause::SizeCap)),
+            "{}",
+            a.observed
+        );
+        assert!(a.observed.contains("SSE line cap"), "{}", a.observed);
     }
 }

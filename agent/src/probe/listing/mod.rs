@@ -25,6 +25,7 @@ use secrecy::SecretString;
 use serde_json::{json, Map, Value};
 
 use crate::catalog::CheckId;
+use crate::egress::EgressClient;
 use crate::engine::{Engine, State};
 use crate::model::Era;
 use crate::probe::http::{Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
@@ -40,7 +41,7 @@ pub use rules::BOGUS_CURSOR;
 /// What the listing needs from the run.
 pub(crate) struct Listing<'a> {
     pub(crate) engine: &'a Engine,
-    pub(crate) client: &'a reqwest::Client,
+    pub(crate) client: &'a EgressClient,
     pub(crate) target: &'a Target,
     /// When the listing must have finished (a little before the run's deadline).
     pub(crate) deadline: Instant,
@@ -257,7 +258,10 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
             for &id in rules::CHECKS {
                 rec.record(
                     id,
-                    rules::unknown(format!("the listing session could not be opened: {}", e.0)),
+                    Verdict::unknown(
+                        e.cause,
+                        format!("the listing session could not be opened: {}", e.message),
+                    ),
                     t,
                 );
             }
@@ -271,10 +275,22 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
         if !kinds.contains(&ListKind::Tools) {
             return None;
         }
-        let (other, _) = session::open_legacy(l, 901).await.ok()?;
-        let b = read_again(l, &other, &spent_again).await;
-        session::close_legacy(l, &other).await;
-        Some(b)
+        Some(match session::open_legacy(l, 901).await {
+            Ok((other, _)) => {
+                let b = read_again(l, &other, &spent_again).await;
+                session::close_legacy(l, &other).await;
+                b
+            }
+            // The second listing has no evidence: the rules that compare two say why.
+            Err(e) => ListRead::unread(
+                ListKind::Tools,
+                pages::Stop::NoAnswer {
+                    cause: e.cause,
+                    page: 1,
+                    message: format!("a second session could not be opened: {}", e.message),
+                },
+            ),
+        })
     };
     let (reads, tools_b) = tokio::join!(read_all(l, &session, &kinds, &spent), again);
     let tools_a = reads.iter().find(|r| r.kind == ListKind::Tools);
@@ -356,7 +372,7 @@ impl Engine {
     pub(crate) async fn listing_stage(
         &self,
         target: &Target,
-        client: &reqwest::Client,
+        client: &EgressClient,
         run_deadline: Instant,
         rec: &mut Recorder,
         st: &mut State,

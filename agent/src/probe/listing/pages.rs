@@ -11,7 +11,7 @@ use super::audit::ToolAudit;
 use super::problems::Problems;
 use super::session::Session;
 use super::Listing;
-use crate::model::Severity;
+use crate::model::{Cause, Severity};
 use crate::probe::http::{Limits, Rpc, SseRead};
 use crate::surface::{
     item_canonical, item_digest, list_digests, ListKind, ListSurface, SurfaceItem,
@@ -32,8 +32,12 @@ pub(crate) enum Stop {
     },
     /// A later page broke the list (a refused cursor, a missing array): why.
     Broken(String),
-    /// No answer at all.
-    NoAnswer(String),
+    /// No answer to the request for `page` (1 for the first): why, and its cause.
+    NoAnswer {
+        cause: Cause,
+        page: u32,
+        message: String,
+    },
 }
 
 impl Stop {
@@ -43,7 +47,25 @@ impl Stop {
             Stop::Deadline => "stopped: the check's deadline was near".into(),
             Stop::Refused { summary, .. } => format!("refused: {summary}"),
             Stop::Broken(why) => why.clone(),
-            Stop::NoAnswer(why) => format!("no answer: {why}"),
+            Stop::NoAnswer {
+                page: 1, message, ..
+            } => format!("no answer: {message}"),
+            Stop::NoAnswer { page, message, .. } => {
+                format!("page {page} got no answer: {message}")
+            }
+        }
+    }
+
+    /// Why a rule judged on what was read before this stop has no evidence about the rest:
+    /// a bound of the listing (`size-cap`), the deadline (the vantage's own), the exchange's
+    /// own cause, an answer that refused the list (`other-reason`) or broke it (`malformed`).
+    pub(crate) fn cause(&self) -> Cause {
+        match self {
+            Stop::Cap(_) => Cause::SizeCap,
+            Stop::Deadline => Cause::Deadline,
+            Stop::Refused { .. } => Cause::OtherReason,
+            Stop::Broken(_) => Cause::Malformed,
+            Stop::NoAnswer { cause, .. } => *cause,
         }
     }
 }
@@ -89,6 +111,14 @@ impl ListRead {
             cursor_problems: Problems::default(),
             shape: Problems::default(),
             audit: (audit && kind == ListKind::Tools).then(ToolAudit::default),
+        }
+    }
+
+    /// A list that could not be read at all, for `stop`.
+    pub(crate) fn unread(kind: ListKind, stop: Stop) -> Self {
+        ListRead {
+            stop: Some(stop),
+            ..ListRead::new(kind, false)
         }
     }
 
@@ -197,14 +227,10 @@ pub(crate) async fn read(
         let ex = match l.send_with(&req, SseRead::UntilResponse, &limits).await {
             Ok(ex) => ex,
             Err(e) => {
-                out.stop = Some(if out.pages == 0 {
-                    Stop::NoAnswer(e.message)
-                } else {
-                    Stop::Broken(format!(
-                        "page {} got no answer: {}",
-                        out.pages + 1,
-                        e.message
-                    ))
+                out.stop = Some(Stop::NoAnswer {
+                    cause: e.cause,
+                    page: out.pages + 1,
+                    message: e.message,
                 });
                 break;
             }

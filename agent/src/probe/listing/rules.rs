@@ -1,42 +1,57 @@
 //! The listing checks' verdicts, from the lists as read (spec sections 3.3 and 3.4): each a
 //! pure function of what was observed. A rule judged on part of a list fails on what it saw
-//! but never passes: the unread rest may break it (`unknown`, with what stopped the read).
+//! but never passes: the unread rest may break it (`unknown`, with what stopped the read and
+//! its cause), unless the server itself broke the list, which its own failure names.
 
 use serde_json::Value;
 
 use super::pages::{ListRead, Stop};
 use super::problems::Problems;
 use crate::catalog::CheckId;
-use crate::model::{Cause, Outcome, Severity};
+use crate::model::{Cause, Severity};
 use crate::probe::http::{Exchange, ExchangeError, Rpc};
 use crate::probe::verdict::Verdict;
 use crate::surface::ListKind;
 
-/// No evidence either way, and why.
-pub(crate) fn unknown(why: impl Into<String>) -> Verdict {
-    Verdict {
-        outcome: Outcome::Unknown,
-        observed: why.into(),
-        severity: None,
-        cause: None,
-    }
-}
-
 /// Problems of a rule as a verdict: a SHOULD (low) warns, a MUST fails; nothing found on a
-/// part of the list is unknown; nothing found on all of it passes.
+/// part of the list is not a pass ([`unfinished`]); nothing found on all of it passes.
 pub(crate) fn judge(problems: &Problems, read: &ListRead, pass: String) -> Verdict {
     match problems.worst() {
         Some(s @ (Severity::Info | Severity::Low)) => Verdict::warn(s, problems.summary()),
         Some(s) => Verdict::fail(s, problems.summary()),
         None => match &read.stop {
-            Some(stop) => unknown(format!(
-                "{} of {} read, none breaking the rule; the rest was not seen ({})",
-                read.items.len(),
-                read.kind.method(),
-                stop.describe()
-            )),
+            Some(stop) => unfinished(
+                stop,
+                format!(
+                    "{} of {} read, none breaking the rule",
+                    read.items.len(),
+                    read.kind.method()
+                ),
+            ),
             None => Verdict::pass(pass),
         },
+    }
+}
+
+/// A rule that needed the whole of a list judged by the listing itself (its first reading),
+/// with nothing found in `seen`, the part read before `stop` (`checks.md` 4.1):
+/// - the server broke the list (a cursor it issued and then refused, or issued twice; a page
+///   without its array): there is no rest any client could read, and the failure that broke
+///   it is already a finding of its own, medium or above (`pagination.cursor`,
+///   `tools.list-shape`, `caps.discover-matches-handlers`), which keeps the decision from
+///   `pass`. The rule is skipped, pointing there, rather than named a second time.
+/// - anything else (a listing bound, the deadline, no answer): the rest exists and was not
+///   seen, so the rule is `unknown` with the stop's cause (`size-cap`, `deadline`, the
+///   exchange's own), which the merge names `probe.incomplete`.
+pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
+    match stop {
+        Stop::Broken(why) => Verdict::skip(format!(
+            "{seen}; the server broke the list there ({why}), which is its own finding"
+        )),
+        _ => Verdict::unknown(
+            stop.cause(),
+            format!("{seen}; the rest was not seen ({})", stop.describe()),
+        ),
     }
 }
 
@@ -49,6 +64,8 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
     let mut p = Problems::default();
     let mut seen = Vec::new();
     let mut unseen = Vec::new();
+    // The cause of the first list or probe that went unanswered.
+    let mut unseen_cause = None;
     for r in reads {
         let m = r.kind.method();
         match (&r.stop, r.answered()) {
@@ -86,16 +103,22 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
                     r.kind.capability()
                 ),
             ),
-            (stop, false) => unseen.push(format!(
-                "{m}: {}",
-                stop.as_ref().map(Stop::describe).unwrap_or_default()
-            )),
+            (stop, false) => {
+                unseen_cause = unseen_cause.or(stop.as_ref().map(Stop::cause));
+                unseen.push(format!(
+                    "{m}: {}",
+                    stop.as_ref().map(Stop::describe).unwrap_or_default()
+                ))
+            }
         }
     }
     for (kind, got) in absent {
         let m = kind.method();
         match got {
-            Err(e) => unseen.push(format!("{m}: {}", e.message)),
+            Err(e) => {
+                unseen_cause = unseen_cause.or(Some(e.cause));
+                unseen.push(format!("{m}: {}", e.message))
+            }
             Ok(ex) => {
                 let s = ex.summary();
                 match (ex.status, ex.rpc()) {
@@ -122,7 +145,10 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
         return Verdict::fail(worst, p.summary());
     }
     if !unseen.is_empty() {
-        return unknown(format!("not answered: {}", unseen.join("; ")));
+        return Verdict::unknown(
+            unseen_cause.unwrap_or(Cause::Malformed),
+            format!("not answered: {}", unseen.join("; ")),
+        );
     }
     if seen.is_empty() {
         return Verdict::skip("the server advertises no tools, resources or prompts");
@@ -174,11 +200,18 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
         .iter()
         .find(|r| r.cursors_followed > 0 && r.stop.is_some())
     {
-        return unknown(format!(
-            "{} was not read to its end ({})",
-            r.kind.method(),
-            r.stop.as_ref().map(Stop::describe).unwrap_or_default()
-        ));
+        // A cursor the server broke is a problem above; a page it broke without its array
+        // fails tools.list-shape or caps.discover-matches-handlers.
+        if let Some(stop) = &r.stop {
+            return unfinished(
+                stop,
+                format!(
+                    "{} was not read to its end ({} cursors followed)",
+                    r.kind.method(),
+                    r.cursors_followed
+                ),
+            );
+        }
     }
     Verdict::pass(format!(
         "cursors followed to the end of {}",
@@ -194,10 +227,10 @@ pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>
     let ex = match got {
         Ok(ex) => ex,
         Err(e) => {
-            return unknown(format!(
-                "{method} with a bogus cursor got no answer: {}",
-                e.message
-            ))
+            return Verdict::unknown(
+                e.cause,
+                format!("{method} with a bogus cursor got no answer: {}", e.message),
+            )
         }
     };
     let s = ex.summary();

@@ -4,6 +4,7 @@ use http::HeaderMap;
 use serde_json::json;
 
 use super::*;
+use crate::model::Outcome;
 use crate::probe::http::Body;
 use crate::probe::listing::audit::ToolAudit;
 use crate::probe::listing::pages::PageMeta;
@@ -131,7 +132,11 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         message: "timed out".into(),
     });
     let v = caps(&[], &[(ListKind::Tools, lost)], true);
-    assert_eq!(v.outcome, Outcome::Unknown);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Timeout)),
+        "the exchange's own cause"
+    );
 }
 
 #[test]
@@ -174,12 +179,38 @@ fn order_and_variance_between_two_listings() {
     // An incomplete listing decides nothing.
     let mut cut = tools(&[("a", "1")]);
     cut.stop = Some(Stop::Deadline);
-    assert_eq!(order(Some(&a), Some(&cut)).outcome, Outcome::Unknown);
+    let v = order(Some(&a), Some(&cut));
     assert_eq!(
-        variance(Some(&cut), Some(&a), false).outcome,
-        Outcome::Unknown
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Deadline))
     );
-    assert_eq!(order(Some(&a), None).outcome, Outcome::Unknown);
+    let v = variance(Some(&cut), Some(&a), false);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Deadline)),
+        "the cut listing's own cause"
+    );
+    // A second session that could not be opened: the two-listing rules say why.
+    let unopened = ListRead::unread(
+        ListKind::Tools,
+        Stop::NoAnswer {
+            cause: Cause::Reset,
+            page: 1,
+            message: "a second session could not be opened: initialize: reset".into(),
+        },
+    );
+    let v = variance(Some(&a), Some(&unopened), true);
+    assert_eq!((v.outcome, v.cause), (Outcome::Unknown, Some(Cause::Reset)));
+    assert!(
+        v.observed.contains("second listing") && v.observed.contains("could not be opened"),
+        "{}",
+        v.observed
+    );
+    let v = order(Some(&a), None);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Malformed))
+    );
     assert_eq!(order(None, None).outcome, Outcome::Skip);
 }
 
@@ -279,7 +310,12 @@ fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     let mut part = tools(&[("ok", "1")]);
     part.stop = Some(Stop::Cap("page cap (100 pages)".into()));
     let v = name_format(Some(&part));
-    assert_eq!(v.outcome, Outcome::Unknown);
+    // A bound of the listing cut it: no evidence about the rest (the merge names it
+    // probe.incomplete, so the decision cannot pass).
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Unknown, None, Some(Cause::SizeCap))
+    );
     assert!(
         v.observed.contains("the rest was not seen"),
         "{}",
@@ -295,6 +331,55 @@ fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     }
     bad.stop = Some(Stop::Deadline);
     assert_eq!(name_format(Some(&bad)).outcome, Outcome::Warn);
+}
+
+/// A list the server broke (a cursor it issued, then refused) has no rest a client could
+/// read: the rules that needed all of it point at the failure that broke it, which is a
+/// finding of its own, instead of naming the same gap again. Only the first reading is judged
+/// that way: a second reading broken alone is a comparison without evidence.
+#[test]
+fn a_list_the_server_broke_is_named_once_by_its_own_failure() {
+    let why = "the server refused the cursor it issued (page 2): 200 JSON-RPC error -32602";
+    let mut broken = tools(&[("a", "1"), ("b", "2")]);
+    broken.pages = 1;
+    broken.cursors_followed = 1;
+    broken.stop = Some(Stop::Broken(why.into()));
+    broken
+        .cursor_problems
+        .push(Severity::Medium, why.to_string());
+    let p = pagination(&[&broken]);
+    assert_eq!(
+        (p.outcome, p.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "the failure that broke it: {}",
+        p.observed
+    );
+    for v in [
+        name_format(Some(&broken)),
+        list_shape(Some(&broken), true),
+        order(Some(&broken), Some(&tools(&[("a", "1"), ("b", "2")]))),
+    ] {
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Skip, None),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.contains("the server broke the list there") && v.observed.contains(why),
+            "{}",
+            v.observed
+        );
+    }
+    let whole = tools(&[("a", "1"), ("b", "2")]);
+    let v = variance(Some(&whole), Some(&broken), false);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Malformed)),
+        "{}",
+        v.observed
+    );
+    assert!(v.observed.contains("second listing"), "{}", v.observed);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use http::Method;
 use serde_json::{json, Map, Value};
 
 use super::Listing;
+use crate::model::Cause;
 use crate::probe::http::{ProbeRequest, Rpc, SseRead, LEGACY_VERSION};
 
 /// How the requests of one listing pass are sent.
@@ -21,9 +22,12 @@ pub(crate) enum Session {
     Legacy { id: Option<String>, version: String },
 }
 
-/// A legacy session that could not be opened.
+/// A legacy session that could not be opened: why, and the cause.
 #[derive(Debug, Clone)]
-pub(crate) struct OpenError(pub String);
+pub(crate) struct OpenError {
+    pub(crate) cause: Cause,
+    pub(crate) message: String,
+}
 
 impl Session {
     /// A list request (or any other) in this session.
@@ -89,10 +93,17 @@ pub(crate) async fn open_legacy(
     let ex = l
         .send(&init, SseRead::UntilResponse)
         .await
-        .map_err(|e| OpenError(format!("initialize: {}", e.message)))?;
+        .map_err(|e| OpenError {
+            cause: e.cause,
+            message: format!("initialize: {}", e.message),
+        })?;
     let Some(Rpc::Result { result, .. }) = ex.rpc().filter(|_| (200..300).contains(&ex.status))
     else {
-        return Err(OpenError(format!("initialize: {}", ex.summary())));
+        // Era detection saw initialize work: refused now, it was answered for another reason.
+        return Err(OpenError {
+            cause: Cause::OtherReason,
+            message: format!("initialize: {}", ex.summary()),
+        });
     };
     let version = result
         .get("protocolVersion")

@@ -4,8 +4,8 @@
 
 use super::pages::{ListRead, Stop};
 use super::problems::Problems;
-use super::rules::{judge, unknown};
-use crate::model::Severity;
+use super::rules::{judge, unfinished};
+use crate::model::{Cause, Severity};
 use crate::probe::verdict::Verdict;
 
 /// A tool rule needs the tool list: why it cannot run, if it cannot.
@@ -13,11 +13,14 @@ pub(crate) fn tools_unread(tools: Option<&ListRead>) -> Option<Verdict> {
     match tools {
         None => Some(Verdict::skip("the server does not advertise tools")),
         Some(t) if !t.answered() => Some(match &t.stop {
-            Some(Stop::Deadline) | Some(Stop::NoAnswer(_)) => unknown(format!(
-                "tools/list was not answered ({})",
-                t.stop.as_ref().map(Stop::describe).unwrap_or_default()
-            )),
-            Some(Stop::Cap(what)) => unknown(format!("the first tools/list page hit the {what}")),
+            Some(stop @ (Stop::Deadline | Stop::NoAnswer { .. })) => Verdict::unknown(
+                stop.cause(),
+                format!("tools/list was not answered ({})", stop.describe()),
+            ),
+            Some(stop @ Stop::Cap(what)) => Verdict::unknown(
+                stop.cause(),
+                format!("the first tools/list page hit the {what}"),
+            ),
             _ => Verdict::skip("tools/list was refused (see caps.discover-matches-handlers)"),
         }),
         Some(_) => None,
@@ -76,16 +79,25 @@ pub(crate) fn name_format(tools: Option<&ListRead>) -> Verdict {
     )
 }
 
+/// Two listings compared need both whole. The first is the one the other rules judge, so a
+/// list the server broke there is already a finding ([`unfinished`]); the second is read for
+/// this comparison only, so whatever stopped it leaves the comparison without evidence.
 fn both_complete(a: &ListRead, b: &ListRead) -> Option<Verdict> {
-    for (r, which) in [(a, "first"), (b, "second")] {
-        if let Some(stop) = &r.stop {
-            return Some(unknown(format!(
-                "the {which} listing of tools/list was not complete ({})",
-                stop.describe()
-            )));
-        }
+    if let Some(stop) = &a.stop {
+        return Some(unfinished(
+            stop,
+            "the first listing of tools/list was not complete".into(),
+        ));
     }
-    None
+    b.stop.as_ref().map(|stop| {
+        Verdict::unknown(
+            stop.cause(),
+            format!(
+                "the second listing of tools/list was not complete ({})",
+                stop.describe()
+            ),
+        )
+    })
 }
 
 /// `tools.deterministic-order`: the names common to two listings, in the same order.
@@ -94,7 +106,7 @@ pub(crate) fn order(a: Option<&ListRead>, b: Option<&ListRead>) -> Verdict {
         return v;
     }
     let (Some(a), Some(b)) = (a, b) else {
-        return unknown("tools/list was listed once only");
+        return Verdict::unknown(Cause::Malformed, "tools/list was listed once only");
     };
     if let Some(v) = both_complete(a, b) {
         return v;
@@ -123,7 +135,7 @@ pub(crate) fn variance(a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool)
         return v;
     }
     let (Some(a), Some(b)) = (a, b) else {
-        return unknown("tools/list was listed once only");
+        return Verdict::unknown(Cause::Malformed, "tools/list was listed once only");
     };
     if let Some(v) = both_complete(a, b) {
         return v;

@@ -1,0 +1,84 @@
+//! The probe engine's only HTTP client. Its `reqwest::Client` is private: a request can
+//! only be made through [`EgressClient::request`], which checks the URL (an address literal
+//! never reaches the connector unchecked), and every name is resolved by the policy's
+//! resolver. Redirects are never followed, proxies never used.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use url::Url;
+
+use super::resolve::PolicyResolver;
+use super::{EgressError, EgressPolicy};
+use crate::probe::dns::ResolverChoice;
+
+/// What shapes the client besides the policy.
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    pub tls: Arc<rustls::ClientConfig>,
+    /// TCP (and TLS) connect timeout; also the resolver's per-query timeout.
+    pub connect_timeout: Duration,
+    pub resolver: ResolverChoice,
+    /// Names already resolved and checked (the target's), used without a new lookup.
+    pub pinned: Vec<(String, Vec<IpAddr>)>,
+    /// Idle connections kept per host (0: every request connects afresh).
+    pub idle_per_host: usize,
+}
+
+/// An HTTP client that connects only where the egress policy admits.
+#[derive(Debug, Clone)]
+pub struct EgressClient {
+    http: reqwest::Client,
+    policy: Arc<EgressPolicy>,
+}
+
+impl EgressClient {
+    pub fn new(policy: EgressPolicy, settings: ClientSettings) -> Result<Self, reqwest::Error> {
+        let policy = Arc::new(policy);
+        let resolver = PolicyResolver::new(
+            policy.clone(),
+            settings.resolver,
+            settings.connect_timeout,
+            settings.pinned,
+        );
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .use_preconfigured_tls((*settings.tls).clone())
+            .connect_timeout(settings.connect_timeout)
+            .dns_resolver(Arc::new(resolver))
+            .pool_max_idle_per_host(settings.idle_per_host)
+            .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(EgressClient { http, policy })
+    }
+
+    pub fn policy(&self) -> &EgressPolicy {
+        &self.policy
+    }
+
+    /// A request to `url`, or why it is not made.
+    pub fn request(
+        &self,
+        method: http::Method,
+        url: &Url,
+    ) -> Result<reqwest::RequestBuilder, EgressError> {
+        self.policy.check_url(url)?;
+        Ok(self.http.request(method, url.clone()))
+    }
+
+    /// Check the address a response came from. The policy already admitted it before the
+    /// connect; this second look keeps any answer from a refused address out of the report
+    /// should a future code path connect some other way.
+    pub fn admit_peer(&self, peer: Option<SocketAddr>) -> Result<(), EgressError> {
+        match peer {
+            Some(p) => Ok(self.policy.check(p.ip())?),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;

@@ -1,0 +1,131 @@
+//! The egress client end to end on loopback: what it refuses sends nothing, a pinned name
+//! needs no lookup and is still checked, and every answer names the address it came from.
+
+use std::net::IpAddr;
+
+use url::Url;
+
+use super::*;
+use crate::job::Policy;
+use crate::model::Cause;
+
+fn policy(allow: &[&str]) -> EgressPolicy {
+    EgressPolicy::new(&Policy {
+        assume_global: Vec::new(),
+        allow_non_global: allow.iter().map(|p| p.parse().unwrap()).collect(),
+    })
+}
+
+fn ip(s: &str) -> IpAddr {
+    s.parse().unwrap()
+}
+
+/// A loopback listener that answers every connection with `200 ok` and counts them.
+async fn listener() -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let addr = l.local_addr().unwrap();
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    let c = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            c.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = [0u8; 2048];
+                let _ = s.read(&mut buf).await;
+                let _ = s
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                    )
+                    .await;
+            });
+        }
+    });
+    (addr, count)
+}
+
+fn client(policy: EgressPolicy, pinned: Vec<(String, Vec<IpAddr>)>) -> EgressClient {
+    EgressClient::new(
+        policy,
+        ClientSettings {
+            tls: crate::probe::tls::client_config(None).unwrap(),
+            connect_timeout: std::time::Duration::from_secs(2),
+            // Nothing answers here: a test that reaches its listener did no lookup.
+            resolver: crate::probe::dns::ResolverChoice {
+                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
+            },
+            pinned,
+            idle_per_host: 0,
+        },
+    )
+    .unwrap()
+}
+
+async fn get(
+    c: &EgressClient,
+    url: &str,
+) -> Result<Option<std::net::SocketAddr>, crate::probe::http::ExchangeError> {
+    let req = crate::probe::http::ProbeRequest::bare(http::Method::GET, &[]);
+    crate::probe::http::exchange_at(
+        c,
+        &Url::parse(url).unwrap(),
+        &req,
+        &crate::probe::http::Limits::default(),
+        std::time::Duration::from_secs(3),
+        crate::probe::http::SseRead::HeadersOnly,
+    )
+    .await
+    .map(|(_, peer)| peer)
+}
+
+#[tokio::test]
+async fn the_client_connects_only_where_the_policy_admits() {
+    use std::sync::atomic::Ordering;
+    let (addr, count) = listener().await;
+    let port = addr.port();
+    // Refused literals in either spelling: nothing is sent, the cause says why.
+    let closed = client(policy(&[]), Vec::new());
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://[::ffff:127.0.0.1]:{port}/"),
+    ] {
+        let e = get(&closed, &url).await.unwrap_err();
+        assert_eq!(e.cause, Cause::PolicyRefused, "{url}: {}", e.message);
+        assert!(e.message.contains("is loopback"), "{}", e.message);
+    }
+    // A pinned name is used without a lookup, and its addresses are checked all the same.
+    let pinned = vec![("pinned.test".to_string(), vec![ip("127.0.0.1")])];
+    let e = get(
+        &client(policy(&[]), pinned.clone()),
+        &format!("http://pinned.test:{port}/"),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.cause, Cause::PolicyRefused, "{}", e.message);
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        0,
+        "nothing reached the listener"
+    );
+    let open = client(policy(&["127.0.0.1/32"]), pinned);
+    let peer = get(&open, &format!("http://pinned.test:{port}/"))
+        .await
+        .unwrap();
+    assert_eq!(peer, Some(addr), "the answer names its address");
+    assert_eq!(
+        get(&open, &format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap(),
+        Some(addr)
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 2);
+    // The peer of an answer is checked again: an address the policy refuses never passes.
+    assert!(closed.admit_peer(Some(addr)).is_err());
+    assert!(open.admit_peer(Some(addr)).is_ok());
+}

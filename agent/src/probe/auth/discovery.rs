@@ -1,0 +1,207 @@
+//! Metadata discovery for the authorization boundary: the protected resource metadata (the
+//! challenge's `resource_metadata`, else the well-known URIs), each named authorization
+//! server's metadata candidates, and the redirects seen on the way. Every URL goes through
+//! the egress policy like the target: a refused address is no evidence either way, so the
+//! check it served is `unknown` with the refusal, and nothing from it reaches the report.
+
+use url::Url;
+
+use super::metadata::{self, Fetched};
+use super::AuthStage;
+use crate::egress::{self, refused_verdict as refused, EgressPolicy};
+use crate::model::{Cause, Outcome, Severity};
+use crate::probe::verdict::Verdict;
+
+/// Authorization servers examined at most (a hostile list costs a bounded number of fetches).
+const MAX_ISSUERS: usize = 4;
+
+/// `URL (at ADDRESS)`: where an answer came from.
+fn at(f: &Fetched) -> String {
+    match f.peer {
+        Some(p) => format!("{} (at {p})", f.url),
+        None => f.url.to_string(),
+    }
+}
+
+impl AuthStage<'_> {
+    fn policy(&self) -> &EgressPolicy {
+        self.client.policy()
+    }
+
+    /// `auth.prm`, and the authorization servers the metadata names.
+    pub(super) async fn prm(
+        &self,
+        resource_metadata: Option<&str>,
+        fetched: &mut Vec<Fetched>,
+    ) -> (Verdict, Vec<String>) {
+        let candidates: Vec<Url> = match resource_metadata {
+            Some(u) => match self.target.url.join(u) {
+                Ok(u) => vec![u],
+                Err(e) => {
+                    let v = Verdict::fail(
+                        Severity::High,
+                        format!("resource_metadata \"{u}\" is not a URL: {e}"),
+                    );
+                    return (v, Vec::new());
+                }
+            },
+            None => metadata::prm_well_known(self.target),
+        };
+        let mut tried = Vec::new();
+        let mut any_refused = false;
+        for url in candidates {
+            let f = self.fetch(url).await;
+            tried.push(f.describe(self.policy()));
+            any_refused |= f.refusal().is_some();
+            let doc = f.json().cloned();
+            let place = at(&f);
+            fetched.push(f);
+            if let Some(doc) = doc {
+                let (problems, found) = metadata::prm_problems(&doc, self.target);
+                let v = if problems.is_empty() {
+                    Verdict::pass(format!(
+                        "{place}: resource matches; authorization_servers {}",
+                        found.join(", ")
+                    ))
+                } else {
+                    Verdict::fail(Severity::High, format!("{place}: {}", problems.join("; ")))
+                };
+                return (v, found);
+            }
+        }
+        let v = if any_refused {
+            refused(format!(
+                "protected resource metadata not fetched: {}",
+                tried.join("; ")
+            ))
+        } else {
+            Verdict::fail(
+                Severity::High,
+                format!("no protected resource metadata: {}", tried.join("; ")),
+            )
+        };
+        (v, Vec::new())
+    }
+
+    /// `auth.as-metadata` for the issuers `auth.prm` found.
+    pub(super) async fn as_metadata(
+        &self,
+        prm: &Verdict,
+        issuers: &[String],
+        fetched: &mut Vec<Fetched>,
+    ) -> Verdict {
+        if issuers.is_empty() {
+            return Verdict::skip(if prm.outcome == Outcome::Unknown {
+                "the protected resource metadata was not fetched (refused by egress policy)"
+            } else {
+                "no authorization server is named"
+            });
+        }
+        let mut problems = Vec::new();
+        let mut unseen = Vec::new();
+        let mut good = Vec::new();
+        for issuer in issuers.iter().take(MAX_ISSUERS) {
+            let Ok(url) = Url::parse(issuer) else {
+                problems.push(format!("issuer \"{issuer}\" is not a URL"));
+                continue;
+            };
+            let mut matched = false;
+            let mut any_refused = false;
+            let mut misses = Vec::new();
+            for candidate in metadata::as_candidates(&url) {
+                let f = self.fetch(candidate).await;
+                misses.push(f.describe(self.policy()));
+                any_refused |= f.refusal().is_some();
+                let doc = f.json().cloned();
+                let place = at(&f);
+                fetched.push(f);
+                let Some(doc) = doc else { continue };
+                let got = doc
+                    .get("issuer")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("(none)");
+                if got != issuer {
+                    misses.push(format!("issuer \"{got}\" is not \"{issuer}\""));
+                    continue;
+                }
+                matched = true;
+                let p = metadata::as_problems(&doc);
+                if p.is_empty() {
+                    good.push(format!("{issuer} ({place})"));
+                } else {
+                    problems.push(format!("{issuer}: {}", p.join("; ")));
+                }
+                break;
+            }
+            if matched {
+                continue;
+            }
+            // A refused candidate might have held the metadata: no evidence for this issuer.
+            let line = format!(
+                "{issuer}: no metadata with an identical issuer ({})",
+                misses.join("; ")
+            );
+            if any_refused {
+                unseen.push(line);
+            } else {
+                problems.push(line);
+            }
+        }
+        if !problems.is_empty() {
+            problems.extend(unseen);
+            Verdict::fail(Severity::High, problems.join("; "))
+        } else if !unseen.is_empty() {
+            refused(unseen.join("; "))
+        } else {
+            Verdict::pass(format!(
+                "metadata with identical issuer and S256 for {}",
+                good.join(", ")
+            ))
+        }
+    }
+}
+
+/// `auth.metadata-redirect`: redirects on any metadata URL (never followed; a Location is
+/// judged by the egress policy). Only URLs that answered are evidence.
+pub(super) fn metadata_redirect(fetched: &[Fetched], policy: &EgressPolicy) -> Verdict {
+    let redirects: Vec<(String, bool)> = fetched
+        .iter()
+        .filter_map(|f| {
+            f.redirect().map(|(st, loc, cross)| {
+                let note = egress::location_note(policy, &f.url, &loc);
+                (format!("{} answered {st} to {loc}{note}", f.url), cross)
+            })
+        })
+        .collect();
+    let list = || {
+        redirects
+            .iter()
+            .map(|(s, _)| s.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let answered = fetched.iter().filter(|f| f.answered()).count();
+    let refusals: Vec<&str> = fetched.iter().filter_map(Fetched::refusal).collect();
+    if redirects.iter().any(|(_, cross)| *cross) {
+        Verdict::fail(
+            Severity::High,
+            format!("cross-host redirect on metadata: {}", list()),
+        )
+        .cause(Cause::CrossHost)
+    } else if !redirects.is_empty() {
+        Verdict::warn(
+            Severity::Low,
+            format!("same-host redirect on metadata: {}", list()),
+        )
+        .cause(Cause::SameHost)
+    } else if answered == 0 && !refusals.is_empty() {
+        refused(format!(
+            "no metadata URL was fetched: {}",
+            refusals.join("; ")
+        ))
+    } else if answered == 0 {
+        Verdict::skip("no metadata URL answered")
+    } else {
+        Verdict::pass(format!("{answered} metadata URL(s) answered, no redirect"))
+    }
+}

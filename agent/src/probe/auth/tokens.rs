@@ -1,0 +1,176 @@
+//! Tokens that must be refused (`checks.md` 2.5): a fresh random token, a token for another
+//! audience and one lacking a scope. The question each probe asks is whether the
+//! authorization layer let the token through, so the probe uses a request the server's era
+//! accepts (`server/discover` on a modern or dual-era server, `initialize` on a legacy-only
+//! one) and reads any answer other than 401/403 (a 2xx, or a 4xx from the MCP layer such as
+//! 400 "no valid session id") as "accepted".
+
+use std::time::Instant;
+
+use secrecy::SecretString;
+
+use super::challenge;
+use super::AuthStage;
+use crate::catalog::CheckId;
+use crate::model::{Cause, Era, Severity};
+use crate::probe::http::{Exchange, ProbeRequest};
+use crate::probe::verdict::{Recorder, Verdict};
+
+/// A fresh random token for one run, from the operating system's CSPRNG: 32 bytes in
+/// base64url, the shape of an ordinary opaque access token, so a server cannot tell the
+/// probe's token from a real one by its shape.
+pub fn garbage_token() -> Result<SecretString, String> {
+    let mut bytes = [0u8; 32];
+    rustls::crypto::ring::default_provider()
+        .secure_random
+        .fill(&mut bytes)
+        .map_err(|_| "the system's random number generator failed".to_string())?;
+    Ok(SecretString::from(base64url(&bytes)))
+}
+
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+        }
+    }
+    out
+}
+
+/// The request a token probe sends: one the server's era accepts once authorized.
+pub fn probe_request(era: Era, id: i64) -> ProbeRequest {
+    match era {
+        Era::Legacy => ProbeRequest::legacy_initialize(id),
+        _ => ProbeRequest::modern("server/discover", id, Default::default()),
+    }
+}
+
+/// Whether the authorization layer refused: 401 or 403, or an RFC 6750 error in a Bearer
+/// challenge (e.g. 400 `invalid_request`). Anything else got past it.
+fn refused_by_authorization(ex: &Exchange) -> bool {
+    if matches!(ex.status, 401 | 403) {
+        return true;
+    }
+    let values: Vec<&str> = ex
+        .headers
+        .get_all("www-authenticate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    challenge::parse(&values).ok().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c.is_bearer() && c.param("error").is_some())
+    })
+}
+
+/// The verdict on a token that must be refused with 401.
+pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
+    let s = ex.summary();
+    match ex.status {
+        401 => Verdict::pass(s),
+        _ if refused_by_authorization(ex) => {
+            Verdict::fail(Severity::Medium, format!("{s}: {what} was refused, but it MUST get 401"))
+        }
+        300..=399 | 500..=599 => Verdict::fail(
+            Severity::Medium,
+            format!("{s}: {what} MUST get 401 (this answer does not say whether it was accepted)"),
+        ),
+        _ => Verdict::fail(
+            Severity::Critical,
+            format!("{s}: {what} was accepted: the authorization layer let it through (anything but 401/403 means the request reached the MCP layer)"),
+        )
+        .cause(Cause::TokenAccepted),
+    }
+}
+
+/// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (SHOULD).
+pub fn insufficient_scope(ex: &Exchange) -> Verdict {
+    let s = ex.summary();
+    let error = ex
+        .headers
+        .get_all("www-authenticate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>();
+    let insufficient = challenge::parse(&error).ok().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c.is_bearer() && c.param("error") == Some("insufficient_scope"))
+    });
+    match ex.status {
+        403 if insufficient => Verdict::pass(format!("{s} with error=\"insufficient_scope\"")),
+        403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
+        401 => Verdict::warn(Severity::Low, format!("{s}: a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\", not 401")),
+        _ if refused_by_authorization(ex) => Verdict::warn(Severity::Low, format!("{s}: refused, but a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\"")),
+        300..=399 | 500..=599 => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
+        _ => Verdict::fail(Severity::Medium, format!("{s}: a token without the required scope was let through (anything but 401/403 means the request reached the MCP layer)")),
+    }
+}
+
+impl AuthStage<'_> {
+    /// One token probe: `judge` on the answer; no answer is no evidence either way.
+    async fn token_probe(
+        &self,
+        era: Era,
+        token: &SecretString,
+        judge: impl Fn(&Exchange) -> Verdict,
+    ) -> Verdict {
+        match self
+            .send(&probe_request(era, 900).with_bearer(Some(token)))
+            .await
+        {
+            Ok(ex) => judge(&ex),
+            Err(e) => Verdict::unknown(
+                e.cause,
+                format!(
+                    "no answer, so nothing is known about the token: {}",
+                    e.message
+                ),
+            ),
+        }
+    }
+
+    /// `auth.garbage-token`, `auth.wrong-audience` and `auth.insufficient-scope`, with a
+    /// request `era` accepts (`Era::Unknown` when nothing told the era: `server/discover`).
+    pub async fn tokens(&self, era: Era, rec: &mut Recorder) {
+        let t = Instant::now();
+        let v = match garbage_token() {
+            Ok(garbage) => {
+                self.token_probe(era, &garbage, |ex| must_refuse(ex, "a random bearer token"))
+                    .await
+            }
+            Err(e) => Verdict::error(e),
+        };
+        rec.record(CheckId::AuthGarbageToken, v, t);
+        let t = Instant::now();
+        let v = match &self.credentials.other_audience {
+            None => Verdict::skip(
+                "no token for another audience was given (--other-audience-token-env, or other_audience_env in [[credentials]])",
+            ),
+            Some(tok) => {
+                self.token_probe(era, tok, |ex| {
+                    must_refuse(ex, "a token issued for another audience")
+                })
+                .await
+            }
+        };
+        rec.record(CheckId::AuthWrongAudience, v, t);
+        let t = Instant::now();
+        let v = match &self.credentials.missing_scope {
+            None => Verdict::skip(
+                "no token lacking a scope was given (--missing-scope-token-env, or missing_scope_env in [[credentials]])",
+            ),
+            Some(tok) => self.token_probe(era, tok, insufficient_scope).await,
+        };
+        rec.record(CheckId::AuthInsufficientScope, v, t);
+    }
+}
+
+#[cfg(test)]
+#[path = "tokens_tests.rs"]
+mod tests;

@@ -1,0 +1,103 @@
+//! The token probes' verdicts, and the garbage token's shape (issue 12, reproduction 7).
+
+use http::HeaderMap;
+use secrecy::ExposeSecret;
+use serde_json::json;
+
+use super::*;
+use crate::model::Outcome;
+use crate::probe::http::Body;
+
+fn ex(status: u16, www_authenticate: Option<&str>, body: Body) -> Exchange {
+    let mut headers = HeaderMap::new();
+    if let Some(v) = www_authenticate {
+        headers.insert("www-authenticate", v.parse().unwrap());
+    }
+    Exchange {
+        status,
+        headers,
+        content_type: Some("text/plain".into()),
+        body,
+        elapsed_ms: 0,
+        first_byte_ms: 0,
+        capped: None,
+    }
+}
+
+#[test]
+fn the_garbage_token_is_fresh_random_bytes_with_no_tell_tale_shape() {
+    let a = garbage_token().unwrap();
+    let b = garbage_token().unwrap();
+    let (a, b) = (a.expose_secret(), b.expose_secret());
+    assert_ne!(a, b, "a fresh token per run");
+    assert_eq!(a.len(), 43, "32 bytes in unpadded base64url: {a}");
+    assert!(a
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    assert!(!a.contains("vantage"), "nothing names the prober: {a}");
+    assert_eq!(base64url(b"\xfb\xff"), "-_8");
+    assert_eq!(base64url(b"Man"), "TWFu");
+}
+
+/// The TS SDK 1.x example with its plain `--oauth` verifier answers a wrong-audience token
+/// with 400 "No valid session ID provided": the authorization layer let it through.
+#[test]
+fn anything_but_401_or_403_means_the_token_was_accepted() {
+    let no_session = ex(
+        400,
+        None,
+        Body::Json(
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}),
+        ),
+    );
+    let v = must_refuse(&no_session, "a token issued for another audience");
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (
+            Outcome::Fail,
+            Some(Severity::Critical),
+            Some(Cause::TokenAccepted)
+        )
+    );
+    for ok in [200, 202, 404, 406] {
+        assert_eq!(
+            must_refuse(&ex(ok, None, Body::Empty), "t").cause,
+            Some(Cause::TokenAccepted),
+            "{ok}"
+        );
+    }
+    assert_eq!(
+        must_refuse(&ex(401, None, Body::Empty), "t").outcome,
+        Outcome::Pass
+    );
+    // Refused by the authorization layer, but not with 401.
+    for refused in [
+        ex(403, None, Body::Empty),
+        ex(400, Some("Bearer error=\"invalid_request\""), Body::Empty),
+    ] {
+        let v = must_refuse(&refused, "t");
+        assert_eq!((v.severity, v.cause), (Some(Severity::Medium), None));
+    }
+    // A server error says nothing about acceptance.
+    assert_eq!(must_refuse(&ex(503, None, Body::Empty), "t").cause, None);
+    // Insufficient scope: let through is a failure, 403 with the error passes.
+    assert_eq!(insufficient_scope(&no_session).outcome, Outcome::Fail);
+    assert_eq!(
+        insufficient_scope(&ex(
+            403,
+            Some("Bearer error=\"insufficient_scope\""),
+            Body::Empty
+        ))
+        .outcome,
+        Outcome::Pass
+    );
+}
+
+#[test]
+fn the_probe_request_is_one_the_era_accepts() {
+    let body = |r: ProbeRequest| r.body.unwrap()["method"].as_str().unwrap().to_string();
+    assert_eq!(body(probe_request(Era::Legacy, 1)), "initialize");
+    for era in [Era::Modern, Era::Dual, Era::Unknown] {
+        assert_eq!(body(probe_request(era, 1)), "server/discover");
+    }
+}

@@ -1,0 +1,149 @@
+//! Split horizon (`checks.md` 3): regions that disagree on the class of DNS answer. Only
+//! answers are compared: a region whose own resolver failed has no class (that is
+//! `probe.resolver-failed`, never a fact about the zone), and "A present or absent" counts
+//! only where the A query was answered.
+
+use std::collections::BTreeSet;
+
+use vantage_agent::catalog::{CheckId, FindingId};
+use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+
+use super::evidence::has_evidence;
+use super::Acc;
+use crate::report::Scope;
+
+/// The class of a region's DNS answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DnsClass {
+    /// Global addresses; whether an A record is among them, when the A query was answered.
+    Global {
+        has_a: Option<bool>,
+    },
+    NonGlobal,
+    Nxdomain,
+    /// NOERROR with no address records.
+    NoData,
+}
+
+impl DnsClass {
+    fn kind(self) -> u8 {
+        match self {
+            DnsClass::Global { .. } => 0,
+            DnsClass::NonGlobal => 1,
+            DnsClass::Nxdomain => 2,
+            DnsClass::NoData => 3,
+        }
+    }
+}
+
+/// The class of `r`'s answer, or `None` when it has no evidence of one.
+pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
+    let dns = r.dns.as_ref()?;
+    let resolve = r.check(CheckId::DnsResolve)?;
+    if !has_evidence(resolve) {
+        return None;
+    }
+    if resolve.outcome == Outcome::Fail {
+        return match (resolve.cause, dns.rcode.as_str()) {
+            (Some(Cause::Nxdomain), _) | (None, "NXDOMAIN") => Some(DnsClass::Nxdomain),
+            (Some(Cause::NoAnswer), _) | (None, "NOERROR") => Some(DnsClass::NoData),
+            _ => None,
+        };
+    }
+    dns.addresses().next()?;
+    if !dns.all_global {
+        return Some(DnsClass::NonGlobal);
+    }
+    let has_a = r
+        .check(CheckId::DnsARecord)
+        .filter(|c| has_evidence(c))
+        .map(|c| c.outcome == Outcome::Pass);
+    Some(DnsClass::Global { has_a })
+}
+
+fn describe_dns(r: &RegionResult) -> String {
+    match &r.dns {
+        None => format!("{}: no DNS data", r.region),
+        Some(d) => {
+            let addrs: Vec<&str> = d.addresses().map(String::as_str).collect();
+            if addrs.is_empty() {
+                format!("{}: {} (no addresses)", r.region, d.rcode)
+            } else {
+                let class = if d.all_global { "global" } else { "non-global" };
+                format!("{}: {} ({class})", r.region, addrs.join(", "))
+            }
+        }
+    }
+}
+
+/// Whether `c` agrees with the public answer `reference` (a global answer, with A when any
+/// region's A query found one). An unanswered A query is no evidence against it.
+fn matches_reference(c: DnsClass, with_a: bool) -> bool {
+    match c {
+        DnsClass::Global { has_a } => !with_a || has_a != Some(false),
+        _ => false,
+    }
+}
+
+/// `dns.split-horizon` when regions' answers differ in class, else `dns.answers-differ`
+/// (info) when only the global addresses differ.
+pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
+    let classes: Vec<(&RegionResult, DnsClass)> = effective
+        .iter()
+        .filter_map(|r| dns_class(r).map(|c| (*r, c)))
+        .collect();
+    let kinds: BTreeSet<u8> = classes.iter().map(|(_, c)| c.kind()).collect();
+    let a_known: BTreeSet<bool> = classes
+        .iter()
+        .filter_map(|(_, c)| match c {
+            DnsClass::Global { has_a } => *has_a,
+            _ => None,
+        })
+        .collect();
+    let evidence = || classes.iter().map(|(r, _)| describe_dns(r)).collect();
+    if kinds.len() > 1 || a_known.len() > 1 {
+        let any_global = kinds.contains(&0);
+        let (odd, mut ev): (Vec<String>, Vec<String>) = if any_global {
+            // The public answer is the reference: a global one, with A if any region got A.
+            let with_a = a_known.contains(&true);
+            let odd = classes
+                .iter()
+                .filter(|(_, c)| !matches_reference(*c, with_a))
+                .map(|(r, _)| r.region.clone())
+                .collect();
+            (odd, evidence())
+        } else {
+            // No region got a public answer: which view is the odd one cannot be told, so
+            // every region that answered is named.
+            let mut ev: Vec<String> = evidence();
+            ev.push(
+                "no region received a global answer, so which view is the odd one cannot be told"
+                    .into(),
+            );
+            (classes.iter().map(|(r, _)| r.region.clone()).collect(), ev)
+        };
+        ev.dedup();
+        acc.add(
+            FindingId::DnsSplitHorizon,
+            Severity::High,
+            Scope::Regional,
+            &odd,
+            ev,
+        );
+    } else if classes.len() > 1 && kinds.contains(&0) {
+        let sets: BTreeSet<BTreeSet<&String>> = classes
+            .iter()
+            .filter_map(|(r, _)| r.dns.as_ref().map(|d| d.addresses().collect()))
+            .collect();
+        if sets.len() > 1 {
+            let regions: Vec<String> = classes.iter().map(|(r, _)| r.region.clone()).collect();
+            acc.add(
+                FindingId::DnsAnswersDiffer,
+                Severity::Info,
+                Scope::Global,
+                &regions,
+                evidence(),
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Evidence (`checks.md` 4.1): which check results say something about the target, whether a
+//! region observed the target, and the findings that name why a region or a check has no
+//! evidence. A skip is never evidence; neither is an `unknown`, an `error`, or a result whose
+//! cause is the vantage's own (its resolver, its egress policy, its deadline).
+
+use vantage_agent::catalog::{CheckId, Evidence, FindingId, Stage};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
+
+use super::Acc;
+use crate::report::Scope;
+
+/// Whether a cause, on this check, means "no evidence about the target": the vantage's own
+/// faults and decisions, a refused credential, or an answer for another reason. On a DNS
+/// check a timeout or a resolver failure (SERVFAIL, REFUSED) is the resolver's, not the
+/// zone's: reports from agents older than `probe.resolver-failed` still carry them as
+/// failures.
+pub fn no_evidence_cause(check: CheckId, cause: Option<Cause>) -> bool {
+    match cause {
+        None => false,
+        Some(c) if c.is_vantage_side() => true,
+        Some(Cause::CredentialRefused | Cause::OtherReason) => true,
+        Some(Cause::Timeout | Cause::ResolverFailure) => check.stage() == Stage::Dns,
+        Some(_) => false,
+    }
+}
+
+/// What a check result says about the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Positive evidence: the rule was met.
+    Pass,
+    /// Evidence of a problem: `fail` (or `warn`, at its own severity).
+    Problem,
+    /// Not applicable here (`skip`): no evidence, and nothing missing.
+    NotApplicable,
+    /// Due, but no evidence either way: `unknown`, `error`, or a vantage-side cause.
+    Gap,
+}
+
+pub fn reading(c: &CheckResult) -> Reading {
+    match c.outcome {
+        Outcome::Skip => Reading::NotApplicable,
+        Outcome::Unknown | Outcome::Error => Reading::Gap,
+        _ if no_evidence_cause(c.id, c.cause) => Reading::Gap,
+        Outcome::Pass => Reading::Pass,
+        // A name that does not resolve is the zone's fault only when the zone answered
+        // so (NXDOMAIN, or NOERROR without addresses); any other failure is the resolver's.
+        Outcome::Fail | Outcome::Warn
+            if c.id == CheckId::DnsResolve
+                && !matches!(c.cause, Some(Cause::Nxdomain | Cause::NoAnswer)) =>
+        {
+            Reading::Gap
+        }
+        Outcome::Fail | Outcome::Warn => Reading::Problem,
+    }
+}
+
+/// Whether a region has evidence (either way) for this check.
+pub fn has_evidence(c: &CheckResult) -> bool {
+    matches!(reading(c), Reading::Pass | Reading::Problem)
+}
+
+/// The finding that names why a check has no evidence, by its cause.
+pub fn gap_finding(c: &CheckResult) -> FindingId {
+    match c.cause {
+        Some(Cause::PolicyRefused) => FindingId::ProbePolicyRefused,
+        Some(Cause::ResolverError | Cause::ResolverFailure) => FindingId::ProbeResolverFailed,
+        Some(Cause::Deadline) => FindingId::ProbeIncomplete,
+        _ if c.id.stage() == Stage::Dns && c.outcome != Outcome::Skip => {
+            FindingId::ProbeResolverFailed
+        }
+        Some(Cause::CredentialRefused) => FindingId::AuthCredentialRefused,
+        _ => FindingId::ProbeIncomplete,
+    }
+}
+
+/// The conditions of 4.1 a region proved, and whether it observed the target: it connected
+/// (an address it resolved or was given), completed the TLS handshake when the target is
+/// https (its handshake check was not skipped as plain http), and an MCP request got an
+/// HTTP answer that told the era.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    pub observed: bool,
+    /// The conditions not proven, in order.
+    pub missing: Vec<Evidence>,
+}
+
+pub fn observation(r: &RegionResult) -> Observation {
+    let proven = r.proven();
+    let handshake_due = r
+        .check(CheckId::TlsHandshake)
+        .is_none_or(|c| c.outcome != Outcome::Skip || !c.observed.contains("plain http"));
+    let resolved_or_given = proven.contains(&Evidence::Resolved)
+        || r.check(CheckId::DnsResolve)
+            .is_some_and(|c| c.outcome == Outcome::Skip && r.dns.is_none())
+        || proven.contains(&Evidence::Connected);
+    let mut missing = Vec::new();
+    if !resolved_or_given {
+        missing.push(Evidence::Resolved);
+    }
+    for e in [Evidence::Connected, Evidence::Handshake, Evidence::Answered] {
+        if e == Evidence::Handshake && !handshake_due {
+            continue;
+        }
+        if !proven.contains(&e) {
+            missing.push(e);
+        }
+    }
+    Observation {
+        observed: missing.is_empty(),
+        missing,
+    }
+}
+
+/// Whether a failure with evidence, about the target, explains why this region did not
+/// observe it (a name that does not resolve, a refused connection, a failed handshake, an
+/// endpoint that is not MCP): then that finding names why.
+fn explained_by_the_target(r: &RegionResult) -> bool {
+    r.checks.iter().any(|c| {
+        reading(c) == Reading::Problem
+            && (matches!(c.id.stage(), Stage::Dns | Stage::Net | Stage::Tls)
+                || c.id == CheckId::EraDetect
+                || c.id == CheckId::RedirectNone)
+    })
+}
+
+/// Whether the region stopped at the authorization boundary without a credential (the
+/// merge names that `auth.credential-required`).
+pub fn credential_required(r: &RegionResult) -> bool {
+    r.protected
+        && !r.authenticated
+        && !r
+            .checks
+            .iter()
+            .any(|c| c.cause == Some(Cause::CredentialRefused))
+}
+
+/// Add, for every effective region, the findings that name its gaps: every check with no
+/// evidence (by cause), and a region that did not observe the target with nothing else to
+/// say why. Returns the regions that did not observe the target.
+pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
+    let mut not_observing = Vec::new();
+    for r in effective {
+        // Group this region's gaps by finding and reason, in check order.
+        let mut groups: Vec<(FindingId, String, Vec<&str>)> = Vec::new();
+        for c in r.checks.iter().filter(|c| reading(c) == Reading::Gap) {
+            let fid = gap_finding(c);
+            let why = match c.outcome {
+                Outcome::Error => format!("could not run: {}", c.observed),
+                _ => c.observed.clone(),
+            };
+            match groups.iter_mut().find(|(f, w, _)| *f == fid && *w == why) {
+                Some((_, _, ids)) => ids.push(c.id.as_str()),
+                None => groups.push((fid, why, vec![c.id.as_str()])),
+            }
+        }
+        let obs = observation(r);
+        if !obs.observed {
+            not_observing.push(r.region.clone());
+        }
+        let named_elsewhere =
+            !groups.is_empty() || explained_by_the_target(r) || credential_required(r);
+        if !obs.observed && !named_elsewhere {
+            let unproven: Vec<&str> = obs.missing.iter().map(|e| e.describe()).collect();
+            groups.push((
+                FindingId::ProbeIncomplete,
+                format!(
+                    "did not observe the target: no evidence that {}",
+                    unproven.join(", that ")
+                ),
+                Vec::new(),
+            ));
+        }
+        for (fid, why, ids) in groups {
+            let line = if ids.is_empty() {
+                format!("{}: {why}", r.region)
+            } else {
+                format!("{}: {} ({why})", r.region, ids.join(", "))
+            };
+            acc.add(
+                fid,
+                Severity::Medium,
+                Scope::Regional,
+                std::slice::from_ref(&r.region),
+                vec![line],
+            );
+        }
+    }
+    not_observing
+}
+
+#[cfg(test)]
+#[path = "evidence_tests.rs"]
+mod tests;

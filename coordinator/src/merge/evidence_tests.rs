@@ -1,0 +1,79 @@
+use vantage_agent::model::{DnsObservation, Era, RegionStatus};
+
+use super::*;
+
+fn check(id: CheckId, outcome: Outcome, cause: Option<Cause>, observed: &str) -> CheckResult {
+    CheckResult {
+        id,
+        outcome,
+        observed: observed.into(),
+        expected: id.expected().into(),
+        duration_ms: 0,
+        severity: None,
+        cause,
+    }
+}
+
+#[test]
+fn a_vantage_side_cause_is_never_evidence() {
+    let c = check(CheckId::DnsResolve, Outcome::Fail, Some(Cause::Timeout), "");
+    assert_eq!(reading(&c), Reading::Gap);
+    assert_eq!(gap_finding(&c), FindingId::ProbeResolverFailed);
+    // A connect timeout is the target's silence (a silent drop), not the vantage's.
+    let c = check(CheckId::NetConnect, Outcome::Fail, Some(Cause::Timeout), "");
+    assert_eq!(reading(&c), Reading::Problem);
+    let c = check(
+        CheckId::NetConnect,
+        Outcome::Unknown,
+        Some(Cause::PolicyRefused),
+        "",
+    );
+    assert_eq!(
+        (reading(&c), gap_finding(&c)),
+        (Reading::Gap, FindingId::ProbePolicyRefused)
+    );
+    let c = check(
+        CheckId::EraDetect,
+        Outcome::Unknown,
+        Some(Cause::CredentialRefused),
+        "",
+    );
+    assert_eq!(gap_finding(&c), FindingId::AuthCredentialRefused);
+    let c = check(
+        CheckId::SecurityOrigin,
+        Outcome::Warn,
+        Some(Cause::OtherReason),
+        "",
+    );
+    assert_eq!(
+        (reading(&c), gap_finding(&c)),
+        (Reading::Gap, FindingId::ProbeIncomplete)
+    );
+    let c = check(CheckId::TransportGet, Outcome::Skip, None, "");
+    assert_eq!(reading(&c), Reading::NotApplicable);
+}
+
+#[test]
+fn observation_needs_a_connection_a_handshake_for_https_and_a_known_era() {
+    let mut r = RegionResult::absent("eu", RegionStatus::Complete);
+    r.dns = Some(DnsObservation::default());
+    r.checks = vec![
+        check(CheckId::DnsResolve, Outcome::Pass, None, ""),
+        check(CheckId::NetConnect, Outcome::Pass, None, ""),
+        check(CheckId::TlsHandshake, Outcome::Pass, None, ""),
+        check(CheckId::EraDetect, Outcome::Pass, None, ""),
+    ];
+    r.era = Era::Modern;
+    assert!(observation(&r).observed);
+    r.checks[2].outcome = Outcome::Unknown;
+    assert_eq!(observation(&r).missing, vec![Evidence::Handshake]);
+    // Plain http needs no handshake.
+    r.checks[2] = check(CheckId::TlsHandshake, Outcome::Skip, None, "plain http");
+    assert!(observation(&r).observed);
+    // An address literal needs no resolution: a skipped DNS stage with no DNS data.
+    r.dns = None;
+    r.checks[0] = check(CheckId::DnsResolve, Outcome::Skip, None, "local target");
+    assert!(observation(&r).observed);
+    r.checks[3].outcome = Outcome::Skip;
+    assert_eq!(observation(&r).missing, vec![Evidence::Answered]);
+}

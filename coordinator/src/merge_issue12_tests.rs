@@ -1,0 +1,429 @@
+//! Issue 12, "never pass what was not seen": each numbered reproduction as a merge table
+//! (the end-to-end reproductions with real processes are in `tests/e2e/evidence*.rs`), and
+//! the shrunk counterexamples the property tests (`merge_props.rs`) found on the way.
+
+use super::*;
+
+fn unknown(r: &mut RegionResult, id: CheckId, cause: Cause, why: &str) {
+    set(r, id, Outcome::Unknown, None, Some(cause));
+    r.checks.iter_mut().find(|c| c.id == id).unwrap().observed = why.into();
+}
+
+fn skip_from(r: &mut RegionResult, from: CheckId) {
+    for c in r.checks.iter_mut().filter(|c| c.id >= from) {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.cause = None;
+    }
+}
+
+/// 1: the in-process vantage refused a loopback target by policy and skipped every check:
+/// it was `pass`. It did not observe the target: `probe.policy-refused`, unknown.
+#[test]
+fn reproduction_1_a_refusal_by_policy_is_unknown_never_pass() {
+    let mut local = clean("local");
+    local.dns = None;
+    skip_from(&mut local, CheckId::DnsResolve);
+    unknown(
+        &mut local,
+        CheckId::NetConnect,
+        Cause::PolicyRefused,
+        "127.0.0.1 is non-global",
+    );
+    let m = run(vec![local], &["local"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::ProbePolicyRefused,
+            Severity::Medium,
+            Scope::Global,
+            &["local"]
+        )]
+    );
+    assert_eq!(m.decision, Decision::Unknown);
+    assert!(m.reason.contains("probe.policy-refused"), "{}", m.reason);
+    let fix = &m.findings[0].remediation;
+    assert!(
+        fix.contains("probe.allow_non_global") && fix.contains("--assume-global"),
+        "{fix}"
+    );
+}
+
+/// 2: a resolver that never answers, and a deadline that runs out: every check unrun. The
+/// region was `partial` with every check skipped, and the decision `pass`.
+#[test]
+fn reproduction_2_a_deadline_leaves_unrun_checks_unknown_and_the_decision_unknown() {
+    let mut eu = clean("eu");
+    eu.status = RegionStatus::Partial;
+    eu.dns = Some(DnsObservation {
+        rcode: "TIMEOUT".into(),
+        ..Default::default()
+    });
+    for c in eu.checks.iter_mut() {
+        c.outcome = Outcome::Unknown;
+        c.cause = Some(Cause::Deadline);
+        c.observed = "not run: the overall deadline (8 s) ran out first".into();
+    }
+    let m = run(vec![eu], &["eu"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::ProbeIncomplete,
+            Severity::Medium,
+            Scope::Global,
+            &["eu"]
+        )]
+    );
+    assert_eq!(m.decision, Decision::Unknown);
+    let ev = &m.findings[0].evidence;
+    assert!(
+        ev[0].contains("dns.resolve, dns.a-record") && ev[0].contains("deadline"),
+        "{ev:?}"
+    );
+    // And a resolver that failed on its own: probe.resolver-failed, never dns.resolve.
+    let mut us = clean("us");
+    us.dns = Some(DnsObservation {
+        rcode: "TIMEOUT".into(),
+        ..Default::default()
+    });
+    skip_from(&mut us, CheckId::DnsARecord);
+    unknown(
+        &mut us,
+        CheckId::DnsResolve,
+        Cause::ResolverError,
+        "the resolver did not answer",
+    );
+    let m = run(vec![us], &["us"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::ProbeResolverFailed,
+            Severity::Medium,
+            Scope::Global,
+            &["us"]
+        )]
+    );
+    assert_eq!(m.decision, Decision::Unknown);
+}
+
+/// 3: `edge.divergent` from warnings: an info warning made the decision `review`, a low one
+/// on an auth check a high divergence and `blocked`.
+#[test]
+fn reproduction_3_warnings_never_diverge_and_a_divergence_is_never_worse_than_its_failure() {
+    for (id, sev) in [
+        (CheckId::TransportSseBuffering, Severity::Info),
+        (CheckId::AuthMetadataRedirect, Severity::Low),
+        (CheckId::AuthInsufficientScope, Severity::Low),
+    ] {
+        let mut eu = clean("eu");
+        set(&mut eu, id, Outcome::Warn, Some(sev), None);
+        let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+        assert!(
+            m.findings.iter().all(|f| f.id != FindingId::EdgeDivergent),
+            "{id}: {:?}",
+            shape(&m)
+        );
+        assert_eq!(m.decision, Decision::Pass, "{id}: {}", m.reason);
+        assert!(m.findings.iter().all(|f| f.severity <= sev), "{id}");
+    }
+    // A medium failure of an auth check diverges at medium, not high.
+    let mut eu = clean("eu");
+    fail(
+        &mut eu,
+        CheckId::AuthInsufficientScope,
+        Severity::Medium,
+        None,
+    );
+    let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    assert!(shape(&m).contains(&f(
+        FindingId::EdgeDivergent,
+        Severity::Medium,
+        Scope::Regional,
+        &["eu"]
+    )));
+    assert_eq!(m.decision, Decision::Review);
+}
+
+/// 4: eu times out on connect while us gets NXDOMAIN: a global `net.connect` ("no vantage
+/// can connect") came out. us has no evidence about connecting: regional findings.
+#[test]
+fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
+    let mut eu = clean("eu");
+    stop_at(
+        &mut eu,
+        CheckId::NetConnect,
+        Severity::High,
+        Some(Cause::Timeout),
+    );
+    let mut us = clean("us");
+    us.dns.as_mut().unwrap().rcode = "NXDOMAIN".into();
+    us.dns.as_mut().unwrap().a.clear();
+    us.dns.as_mut().unwrap().has_a = false;
+    stop_at(
+        &mut us,
+        CheckId::DnsResolve,
+        Severity::High,
+        Some(Cause::Nxdomain),
+    );
+    let m = run(vec![eu, us], &["eu", "us"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![
+            f(
+                FindingId::DnsSplitHorizon,
+                Severity::High,
+                Scope::Regional,
+                &["us"]
+            ),
+            f(
+                FindingId::NetConnect,
+                Severity::High,
+                Scope::Regional,
+                &["eu"]
+            ),
+        ]
+    );
+    assert_eq!(m.decision, Decision::Blocked);
+}
+
+/// 5: a failed A query (timeout, SERVFAIL) while AAAA answers was `dns.no-a-record` plus
+/// `dns.split-horizon`; a local resolver error was split horizon against the target; with
+/// no region holding a global answer, the plurality picked the odd region.
+#[test]
+fn reproduction_5_a_failed_query_is_not_an_absent_record() {
+    let mut ap = clean("ap");
+    let dns = ap.dns.as_mut().unwrap();
+    dns.a.clear();
+    dns.has_a = false;
+    dns.aaaa = vec!["2001:db8:b::10".into()];
+    unknown(
+        &mut ap,
+        CheckId::DnsARecord,
+        Cause::ResolverError,
+        "the A query failed (TIMEOUT)",
+    );
+    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::ProbeResolverFailed,
+            Severity::Medium,
+            Scope::Regional,
+            &["ap"]
+        )]
+    );
+    assert_eq!(m.decision, Decision::Unknown);
+
+    // rcode ERROR (the vantage's own resolver could not be used): no class, no split horizon.
+    let mut ap = clean("ap");
+    ap.dns = Some(DnsObservation {
+        rcode: "ERROR".into(),
+        ..Default::default()
+    });
+    skip_from(&mut ap, CheckId::DnsARecord);
+    unknown(
+        &mut ap,
+        CheckId::DnsResolve,
+        Cause::ResolverError,
+        "could not be used",
+    );
+    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
+    assert!(
+        m.findings
+            .iter()
+            .all(|f| !f.id.as_str().starts_with("dns.")),
+        "{:?}",
+        shape(&m)
+    );
+    assert!(shape(&m).contains(&f(
+        FindingId::ProbeResolverFailed,
+        Severity::Medium,
+        Scope::Regional,
+        &["ap"]
+    )));
+
+    // No region holds a global answer: eu non-global, us and ap NXDOMAIN. Which view is odd
+    // cannot be told, so every region is named (the plurality named eu alone).
+    let mut eu = clean("eu");
+    resolved_internal(&mut eu);
+    let nx = |name: &str| {
+        let mut r = clean(name);
+        let d = r.dns.as_mut().unwrap();
+        d.rcode = "NXDOMAIN".into();
+        d.a.clear();
+        d.has_a = false;
+        stop_at(
+            &mut r,
+            CheckId::DnsResolve,
+            Severity::High,
+            Some(Cause::Nxdomain),
+        );
+        r
+    };
+    let m = run(vec![eu, nx("us"), nx("ap")], EU_US_AP, &[]);
+    let split = m
+        .findings
+        .iter()
+        .find(|f| f.id == FindingId::DnsSplitHorizon)
+        .unwrap();
+    assert_eq!(split.regions, ["ap", "eu", "us"]);
+    assert!(
+        split.evidence.iter().any(|e| e.contains("cannot be told")),
+        "{:?}",
+        split.evidence
+    );
+}
+
+/// 7: a credential that was given and refused was "no credential was given".
+#[test]
+fn reproduction_7_a_refused_credential_is_named_as_refused() {
+    let mut eu = clean("eu");
+    eu.protected = true;
+    eu.era = Era::Unknown;
+    skip_from(&mut eu, CheckId::EraDetect);
+    unknown(
+        &mut eu,
+        CheckId::EraDetect,
+        Cause::CredentialRefused,
+        "401 to the given token",
+    );
+    let m = run(vec![eu], &["eu"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::AuthCredentialRefused,
+            Severity::Medium,
+            Scope::Global,
+            &["eu"]
+        )]
+    );
+    assert!(m
+        .findings
+        .iter()
+        .all(|f| f.id != FindingId::AuthCredentialRequired));
+    assert_eq!(m.decision, Decision::Unknown);
+}
+
+/// 8: the Origin probe refused for another reason (a gateway stripped Mcp-Method) was a low
+/// `security.origin`, and the server passed.
+#[test]
+fn reproduction_8_a_probe_answered_for_another_reason_is_no_pass() {
+    let mut eu = clean("eu");
+    unknown(
+        &mut eu,
+        CheckId::SecurityOrigin,
+        Cause::OtherReason,
+        "400 -32020: another rule",
+    );
+    let m = run(vec![eu], &["eu"], &[]);
+    assert_eq!(
+        shape(&m),
+        vec![f(
+            FindingId::ProbeIncomplete,
+            Severity::Medium,
+            Scope::Global,
+            &["eu"]
+        )]
+    );
+    assert!(m.findings.iter().all(|f| f.id != FindingId::SecurityOrigin));
+    assert_eq!(m.decision, Decision::Unknown);
+}
+
+/// Counterexample (proptest): a warning on dns.resolve in one region was merged into the
+/// high split-horizon finding; a warning never yields more than its own severity.
+#[test]
+fn counterexample_a_dns_resolve_warning_is_not_split_horizon() {
+    let mut us = clean("us");
+    set(
+        &mut us,
+        CheckId::DnsResolve,
+        Outcome::Warn,
+        Some(Severity::Info),
+        Some(Cause::NoAnswer),
+    );
+    let m = run(vec![clean("eu"), us], &["eu", "us"], &[]);
+    assert!(
+        m.findings.iter().all(|f| f.severity <= Severity::Info),
+        "{:?}",
+        shape(&m)
+    );
+}
+
+/// Counterexample (proptest): an info-level DNS failure "explained" a divergence away, so a
+/// worse outcome turned `blocked` into `unknown`. Only a blocking failure explains one.
+#[test]
+fn counterexample_only_a_blocking_network_failure_explains_a_divergence() {
+    let mut eu = clean("eu");
+    fail(&mut eu, CheckId::AuthChallenge, Severity::High, None);
+    let before = run(vec![eu.clone(), clean("us")], &["eu", "us"], &[]);
+    fail(&mut eu, CheckId::DnsGlobalAddresses, Severity::Info, None);
+    let after = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    assert_eq!(
+        (before.decision, after.decision),
+        (Decision::Blocked, Decision::Blocked)
+    );
+    assert!(after
+        .findings
+        .iter()
+        .any(|f| f.id == FindingId::EdgeDivergent));
+}
+
+/// Counterexample (proptest): a dns.resolve failure whose cause is not the zone's answer
+/// (an old agent's `refused`, `servfail`, `timeout`) named the region in a split horizon.
+#[test]
+fn counterexample_a_dns_failure_without_a_zone_answer_is_the_resolvers() {
+    let mut us = clean("us");
+    us.dns.as_mut().unwrap().rcode = "SERVFAIL".into();
+    stop_at(
+        &mut us,
+        CheckId::DnsResolve,
+        Severity::High,
+        Some(Cause::ResolverFailure),
+    );
+    let m = run(vec![clean("eu"), us], &["eu", "us"], &[]);
+    assert!(
+        m.findings
+            .iter()
+            .all(|f| !f.id.as_str().starts_with("dns.")),
+        "{:?}",
+        shape(&m)
+    );
+    assert!(m
+        .findings
+        .iter()
+        .any(|f| f.id == FindingId::ProbeResolverFailed));
+    assert_eq!(m.decision, Decision::Unknown);
+}
+
+/// Counterexample (proptest, found after the egress merge): a failure reported above its
+/// finding's own ceiling (`auth.wrong-audience` answered with a non-401 is at most medium;
+/// only a token accepted is critical, under another finding) raised a **high**
+/// `edge.divergent` beside a medium finding, so a later warning elsewhere "improved" the
+/// decision from blocked to unknown. The divergence now counts each failure at the severity
+/// its own finding carries.
+#[test]
+fn counterexample_a_divergence_is_capped_by_the_failures_own_finding() {
+    let mut eu = clean("eu");
+    fail(&mut eu, CheckId::AuthWrongAudience, Severity::High, None);
+    let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    let shape = shape(&m);
+    assert!(
+        shape.contains(&f(
+            FindingId::AuthWrongAudience,
+            Severity::Medium,
+            Scope::Regional,
+            &["eu"]
+        )),
+        "{shape:?}"
+    );
+    assert!(
+        shape.contains(&f(
+            FindingId::EdgeDivergent,
+            Severity::Medium,
+            Scope::Regional,
+            &["eu"]
+        )),
+        "{shape:?}"
+    );
+    assert_eq!(m.decision, Decision::Review);
+}
