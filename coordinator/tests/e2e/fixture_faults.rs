@@ -395,3 +395,35 @@ async fn a_legacy_server_is_listed_in_a_session() {
         assert!(c.observed.contains("2025-11-25"), "{}", c.observed);
     }
 }
+
+/// The listing benchmark's server (`benches/listing.rs`: 200 tools, 50 a page) read whole:
+/// every rule has its evidence, nothing is `unknown`, so the decision is `pass` (the bench
+/// asserts it on every run; this keeps it true without running the bench).
+#[tokio::test]
+async fn the_listing_benchmarks_200_tool_server_is_read_whole_and_passes() {
+    let surface = vantage_coordinator::fixture::SurfaceConfig {
+        extra_tools: 195,
+        page_size: 50,
+    };
+    let fixture = Fixture::start_with(&[], surface).await.unwrap();
+    let report = check(&fixture.url()).await;
+    assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.id == FindingId::ProbeIncomplete),
+        "{:#?}",
+        report.findings
+    );
+    let tools = report.regions[0]
+        .surface
+        .as_ref()
+        .and_then(|s| s.list(vantage_agent::surface::ListKind::Tools).cloned())
+        .expect("tools listed");
+    assert_eq!((tools.complete, tools.count, tools.pages), (true, 200, 4));
+    assert!(report.regions[0]
+        .checks
+        .iter()
+        .all(|c| c.outcome != Outcome::Unknown));
+}
