@@ -332,7 +332,7 @@ def rewrite(path, data):
 
 
 def tables(out):
-    data = {name: load(out, name) for name in ["meta", "check", "daemon", "memory", "fleet"]}
+    data = {name: load(out, name) for name in ["meta", "check", "daemon", "memory", "fleet", "listing"]}
     rewrite(os.path.join(ROOT, "BENCHMARKS.md"), data)
     rewrite(os.path.join(ROOT, "README.md"), data)
 
