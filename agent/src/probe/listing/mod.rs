@@ -406,3 +406,7 @@ fn surface(l: &Listing<'_>, era: Era, reads: &[ListRead]) -> Surface {
             .collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "egress_tests.rs"]
+mod egress_tests;
