@@ -329,6 +329,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         );
     }
 
+    // A region that did not observe the target and that nothing above names (checks.md 4.1;
+    // a degraded one is named by fleet.vantage-degraded).
+    evidence::unexplained_regions(&effective, &mut acc);
+
     let mut findings: Vec<Finding> = acc.by_id.into_values().collect();
     for f in &mut findings {
         f.regions.sort();
