@@ -20,6 +20,7 @@ mod gate_sweep;
 mod hostile;
 mod junit_consumer;
 mod lifecycle;
+mod markdown_hostile;
 mod operator_errors;
 mod peers;
 mod procs;
