@@ -250,6 +250,19 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
         .expect("fleet.region-missing");
     assert_eq!(missing["regions"], json!(["eu"]));
     assert_eq!(missing["severity"], "medium");
+    // Why, in the report: not a bare "eu: error".
+    let evidence = missing["evidence"][0].as_str().unwrap();
+    assert!(
+        evidence.starts_with("eu: error: the agent disconnected before it sent a result"),
+        "{missing}"
+    );
+    assert!(
+        missing["remediation"]
+            .as_str()
+            .unwrap()
+            .starts_with("eu: run the check again once the region's agent is back"),
+        "{missing}"
+    );
     let report = finished(&c, &on_us).await;
     assert_eq!(regions_of(&report), [pair("us", "complete")], "{report:#}");
     assert_eq!(report["decision"], "pass", "{report:#}");
