@@ -27,6 +27,7 @@ mod procs;
 mod progress;
 mod prometheus;
 mod quickstart;
+mod reload_labels;
 mod reports;
 mod schema;
 mod snapshot;
