@@ -124,11 +124,11 @@ pub struct Probe {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Deadline for one exchange (one request, connect, handshake or DNS query); at most
-    /// --timeout.
-    #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
-    pub check_timeout: Duration,
+    /// --timeout. Default 5s. Not with --coordinator (each agent has its own).
+    #[arg(long = "check-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub check_timeout: Option<Duration>,
     /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
-    /// Repeatable.
+    /// Repeatable. Not with --coordinator (each agent has its own --nameserver).
     #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
     #[command(flatten)]
@@ -223,9 +223,10 @@ pub struct CheckArgs {
     /// Also fail the gate on any finding of this severity or above, whatever the decision.
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
-    /// The region label of this vantage in the report.
-    #[arg(long, default_value = "local")]
-    pub region: String,
+    /// The region label of this vantage in the report (default `local`). Not with
+    /// --coordinator (choose the fleet's regions with --regions).
+    #[arg(long)]
+    pub region: Option<String>,
     #[command(flatten)]
     pub probe: Probe,
     #[command(flatten)]

@@ -79,6 +79,9 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// `--check-timeout` when not given.
+const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// This machine's vantage: its own settings. The target the operator names is probed
 /// whatever its address; every other address obeys the egress policy (`--allow-non-global`
 /// widens it). The job brings the deadline, policy and credentials.
@@ -86,7 +89,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        check_timeout: probe.check_timeout,
+        check_timeout: probe.check_timeout.unwrap_or(DEFAULT_CHECK_TIMEOUT),
         extra_ca_pem,
         allow_named_target: true,
         resolver: ResolverChoice {
@@ -193,7 +196,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
     // Credentials and the CA file are read before any traffic: bad input changes nothing.
-    let engine = engine(&args.probe, &args.region)?;
+    let engine = engine(&args.probe, args.region.as_deref().unwrap_or("local"))?;
     let job = job(&args.probe, target)?;
     let report = check_here(&engine, &job, &args.output).await;
     let gate = args.gate();
@@ -279,7 +282,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         allow_non_global: Vec::new(),
         ca_file: None,
         timeout: Duration::from_secs(30),
-        check_timeout: Duration::from_secs(5),
+        check_timeout: None,
         nameserver: Vec::new(),
         auth: AuthArgs::default(),
     };

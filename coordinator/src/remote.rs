@@ -86,6 +86,31 @@ fn api_error(status: reqwest::StatusCode, body: &str) -> String {
     }
 }
 
+/// Flags that shape this machine's vantage mean nothing to a fleet: refused with the place
+/// that does it there, before anything is sent (never accepted and silently unused).
+fn refuse_local_flags(args: &CheckArgs) -> anyhow::Result<()> {
+    if args.probe.check_timeout.is_some() {
+        bail!("--check-timeout is not sent to a fleet: each agent times one exchange with its own --check-timeout (vantage-agent), and the coordinator's in-process vantage with probe.check_timeout in its configuration; --timeout sets this check's overall deadline. Drop the flag");
+    }
+    if !args.probe.nameserver.is_empty() {
+        bail!("--nameserver is not sent to a fleet: each agent asks its region's resolver, or the one its own --nameserver names (vantage-agent); the coordinator's in-process vantage uses the system resolver. Drop the flag");
+    }
+    if let Some(region) = &args.region {
+        bail!("--region names this machine's vantage, and with --coordinator none runs here: choose the fleet's regions with --regions (e.g. --regions {region}) and drop --region");
+    }
+    if args.probe.ca_file.is_some() {
+        let plain = args
+            .fleet
+            .coordinator
+            .as_deref()
+            .is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("http://"));
+        if plain {
+            bail!("--ca-file trusts a CA for an https:// coordinator's API, and this coordinator is plain http://, so it would do nothing; the agents trust a lab CA for targets with vantage-agent --target-ca-file (the in-process vantage with probe.ca_file in the coordinator's configuration). Drop the flag");
+        }
+    }
+    Ok(())
+}
+
 pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
@@ -98,6 +123,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     if !args.probe.allow_non_global.is_empty() {
         bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
     }
+    refuse_local_flags(&args)?;
     let target = Target::parse(&args.url)?;
     check_output_path(&args.output)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;

@@ -39,7 +39,8 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
     if let Some(fix) = unknown_fix(report) {
         let _ = writeln!(out, "Fix: {}\n", cell(fix));
     }
-    let _ = writeln!(out, "{}\n", cell(&gate.line(report)));
+    // Our own words (the gate line holds only flags and a fixed text): a code span.
+    let _ = writeln!(out, "`{}`\n", gate.line(report));
     if !report.findings.is_empty() {
         let _ = writeln!(
             out,
