@@ -312,16 +312,16 @@ async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
         );
     }
     let url;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
     let _guard: Box<dyn std::any::Any> = match args.hostile {
         Some(kind) => {
-            let server = HostileServer::start(kind).await?;
+            let server = HostileServer::serve(listener, kind)?;
             url = server.url();
             Box::new(server)
         }
         None => {
-            let listener = tokio::net::TcpListener::bind(args.listen)
-                .await
-                .with_context(|| format!("binding {}", args.listen))?;
             let f = Fixture::serve(listener, &args.faults);
             url = f.url();
             Box::new(f)
