@@ -270,15 +270,15 @@ pub struct Fleet {
     /// A credential configured on the coordinator, by name. Needs --coordinator.
     #[arg(long, value_name = "NAME", requires = "coordinator")]
     pub credential: Option<String>,
-    /// Environment variable holding the coordinator's API token. Without it (and without
-    /// --api-token-file), the token a local `vantage serve` generated is used if present.
+    /// Environment variable holding the coordinator's API token (default VANTAGE_API_TOKEN;
+    /// named here, it must be set). Without it (and without --api-token-file), the token a
+    /// local `vantage serve` generated for the URL's port is used if present.
     #[arg(
         long = "api-token-env",
         value_name = "NAME",
-        default_value = "VANTAGE_API_TOKEN",
         conflicts_with = "api_token_file"
     )]
-    pub api_token_env: String,
+    pub api_token_env: Option<String>,
     /// Read the coordinator's API token from PATH (e.g. the file `vantage serve` prints).
     #[arg(long = "api-token-file", value_name = "PATH", requires = "coordinator")]
     pub api_token_file: Option<PathBuf>,

@@ -25,27 +25,48 @@ fn coordinator_url(given: &str) -> anyhow::Result<String> {
     Ok(given.trim_end_matches('/').to_string())
 }
 
-/// The API token: --api-token-file, else the variable --api-token-env names, else the token
-/// a `vantage serve` on this machine generated (it prints the path).
-fn api_token(fleet: &Fleet) -> anyhow::Result<secrecy::SecretString> {
+/// The API token and where it came from (for a 401's message): --api-token-file, else the
+/// variable --api-token-env names (`VANTAGE_API_TOKEN` by default), else the token a `vantage
+/// serve` on this machine generated for the API's port (it prints the path).
+fn api_token(fleet: &Fleet, base: &str) -> anyhow::Result<(secrecy::SecretString, String)> {
     if let Some(path) = &fleet.api_token_file {
-        return credentials::from_file(path).with_context(|| "--api-token-file".to_string());
+        let token = credentials::from_file(path).with_context(|| "--api-token-file".to_string())?;
+        return Ok((token, format!("--api-token-file {}", path.display())));
     }
-    if let Ok(token) = credentials::from_env(&fleet.api_token_env) {
-        return Ok(token);
+    let env = fleet.api_token_env.as_deref().unwrap_or(DEFAULT_TOKEN_ENV);
+    match credentials::from_env(env) {
+        Ok(token) => return Ok((token, format!("${env}"))),
+        // Named on purpose: never fall back to another token behind the caller's back.
+        Err(e) if fleet.api_token_env.is_some() => {
+            bail!("--api-token-env {env}: {e}; export {env} with the coordinator's API token, or drop the flag to use {DEFAULT_TOKEN_ENV} or the token a local `vantage serve` generated")
+        }
+        Err(_) => {}
     }
-    let generated = vantage_coordinator::token_file::default_path();
+    let port = url::Url::parse(base)
+        .ok()
+        .and_then(|u| u.port_or_known_default())
+        .unwrap_or(8080);
+    let generated = vantage_coordinator::token_file::default_path(port);
     if generated.is_file() {
-        tracing::info!(path = %generated.display(), "using the API token a local `vantage serve` generated");
-        return credentials::from_file(&generated)
-            .with_context(|| "the generated API token".to_string());
+        tracing::info!(path = %generated.display(), "{DEFAULT_TOKEN_ENV} is not set: using the API token a local `vantage serve` generated for port {port}");
+        let token = credentials::from_file(&generated)
+            .with_context(|| "the generated API token".to_string())?;
+        return Ok((
+            token,
+            format!(
+                "the token a local `vantage serve` generated for port {port} ({})",
+                generated.display()
+            ),
+        ));
     }
     bail!(
-        "the coordinator's API needs a token: export {} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; on this machine that is {})",
-        fleet.api_token_env,
+        "the coordinator's API needs a token: export {env} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; for port {port} on this machine that is {})",
         generated.display()
     )
 }
+
+/// The variable `--api-token-env` names unless given.
+const DEFAULT_TOKEN_ENV: &str = "VANTAGE_API_TOKEN";
 
 /// Why the API did not answer, with the likely mistake.
 fn unreachable(base: &str, e: &reqwest::Error) -> String {
@@ -128,7 +149,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     check_output_path(&args.output)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
     let base = base.as_str();
-    let token = api_token(&args.fleet)?;
+    let (token, token_source) = api_token(&args.fleet, base)?;
     let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
@@ -156,6 +177,12 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         .map_err(|e| anyhow::anyhow!(unreachable(base, &e)))?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
+    if status == reqwest::StatusCode::UNAUTHORIZED {
+        bail!(
+            "the coordinator refused the API token from {token_source}: {}; give the token of this coordinator's server.api_tokens (--api-token-file PATH or --api-token-env NAME)",
+            api_error(status, &text)
+        );
+    }
     if !status.is_success() {
         bail!(
             "the coordinator refused the check: {}",

@@ -32,3 +32,4 @@ mod reports;
 mod schema;
 mod snapshot;
 mod terminal;
+mod token_files;

@@ -260,7 +260,8 @@ async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
         .find(|w| w.starts_with("http://"))
         .unwrap()
         .to_string();
-    let path = runtime.join("vantage").join("api-token");
+    let port = api.rsplit(':').next().unwrap().trim_end_matches('/');
+    let path = runtime.join("vantage").join(format!("api-token-{port}"));
     let line = p.wait_for("API token written to", Duration::from_secs(5));
     assert!(
         line.ends_with(&path.display().to_string()),
