@@ -43,41 +43,7 @@ pub struct Api {
     pub degraded: Arc<crate::degraded::Degraded>,
 }
 
-/// A sliding one-minute window of on-demand checks per target.
-#[derive(Debug)]
-pub struct RateLimit {
-    per_minute: u32,
-    seen: std::sync::Mutex<
-        std::collections::HashMap<String, std::collections::VecDeque<std::time::Instant>>,
-    >,
-}
-
-impl RateLimit {
-    pub fn new(per_minute: u32) -> Self {
-        RateLimit {
-            per_minute,
-            seen: Default::default(),
-        }
-    }
-
-    /// Take a slot for `target`, or say how long until one frees up.
-    pub fn take(&self, target: &str) -> Result<(), Duration> {
-        let now = std::time::Instant::now();
-        let window = Duration::from_secs(60);
-        let mut g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        g.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
-        let q = g.entry(target.to_string()).or_default();
-        while q.front().is_some_and(|t| now.duration_since(*t) >= window) {
-            q.pop_front();
-        }
-        if q.len() as u32 >= self.per_minute {
-            let oldest = q.front().copied().unwrap_or(now);
-            return Err(window.saturating_sub(now.duration_since(oldest)));
-        }
-        q.push_back(now);
-        Ok(())
-    }
-}
+pub use crate::rate::RateLimit;
 
 /// A refusal with its JSON body.
 #[derive(Debug)]
@@ -396,14 +362,15 @@ async fn create(
         None => None,
     };
     let req = validate(&api, body)?;
-    if let Err(wait) = api.rate.take(&req.target.to_string()) {
+    if let Err(wait) = api.rate.take(&req.target) {
         let secs = wait.as_secs().max(1);
         let mut r = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
             format!(
                 "at most {} on-demand checks of {} per minute; retry in {secs} s",
-                api.rate.per_minute, req.target
+                api.rate.per_minute(),
+                req.target
             ),
         )
         .into_response();

@@ -823,6 +823,25 @@ async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
         (429, Some("rate_limited")),
         "{v}"
     );
+    // Other spellings of the same endpoint share its budget (they used to get around it).
+    for spelling in [
+        "http://127.0.0.1:1/mcp/",
+        "http://127.0.0.1:1/mcp?x=1",
+        "HTTP://127.0.0.1:1/mcp/?y=2",
+    ] {
+        let (st, v) = call(
+            reqwest::Method::POST,
+            format!("{}/v1/checks", c.api),
+            Some(API_TOKEN),
+            Some(json!({"target": spelling, "deadline": "1s"})),
+        )
+        .await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (429, Some("rate_limited")),
+            "{spelling}: {v}"
+        );
+    }
     // Another target is not limited by the first one's budget.
     let other = json!({"target": "http://127.0.0.2:1/mcp", "deadline": "1s"});
     let (st, _) = call(
