@@ -204,14 +204,21 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let give_up = Instant::now() + args.probe.timeout + Duration::from_secs(15);
     let mut shown = 0;
     let result = loop {
-        let resp = client
+        let resp = match client
             .get(format!("{base}/v1/checks/{id}"))
             .bearer_auth(token.expose_secret())
             .send()
             .await
-            .context("following the check")?;
+        {
+            Ok(r) => r,
+            Err(e) => break Ok(Followed::Gone(cause(&e))),
+        };
         let status = resp.status();
         let text = resp.text().await.unwrap_or_default();
+        // A coordinator that restarted does not know the check; one that is stopping says so.
+        if status == reqwest::StatusCode::NOT_FOUND || status.is_server_error() {
+            break Ok(Followed::Gone(api_error(status, &text)));
+        }
         if !status.is_success() {
             break Err(anyhow::anyhow!(
                 "the coordinator lost the check: {}",
@@ -237,13 +244,15 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
             ));
         }
         shown = report.regions.len();
-        progress.stage(&if expected > 0 {
+        progress.stage(&if report.state.is_none() {
+            format!("every region reported ({shown})")
+        } else if expected > 0 {
             format!("{shown} of {expected} region(s) reported")
         } else {
             format!("{shown} region(s) reported, waiting for the rest")
         });
         if report.state.is_none() {
-            break Ok(report);
+            break Ok(Followed::Done(Box::new(report)));
         }
         if Instant::now() > give_up {
             break Err(anyhow::anyhow!(
@@ -253,8 +262,35 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         tokio::time::sleep(Duration::from_millis(150)).await;
     };
     progress.finish();
-    let report = result?;
+    let report = match result? {
+        Followed::Done(report) => report,
+        Followed::Gone(why) => {
+            eprintln!(
+                "unknown for {target}: the coordinator at {base} went away while check {id} was running ({why}); the check's regions did not report, so nothing was decided. Run the check again once the coordinator is back"
+            );
+            return Ok(vantage_coordinator::exit::UNKNOWN_REGION);
+        }
+    };
     let gate = args.gate();
     emit(&report, &args.output, gate)?;
     Ok(gate.exit_code(&report))
+}
+
+/// How following a submitted check ended.
+enum Followed {
+    Done(Box<Report>),
+    /// The coordinator stopped answering, or no longer knows the check: why.
+    Gone(String),
+}
+
+/// An error and its causes, one line.
+fn cause(e: &reqwest::Error) -> String {
+    let mut chain = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(c) = source {
+        chain.push_str(": ");
+        chain.push_str(&c.to_string());
+        source = c.source();
+    }
+    chain
 }

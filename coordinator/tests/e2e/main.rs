@@ -9,6 +9,7 @@ mod auth;
 mod cli;
 mod cli_habits;
 mod codemap;
+mod coordinator_gone;
 mod dns_tls;
 mod egress;
 mod evidence;
