@@ -216,6 +216,13 @@ fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
             format!("{what} is at most {}", humantime::format_duration(max)),
         ));
     }
+    if d.is_zero() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_duration",
+            format!("{what} `{s}` must be greater than zero; write e.g. 30s (or omit it for the default)"),
+        ));
+    }
     Ok(d)
 }
 
@@ -234,9 +241,16 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
         }
     })?;
     let b: CheckBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool}}")))?;
-    let target = Target::parse(&b.target)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", e.to_string()))?;
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}}")))?;
+    let target = Target::parse(&b.target).map_err(|e| {
+        let message = match e {
+            // The parser's words are for the command line (--token-env): say what an API
+            // caller does instead.
+            vantage_agent::target::TargetError::Userinfo => "the URL carries user information (user:password@); remove it: credentials never travel in a URL. Configure the token as a [[credentials]] entry on the coordinator and name it with \"credential\"".to_string(),
+            e => e.to_string(),
+        };
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", message)
+    })?;
     let regions = match b.regions {
         None => all_regions.clone(),
         Some(r) if r.is_empty() => {
