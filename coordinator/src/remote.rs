@@ -99,11 +99,19 @@ fn api_error(status: reqwest::StatusCode, body: &str) -> String {
                 .and_then(|c| c.as_str())
                 .unwrap_or(body)
         ),
-        Err(_) => format!(
-            "{}: {}",
-            status.as_u16(),
-            body.chars().take(200).collect::<String>()
-        ),
+        // Not the API's JSON error: whatever answered is not the coordinator's HTTP API.
+        Err(_) => {
+            let body = body.trim();
+            let seen = if body.is_empty() {
+                "an empty body".to_string()
+            } else {
+                format!("`{}`", body.chars().take(200).collect::<String>())
+            };
+            format!(
+                "{} with {seen}, which is not the coordinator's API (its errors are JSON): is --coordinator an agent's health port (--listen, default 9101) or another service? The API listens on server.api_listen (default 127.0.0.1:8080)",
+                status.as_u16()
+            )
+        }
     }
 }
 

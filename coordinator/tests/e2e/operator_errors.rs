@@ -184,6 +184,26 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
         .unwrap();
     assert_eq!(resp.status().as_u16(), 503);
     assert!(resp.text().await.unwrap().contains("gRPC port"));
+    // `vantage check` pointed at that agent's health port: named, not "404: " and nothing.
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            format!("http://{health}"),
+        ],
+        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("the coordinator refused the check: 404 with")
+            && e.contains("which is not the coordinator's API")
+            && e.contains("an agent's health port"),
+        "{e}"
+    );
 }
 
 #[test]
