@@ -45,7 +45,7 @@ async fn a_reload_that_changes_label_names_keeps_the_target_info_series() {
     };
     let c = coordinator(
         &dir,
-        &[],
+        &["eu"],
         "127.0.0.1:0",
         "127.0.0.1:0",
         &checks("team = \"platform\""),
