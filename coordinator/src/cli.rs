@@ -217,6 +217,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::OK);
     }
+    let json_logs = args.log_format == vantage_agent::logging::LogFormat::Json;
     vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
         let metrics = bound
             .metrics
@@ -227,6 +228,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             bound.api, bound.grpc
         );
         let _ = std::io::stdout().flush();
+        // For people; with JSON logs stderr is JSON only (the log event carries the path).
+        if let (Some(path), false) = (&bound.generated_token, json_logs) {
+            eprintln!("vantage serve: API token written to {}", path.display());
+        }
     })
     .await?;
     Ok(exit::OK)

@@ -79,11 +79,14 @@ fn hangups() -> tokio::sync::mpsc::Receiver<()> {
 }
 
 /// The addresses actually bound (ports may have been 0).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Bound {
     pub api: SocketAddr,
     pub grpc: SocketAddr,
     pub metrics: Option<SocketAddr>,
+    /// Where the generated API token was written, when none is configured (the caller
+    /// tells people; the log line carries it too).
+    pub generated_token: Option<std::path::PathBuf>,
 }
 
 /// The gRPC server builder, with TLS from `server.tls` when configured.
@@ -185,7 +188,6 @@ pub async fn serve(
             path = %g.path.display(),
             "no server.api_tokens configured: generated an API token (mode 0600, removed at exit); `vantage check --coordinator` on this machine reads it from there"
         );
-        eprintln!("vantage serve: API token written to {}", g.path.display());
         tokens.push(g.token.clone());
         generated = Some(g);
     }
@@ -208,6 +210,7 @@ pub async fn serve(
         api: api_addr,
         grpc: grpc_addr,
         metrics: metrics_listener.as_ref().map(|(_, a)| *a),
+        generated_token: generated.as_ref().map(|g: &GeneratedToken| g.path.clone()),
     };
 
     let agent_auth = Arc::new(std::sync::RwLock::new(agents));
@@ -253,7 +256,9 @@ pub async fn serve(
     tracing::info!(
         api = %bound.api,
         grpc = %bound.grpc,
-        metrics = ?bound.metrics,
+        metrics = %bound
+            .metrics
+            .map_or_else(|| "on the API port".to_string(), |m| m.to_string()),
         regions = ?cfg.regions(),
         agents = cfg.agents.len(),
         checks = cfg.checks.len(),
