@@ -60,22 +60,34 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Demo(args) => demo(args).await,
         Command::Fixture(args) => fixture(args).await,
         Command::Schema => {
-            println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
-            Ok(exit::OK)
+            let text = serde_json::to_string_pretty(&report::json_schema())?;
+            to_stdout(format!("{text}\n").as_bytes())
         }
         Command::Explain(args) => {
-            match args.id {
-                Some(id) => print!("{}", explain::explain(&id)?),
-                None => print!("{}", explain::table()),
-            }
-            Ok(exit::OK)
+            let text = match args.id {
+                Some(id) => explain::explain(&id)?,
+                None => explain::table(),
+            };
+            to_stdout(text.as_bytes())
         }
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(args.shell, &mut cmd, "vantage", &mut std::io::stdout());
-            Ok(exit::OK)
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "vantage", &mut script);
+            to_stdout(&script)
         }
         Command::Man(args) => crate::manpage::write(args.command.as_deref(), args.dir.as_deref()),
+    }
+}
+
+/// Write a document to standard output. A reader that stops early (`| head`) closes the pipe:
+/// that is not an error, so nothing is printed and the exit code is 0.
+pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(exit::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(e) => Err(anyhow::Error::new(e).context("writing to standard output")),
     }
 }
 
