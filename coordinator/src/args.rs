@@ -220,7 +220,8 @@ pub struct CheckArgs {
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
     pub fail_on: FailOn,
-    /// Also fail the gate on any finding of this severity or above, whatever the decision.
+    /// Also fail the gate (exit 2) on any finding of this severity or above when the decision
+    /// is pass or review (unknown stays exit 3 or 4: nothing was decided).
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report (default `local`). Not with

@@ -204,7 +204,9 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
 
     let progress = live(
         &args.output,
-        &format!("checking {target} through {base}"),
+        // The coordinator is named on the `submitted to` line: the live line keeps the
+        // target whole.
+        &format!("checking {target}"),
         "submitted",
     );
     progress.println(&format!("check {id} submitted to {base}"));
@@ -252,10 +254,10 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
             ));
         }
         shown = report.regions.len();
-        progress.stage(&if report.state.is_none() {
-            format!("every region reported ({shown})")
-        } else if expected > 0 {
+        progress.stage(&if expected > 0 {
             format!("{shown} of {expected} region(s) reported")
+        } else if report.state.is_none() {
+            format!("every region reported ({shown})")
         } else {
             format!("{shown} region(s) reported, waiting for the rest")
         });
