@@ -6,6 +6,8 @@
 //! target is a [`Target`]); errors name the file or the variable and the key path.
 
 mod error;
+#[cfg(test)]
+mod limits_tests;
 mod load;
 #[cfg(test)]
 mod tests;
