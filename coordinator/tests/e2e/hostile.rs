@@ -62,10 +62,16 @@ async fn a_redirect_to_itself_is_not_followed() {
     let c = outcome(&report, CheckId::RedirectNone);
     assert_eq!(c.outcome, Outcome::Fail);
     assert_eq!(c.cause, Some(Cause::SameHost));
+    // Never followed, so no MCP answer: the region did not observe the target, and a
+    // finding says so (probe.incomplete, naming redirect.none as what it saw).
     assert_eq!(
         above_info(&report),
-        ids(&[("redirect.none", Severity::Medium)])
+        ids(&[
+            ("probe.incomplete", Severity::Medium),
+            ("redirect.none", Severity::Medium)
+        ])
     );
+    assert_eq!(report.decision, Decision::Unknown);
 }
 
 /// Every other hostile behaviour: each ends by its deadline with a finding whose evidence
