@@ -124,11 +124,11 @@ pub struct Probe {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Deadline for one exchange (one request, connect, handshake or DNS query); at most
-    /// --timeout.
-    #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
-    pub check_timeout: Duration,
+    /// --timeout. Default 5s. Not with --coordinator (each agent has its own).
+    #[arg(long = "check-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub check_timeout: Option<Duration>,
     /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
-    /// Repeatable.
+    /// Repeatable. Not with --coordinator (each agent has its own --nameserver).
     #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
     #[command(flatten)]
@@ -220,12 +220,14 @@ pub struct CheckArgs {
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
     pub fail_on: FailOn,
-    /// Also fail the gate on any finding of this severity or above, whatever the decision.
+    /// Also fail the gate (exit 2) on any finding of this severity or above when the decision
+    /// is pass or review (unknown stays exit 3 or 4: nothing was decided).
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
-    /// The region label of this vantage in the report.
-    #[arg(long, default_value = "local")]
-    pub region: String,
+    /// The region label of this vantage in the report (default `local`). Not with
+    /// --coordinator (choose the fleet's regions with --regions).
+    #[arg(long)]
+    pub region: Option<String>,
     #[command(flatten)]
     pub probe: Probe,
     #[command(flatten)]
@@ -269,15 +271,15 @@ pub struct Fleet {
     /// A credential configured on the coordinator, by name. Needs --coordinator.
     #[arg(long, value_name = "NAME", requires = "coordinator")]
     pub credential: Option<String>,
-    /// Environment variable holding the coordinator's API token. Without it (and without
-    /// --api-token-file), the token a local `vantage serve` generated is used if present.
+    /// Environment variable holding the coordinator's API token (default VANTAGE_API_TOKEN;
+    /// named here, it must be set). Without it (and without --api-token-file), the token a
+    /// local `vantage serve` generated for the URL's port is used if present.
     #[arg(
         long = "api-token-env",
         value_name = "NAME",
-        default_value = "VANTAGE_API_TOKEN",
         conflicts_with = "api_token_file"
     )]
-    pub api_token_env: String,
+    pub api_token_env: Option<String>,
     /// Read the coordinator's API token from PATH (e.g. the file `vantage serve` prints).
     #[arg(long = "api-token-file", value_name = "PATH", requires = "coordinator")]
     pub api_token_file: Option<PathBuf>,
