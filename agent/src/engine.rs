@@ -157,7 +157,7 @@ impl Engine {
     async fn run_inner(&self, target: &Target, progress: ProgressSink) -> RegionResult {
         let started = Instant::now();
         let deadline = started + self.opts.deadline;
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::with_deadline(deadline, self.opts.deadline);
         let mut state = State {
             progress,
             ..State::default()
@@ -168,6 +168,7 @@ impl Engine {
         )
         .await;
         let status = match finished {
+            Ok(()) if rec.deadline_hit() => RegionStatus::Partial,
             Ok(()) => RegionStatus::Complete,
             Err(_) => {
                 // Checks still due when the deadline ran out have no evidence either way:

@@ -25,6 +25,7 @@ mod procs;
 mod progress;
 mod prometheus;
 mod quickstart;
+mod review_deadline;
 mod reports;
 mod schema;
 mod snapshot;
