@@ -360,7 +360,9 @@ impl Engine {
             },
             idle_per_host: 8,
         };
-        EgressClient::new(policy, settings).map_err(|e| e.to_string())
+        EgressClient::new(policy, settings)
+            .map(|c| c.with_secrets(self.opts.credentials.clone()))
+            .map_err(|e| e.to_string())
     }
 
     pub(crate) async fn send(

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::http::{Body, Exchange, Rpc, MODERN_VERSION};
+use super::http::{clip, Body, Exchange, Rpc, MODERN_VERSION};
 use super::verdict::Verdict;
 use crate::model::{Era, Severity};
 
@@ -103,7 +103,7 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
     match ex.rpc() {
         None => high.push("no JSON-RPC response in the body".into()),
         Some(Rpc::Error { code, message, .. }) => {
-            high.push(format!("JSON-RPC error {code} \"{message}\""))
+            high.push(format!("JSON-RPC error {code} \"{}\"", clip(&message, 80)))
         }
         Some(Rpc::Result { id: got, result }) => {
             if &got != id {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use http::HeaderMap;
 use serde_json::Value;
 
+use super::observed;
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
 use crate::egress::{EgressClient, EgressError};
@@ -181,17 +182,10 @@ pub fn parse_rpc(v: &Value) -> Option<Rpc> {
     })
 }
 
-/// Shorten for a report line, on a character boundary.
+/// Shorten for a report line, on a character boundary, with control characters as visible
+/// escapes ([`observed::clean`]).
 pub fn clip(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    }
+    observed::clean(s, max)
 }
 
 /// Why an exchange produced no response.
@@ -270,7 +264,8 @@ pub async fn exchange_at(
     client.admit_peer(peer)?;
     let first_byte_ms = ms(start.elapsed());
     let status = response.status().as_u16();
-    let headers = response.headers().clone();
+    let secrets = client.secrets();
+    let headers = scrub_headers(response.headers(), &secrets);
     let content_type = headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -295,7 +290,10 @@ pub async fn exchange_at(
             ex.body = Body::Unread;
         } else {
             let id = req.rpc_id().cloned();
-            let body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
+            let mut body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
+            for e in &mut body.events {
+                sanitize_event(e, &secrets);
+            }
             ex.capped = body.capped;
             ex.body = Body::Sse(body);
         }
@@ -315,10 +313,47 @@ pub async fn exchange_at(
                 ),
             });
         }
+        // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
+        // would leave most of itself behind.
+        let bytes = observed::scrub_bytes(&bytes, &secrets);
         ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
+        if let Body::Json(v) = &mut ex.body {
+            observed::sanitize_json(v, &secrets);
+        }
     }
     ex.elapsed_ms = ms(start.elapsed());
     Ok((ex, peer))
+}
+
+/// The response's headers as captured: a value that carries a secret is stored scrubbed.
+fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
+    let mut out = headers.clone();
+    if secrets.is_empty() {
+        return out;
+    }
+    for v in out.values_mut() {
+        let bytes = v.as_bytes();
+        if secrets
+            .iter()
+            .any(|s| bytes.windows(s.len()).any(|w| w == s.as_bytes()))
+        {
+            let scrubbed = observed::scrub_bytes(bytes, secrets);
+            *v = http::HeaderValue::from_bytes(&scrubbed)
+                .unwrap_or_else(|_| http::HeaderValue::from_static("[redacted]"));
+        }
+    }
+    out
+}
+
+/// An SSE event as captured: secrets scrubbed, unsafe characters escaped.
+fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
+    let fix = |s: &str| observed::clean(&crate::credentials::scrub(s, secrets), usize::MAX);
+    e.data = fix(&e.data);
+    e.event = e.event.as_deref().map(fix);
+    e.id = e.id.as_deref().map(fix);
+    if let Some(v) = &mut e.json {
+        observed::sanitize_json(v, secrets);
+    }
 }
 
 /// Classify a body read in full (or up to a cap): empty, JSON (serde_json's nesting limit

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::observed;
 use crate::catalog::CheckId;
 use crate::model::{Cause, CheckResult, Outcome, Severity};
 
@@ -149,7 +150,9 @@ impl Recorder {
         self.results.push(CheckResult {
             id,
             outcome: verdict.outcome,
-            observed: verdict.observed,
+            // Every observation passes here: whatever text of the target's it quotes, no
+            // control character reaches a report raw, and its length is bounded.
+            observed: observed::clean(&verdict.observed, observed::MAX_OBSERVED_CHARS),
             expected: id.expected().to_string(),
             duration_ms,
             severity: verdict.severity,
@@ -222,7 +225,11 @@ mod tests {
             (era.outcome, era.cause, era.severity),
             (Outcome::Unknown, Some(Cause::Deadline), None)
         );
-        assert!(era.observed.contains("deadline (300 ms)"), "{}", era.observed);
+        assert!(
+            era.observed.contains("deadline (300 ms)"),
+            "{}",
+            era.observed
+        );
         assert!(rec.deadline_hit());
         // What an earlier stage's failure would skip is due and unseen: unknown, not skip.
         rec.skip_rest("server/discover got no response");
@@ -235,8 +242,10 @@ mod tests {
 
     #[test]
     fn a_timeout_well_inside_the_deadline_blames_the_target() {
-        let mut rec =
-            Recorder::with_deadline(Instant::now() + Duration::from_secs(60), Duration::from_secs(60));
+        let mut rec = Recorder::with_deadline(
+            Instant::now() + Duration::from_secs(60),
+            Duration::from_secs(60),
+        );
         rec.record_ms(CheckId::EraDetect, timed_out(), 300);
         let era = rec.get(CheckId::EraDetect).unwrap();
         assert_eq!(
@@ -260,7 +269,10 @@ mod tests {
             1,
         );
         rec.record_ms(CheckId::EraDetect, Verdict::pass("modern"), 1);
-        assert_eq!(rec.get(CheckId::NetConnect).unwrap().cause, Some(Cause::Refused));
+        assert_eq!(
+            rec.get(CheckId::NetConnect).unwrap().cause,
+            Some(Cause::Refused)
+        );
         assert_eq!(rec.get(CheckId::EraDetect).unwrap().outcome, Outcome::Pass);
         assert!(!rec.deadline_hit());
     }
