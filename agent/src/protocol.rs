@@ -183,6 +183,22 @@ impl Engine {
         t: Instant,
     ) {
         let token = self.options().credentials.token.as_ref();
+        let works = |ex: &Exchange| era::discover_works(ex) || era::modern_signal(ex);
+        if let Some(reason) = era::other_reason(&discover).filter(|_| !works(&discover)) {
+            // A rate limit, an unavailable gateway or a refusal in front of the MCP layer:
+            // nothing about the era was observed, and nothing past it can be (4.1).
+            st.era = Some(Era::Unknown);
+            rec.record(
+                CheckId::EraDetect,
+                Verdict::unknown(Cause::OtherReason, format!("server/discover was {reason}")),
+                t,
+            );
+            rec.unknown_rest(
+                Cause::OtherReason,
+                &format!("not run: server/discover was {}", reason_head(&reason)),
+            );
+            return;
+        }
         let mut get_fallback = None;
         if !era::discover_works(&discover)
             && !era::modern_signal(&discover)
@@ -313,4 +329,9 @@ impl Engine {
             );
         }
     }
+}
+
+/// The first clause of an other-reason explanation (what happened, without the advice).
+fn reason_head(reason: &str) -> &str {
+    reason.split(". ").next().unwrap_or(reason)
 }

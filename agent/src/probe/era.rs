@@ -37,6 +37,33 @@ pub fn http_sse_endpoint(ex: &Exchange) -> bool {
     matches!(&ex.body, Body::Sse(sse) if sse.events.first().is_some_and(|e| e.event.as_deref() == Some("endpoint")))
 }
 
+/// Why a request was answered for another reason than MCP's: a rate limit (429), a server
+/// or gateway that is unavailable (502, 503, 504), or a refusal in front of the MCP layer
+/// (403). Such an answer says nothing about whether the endpoint speaks MCP (`checks.md`
+/// 4.1): the era is unknown, not "not MCP".
+pub fn other_reason(ex: &Exchange) -> Option<String> {
+    let retry = ex
+        .header("retry-after")
+        .map(|r| format!(", Retry-After: {}", clip(r, 40)))
+        .unwrap_or_default();
+    let seen = ex.summary();
+    Some(match ex.status {
+        429 => format!(
+            "rate limited: answered {seen}{retry}. Whether the endpoint speaks MCP was not observed; check again after the Retry-After time, or ask its operator to allow this vantage's address"
+        ),
+        503 => format!(
+            "unavailable: answered {seen}{retry} (the server, or a gateway in front of it, is overloaded or down). Whether the endpoint speaks MCP was not observed; check again later"
+        ),
+        502 | 504 => format!(
+            "a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time. Whether the endpoint speaks MCP was not observed; check the upstream and the gateway's timeout"
+        ),
+        403 => format!(
+            "refused before the MCP layer: answered {seen} to a valid request without a token (an access rule, a WAF or a gateway in front of the server refuses this vantage). Whether the endpoint speaks MCP was not observed; allow this vantage's address, or name a credential with --token-env"
+        ),
+        _ => return None,
+    })
+}
+
 /// Classify the era from the discover and initialize exchanges (and the GET fallback).
 pub fn classify(
     discover: Option<&Exchange>,
@@ -284,5 +311,33 @@ mod tests {
             classify(Some(&legacy_err), Some(&legacy_err), None),
             Era::NotMcp
         );
+    }
+
+    #[test]
+    fn rate_limits_and_gateways_are_another_reason_not_an_era() {
+        let mut limited = json_ex(429, json!({"error": "slow down"}));
+        limited
+            .headers
+            .insert("retry-after", http::HeaderValue::from_static("60"));
+        let r = other_reason(&limited).unwrap();
+        assert!(
+            r.starts_with("rate limited") && r.contains("Retry-After: 60"),
+            "{r}"
+        );
+        for (status, head) in [
+            (503, "unavailable"),
+            (502, "a gateway"),
+            (504, "a gateway"),
+            (403, "refused before the MCP layer"),
+        ] {
+            let r = other_reason(&json_ex(status, json!({}))).unwrap();
+            assert!(r.starts_with(head), "{status}: {r}");
+        }
+        for status in [200, 400, 404, 405, 500] {
+            assert!(
+                other_reason(&json_ex(status, json!({}))).is_none(),
+                "{status}"
+            );
+        }
     }
 }

@@ -298,9 +298,26 @@ pub async fn exchange_at(
             ex.body = Body::Sse(body);
         }
     } else {
-        let (bytes, capped, timed_out) = read_capped(response, limits.body_bytes, deadline).await;
+        let declared = ex.header("content-length").map(|l| clip(l, 20));
+        let (bytes, capped, end) = read_body(response, limits.body_bytes, deadline).await;
         ex.capped = capped;
-        if timed_out {
+        if end == BodyEnd::CutShort {
+            // A body the connection cut short is not the body: never judge it (as "not
+            // MCP", say); say what happened.
+            return Err(ExchangeError {
+                cause: Cause::Reset,
+                message: format!(
+                    "body cut short: the headers arrived ({} {}{}) but the connection ended after {} bytes of the body",
+                    ex.status,
+                    ex.content_type.as_deref().unwrap_or("without a content type"),
+                    declared
+                        .map(|l| format!(", Content-Length {l}"))
+                        .unwrap_or_default(),
+                    bytes.len()
+                ),
+            });
+        }
+        if end == BodyEnd::TimedOut {
             // A body cut by the clock is not the body: never judge a truncated answer.
             return Err(ExchangeError {
                 cause: Cause::Timeout,
@@ -398,29 +415,53 @@ impl Chunks for std::collections::VecDeque<bytes::Bytes> {
     }
 }
 
+/// How a body read ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyEnd {
+    /// The body ended (or the read stopped at the cap).
+    Complete,
+    /// The deadline stopped the read.
+    TimedOut,
+    /// The connection failed before the body ended (reset, or closed short of its
+    /// Content-Length).
+    CutShort,
+}
+
 /// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and whether the
-/// deadline stopped the read.
+/// deadline stopped the read. (A body cut short reads as ended: see [`read_body`].)
 pub async fn read_capped(
-    mut response: impl Chunks,
+    response: impl Chunks,
     cap: usize,
     deadline: Instant,
 ) -> (Vec<u8>, Option<&'static str>, bool) {
+    let (buf, capped, end) = read_body(response, cap, deadline).await;
+    (buf, capped, end == BodyEnd::TimedOut)
+}
+
+/// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and how the read
+/// ended.
+pub async fn read_body(
+    mut response: impl Chunks,
+    cap: usize,
+    deadline: Instant,
+) -> (Vec<u8>, Option<&'static str>, BodyEnd) {
     let mut buf = Vec::new();
     // A declared Content-Length is never trusted for allocation: bytes are taken as they
     // arrive, and the read stops at the cap.
     loop {
         let now = Instant::now();
         if now >= deadline {
-            return (buf, None, true);
+            return (buf, None, BodyEnd::TimedOut);
         }
         match tokio::time::timeout(deadline - now, response.next_chunk()).await {
-            Err(_) => return (buf, None, true),
-            Ok(Err(_)) | Ok(Ok(None)) => return (buf, None, false),
+            Err(_) => return (buf, None, BodyEnd::TimedOut),
+            Ok(Err(_)) => return (buf, None, BodyEnd::CutShort),
+            Ok(Ok(None)) => return (buf, None, BodyEnd::Complete),
             Ok(Ok(Some(chunk))) => {
                 let room = cap - buf.len();
                 if chunk.len() > room {
                     buf.extend_from_slice(&chunk[..room]);
-                    return (buf, Some("body size"), false);
+                    return (buf, Some("body size"), BodyEnd::Complete);
                 }
                 buf.extend_from_slice(&chunk);
             }

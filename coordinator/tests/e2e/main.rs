@@ -26,6 +26,7 @@ mod progress;
 mod prometheus;
 mod quickstart;
 mod reports;
+mod review_answers;
 mod review_deadline;
 mod review_leaks;
 mod review_support;
