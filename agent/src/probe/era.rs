@@ -94,7 +94,21 @@ pub fn era_verdict(
         .map(Exchange::summary)
         .unwrap_or_else(|| "no answer".into());
     let seen = format!("server/discover: {d}; initialize: {i}");
+    // A 2026 error code proves the server speaks 2026-07-28, but a refused discover is not
+    // one that works (2.4: dual means both work): the era is known, the modern path broken.
+    let refused = discover.is_some_and(|d| !discover_works(d));
     match era {
+        Era::Modern | Era::Dual if refused => Verdict::fail(
+            Severity::Medium,
+            format!(
+                "{}, but server/discover itself was refused: the server answers with a 2026-07-28 error code, so the modern path is broken between this vantage and it (a gateway that strips or rewrites the MCP request headers looks like this; discover.shape and the header checks say which). {seen}",
+                if era == Era::Dual {
+                    "dual-era signals (initialize works)"
+                } else {
+                    "modern signals"
+                }
+            ),
+        ),
         Era::Modern => Verdict::pass(format!("modern (2026-07-28 only). {seen}")),
         Era::Dual => Verdict::pass(format!("dual-era (2026-07-28 and 2025-11-25). {seen}")),
         Era::Legacy => Verdict::fail(
@@ -311,6 +325,34 @@ mod tests {
             classify(Some(&legacy_err), Some(&legacy_err), None),
             Era::NotMcp
         );
+    }
+
+    #[test]
+    fn a_refused_discover_never_passes_era_detect() {
+        let stripped = json_ex(
+            400,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Mcp-Method header missing"}}),
+        );
+        let init_ok = json_ex(
+            200,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+        );
+        let era = classify(Some(&stripped), Some(&init_ok), None);
+        assert_eq!(era, Era::Dual, "the era is known: both eras answer");
+        let v = era_verdict(era, Some(&stripped), Some(&init_ok));
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Fail, Some(Severity::Medium))
+        );
+        assert!(
+            v.observed.contains("server/discover itself was refused"),
+            "{}",
+            v.observed
+        );
+        // Both working is the only pass for dual.
+        let ok = discover_result(good());
+        let v = era_verdict(Era::Dual, Some(&ok), Some(&init_ok));
+        assert_eq!(v.outcome, Outcome::Pass);
     }
 
     #[test]

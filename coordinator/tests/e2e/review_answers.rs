@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
-use vantage_coordinator::fixture::{Hostile, HostileServer};
+use vantage_coordinator::fixture::{Fixture, Hostile, HostileServer};
 use vantage_coordinator::report::Decision;
 
-use crate::evidence_support::{check_of, json_check, row, shape};
+use crate::evidence_support::{check_of, json_check, row, shape, StripHeader};
 use crate::review_support::{response, rpc_error, RawServer};
 use crate::support::check;
 
@@ -128,4 +128,42 @@ async fn a_body_cut_short_says_so_and_never_not_mcp() {
         assert!(f.evidence.join(" ").contains("body cut short"), "{f:?}");
         assert_eq!(report.decision, Decision::Blocked);
     }
+}
+
+/// Behind a gateway that strips `Mcp-Method`, `server/discover` gets 400 -32020 and
+/// `initialize` works: that was `pass era.detect dual-era`. The era is known (both eras
+/// answer), but the modern path is broken: era.detect fails (medium) and says so, and the
+/// transport checks say why.
+#[tokio::test]
+async fn a_refused_discover_behind_a_stripping_gateway_does_not_pass_era_detect() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let gateway = StripHeader::start(fixture.addr, "mcp-method").await;
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.addr.port());
+    let (code, report) = json_check(&[&url], &[]).await;
+    let era = check_of(&report, "local", "era.detect");
+    assert_eq!(
+        (era["outcome"].as_str(), era["severity"].as_str()),
+        (Some("fail"), Some("medium")),
+        "{era}"
+    );
+    assert!(
+        era["observed"]
+            .as_str()
+            .unwrap()
+            .contains("server/discover itself was refused"),
+        "{era}"
+    );
+    assert_eq!(report["era"], "dual");
+    let found = shape(&report);
+    assert!(
+        found.contains(&row("era.detect", "medium", "global", &["local"])),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "discover.shape" && f.1 == "high"),
+        "{found:?}"
+    );
+    assert_eq!((code, report["decision"].as_str()), (2, Some("blocked")));
 }
