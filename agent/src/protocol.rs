@@ -87,7 +87,10 @@ impl Engine {
             st.progress.stage(ProgressStage::Auth);
             auth_stage.run(&unauth, rec).await;
         } else {
-            auth::skip_all(rec, "the endpoint did not ask for authorization (no 401)");
+            auth::skip_all(
+                rec,
+                "the endpoint did not ask for authorization: its answer was not a 401",
+            );
         }
         let discover = match (st.protected, token) {
             (true, None) => {

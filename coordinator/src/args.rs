@@ -332,18 +332,7 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
 pub const MAX_DURATION: Duration = Duration::from_secs(600);
 
-pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
-    if let Ok(addr) = s.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    match s.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
-        Ok(std::net::IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
-        Err(_) => Err(format!(
-            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
-        )),
-    }
-}
+pub use vantage_agent::probe::dns::parse_nameserver;
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)

@@ -603,7 +603,7 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
         if let Some(tls) = err.downcast_ref::<rustls::Error>() {
             return ExchangeError {
                 cause: Cause::Tls,
-                message: format!("TLS handshake: {tls}"),
+                message: format!("TLS handshake: {}", super::tls::tls_words(tls)),
             };
         }
         source = err.source();

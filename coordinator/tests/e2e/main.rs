@@ -29,6 +29,7 @@ mod reports;
 mod review_answers;
 mod review_deadline;
 mod review_leaks;
+mod review_small;
 mod review_support;
 mod schema;
 mod snapshot;
