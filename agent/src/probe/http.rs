@@ -365,9 +365,9 @@ fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
 /// An SSE event as captured: secrets scrubbed, unsafe characters escaped.
 fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
     let fix = |s: &str| observed::clean(&crate::credentials::scrub(s, secrets), usize::MAX);
-    e.data = fix(&e.data);
     e.event = e.event.as_deref().map(fix);
     e.id = e.id.as_deref().map(fix);
+    e.data = fix(&e.data);
     if let Some(v) = &mut e.json {
         observed::sanitize_json(v, secrets);
     }

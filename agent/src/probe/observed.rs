@@ -44,10 +44,8 @@ pub fn clean(s: &str, max: usize) -> String {
 /// the evidence built from them is bounded when recorded.
 pub fn sanitize_json(v: &mut Value, secrets: &[&str]) {
     match v {
-        Value::String(s) => {
-            if s.chars().any(unsafe_char) || secrets.iter().any(|t| s.contains(t)) {
-                *s = clean(&scrub(s, secrets), usize::MAX);
-            }
+        Value::String(s) if s.chars().any(unsafe_char) || secrets.iter().any(|t| s.contains(t)) => {
+            *s = clean(&scrub(s, secrets), usize::MAX);
         }
         Value::Array(items) => items.iter_mut().for_each(|i| sanitize_json(i, secrets)),
         Value::Object(map) => {
