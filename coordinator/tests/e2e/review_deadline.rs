@@ -21,6 +21,16 @@ fn assert_incomplete(report: &Report) {
         "{}",
         era.observed
     );
+    // What was due after it is unknown for the same cause, never skipped.
+    for id in [CheckId::RedirectNone, CheckId::TransportGet] {
+        let c = report.regions[0].check(id).unwrap();
+        assert_eq!(
+            (c.outcome, c.cause),
+            (Outcome::Unknown, Some(Cause::Deadline)),
+            "{id}: {}",
+            c.observed
+        );
+    }
     assert_eq!(report.regions[0].status, RegionStatus::Partial);
     assert_eq!(report.decision, Decision::Unknown);
     let f = report
