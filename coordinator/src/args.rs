@@ -123,8 +123,9 @@ pub struct Probe {
     /// Overall deadline for the whole check, e.g. 30s, 2m (at most 10m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
-    /// Deadline for one exchange (one request, connect, handshake or DNS query); at most
-    /// --timeout. Default 5s. Not with --coordinator (each agent has its own).
+    /// Deadline for one exchange (one request, connect, handshake or DNS query). Default 5s.
+    /// The target is blamed for silence only when this runs out well inside --timeout; an
+    /// exchange that --timeout ended is unknown. Not with --coordinator (each agent has its own).
     #[arg(long = "check-timeout", value_name = "DURATION", value_parser = parse_duration)]
     pub check_timeout: Option<Duration>,
     /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
@@ -334,18 +335,7 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
 pub const MAX_DURATION: Duration = Duration::from_secs(600);
 
-pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
-    if let Ok(addr) = s.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    match s.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
-        Ok(std::net::IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
-        Err(_) => Err(format!(
-            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
-        )),
-    }
-}
+pub use vantage_agent::probe::dns::parse_nameserver;
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)

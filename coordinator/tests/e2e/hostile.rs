@@ -84,7 +84,11 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
             FindingId::EraDetect,
             &["no response", "did not", "body"],
         ),
-        (Hostile::LyingLength, FindingId::EraDetect, &["not MCP"]),
+        (
+            Hostile::LyingLength,
+            FindingId::EraDetect,
+            &["body cut short"],
+        ),
         (Hostile::GzipBomb, FindingId::EraDetect, &["not MCP"]),
         (Hostile::DeepJson, FindingId::EraDetect, &["not MCP"]),
         (
@@ -95,7 +99,7 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
         (
             Hostile::ResetMidBody,
             FindingId::EraDetect,
-            &["not MCP", "server/discover"],
+            &["body cut short"],
         ),
         (Hostile::InvalidUtf8, FindingId::EraDetect, &["not MCP"]),
         (
