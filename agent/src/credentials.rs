@@ -60,15 +60,81 @@ impl Credentials {
     }
 }
 
-/// Replace every occurrence of each secret in `text` with `[redacted]`.
+/// The shortest piece of a secret that is redacted where a text was cut (a prefix at the
+/// end of a clipped string, or a suffix at its start): shorter pieces are too common to be
+/// recognisable, and too short to be worth anything.
+pub const FRAGMENT_CHARS: usize = 8;
+
+/// Replace every occurrence of each secret in `text` with `[redacted]`, and a recognisable
+/// fragment of one where the text was cut: a prefix of a secret (at least
+/// [`FRAGMENT_CHARS`]) at the end of the text (before a closing `…` or quote), or a suffix
+/// of one at its start.
 pub fn scrub(text: &str, secrets: &[&str]) -> String {
     let mut out = text.to_string();
-    for s in secrets {
+    for s in secrets.iter().filter(|s| !s.is_empty()) {
         if out.contains(s) {
             out = out.replace(s, "[redacted]");
         }
+        out = redact_cut_fragments(&out, s);
     }
     out
+}
+
+/// Redact a prefix of `secret` where `text` was cut: before each `…` the clipper added,
+/// and at the very end (ignoring a closing quote, parenthesis or bracket a formatter
+/// added); and a suffix of it that starts `text`.
+fn redact_cut_fragments(text: &str, secret: &str) -> String {
+    let body = text.trim_end_matches(['…', '"', '\'', ')', ']', ' ']);
+    let cuts: Vec<usize> = text
+        .match_indices('…')
+        .map(|(i, _)| i)
+        .chain(std::iter::once(body.len()))
+        .collect();
+    let mut out = String::new();
+    let mut from = 0;
+    for cut in cuts {
+        if cut < from {
+            continue;
+        }
+        let piece = &text[from..cut];
+        match longest_prefix_at_end(piece, secret) {
+            Some(k) => {
+                out.push_str(&piece[..piece.len() - k]);
+                out.push_str("[redacted]");
+            }
+            None => out.push_str(piece),
+        }
+        from = cut;
+    }
+    out.push_str(&text[from..]);
+    if let Some(k) = longest_suffix_at_start(&out, secret) {
+        out = format!("[redacted]{}", &out[k..]);
+    }
+    out
+}
+
+/// The byte length of the longest prefix of `secret` (at least [`FRAGMENT_CHARS`] chars,
+/// shorter than the whole) that `text` ends with.
+fn longest_prefix_at_end(text: &str, secret: &str) -> Option<usize> {
+    secret
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(secret.len()))
+        .filter(|&i| secret[..i].chars().count() >= FRAGMENT_CHARS)
+        .filter(|&i| text.ends_with(&secret[..i]))
+        .max()
+}
+
+/// The byte length of the longest suffix of `secret` (at least [`FRAGMENT_CHARS`] chars)
+/// that `text` starts with.
+fn longest_suffix_at_start(text: &str, secret: &str) -> Option<usize> {
+    secret
+        .char_indices()
+        .map(|(i, _)| &secret[i..])
+        .filter(|suffix| suffix.chars().count() >= FRAGMENT_CHARS)
+        .filter(|suffix| text.starts_with(suffix))
+        .map(str::len)
+        .max()
 }
 
 #[cfg(test)]
@@ -86,6 +152,24 @@ mod tests {
             scrub("echo tok-123-secret back", &c.secrets()),
             "echo [redacted] back"
         );
+    }
+
+    #[test]
+    fn a_secret_cut_by_a_clip_is_redacted_by_its_fragment() {
+        let token = "tok-0123456789abcdef-secret-value";
+        // The review's repro: padded so the token straddles an 80-character cut.
+        let clipped = format!("{}{}…", "p".repeat(49), &token[..31]);
+        let out = scrub(&format!("JSON-RPC error -32601 \"{clipped}\""), &[token]);
+        assert!(!out.contains(&token[..FRAGMENT_CHARS]), "{out}");
+        assert!(out.ends_with("[redacted]…\""), "{out}");
+        // A suffix at the start of a text cut at its beginning.
+        let out = scrub(&format!("{} tail", &token[5..]), &[token]);
+        assert_eq!(out, "[redacted] tail");
+        // A fragment before a cut in the middle of a line.
+        let out = scrub(&format!("body \"{}…\" [cap]", &token[..12]), &[token]);
+        assert_eq!(out, "body \"[redacted]…\" [cap]");
+        // Short coincidences are left alone.
+        assert_eq!(scrub("ends with tok-01", &[token]), "ends with tok-01");
     }
 
     #[test]

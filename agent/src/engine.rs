@@ -163,7 +163,7 @@ impl Engine {
     async fn run_inner(&self, target: &Target, progress: ProgressSink) -> RegionResult {
         let started = Instant::now();
         let deadline = started + self.opts.deadline;
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::with_deadline(deadline, self.opts.deadline);
         let mut state = State {
             progress,
             ..State::default()
@@ -174,6 +174,7 @@ impl Engine {
         )
         .await;
         let status = match finished {
+            Ok(()) if rec.deadline_hit() => RegionStatus::Partial,
             Ok(()) => RegionStatus::Complete,
             Err(_) => {
                 // Checks still due when the deadline ran out have no evidence either way:
@@ -385,7 +386,9 @@ impl Engine {
             },
             idle_per_host: 8,
         };
-        EgressClient::new(policy, settings).map_err(|e| e.to_string())
+        EgressClient::new(policy, settings)
+            .map(|c| c.with_secrets(self.opts.credentials.clone()))
+            .map_err(|e| e.to_string())
     }
 
     pub(crate) async fn send(

@@ -59,13 +59,13 @@ impl Job {
 
     /// The options of this job on a vantage whose own settings are `base` (its region,
     /// per-exchange timeout, trust anchors, resolver, limits, and whether the target the
-    /// operator named is allowed whatever its address). The per-exchange timeout never
-    /// exceeds the deadline.
+    /// operator named is allowed whatever its address). The per-exchange timeout stays the
+    /// vantage's: clamped to the deadline, it would fire with the deadline and read as the
+    /// target's silence (the deadline ends the run instead, and what it cut is `unknown`).
     pub fn options(&self, base: &ProbeOptions) -> ProbeOptions {
         let deadline = self.deadline.max(MIN_DEADLINE);
         ProbeOptions {
             deadline,
-            check_timeout: base.check_timeout.min(deadline),
             assume_global: self.policy.assume_global.clone(),
             allow_non_global: self.policy.allow_non_global.clone(),
             credentials: self.credentials.clone(),
@@ -102,8 +102,9 @@ mod tests {
         assert_eq!(o.region, "eu");
         assert!(!o.allow_named_target);
         assert_eq!(o.deadline, Duration::from_secs(2));
-        // The per-exchange timeout is clamped to the deadline.
-        assert_eq!(o.check_timeout, Duration::from_secs(2));
+        // The per-exchange timeout is the vantage's, never clamped to the deadline (a
+        // clamped timeout fires with the deadline and blames the target).
+        assert_eq!(o.check_timeout, Duration::from_secs(5));
         assert!(o.expect_auth);
         // The job's policy replaces the base's: one source of prefixes per run.
         assert_eq!(o.assume_global, job().policy.assume_global);
@@ -122,6 +123,9 @@ mod tests {
         let late = j.after(Duration::from_secs(10));
         assert_eq!(late.deadline, Duration::ZERO);
         let o = late.options(&ProbeOptions::default());
-        assert_eq!((o.deadline, o.check_timeout), (MIN_DEADLINE, MIN_DEADLINE));
+        assert_eq!(
+            (o.deadline, o.check_timeout),
+            (MIN_DEADLINE, ProbeOptions::default().check_timeout)
+        );
     }
 }

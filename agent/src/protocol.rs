@@ -46,11 +46,8 @@ impl Engine {
         let unauth = match unauth {
             Ok(ex) => ex,
             Err(e) => {
-                rec.record(
-                    CheckId::RedirectNone,
-                    Verdict::skip("server/discover got no response"),
-                    t,
-                );
+                // redirect.none is left to skip_rest: a skip, or `unknown` when the run's
+                // own deadline is what ended the exchange.
                 rec.record(
                     CheckId::EraDetect,
                     Verdict::fail(Severity::High, format!("server/discover: {}", e.message))
@@ -87,7 +84,10 @@ impl Engine {
             st.progress.stage(ProgressStage::Auth);
             auth_stage.run(&unauth, rec).await;
         } else {
-            auth::skip_all(rec, "the endpoint did not ask for authorization (no 401)");
+            auth::skip_all(
+                rec,
+                "the endpoint did not ask for authorization: its answer was not a 401",
+            );
         }
         let discover = match (st.protected, token) {
             (true, None) => {
@@ -183,6 +183,22 @@ impl Engine {
         t: Instant,
     ) {
         let token = self.options().credentials.token.as_ref();
+        let works = |ex: &Exchange| era::discover_works(ex) || era::modern_signal(ex);
+        if let Some(reason) = era::other_reason(&discover).filter(|_| !works(&discover)) {
+            // A rate limit, an unavailable gateway or a refusal in front of the MCP layer:
+            // nothing about the era was observed, and nothing past it can be (4.1).
+            st.era = Some(Era::Unknown);
+            rec.record(
+                CheckId::EraDetect,
+                Verdict::unknown(Cause::OtherReason, format!("server/discover was {reason}")),
+                t,
+            );
+            rec.unknown_rest(
+                Cause::OtherReason,
+                &format!("not run: server/discover was {}", reason_head(&reason)),
+            );
+            return;
+        }
         let mut get_fallback = None;
         if !era::discover_works(&discover)
             && !era::modern_signal(&discover)
@@ -332,4 +348,9 @@ impl Engine {
         )
         .await;
     }
+}
+
+/// The first clause of an other-reason explanation (what happened, without the advice).
+fn reason_head(reason: &str) -> &str {
+    reason.split(". ").next().unwrap_or(reason)
 }

@@ -43,41 +43,7 @@ pub struct Api {
     pub degraded: Arc<crate::degraded::Degraded>,
 }
 
-/// A sliding one-minute window of on-demand checks per target.
-#[derive(Debug)]
-pub struct RateLimit {
-    per_minute: u32,
-    seen: std::sync::Mutex<
-        std::collections::HashMap<String, std::collections::VecDeque<std::time::Instant>>,
-    >,
-}
-
-impl RateLimit {
-    pub fn new(per_minute: u32) -> Self {
-        RateLimit {
-            per_minute,
-            seen: Default::default(),
-        }
-    }
-
-    /// Take a slot for `target`, or say how long until one frees up.
-    pub fn take(&self, target: &str) -> Result<(), Duration> {
-        let now = std::time::Instant::now();
-        let window = Duration::from_secs(60);
-        let mut g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        g.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
-        let q = g.entry(target.to_string()).or_default();
-        while q.front().is_some_and(|t| now.duration_since(*t) >= window) {
-            q.pop_front();
-        }
-        if q.len() as u32 >= self.per_minute {
-            let oldest = q.front().copied().unwrap_or(now);
-            return Err(window.saturating_sub(now.duration_since(oldest)));
-        }
-        q.push_back(now);
-        Ok(())
-    }
-}
+pub use crate::rate::RateLimit;
 
 /// A refusal with its JSON body.
 #[derive(Debug)]
@@ -250,6 +216,13 @@ fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
             format!("{what} is at most {}", humantime::format_duration(max)),
         ));
     }
+    if d.is_zero() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_duration",
+            format!("{what} `{s}` must be greater than zero; write e.g. 30s (or omit it for the default)"),
+        ));
+    }
     Ok(d)
 }
 
@@ -268,9 +241,16 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
         }
     })?;
     let b: CheckBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool}}")))?;
-    let target = Target::parse(&b.target)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", e.to_string()))?;
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}}")))?;
+    let target = Target::parse(&b.target).map_err(|e| {
+        let message = match e {
+            // The parser's words are for the command line (--token-env): say what an API
+            // caller does instead.
+            vantage_agent::target::TargetError::Userinfo => "the URL carries user information (user:password@); remove it: credentials never travel in a URL. Configure the token as a [[credentials]] entry on the coordinator and name it with \"credential\"".to_string(),
+            e => e.to_string(),
+        };
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", message)
+    })?;
     let regions = match b.regions {
         None => all_regions.clone(),
         Some(r) if r.is_empty() => {
@@ -402,14 +382,15 @@ async fn create(
         None => None,
     };
     let req = validate(&api, body)?;
-    if let Err(wait) = api.rate.take(&req.target.to_string()) {
+    if let Err(wait) = api.rate.take(&req.target) {
         let secs = wait.as_secs().max(1);
         let mut r = ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
             format!(
                 "at most {} on-demand checks of {} per minute; retry in {secs} s",
-                api.rate.per_minute, req.target
+                api.rate.per_minute(),
+                req.target
             ),
         )
         .into_response();

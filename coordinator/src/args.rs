@@ -153,12 +153,13 @@ pub struct Probe {
     /// Overall deadline for the whole check, e.g. 30s, 2m (at most 10m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
-    /// Deadline for one exchange (one request, connect, handshake or DNS query); at most
-    /// --timeout.
-    #[arg(long = "check-timeout", value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
-    pub check_timeout: Duration,
+    /// Deadline for one exchange (one request, connect, handshake or DNS query). Default 5s.
+    /// The target is blamed for silence only when this runs out well inside --timeout; an
+    /// exchange that --timeout ended is unknown. Not with --coordinator (each agent has its own).
+    #[arg(long = "check-timeout", value_name = "DURATION", value_parser = parse_duration)]
+    pub check_timeout: Option<Duration>,
     /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
-    /// Repeatable.
+    /// Repeatable. Not with --coordinator (each agent has its own --nameserver).
     #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
     #[command(flatten)]
@@ -260,12 +261,14 @@ pub struct CheckArgs {
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
     pub fail_on: FailOn,
-    /// Also fail the gate on any finding of this severity or above, whatever the decision.
+    /// Also fail the gate (exit 2) on any finding of this severity or above when the decision
+    /// is pass or review (unknown stays exit 3 or 4: nothing was decided).
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
-    /// The region label of this vantage in the report.
-    #[arg(long, default_value = "local")]
-    pub region: String,
+    /// The region label of this vantage in the report (default `local`). Not with
+    /// --coordinator (choose the fleet's regions with --regions).
+    #[arg(long)]
+    pub region: Option<String>,
     #[command(flatten)]
     pub probe: Probe,
     #[command(flatten)]
@@ -309,15 +312,15 @@ pub struct Fleet {
     /// A credential configured on the coordinator, by name. Needs --coordinator.
     #[arg(long, value_name = "NAME", requires = "coordinator")]
     pub credential: Option<String>,
-    /// Environment variable holding the coordinator's API token. Without it (and without
-    /// --api-token-file), the token a local `vantage serve` generated is used if present.
+    /// Environment variable holding the coordinator's API token (default VANTAGE_API_TOKEN;
+    /// named here, it must be set). Without it (and without --api-token-file), the token a
+    /// local `vantage serve` generated for the URL's port is used if present.
     #[arg(
         long = "api-token-env",
         value_name = "NAME",
-        default_value = "VANTAGE_API_TOKEN",
         conflicts_with = "api_token_file"
     )]
-    pub api_token_env: String,
+    pub api_token_env: Option<String>,
     /// Read the coordinator's API token from PATH (e.g. the file `vantage serve` prints).
     #[arg(long = "api-token-file", value_name = "PATH", requires = "coordinator")]
     pub api_token_file: Option<PathBuf>,
@@ -372,18 +375,7 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.
 pub const MAX_DURATION: Duration = Duration::from_secs(600);
 
-pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
-    if let Ok(addr) = s.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    match s.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
-        Ok(std::net::IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
-        Err(_) => Err(format!(
-            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
-        )),
-    }
-}
+pub use vantage_agent::probe::dns::parse_nameserver;
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)

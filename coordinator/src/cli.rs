@@ -58,24 +58,39 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Demo(args) => demo(args).await,
         Command::Fixture(args) => fixture(args).await,
         Command::Schema => {
-            println!("{}", serde_json::to_string_pretty(&report::json_schema())?);
-            Ok(exit::OK)
+            let text = serde_json::to_string_pretty(&report::json_schema())?;
+            to_stdout(format!("{text}\n").as_bytes())
         }
         Command::Explain(args) => {
-            match args.id {
-                Some(id) => print!("{}", explain::explain(&id)?),
-                None => print!("{}", explain::table()),
-            }
-            Ok(exit::OK)
+            let text = match args.id {
+                Some(id) => explain::explain(&id)?,
+                None => explain::table(),
+            };
+            to_stdout(text.as_bytes())
         }
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(args.shell, &mut cmd, "vantage", &mut std::io::stdout());
-            Ok(exit::OK)
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "vantage", &mut script);
+            to_stdout(&script)
         }
         Command::Man(args) => crate::manpage::write(args.command.as_deref(), args.dir.as_deref()),
     }
 }
+
+/// Write a document to standard output. A reader that stops early (`| head`) closes the pipe:
+/// that is not an error, so nothing is printed and the exit code is 0.
+pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(exit::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(e) => Err(anyhow::Error::new(e).context("writing to standard output")),
+    }
+}
+
+/// `--check-timeout` when not given.
+const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// This machine's vantage: its own settings. The target the operator names is probed
 /// whatever its address; every other address obeys the egress policy (`--allow-non-global`
@@ -84,7 +99,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
     let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        check_timeout: probe.check_timeout,
+        check_timeout: probe.check_timeout.unwrap_or(DEFAULT_CHECK_TIMEOUT),
         extra_ca_pem,
         allow_named_target: true,
         resolver: ResolverChoice {
@@ -201,19 +216,31 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let targets = crate::endpoints::targets(&args.urls, args.targets.as_deref())?;
     check_output_path(&args.output)?;
     let baseline = crate::endpoints::baseline(args.baseline.as_deref())?;
-    let reports = if args.fleet.coordinator.is_some() {
-        crate::remote::check(&args, &targets).await?
+    let (reports, gone) = if args.fleet.coordinator.is_some() {
+        let run = crate::remote::check(&args, &targets).await?;
+        (run.reports, run.gone)
     } else {
-        let engine = engine(&args.probe, &args.region)?;
+        let engine = engine(&args.probe, args.region.as_deref().unwrap_or("local"))?;
         let credentials = args.probe.auth.credentials()?;
         let mut reports = Vec::with_capacity(targets.len());
         for target in &targets {
             let job = job_with(&args.probe, target.clone(), credentials.clone());
             reports.push(check_here(&engine, &job, &args.output).await);
         }
-        reports
+        (reports, false)
     };
-    crate::endpoints::finish(reports, &args.output, args.gate(), baseline.as_ref())
+    // A coordinator that went away leaves the endpoints it did not finish undecided: exit 4
+    // at least, after the reports it did finish.
+    let code = if reports.is_empty() {
+        exit::OK
+    } else {
+        crate::endpoints::finish(reports, &args.output, args.gate(), baseline.as_ref())?
+    };
+    Ok(if gone {
+        exit::worst([code, exit::UNKNOWN_REGION])
+    } else {
+        code
+    })
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
@@ -229,6 +256,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         );
         return Ok(exit::OK);
     }
+    let json_logs = args.log_format == vantage_agent::logging::LogFormat::Json;
     vantage_coordinator::serve::serve(cfg, args.config.clone(), shutdown_signal(), |bound| {
         let metrics = bound
             .metrics
@@ -239,6 +267,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             bound.api, bound.grpc
         );
         let _ = std::io::stdout().flush();
+        // For people; with JSON logs stderr is JSON only (the log event carries the path).
+        if let (Some(path), false) = (&bound.generated_token, json_logs) {
+            eprintln!("vantage serve: API token written to {}", path.display());
+        }
     })
     .await?;
     Ok(exit::OK)
@@ -294,7 +326,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         allow_non_global: Vec::new(),
         ca_file: None,
         timeout: Duration::from_secs(30),
-        check_timeout: Duration::from_secs(5),
+        check_timeout: None,
         nameserver: Vec::new(),
         auth: AuthArgs::default(),
     };
@@ -324,16 +356,16 @@ async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
         );
     }
     let url;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
     let _guard: Box<dyn std::any::Any> = match args.hostile {
         Some(kind) => {
-            let server = HostileServer::start(kind).await?;
+            let server = HostileServer::serve(listener, kind)?;
             url = server.url();
             Box::new(server)
         }
         None => {
-            let listener = tokio::net::TcpListener::bind(args.listen)
-                .await
-                .with_context(|| format!("binding {}", args.listen))?;
             let f = Fixture::serve(listener, &args.faults);
             url = f.url();
             Box::new(f)

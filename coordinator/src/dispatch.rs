@@ -2,7 +2,7 @@
 //! an agent), wait until the deadline, and merge what arrived. A region that does not answer
 //! in time is named, never silently dropped. Every region gets the same [`Job`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,7 +10,8 @@ use vantage_agent::model::{RegionResult, RegionStatus};
 use vantage_agent::{Credentials, Engine, Job, Policy, Target};
 
 use crate::fleet::{JobOutcome, Registry};
-use crate::local::{assemble, now_rfc3339};
+use crate::local::{assemble_with, now_rfc3339};
+use crate::merge::Absence;
 use crate::report::Report;
 
 /// One on-demand (or scheduled) check.
@@ -61,22 +62,31 @@ impl Dispatcher {
         let started_at = now_rfc3339();
         let t = Instant::now();
         let job = self.job(req);
-        let results = futures::future::join_all(req.regions.iter().map(|region| {
+        let runs = futures::future::join_all(req.regions.iter().map(|region| {
             let job = &job;
             async move {
-                let r = self.vantage(region).run(region, job).await;
+                let (r, why) = self.vantage(region).run_explained(region, job).await;
                 on_region(&r);
-                r
+                (r, why)
             }
         }))
         .await;
-        assemble(
+        let mut absent = BTreeMap::new();
+        let mut results = Vec::with_capacity(runs.len());
+        for (r, why) in runs {
+            if let Some(why) = why {
+                absent.insert(r.region.clone(), why);
+            }
+            results.push(r);
+        }
+        assemble_with(
             &req.target,
             started_at,
             t.elapsed().as_millis() as u64,
             &req.regions,
             results,
             degraded,
+            &absent,
         )
     }
 
@@ -108,31 +118,70 @@ impl Vantage<'_> {
     /// Run `job` in `region` and return its region section (absent, with the reason as its
     /// status, when no result came).
     pub async fn run(self, region: &str, job: &Job) -> RegionResult {
+        self.run_explained(region, job).await.0
+    }
+
+    /// Like [`Vantage::run`], with why the region has no result when that is known: the
+    /// report's `fleet.region-missing` carries it, with the fix that fits.
+    pub async fn run_explained(self, region: &str, job: &Job) -> (RegionResult, Option<Absence>) {
         match self {
-            Vantage::Local(engine) => engine.run_job(job).await,
+            Vantage::Local(engine) => (engine.run_job(job).await, None),
             Vantage::Remote(registry) => remote(registry, region, job).await,
         }
     }
 }
 
-async fn remote(registry: &Registry, region: &str, job: &Job) -> RegionResult {
+async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, Option<Absence>) {
     let job_id = ulid::Ulid::new().to_string();
     let Some(rx) = registry.dispatch(region, &job_id, job) else {
-        return RegionResult::absent(region, RegionStatus::NoAgent);
+        return (RegionResult::absent(region, RegionStatus::NoAgent), None);
     };
+    let absent = |status| RegionResult::absent(region, status);
     match tokio::time::timeout(job.deadline + GRACE, rx).await {
-        Ok(Ok(JobOutcome::Done(r))) => *r,
+        Ok(Ok(JobOutcome::Done(r))) => (*r, None),
         Ok(Ok(JobOutcome::Refused(reason))) => {
             tracing::error!(region, job = %job_id, "the agent refused the job: {reason}");
-            RegionResult::absent(region, RegionStatus::Error)
+            (absent(RegionStatus::Error), Some(refused(&reason)))
         }
         Ok(Ok(JobOutcome::AgentLost)) | Ok(Err(_)) => {
-            RegionResult::absent(region, RegionStatus::Error)
+            tracing::warn!(region, job = %job_id, "the agent went away before it answered the job");
+            (absent(RegionStatus::Error), Some(lost()))
         }
         Err(_) => {
             registry.abandon(&job_id);
-            RegionResult::absent(region, RegionStatus::Timeout)
+            let waited = (job.deadline + GRACE).as_secs();
+            (
+                absent(RegionStatus::Timeout),
+                Some(Absence {
+                    what: format!(
+                        "the agent is connected but sent no result within {waited} s (the job's deadline and {} s for the way back)",
+                        GRACE.as_secs()
+                    ),
+                    fix: "look at the agent's log for this job; if its checks need longer, raise the deadline (?wait and the schedule's deadline)".into(),
+                }),
+            )
         }
+    }
+}
+
+/// An agent that refused the job: its reason (which names the flag or key) and the fix.
+fn refused(reason: &str) -> Absence {
+    let fix = if reason.contains("--allow-non-global-max") {
+        "the agent refused the job: widen the agent's --allow-non-global-max or narrow probe.allow_non_global in the coordinator's configuration".to_string()
+    } else {
+        format!("the agent refused the job; do what its reason says ({reason})")
+    };
+    Absence {
+        what: format!("the agent is connected and refused the job: {reason}"),
+        fix,
+    }
+}
+
+/// An agent that disconnected (stopped, restarted, lost its connection) mid-job.
+fn lost() -> Absence {
+    Absence {
+        what: "the agent disconnected before it sent a result (it was stopped or restarted, or lost its connection, in the middle of the job)".into(),
+        fix: "run the check again once the region's agent is back (GET /v1/agents); if it keeps going away, look at its log and at what stops it".into(),
     }
 }
 
@@ -210,13 +259,72 @@ mod tests {
             registry.complete(session, &id, JobOutcome::Refused("assume_global: x".into()));
         });
         let job = d.job(&request());
-        let region = d.vantage("eu").run("eu", &job).await;
+        let (region, why) = d.vantage("eu").run_explained("eu", &job).await;
         agent.await.unwrap();
         assert_eq!(region.region, "eu");
         assert_eq!(region.status, RegionStatus::Error);
         assert!(region.checks.is_empty());
+        // Why travels with it, for the report.
+        let why = why.expect("the refusal is explained");
+        assert_eq!(
+            why.what,
+            "the agent is connected and refused the job: assume_global: x"
+        );
+        assert!(why.fix.contains("assume_global: x"), "{}", why.fix);
         // A region without an agent is named as such.
         let none = d.vantage("us").run("us", &job).await;
         assert_eq!(none.status, RegionStatus::NoAgent);
+    }
+
+    /// The report names why each region has no result, with the fix that fits it; a region
+    /// the dispatcher cannot explain keeps the generic fix.
+    #[test]
+    fn the_report_carries_why_a_region_has_no_result() {
+        let absent: BTreeMap<String, Absence> = [
+            (
+                "lab".to_string(),
+                refused("probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)"),
+            ),
+            ("lab3".to_string(), lost()),
+        ]
+        .into();
+        let requested = vec!["lab".to_string(), "lab3".to_string(), "ap".to_string()];
+        let r = assemble_with(
+            &Target::parse("http://127.0.0.1:9/mcp").unwrap(),
+            "2026-11-30T10:00:00Z".into(),
+            1,
+            &requested,
+            vec![
+                RegionResult::absent("lab", RegionStatus::Error),
+                RegionResult::absent("lab3", RegionStatus::Error),
+                RegionResult::absent("ap", RegionStatus::NoAgent),
+            ],
+            &BTreeSet::new(),
+            &absent,
+        );
+        let f = r
+            .finding(vantage_agent::catalog::FindingId::FleetRegionMissing)
+            .expect("fleet.region-missing");
+        assert_eq!(
+            f.evidence,
+            [
+                "ap: no-agent",
+                "lab: error: the agent is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)",
+                "lab3: error: the agent disconnected before it sent a result (it was stopped or restarted, or lost its connection, in the middle of the job)",
+            ]
+        );
+        assert!(
+            f.remediation.starts_with(
+                "lab: the agent refused the job: widen the agent's --allow-non-global-max or narrow probe.allow_non_global in the coordinator's configuration; lab3: run the check again"
+            ),
+            "{}",
+            f.remediation
+        );
+        assert!(
+            f.remediation
+                .ends_with("other regions: Check that an agent for the region is connected and healthy (GET /v1/agents)."),
+            "{}",
+            f.remediation
+        );
     }
 }

@@ -45,7 +45,8 @@ impl FailOn {
     }
 }
 
-/// A finding severity that fails the gate whatever the decision (`--fail-on-severity`).
+/// A finding severity that also fails the gate when the decision is pass or review
+/// (`--fail-on-severity`); `unknown` stays exit 3 or 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOnSeverity {
     Low,

@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod local;
 pub mod merge;
 pub mod metrics;
+pub mod rate;
 mod reload;
 pub mod remediation;
 pub mod render;

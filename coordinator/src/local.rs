@@ -1,12 +1,12 @@
 //! Assembling reports, and the single-machine default: one in-process vantage named `local`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use vantage_agent::model::RegionResult;
 use vantage_agent::{Engine, Job, Target};
 
-use crate::merge::{merge, MergeInput};
+use crate::merge::{merge, Absence, MergeInput};
 use crate::report::{Report, SCHEMA_ID};
 
 /// The current time as RFC 3339 UTC, second precision.
@@ -27,10 +27,32 @@ pub fn assemble(
     regions: Vec<RegionResult>,
     degraded: &BTreeSet<String>,
 ) -> Report {
+    assemble_with(
+        target,
+        started_at,
+        duration_ms,
+        requested,
+        regions,
+        degraded,
+        &BTreeMap::new(),
+    )
+}
+
+/// Like [`assemble`], with what the dispatcher knows about regions that have no result.
+pub fn assemble_with(
+    target: &Target,
+    started_at: String,
+    duration_ms: u64,
+    requested: &[String],
+    regions: Vec<RegionResult>,
+    degraded: &BTreeSet<String>,
+    absent: &BTreeMap<String, Absence>,
+) -> Report {
     let mut merged = merge(&MergeInput {
         requested,
         results: &regions,
         degraded,
+        absent,
     });
     // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
     crate::stacks::annotate(&mut merged.findings, &regions);

@@ -1,7 +1,6 @@
 //! `vantage man`: man pages rendered from the same clap definitions as `--help`, so the two
 //! cannot drift.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{bail, Context};
@@ -42,10 +41,9 @@ pub fn write(sub: Option<&str>, dir: Option<&Path>) -> anyhow::Result<u8> {
             }
         },
     };
-    let mut out = std::io::stdout().lock();
+    let mut text = Vec::new();
     clap_mangen::Man::new(page)
-        .render(&mut out)
-        .context("writing the man page")?;
-    let _ = out.flush();
-    Ok(vantage_coordinator::exit::OK)
+        .render(&mut text)
+        .context("rendering the man page")?;
+    crate::cli::to_stdout(&text)
 }

@@ -28,6 +28,18 @@ pub struct MergeInput<'a> {
     pub results: &'a [RegionResult],
     /// Regions the fleet knows to be failing most targets while others succeed.
     pub degraded: &'a BTreeSet<String>,
+    /// Why a region has no result, when the dispatcher knows more than its status (the agent
+    /// refused the job and said why; it went away mid-job).
+    pub absent: &'a BTreeMap<String, Absence>,
+}
+
+/// Why a region has no result, in words for the report: evidence and the fix that fits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Absence {
+    /// What happened, after `REGION: STATUS: ` in the evidence.
+    pub what: String,
+    /// What to do about it.
+    pub fix: String,
 }
 
 /// The merge's answer.
@@ -143,12 +155,14 @@ fn missing_regions(
             .iter()
             .map(
                 |name| match input.results.iter().find(|r| &r.region == name) {
-                    Some(r) => format!(
-                        "{name}: {}",
-                        serde_json::to_string(&r.status)
-                            .unwrap_or_default()
-                            .trim_matches('"')
-                    ),
+                    Some(r) => {
+                        let status = serde_json::to_string(&r.status).unwrap_or_default();
+                        let status = status.trim_matches('"');
+                        match input.absent.get(name) {
+                            Some(a) => format!("{name}: {status}: {}", a.what),
+                            None => format!("{name}: {status}"),
+                        }
+                    }
                     None => format!("{name}: no agent answered"),
                 },
             )
@@ -160,6 +174,22 @@ fn missing_regions(
             &missing,
             evidence,
         );
+        // The fix that fits each region the dispatcher could explain; the generic one
+        // ("check that an agent is connected") for the others.
+        let fixes: Vec<String> = missing
+            .iter()
+            .filter_map(|name| input.absent.get(name).map(|a| format!("{name}: {}", a.fix)))
+            .collect();
+        if !fixes.is_empty() {
+            if let Some(f) = acc.by_id.get_mut(&FindingId::FleetRegionMissing) {
+                if fixes.len() < missing.len() {
+                    let generic = f.remediation.clone();
+                    f.remediation = format!("{}; other regions: {generic}", fixes.join("; "));
+                } else {
+                    f.remediation = fixes.join("; ");
+                }
+            }
+        }
     }
     missing
 }
@@ -335,6 +365,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
             evidence,
         );
     }
+
+    // A region that did not observe the target and that nothing above names (checks.md 4.1;
+    // a degraded one is named by fleet.vantage-degraded).
+    evidence::unexplained_regions(&effective, &mut acc);
 
     let mut findings: Vec<Finding> = acc.by_id.into_values().collect();
     for f in &mut findings {

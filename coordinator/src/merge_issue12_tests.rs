@@ -47,6 +47,14 @@ fn reproduction_1_a_refusal_by_policy_is_unknown_never_pass() {
         fix.contains("probe.allow_non_global") && fix.contains("--assume-global"),
         "{fix}"
     );
+    // In a fleet the flags are refused: the fix names the configuration keys there.
+    assert!(
+        fix.contains(
+            "In a fleet (vantage serve, agents), the policy is the coordinator's configuration"
+        ) && fix.contains("probe.assume_global (VANTAGE_PROBE__ASSUME_GLOBAL)")
+            && fix.contains("`vantage check --coordinator` refuses the flags"),
+        "{fix}"
+    );
 }
 
 /// 2: a resolver that never answers, and a deadline that runs out: every check unrun. The

@@ -183,6 +183,7 @@ impl Input {
             requested: &self.requested,
             results: &self.regions,
             degraded: &self.degraded,
+            absent: &Default::default(),
         })
     }
     pub(super) fn effective(&self) -> Vec<&RegionResult> {

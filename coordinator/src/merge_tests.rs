@@ -109,6 +109,7 @@ fn run(regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]) -> Mer
         requested: &requested,
         results: &regions,
         degraded: &degraded,
+        absent: &Default::default(),
     })
 }
 

@@ -25,27 +25,48 @@ fn coordinator_url(given: &str) -> anyhow::Result<String> {
     Ok(given.trim_end_matches('/').to_string())
 }
 
-/// The API token: --api-token-file, else the variable --api-token-env names, else the token
-/// a `vantage serve` on this machine generated (it prints the path).
-fn api_token(fleet: &Fleet) -> anyhow::Result<secrecy::SecretString> {
+/// The API token and where it came from (for a 401's message): --api-token-file, else the
+/// variable --api-token-env names (`VANTAGE_API_TOKEN` by default), else the token a `vantage
+/// serve` on this machine generated for the API's port (it prints the path).
+fn api_token(fleet: &Fleet, base: &str) -> anyhow::Result<(secrecy::SecretString, String)> {
     if let Some(path) = &fleet.api_token_file {
-        return credentials::from_file(path).with_context(|| "--api-token-file".to_string());
+        let token = credentials::from_file(path).with_context(|| "--api-token-file".to_string())?;
+        return Ok((token, format!("--api-token-file {}", path.display())));
     }
-    if let Ok(token) = credentials::from_env(&fleet.api_token_env) {
-        return Ok(token);
+    let env = fleet.api_token_env.as_deref().unwrap_or(DEFAULT_TOKEN_ENV);
+    match credentials::from_env(env) {
+        Ok(token) => return Ok((token, format!("${env}"))),
+        // Named on purpose: never fall back to another token behind the caller's back.
+        Err(e) if fleet.api_token_env.is_some() => {
+            bail!("--api-token-env {env}: {e}; export {env} with the coordinator's API token, or drop the flag to use {DEFAULT_TOKEN_ENV} or the token a local `vantage serve` generated")
+        }
+        Err(_) => {}
     }
-    let generated = vantage_coordinator::token_file::default_path();
+    let port = url::Url::parse(base)
+        .ok()
+        .and_then(|u| u.port_or_known_default())
+        .unwrap_or(8080);
+    let generated = vantage_coordinator::token_file::default_path(port);
     if generated.is_file() {
-        tracing::info!(path = %generated.display(), "using the API token a local `vantage serve` generated");
-        return credentials::from_file(&generated)
-            .with_context(|| "the generated API token".to_string());
+        tracing::info!(path = %generated.display(), "{DEFAULT_TOKEN_ENV} is not set: using the API token a local `vantage serve` generated for port {port}");
+        let token = credentials::from_file(&generated)
+            .with_context(|| "the generated API token".to_string())?;
+        return Ok((
+            token,
+            format!(
+                "the token a local `vantage serve` generated for port {port} ({})",
+                generated.display()
+            ),
+        ));
     }
     bail!(
-        "the coordinator's API needs a token: export {} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; on this machine that is {})",
-        fleet.api_token_env,
+        "the coordinator's API needs a token: export {env} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; for port {port} on this machine that is {})",
         generated.display()
     )
 }
+
+/// The variable `--api-token-env` names unless given.
+const DEFAULT_TOKEN_ENV: &str = "VANTAGE_API_TOKEN";
 
 /// Why the API did not answer, with the likely mistake.
 fn unreachable(base: &str, e: &reqwest::Error) -> String {
@@ -78,17 +99,57 @@ fn api_error(status: reqwest::StatusCode, body: &str) -> String {
                 .and_then(|c| c.as_str())
                 .unwrap_or(body)
         ),
-        Err(_) => format!(
-            "{}: {}",
-            status.as_u16(),
-            body.chars().take(200).collect::<String>()
-        ),
+        // Not the API's JSON error: whatever answered is not the coordinator's HTTP API.
+        Err(_) => {
+            let body = body.trim();
+            let seen = if body.is_empty() {
+                "an empty body".to_string()
+            } else {
+                format!("`{}`", body.chars().take(200).collect::<String>())
+            };
+            format!(
+                "{} with {seen}, which is not the coordinator's API (its errors are JSON): is --coordinator an agent's health port (--listen, default 9101) or another service? The API listens on server.api_listen (default 127.0.0.1:8080)",
+                status.as_u16()
+            )
+        }
     }
+}
+
+/// Flags that shape this machine's vantage mean nothing to a fleet: refused with the place
+/// that does it there, before anything is sent (never accepted and silently unused).
+fn refuse_local_flags(args: &CheckArgs) -> anyhow::Result<()> {
+    if args.probe.check_timeout.is_some() {
+        bail!("--check-timeout is not sent to a fleet: each agent times one exchange with its own --check-timeout (vantage-agent), and the coordinator's in-process vantage with probe.check_timeout in its configuration; --timeout sets this check's overall deadline. Drop the flag");
+    }
+    if !args.probe.nameserver.is_empty() {
+        bail!("--nameserver is not sent to a fleet: each agent asks its region's resolver, or the one its own --nameserver names (vantage-agent); the coordinator's in-process vantage uses the system resolver. Drop the flag");
+    }
+    if let Some(region) = &args.region {
+        bail!("--region names this machine's vantage, and with --coordinator none runs here: choose the fleet's regions with --regions (e.g. --regions {region}) and drop --region");
+    }
+    if args.probe.ca_file.is_some() {
+        let plain = args
+            .fleet
+            .coordinator
+            .as_deref()
+            .is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("http://"));
+        if plain {
+            bail!("--ca-file trusts a CA for an https:// coordinator's API, and this coordinator is plain http://, so it would do nothing; the agents trust a lab CA for targets with vantage-agent --target-ca-file (the in-process vantage with probe.ca_file in the coordinator's configuration). Drop the flag");
+        }
+    }
+    Ok(())
+}
+
+/// What the fleet returned for the endpoints: their reports in order, and whether the
+/// coordinator went away before every endpoint was decided (those have no report).
+pub struct FleetRun {
+    pub reports: Vec<Report>,
+    pub gone: bool,
 }
 
 /// Check each target through the fleet, one API check each (the API takes one target per
 /// check), and return the merged reports in order.
-pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Vec<Report>> {
+pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<FleetRun> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
@@ -100,8 +161,10 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Vec<R
     if !args.probe.allow_non_global.is_empty() {
         bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
     }
+    refuse_local_flags(args)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
-    let token = api_token(&args.fleet)?;
+    let base = base.as_str();
+    let (token, token_source) = api_token(&args.fleet, base)?;
     let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
@@ -111,18 +174,32 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Vec<R
         .context("building the HTTP client")?;
     let mut reports = Vec::with_capacity(targets.len());
     for target in targets {
-        reports.push(one(args, &client, &base, &token, target).await?);
+        match one(args, &client, base, (&token, &token_source), target).await? {
+            Followed::Done(report) => reports.push(*report),
+            Followed::Gone { id, why } => {
+                eprintln!(
+                    "unknown for {target}: the coordinator at {base} went away while check {id} was running ({why}); the check's regions did not report, so nothing was decided. Run the check again once the coordinator is back"
+                );
+                return Ok(FleetRun {
+                    reports,
+                    gone: true,
+                });
+            }
+        }
     }
-    Ok(reports)
+    Ok(FleetRun {
+        reports,
+        gone: false,
+    })
 }
 
 async fn one(
     args: &CheckArgs,
     client: &reqwest::Client,
     base: &str,
-    token: &secrecy::SecretString,
+    (token, token_source): (&secrecy::SecretString, &str),
     target: &Target,
-) -> anyhow::Result<Report> {
+) -> anyhow::Result<Followed> {
     let mut body = serde_json::json!({
         "target": target.to_string(),
         "expect_auth": args.probe.auth.expect_auth,
@@ -143,6 +220,12 @@ async fn one(
         .map_err(|e| anyhow::anyhow!(unreachable(base, &e)))?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
+    if status == reqwest::StatusCode::UNAUTHORIZED {
+        bail!(
+            "the coordinator refused the API token from {token_source}: {}; give the token of this coordinator's server.api_tokens (--api-token-file PATH or --api-token-env NAME)",
+            api_error(status, &text)
+        );
+    }
     if !status.is_success() {
         bail!(
             "the coordinator refused the check: {}",
@@ -156,7 +239,9 @@ async fn one(
 
     let progress = live(
         &args.output,
-        &format!("checking {target} through {base}"),
+        // The coordinator is named on the `submitted to` line: the live line keeps the
+        // target whole.
+        &format!("checking {target}"),
         "submitted",
     );
     progress.println(&format!("check {id} submitted to {base}"));
@@ -164,14 +249,29 @@ async fn one(
     let give_up = Instant::now() + args.probe.timeout + Duration::from_secs(15);
     let mut shown = 0;
     let result = loop {
-        let resp = client
+        let resp = match client
             .get(format!("{base}/v1/checks/{id}"))
             .bearer_auth(token.expose_secret())
             .send()
             .await
-            .context("following the check")?;
+        {
+            Ok(r) => r,
+            Err(e) => {
+                break Ok(Followed::Gone {
+                    id: id.clone(),
+                    why: cause(&e),
+                })
+            }
+        };
         let status = resp.status();
         let text = resp.text().await.unwrap_or_default();
+        // A coordinator that restarted does not know the check; one that is stopping says so.
+        if status == reqwest::StatusCode::NOT_FOUND || status.is_server_error() {
+            break Ok(Followed::Gone {
+                id: id.clone(),
+                why: api_error(status, &text),
+            });
+        }
         if !status.is_success() {
             break Err(anyhow::anyhow!(
                 "the coordinator lost the check: {}",
@@ -199,11 +299,13 @@ async fn one(
         shown = report.regions.len();
         progress.stage(&if expected > 0 {
             format!("{shown} of {expected} region(s) reported")
+        } else if report.state.is_none() {
+            format!("every region reported ({shown})")
         } else {
             format!("{shown} region(s) reported, waiting for the rest")
         });
         if report.state.is_none() {
-            break Ok(report);
+            break Ok(Followed::Done(Box::new(report)));
         }
         if Instant::now() > give_up {
             break Err(anyhow::anyhow!(
@@ -214,4 +316,26 @@ async fn one(
     };
     progress.finish();
     result
+}
+
+/// How following a submitted check ended.
+enum Followed {
+    Done(Box<Report>),
+    /// The coordinator stopped answering, or no longer knows check `id`: why.
+    Gone {
+        id: String,
+        why: String,
+    },
+}
+
+/// An error and its causes, one line.
+fn cause(e: &reqwest::Error) -> String {
+    let mut chain = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(c) = source {
+        chain.push_str(": ");
+        chain.push_str(&c.to_string());
+        source = c.source();
+    }
+    chain
 }

@@ -79,11 +79,14 @@ fn hangups() -> tokio::sync::mpsc::Receiver<()> {
 }
 
 /// The addresses actually bound (ports may have been 0).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Bound {
     pub api: SocketAddr,
     pub grpc: SocketAddr,
     pub metrics: Option<SocketAddr>,
+    /// Where the generated API token was written, when none is configured (the caller
+    /// tells people; the log line carries it too).
+    pub generated_token: Option<std::path::PathBuf>,
 }
 
 /// The gRPC server builder, with TLS from `server.tls` when configured.
@@ -134,18 +137,6 @@ pub async fn serve(
         mut tokens,
         credentials,
     } = secrets(&cfg)?;
-    // Removed when `serve` returns.
-    let mut generated = None;
-    if tokens.is_empty() {
-        let g = GeneratedToken::create(cfg.server.generated_token_file.as_deref())?;
-        tracing::warn!(
-            path = %g.path.display(),
-            "no server.api_tokens configured: generated an API token (mode 0600, removed at exit); `vantage check --coordinator` on this machine reads it from there"
-        );
-        eprintln!("vantage serve: API token written to {}", g.path.display());
-        tokens.push(g.token.clone());
-        generated = Some(g);
-    }
     let extra_ca_pem = pem::read_opt("probe.ca_file", cfg.probe.ca_file.as_deref())?;
 
     let registry = Arc::new(Registry::default());
@@ -179,6 +170,27 @@ pub async fn serve(
             .local_agent
             .then(|| cfg.fleet.local_region.clone()),
     );
+    // Bound before the token is generated: its default path is per API port, and a port we
+    // hold is no other live coordinator's, so its file is ours to write and to remove.
+    let server = grpc_server(&cfg)?;
+    let (grpc_listener, grpc_addr) = bind("server.grpc_listen", cfg.server.grpc_listen).await?;
+    let (api_listener, api_addr) = bind("server.api_listen", cfg.server.api_listen).await?;
+    let metrics_listener = match cfg.server.metrics_listen {
+        Some(addr) => Some(bind("server.metrics_listen", addr).await?),
+        None => None,
+    };
+    // Removed when `serve` returns.
+    let mut generated = None;
+    if tokens.is_empty() {
+        let g =
+            GeneratedToken::create(cfg.server.generated_token_file.as_deref(), api_addr.port())?;
+        tracing::warn!(
+            path = %g.path.display(),
+            "no server.api_tokens configured: generated an API token (mode 0600, removed at exit); `vantage check --coordinator` on this machine reads it from there"
+        );
+        tokens.push(g.token.clone());
+        generated = Some(g);
+    }
     let api = Arc::new(Api {
         tokens: std::sync::RwLock::new(tokens),
         credentials: std::sync::RwLock::new(credentials),
@@ -194,17 +206,11 @@ pub async fn serve(
         degraded: Arc::new(crate::degraded::Degraded::default()),
     });
 
-    let server = grpc_server(&cfg)?;
-    let (grpc_listener, grpc_addr) = bind("server.grpc_listen", cfg.server.grpc_listen).await?;
-    let (api_listener, api_addr) = bind("server.api_listen", cfg.server.api_listen).await?;
-    let metrics_listener = match cfg.server.metrics_listen {
-        Some(addr) => Some(bind("server.metrics_listen", addr).await?),
-        None => None,
-    };
     let bound = Bound {
         api: api_addr,
         grpc: grpc_addr,
         metrics: metrics_listener.as_ref().map(|(_, a)| *a),
+        generated_token: generated.as_ref().map(|g: &GeneratedToken| g.path.clone()),
     };
 
     let agent_auth = Arc::new(std::sync::RwLock::new(agents));
@@ -250,7 +256,9 @@ pub async fn serve(
     tracing::info!(
         api = %bound.api,
         grpc = %bound.grpc,
-        metrics = ?bound.metrics,
+        metrics = %bound
+            .metrics
+            .map_or_else(|| "on the API port".to_string(), |m| m.to_string()),
         regions = ?cfg.regions(),
         agents = cfg.agents.len(),
         checks = cfg.checks.len(),

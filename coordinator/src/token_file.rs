@@ -18,15 +18,18 @@ pub enum TokenFileError {
     SharedDirectory { dir: PathBuf },
 }
 
-/// Where a generated token goes by default: `$XDG_RUNTIME_DIR/vantage/api-token`, else
-/// `<temp dir>/vantage-<uid>/api-token`.
-pub fn default_path() -> PathBuf {
+/// Where the token of the coordinator whose API listens on `port` goes by default:
+/// `$XDG_RUNTIME_DIR/vantage/api-token-<port>`, else `<temp dir>/vantage-<uid>/api-token-<port>`.
+/// One file per API port: two coordinators on one machine never share one, and `vantage
+/// check --coordinator URL` finds the right one from the URL's port.
+pub fn default_path(port: u16) -> PathBuf {
+    let name = format!("api-token-{port}");
     if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("vantage").join("api-token");
+        return PathBuf::from(dir).join("vantage").join(name);
     }
     std::env::temp_dir()
         .join(format!("vantage-{}", user()))
-        .join("api-token")
+        .join(name)
 }
 
 /// The user id (Linux), else the user name: the default path is per user.
@@ -50,9 +53,11 @@ pub struct GeneratedToken {
 }
 
 impl GeneratedToken {
-    /// Generate a token and write it to `path` (or [`default_path`]), mode 0600.
-    pub fn create(path: Option<&Path>) -> Result<Self, TokenFileError> {
-        let path = path.map_or_else(default_path, Path::to_path_buf);
+    /// Generate a token and write it to `path` (or the [`default_path`] of the API's bound
+    /// `port`), mode 0600. Called once the API's port is bound, so a file at the default path
+    /// is no live coordinator's (one that crashed left it): it is replaced.
+    pub fn create(path: Option<&Path>, port: u16) -> Result<Self, TokenFileError> {
+        let path = path.map_or_else(|| default_path(port), Path::to_path_buf);
         let token = format!("{}{}", ulid::Ulid::new(), ulid::Ulid::new()).to_ascii_lowercase();
         let write = |source| TokenFileError::Write {
             path: path.clone(),
@@ -152,7 +157,7 @@ mod tests {
                 .unwrap();
         }
         std::fs::write(&path, "stale").unwrap();
-        let g = GeneratedToken::create(Some(&path)).unwrap();
+        let g = GeneratedToken::create(Some(&path), 8080).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, g.token.expose_secret());
         assert_eq!(text.len(), 52);
@@ -165,7 +170,7 @@ mod tests {
         drop(g);
         assert!(!path.exists(), "removed at exit");
         // A file another coordinator wrote since is not ours to remove.
-        let g = GeneratedToken::create(Some(&path)).unwrap();
+        let g = GeneratedToken::create(Some(&path), 8080).unwrap();
         std::fs::write(&path, "newer").unwrap();
         drop(g);
         assert!(path.exists());
@@ -179,7 +184,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("vantage-tokshared-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let e = GeneratedToken::create(Some(&dir.join("api-token"))).unwrap_err();
+        let e = GeneratedToken::create(Some(&dir.join("api-token")), 8080).unwrap_err();
         assert!(matches!(e, TokenFileError::SharedDirectory { .. }), "{e}");
         assert!(e.to_string().contains("server.generated_token_file"), "{e}");
         assert!(!dir.join("api-token").exists(), "nothing written");
@@ -188,8 +193,9 @@ mod tests {
 
     #[test]
     fn the_default_path_is_per_user_or_in_the_runtime_dir() {
-        let p = default_path();
-        assert!(p.ends_with("api-token"));
+        let p = default_path(8080);
+        assert!(p.ends_with("api-token-8080"));
+        assert_ne!(default_path(8081), p, "one file per API port");
         let parent = p
             .parent()
             .unwrap()

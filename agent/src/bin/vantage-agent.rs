@@ -11,6 +11,7 @@ use clap::Parser;
 use vantage_agent::client::{self, AgentConfig, AgentState};
 use vantage_agent::egress::Ceiling;
 use vantage_agent::logging::{self, LogFormat};
+use vantage_agent::probe::dns::parse_nameserver;
 use vantage_agent::{credentials, pem, Engine, ProbeOptions};
 
 #[derive(Debug, Parser)]
@@ -59,7 +60,7 @@ struct Args {
     #[arg(long = "key-file", value_name = "PEM", requires = "cert_file")]
     key_file: Option<PathBuf>,
     /// Jobs run at once; more wait in a queue until their deadline.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = at_least_one)]
     concurrency: usize,
     /// First reconnect wait (jittered, doubling).
     #[arg(long = "backoff-min", default_value = "500ms", value_parser = up_to_an_hour)]
@@ -87,8 +88,31 @@ struct Args {
     #[arg(long = "allow-non-global-max", value_name = "CIDR|none", value_parser = ceiling_entry)]
     allow_non_global_max: Vec<Option<ipnet::IpNet>>,
     /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
-    #[arg(long = "nameserver", value_name = "IP:PORT")]
+    #[arg(long = "nameserver", value_name = "IP:PORT", value_parser = parse_nameserver)]
     nameserver: Vec<SocketAddr>,
+}
+
+/// `--concurrency`: at least one job at a time.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 would run no job at all; write at least 1, e.g. --concurrency 16".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "`{s}` is not a number of jobs; write e.g. --concurrency 16"
+        )),
+    }
+}
+
+/// Settings that are each valid alone but not together; refused before anything starts.
+fn check_together(args: &Args) -> Result<(), String> {
+    if args.backoff_min > args.backoff_max {
+        return Err(format!(
+            "--backoff-min {} is longer than --backoff-max {}: make --backoff-min at most --backoff-max",
+            humantime::format_duration(args.backoff_min),
+            humantime::format_duration(args.backoff_max)
+        ));
+    }
+    Ok(())
 }
 
 /// One `--allow-non-global-max` value: a CIDR prefix, or `none`.
@@ -148,6 +172,10 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
+    if let Err(e) = check_together(&args) {
+        eprintln!("error: {e}");
+        return std::process::ExitCode::from(1);
+    }
     logging::init(args.log_format, "info");
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

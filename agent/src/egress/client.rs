@@ -11,6 +11,7 @@ use url::Url;
 
 use super::resolve::PolicyResolver;
 use super::{EgressError, EgressPolicy};
+use crate::credentials::Credentials;
 use crate::probe::dns::ResolverChoice;
 
 /// What shapes the client besides the policy.
@@ -31,6 +32,9 @@ pub struct ClientSettings {
 pub struct EgressClient {
     http: reqwest::Client,
     policy: Arc<EgressPolicy>,
+    /// The run's tokens: every answer that comes through this client is scrubbed of them
+    /// at capture, before anything clips it (`crate::probe::observed`).
+    credentials: Credentials,
 }
 
 impl EgressClient {
@@ -51,7 +55,22 @@ impl EgressClient {
             .pool_max_idle_per_host(settings.idle_per_host)
             .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(EgressClient { http, policy })
+        Ok(EgressClient {
+            http,
+            policy,
+            credentials: Credentials::default(),
+        })
+    }
+
+    /// The same client, scrubbing `credentials` out of every answer it captures.
+    pub fn with_secrets(mut self, credentials: Credentials) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
+    /// The secrets every captured answer is scrubbed of.
+    pub fn secrets(&self) -> Vec<&str> {
+        self.credentials.secrets()
     }
 
     pub fn policy(&self) -> &EgressPolicy {

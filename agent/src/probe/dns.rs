@@ -18,6 +18,21 @@ use crate::catalog::CheckId;
 use crate::model::{Cause, DnsObservation, Severity};
 use crate::netclass;
 
+/// Parse a `--nameserver` value (`IP:PORT`); an address without its port is refused with
+/// the fix (`:53`). One parser for `vantage check` and `vantage-agent`.
+pub fn parse_nameserver(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = s.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    match s.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => Err(format!("`{s}` has no port; write {ip}:53")),
+        Ok(IpAddr::V6(ip)) => Err(format!("`{s}` has no port; write [{ip}]:53")),
+        Err(_) => Err(format!(
+            "`{s}` is not IP:PORT; write e.g. 198.51.100.53:53 or [2001:db8::53]:53"
+        )),
+    }
+}
+
 /// Which resolver a vantage uses.
 #[derive(Debug, Clone, Default)]
 pub struct ResolverChoice {
@@ -91,7 +106,10 @@ async fn query(
                 match record.data() {
                     RData::A(a) => answer.addrs.push(IpAddr::V4(a.0)),
                     RData::AAAA(a) => answer.addrs.push(IpAddr::V6(a.0)),
-                    RData::CNAME(c) => answer.cnames.push(c.0.to_string()),
+                    // A name the zone chose: shown only through the one cleaning function.
+                    RData::CNAME(c) => answer
+                        .cnames
+                        .push(super::observed::clean(&c.0.to_string(), 300)),
                     _ => {}
                 }
             }

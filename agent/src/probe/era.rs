@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::http::{Body, Exchange, Rpc, MODERN_VERSION};
+use super::http::{clip, Body, Exchange, Rpc, MODERN_VERSION};
 use super::verdict::Verdict;
 use crate::model::{Era, Severity};
 
@@ -37,6 +37,33 @@ pub fn http_sse_endpoint(ex: &Exchange) -> bool {
     matches!(&ex.body, Body::Sse(sse) if sse.events.first().is_some_and(|e| e.event.as_deref() == Some("endpoint")))
 }
 
+/// Why a request was answered for another reason than MCP's: a rate limit (429), a server
+/// or gateway that is unavailable (502, 503, 504), or a refusal in front of the MCP layer
+/// (403). Such an answer says nothing about whether the endpoint speaks MCP (`checks.md`
+/// 4.1): the era is unknown, not "not MCP".
+pub fn other_reason(ex: &Exchange) -> Option<String> {
+    let retry = ex
+        .header("retry-after")
+        .map(|r| format!(", Retry-After: {}", clip(r, 40)))
+        .unwrap_or_default();
+    let seen = ex.summary();
+    Some(match ex.status {
+        429 => format!(
+            "rate limited: answered {seen}{retry}. Whether the endpoint speaks MCP was not observed; check again after the Retry-After time, or ask its operator to allow this vantage's address"
+        ),
+        503 => format!(
+            "unavailable: answered {seen}{retry} (the server, or a gateway in front of it, is overloaded or down). Whether the endpoint speaks MCP was not observed; check again later"
+        ),
+        502 | 504 => format!(
+            "a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time. Whether the endpoint speaks MCP was not observed; check the upstream and the gateway's timeout"
+        ),
+        403 => format!(
+            "refused before the MCP layer: answered {seen} to a valid request without a token (an access rule, a WAF or a gateway in front of the server refuses this vantage). Whether the endpoint speaks MCP was not observed; allow this vantage's address, or name a credential with --token-env"
+        ),
+        _ => return None,
+    })
+}
+
 /// Classify the era from the discover and initialize exchanges (and the GET fallback).
 pub fn classify(
     discover: Option<&Exchange>,
@@ -67,7 +94,21 @@ pub fn era_verdict(
         .map(Exchange::summary)
         .unwrap_or_else(|| "no answer".into());
     let seen = format!("server/discover: {d}; initialize: {i}");
+    // A 2026 error code proves the server speaks 2026-07-28, but a refused discover is not
+    // one that works (2.4: dual means both work): the era is known, the modern path broken.
+    let refused = discover.is_some_and(|d| !discover_works(d));
     match era {
+        Era::Modern | Era::Dual if refused => Verdict::fail(
+            Severity::Medium,
+            format!(
+                "{}, but server/discover itself was refused: the server answers with a 2026-07-28 error code, so the modern path is broken between this vantage and it (a gateway that strips or rewrites the MCP request headers looks like this; discover.shape and the header checks say which). {seen}",
+                if era == Era::Dual {
+                    "dual-era signals (initialize works)"
+                } else {
+                    "modern signals"
+                }
+            ),
+        ),
         Era::Modern => Verdict::pass(format!("modern (2026-07-28 only). {seen}")),
         Era::Dual => Verdict::pass(format!("dual-era (2026-07-28 and 2025-11-25). {seen}")),
         Era::Legacy => Verdict::fail(
@@ -103,7 +144,7 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
     match ex.rpc() {
         None => high.push("no JSON-RPC response in the body".into()),
         Some(Rpc::Error { code, message, .. }) => {
-            high.push(format!("JSON-RPC error {code} \"{message}\""))
+            high.push(format!("JSON-RPC error {code} \"{}\"", clip(&message, 80)))
         }
         Some(Rpc::Result { id: got, result }) => {
             if &got != id {
@@ -284,5 +325,61 @@ mod tests {
             classify(Some(&legacy_err), Some(&legacy_err), None),
             Era::NotMcp
         );
+    }
+
+    #[test]
+    fn a_refused_discover_never_passes_era_detect() {
+        let stripped = json_ex(
+            400,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Mcp-Method header missing"}}),
+        );
+        let init_ok = json_ex(
+            200,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+        );
+        let era = classify(Some(&stripped), Some(&init_ok), None);
+        assert_eq!(era, Era::Dual, "the era is known: both eras answer");
+        let v = era_verdict(era, Some(&stripped), Some(&init_ok));
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Fail, Some(Severity::Medium))
+        );
+        assert!(
+            v.observed.contains("server/discover itself was refused"),
+            "{}",
+            v.observed
+        );
+        // Both working is the only pass for dual.
+        let ok = discover_result(good());
+        let v = era_verdict(Era::Dual, Some(&ok), Some(&init_ok));
+        assert_eq!(v.outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn rate_limits_and_gateways_are_another_reason_not_an_era() {
+        let mut limited = json_ex(429, json!({"error": "slow down"}));
+        limited
+            .headers
+            .insert("retry-after", http::HeaderValue::from_static("60"));
+        let r = other_reason(&limited).unwrap();
+        assert!(
+            r.starts_with("rate limited") && r.contains("Retry-After: 60"),
+            "{r}"
+        );
+        for (status, head) in [
+            (503, "unavailable"),
+            (502, "a gateway"),
+            (504, "a gateway"),
+            (403, "refused before the MCP layer"),
+        ] {
+            let r = other_reason(&json_ex(status, json!({}))).unwrap();
+            assert!(r.starts_with(head), "{status}: {r}");
+        }
+        for status in [200, 400, 404, 405, 500] {
+            assert!(
+                other_reason(&json_ex(status, json!({}))).is_none(),
+                "{status}"
+            );
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use http::HeaderMap;
 use serde_json::Value;
 
+use super::observed;
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
 use crate::egress::{EgressClient, EgressError};
@@ -181,17 +182,10 @@ pub fn parse_rpc(v: &Value) -> Option<Rpc> {
     })
 }
 
-/// Shorten for a report line, on a character boundary.
+/// Shorten for a report line, on a character boundary, with control characters as visible
+/// escapes ([`observed::clean`]).
 pub fn clip(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    }
+    observed::clean(s, max)
 }
 
 /// Why an exchange produced no response.
@@ -270,7 +264,8 @@ pub async fn exchange_at(
     client.admit_peer(peer)?;
     let first_byte_ms = ms(start.elapsed());
     let status = response.status().as_u16();
-    let headers = response.headers().clone();
+    let secrets = client.secrets();
+    let headers = scrub_headers(response.headers(), &secrets);
     let content_type = headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -295,14 +290,34 @@ pub async fn exchange_at(
             ex.body = Body::Unread;
         } else {
             let id = req.rpc_id().cloned();
-            let body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
+            let mut body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
+            for e in &mut body.events {
+                sanitize_event(e, &secrets);
+            }
             ex.capped = body.capped;
             ex.body = Body::Sse(body);
         }
     } else {
-        let (bytes, capped, timed_out) = read_capped(response, limits.body_bytes, deadline).await;
+        let declared = ex.header("content-length").map(|l| clip(l, 20));
+        let (bytes, capped, end) = read_body(response, limits.body_bytes, deadline).await;
         ex.capped = capped;
-        if timed_out {
+        if end == BodyEnd::CutShort {
+            // A body the connection cut short is not the body: never judge it (as "not
+            // MCP", say); say what happened.
+            return Err(ExchangeError {
+                cause: Cause::Reset,
+                message: format!(
+                    "body cut short: the headers arrived ({} {}{}) but the connection ended after {} bytes of the body",
+                    ex.status,
+                    ex.content_type.as_deref().unwrap_or("without a content type"),
+                    declared
+                        .map(|l| format!(", Content-Length {l}"))
+                        .unwrap_or_default(),
+                    bytes.len()
+                ),
+            });
+        }
+        if end == BodyEnd::TimedOut {
             // A body cut by the clock is not the body: never judge a truncated answer.
             return Err(ExchangeError {
                 cause: Cause::Timeout,
@@ -315,10 +330,47 @@ pub async fn exchange_at(
                 ),
             });
         }
+        // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
+        // would leave most of itself behind.
+        let bytes = observed::scrub_bytes(&bytes, &secrets);
         ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
+        if let Body::Json(v) = &mut ex.body {
+            observed::sanitize_json(v, &secrets);
+        }
     }
     ex.elapsed_ms = ms(start.elapsed());
     Ok((ex, peer))
+}
+
+/// The response's headers as captured: a value that carries a secret is stored scrubbed.
+fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
+    let mut out = headers.clone();
+    if secrets.is_empty() {
+        return out;
+    }
+    for v in out.values_mut() {
+        let bytes = v.as_bytes();
+        if secrets
+            .iter()
+            .any(|s| bytes.windows(s.len()).any(|w| w == s.as_bytes()))
+        {
+            let scrubbed = observed::scrub_bytes(bytes, secrets);
+            *v = http::HeaderValue::from_bytes(&scrubbed)
+                .unwrap_or_else(|_| http::HeaderValue::from_static("[redacted]"));
+        }
+    }
+    out
+}
+
+/// An SSE event as captured: secrets scrubbed, unsafe characters escaped.
+fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
+    let fix = |s: &str| observed::clean(&crate::credentials::scrub(s, secrets), usize::MAX);
+    e.event = e.event.as_deref().map(fix);
+    e.id = e.id.as_deref().map(fix);
+    e.data = fix(&e.data);
+    if let Some(v) = &mut e.json {
+        observed::sanitize_json(v, secrets);
+    }
 }
 
 /// Classify a body read in full (or up to a cap): empty, JSON (serde_json's nesting limit
@@ -363,29 +415,53 @@ impl Chunks for std::collections::VecDeque<bytes::Bytes> {
     }
 }
 
+/// How a body read ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyEnd {
+    /// The body ended (or the read stopped at the cap).
+    Complete,
+    /// The deadline stopped the read.
+    TimedOut,
+    /// The connection failed before the body ended (reset, or closed short of its
+    /// Content-Length).
+    CutShort,
+}
+
 /// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and whether the
-/// deadline stopped the read.
+/// deadline stopped the read. (A body cut short reads as ended: see [`read_body`].)
 pub async fn read_capped(
-    mut response: impl Chunks,
+    response: impl Chunks,
     cap: usize,
     deadline: Instant,
 ) -> (Vec<u8>, Option<&'static str>, bool) {
+    let (buf, capped, end) = read_body(response, cap, deadline).await;
+    (buf, capped, end == BodyEnd::TimedOut)
+}
+
+/// Read a body up to `cap` bytes; returns the bytes, the cap hit (if any) and how the read
+/// ended.
+pub async fn read_body(
+    mut response: impl Chunks,
+    cap: usize,
+    deadline: Instant,
+) -> (Vec<u8>, Option<&'static str>, BodyEnd) {
     let mut buf = Vec::new();
     // A declared Content-Length is never trusted for allocation: bytes are taken as they
     // arrive, and the read stops at the cap.
     loop {
         let now = Instant::now();
         if now >= deadline {
-            return (buf, None, true);
+            return (buf, None, BodyEnd::TimedOut);
         }
         match tokio::time::timeout(deadline - now, response.next_chunk()).await {
-            Err(_) => return (buf, None, true),
-            Ok(Err(_)) | Ok(Ok(None)) => return (buf, None, false),
+            Err(_) => return (buf, None, BodyEnd::TimedOut),
+            Ok(Err(_)) => return (buf, None, BodyEnd::CutShort),
+            Ok(Ok(None)) => return (buf, None, BodyEnd::Complete),
             Ok(Ok(Some(chunk))) => {
                 let room = cap - buf.len();
                 if chunk.len() > room {
                     buf.extend_from_slice(&chunk[..room]);
-                    return (buf, Some("body size"), false);
+                    return (buf, Some("body size"), BodyEnd::Complete);
                 }
                 buf.extend_from_slice(&chunk);
             }
@@ -527,7 +603,7 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
         if let Some(tls) = err.downcast_ref::<rustls::Error>() {
             return ExchangeError {
                 cause: Cause::Tls,
-                message: format!("TLS handshake: {tls}"),
+                message: format!("TLS handshake: {}", super::tls::tls_words(tls)),
             };
         }
         source = err.source();

@@ -6,6 +6,7 @@ pub mod dns;
 pub mod era;
 pub mod http;
 pub mod listing;
+pub mod observed;
 pub mod redirect;
 pub mod request;
 pub mod sse;

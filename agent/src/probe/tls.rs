@@ -25,6 +25,69 @@ pub enum TrustError {
     Empty,
 }
 
+/// A TLS failure in words. rustls prints some errors in its internal form
+/// (`invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))`); the report says what
+/// happened instead.
+pub fn tls_words(e: &rustls::Error) -> String {
+    match e {
+        rustls::Error::InvalidCertificate(c) => format!(
+            "the server's certificate was rejected: {}",
+            certificate_words(&format!("{c:?}"))
+        ),
+        other => {
+            let shown = other.to_string();
+            if shown.contains('(') || shown.contains('{') {
+                certificate_words(&format!("{other:?}"))
+            } else {
+                shown
+            }
+        }
+    }
+}
+
+/// The name of a certificate error's debug form (inside rustls's `Other(OtherError(…))`
+/// wrappers), in words.
+fn certificate_words(debug: &str) -> String {
+    let inner = debug
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .find(|t| !t.is_empty() && !matches!(*t, "Other" | "OtherError"))
+        .unwrap_or(debug);
+    let name = inner.strip_suffix("Context").unwrap_or(inner);
+    match name {
+        "UnknownIssuer" => "it is not signed by an authority this vantage trusts (unknown issuer: a self-signed or private-CA certificate looks like this; for a lab CA use --ca-file)".into(),
+        "CaUsedAsEndEntity" => "the server presented a CA certificate as its own certificate (a CA certificate used as an end-entity certificate)".into(),
+        "Expired" => "it has expired".into(),
+        "NotValidYet" => "it is not valid yet".into(),
+        "NotValidForName" => "it is not valid for this host name".into(),
+        "Revoked" => "it has been revoked".into(),
+        "BadSignature" => "its signature is invalid".into(),
+        "BadEncoding" => "it could not be decoded".into(),
+        "UnhandledCriticalExtension" => "it has a critical extension this vantage does not understand".into(),
+        "InvalidPurpose" => "it is not valid for a TLS server (wrong extended key usage)".into(),
+        other => camel_to_words(other),
+    }
+}
+
+/// `CaUsedAsEndEntity` → `ca used as end entity`.
+fn camel_to_words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The TLS error inside an I/O error, in words; else the I/O error as it prints.
+pub fn io_tls_words(e: &std::io::Error) -> String {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        .map(tls_words)
+        .unwrap_or_else(|| e.to_string())
+}
+
 /// Build the client TLS configuration shared by the handshake check and the HTTP client.
 pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientConfig>, TrustError> {
     let mut roots = RootCertStore::empty();
@@ -94,7 +157,7 @@ async fn handshake(
                 } else {
                     Cause::Reset
                 };
-                (cause, format!("TLS handshake: {e}"))
+                (cause, format!("TLS handshake: {}", io_tls_words(&e)))
             })?;
         let (_, session) = tls.get_ref();
         let not_after = session
@@ -192,4 +255,37 @@ pub async fn check(
     };
     rec.record(CheckId::TlsExpiry, expiry, started);
     any_ok
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::*;
+
+    #[test]
+    fn certificate_errors_are_said_in_words() {
+        let e = rustls::Error::InvalidCertificate(rustls::CertificateError::Other(
+            rustls::OtherError(std::sync::Arc::new(std::io::Error::other("x"))),
+        ));
+        // The innermost name of an unknown error still comes out as words.
+        assert!(!tls_words(&e).contains("OtherError"), "{}", tls_words(&e));
+        assert_eq!(
+            certificate_words("Other(OtherError(CaUsedAsEndEntity))"),
+            "the server presented a CA certificate as its own certificate (a CA certificate used as an end-entity certificate)"
+        );
+        assert_eq!(
+            certificate_words("ExpiredContext { time: UnixTime(1), not_after: UnixTime(0) }"),
+            "it has expired"
+        );
+        assert_eq!(certificate_words("SomethingNew"), "something new");
+        let e = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        assert!(
+            tls_words(&e).starts_with("the server's certificate was rejected: it is not signed")
+        );
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+        assert!(
+            io_tls_words(&io).contains("unknown issuer"),
+            "{}",
+            io_tls_words(&io)
+        );
+    }
 }

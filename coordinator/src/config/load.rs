@@ -48,6 +48,42 @@ impl Override {
     }
 }
 
+/// A `VANTAGE_…` variable that looks like an override but would be ignored: a double
+/// underscore under an unknown section (`VANTAGE_BOGUS__X`), or a known section followed by
+/// one underscore (`VANTAGE_SERVER_API_LISTEN`). Other `VANTAGE_*` variables (VANTAGE_LOG,
+/// VANTAGE_API_TOKEN, …) are not configuration and pass.
+fn misspelt_override(variable: &str) -> Option<ConfigError> {
+    let rest = variable.strip_prefix("VANTAGE_")?;
+    let lower = rest.to_ascii_lowercase();
+    let sections = SECTIONS.join(", ");
+    let err = |key: String, message: String| ConfigError::Invalid {
+        origin: Origin::Variable(variable.to_string()),
+        key,
+        message,
+    };
+    if let Some((section, key)) = lower.split_once("__") {
+        if !SECTIONS.contains(&section) {
+            return Some(err(
+                format!("{section}.{}", key.replace("__", ".")),
+                format!("`{section}` is not a configuration section ({sections}), so this override would be ignored; write VANTAGE_<SECTION>__<KEY> (e.g. VANTAGE_SERVER__API_LISTEN) or unset it"),
+            ));
+        }
+        return None;
+    }
+    let section = SECTIONS
+        .iter()
+        .find(|s| lower.starts_with(&format!("{s}_")) && lower.len() > s.len() + 1)?;
+    let key = &lower[section.len() + 1..];
+    Some(err(
+        format!("{section}.{key}"),
+        format!(
+            "looks like an override of {section}.{key} with one underscore after the section, so it would be ignored; write VANTAGE_{}__{} (two underscores)",
+            section.to_ascii_uppercase(),
+            key.to_ascii_uppercase()
+        ),
+    ))
+}
+
 fn overrides(env: impl IntoIterator<Item = (String, String)>) -> Vec<Override> {
     // Only keys under a known section: other VANTAGE_* variables (VANTAGE_LOG,
     // VANTAGE_API_TOKEN, …) are not configuration.
@@ -177,6 +213,12 @@ impl Config {
             }
             None => toml::Table::new(),
         };
+        let env: Vec<(String, String)> = env.into_iter().collect();
+        let mut names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        names.sort_unstable();
+        if let Some(e) = names.into_iter().find_map(misspelt_override) {
+            return Err(e);
+        }
         let overrides = overrides(env);
         // An override that reads as a number or boolean is tried as one first; if its key
         // wants a string (a region named `123`), it is tried again as the string.

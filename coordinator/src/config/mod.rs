@@ -6,6 +6,8 @@
 //! target is a [`Target`]); errors name the file or the variable and the key path.
 
 mod error;
+#[cfg(test)]
+mod limits_tests;
 mod load;
 #[cfg(test)]
 mod tests;
@@ -95,7 +97,7 @@ pub struct Server {
     #[serde(with = "humantime_serde")]
     pub drain_timeout: Duration,
     /// Where a generated API token is written when api_tokens is empty (mode 0600, removed
-    /// at exit). None: `$XDG_RUNTIME_DIR/vantage/api-token`, else `/tmp/vantage-<uid>/api-token`.
+    /// at exit). None: `$XDG_RUNTIME_DIR/vantage/api-token-<port>`, else `/tmp/vantage-<uid>/api-token-<port>` (the API's port).
     pub generated_token_file: Option<PathBuf>,
 }
 

@@ -7,12 +7,16 @@ fn example(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-fn var(k: &str, v: &str) -> (String, String) {
+pub(super) fn var(k: &str, v: &str) -> (String, String) {
     (k.to_string(), v.to_string())
 }
 
 /// Write `text` to a fresh file and load it with `env`.
-fn load_text(name: &str, text: &str, env: Vec<(String, String)>) -> Result<Config, ConfigError> {
+pub(super) fn load_text(
+    name: &str,
+    text: &str,
+    env: Vec<(String, String)>,
+) -> Result<Config, ConfigError> {
     let dir = std::env::temp_dir().join(format!("vantage-cfg-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("vantage.toml");

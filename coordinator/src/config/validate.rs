@@ -56,6 +56,13 @@ impl Config {
             }
         }
         let regions = self.regions();
+        if regions.is_empty() {
+            return Err(invalid(
+                "fleet.local_agent".into(),
+                "no region would run checks: fleet.local_agent is false and there is no [[agents]] entry; set local_agent = true or add an [[agents]] entry (name, region, token)".into(),
+            ));
+        }
+        self.validate_limits(origin)?;
         let mut targets = BTreeSet::new();
         for (i, c) in self.checks.iter().enumerate() {
             if !targets.insert(c.target.to_string()) {
@@ -69,6 +76,25 @@ impl Config {
                     format!("checks[{i}].interval"),
                     format!("{}: must be at least 1s", c.target),
                 ));
+            }
+            if let Some(d) = c.deadline {
+                if d > c.interval {
+                    return Err(invalid(
+                        format!("checks[{i}].deadline"),
+                        format!(
+                            "{}: {} is longer than its interval ({}); runs never overlap, so a run could not finish before the next is due: shorten the deadline or lengthen the interval",
+                            c.target,
+                            humantime::format_duration(d),
+                            humantime::format_duration(c.interval)
+                        ),
+                    ));
+                }
+                if d.is_zero() {
+                    return Err(invalid(
+                        format!("checks[{i}].deadline"),
+                        format!("{}: must be greater than zero, e.g. 30s", c.target),
+                    ));
+                }
             }
             if let Some(r) = c.regions.iter().find(|r| !regions.contains(r)) {
                 return Err(invalid(
@@ -109,6 +135,59 @@ impl Config {
                 "server.drain_timeout".into(),
                 "must be greater than zero, e.g. 20s".into(),
             ));
+        }
+        Ok(())
+    }
+}
+
+/// The longest probe.check_timeout: one exchange that needs longer is stuck, not slow (the
+/// command line's bound too).
+const MAX_CHECK_TIMEOUT: Duration = Duration::from_secs(600);
+
+impl Config {
+    /// Limits that would switch a protection off or make the coordinator useless.
+    fn validate_limits(&self, origin: &Origin) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            origin: origin.clone(),
+            key: key.into(),
+            message,
+        };
+        for (key, list) in [
+            ("probe.assume_global", &self.probe.assume_global),
+            ("probe.allow_non_global", &self.probe.allow_non_global),
+        ] {
+            if let Some(all) = list.iter().find(|p| p.prefix_len() == 0) {
+                return Err(invalid(
+                    key,
+                    format!("{all} covers every address, which switches the egress policy off (every vantage would connect anywhere a target points it, internal services included); name the lab's own prefixes, e.g. 198.51.100.0/24"),
+                ));
+            }
+        }
+        let t = self.probe.check_timeout;
+        if t.is_zero() || t > MAX_CHECK_TIMEOUT {
+            return Err(invalid(
+                "probe.check_timeout",
+                format!(
+                    "{} is out of bounds: one exchange's timeout is greater than zero and at most {}, e.g. 5s",
+                    humantime::format_duration(t),
+                    humantime::format_duration(MAX_CHECK_TIMEOUT)
+                ),
+            ));
+        }
+        for (key, zero) in [
+            ("server.max_body_bytes", self.server.max_body_bytes == 0),
+            ("store.max_reports", self.store.max_reports == 0),
+            (
+                "server.checks_per_target_per_minute",
+                self.server.checks_per_target_per_minute == 0,
+            ),
+        ] {
+            if zero {
+                return Err(invalid(
+                    key,
+                    "must be greater than zero (0 would refuse every on-demand check); omit it for the default".into(),
+                ));
+            }
         }
         Ok(())
     }

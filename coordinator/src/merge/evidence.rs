@@ -189,6 +189,66 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
     not_observing
 }
 
+/// Name every region that did not observe the target when nothing else makes the decision
+/// (`checks.md` 4.1: a finding names why). A region stopped by something the target did
+/// (a same-origin redirect, an endpoint that is not MCP) below `high` has a finding about
+/// that, but none that says the decision is `unknown` because of it: this adds
+/// `probe.incomplete` for it, with what the region saw instead and that finding's fix. When
+/// a blocking finding exists the decision is `blocked` and names it already.
+pub(crate) fn unexplained_regions(regions: &[&RegionResult], acc: &mut Acc) {
+    let blocking = acc
+        .by_id
+        .values()
+        .any(|f| f.severity >= Severity::High && f.id != FindingId::FleetVantageDegraded);
+    if blocking {
+        return;
+    }
+    for r in regions {
+        let obs = observation(r);
+        let named = acc
+            .by_id
+            .values()
+            .any(|f| super::UNKNOWN_FINDINGS.contains(&f.id) && f.regions.contains(&r.region));
+        if obs.observed || named {
+            continue;
+        }
+        let seen: Vec<&super::Finding> = acc
+            .by_id
+            .values()
+            .filter(|f| f.severity >= Severity::Low && f.regions.contains(&r.region))
+            .collect();
+        let unproven: Vec<&str> = obs.missing.iter().map(|e| e.describe()).collect();
+        let mut line = format!(
+            "{}: did not observe the target: no evidence that {}",
+            r.region,
+            unproven.join(", that ")
+        );
+        if !seen.is_empty() {
+            let ids: Vec<&str> = seen.iter().map(|f| f.id.as_str()).collect();
+            line.push_str(&format!("; what it saw instead: {}", ids.join(", ")));
+        }
+        let fix = seen.first().map(|f| {
+            format!(
+                "Nothing was decided in {} because it got no MCP answer: fix what it saw instead ({}): {}",
+                r.region, f.id, f.remediation
+            )
+        });
+        let existed = acc.by_id.contains_key(&FindingId::ProbeIncomplete);
+        acc.add(
+            FindingId::ProbeIncomplete,
+            Severity::Medium,
+            Scope::Regional,
+            std::slice::from_ref(&r.region),
+            vec![line],
+        );
+        if let (false, Some(fix)) = (existed, fix) {
+            if let Some(f) = acc.by_id.get_mut(&FindingId::ProbeIncomplete) {
+                f.remediation = fix;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "evidence_tests.rs"]
 mod tests;

@@ -18,7 +18,7 @@ use vantage_agent::model::{CheckResult, Outcome, RegionResult};
 use super::attribution::{findings_of, unattributed};
 use super::summary::{because, seen_from, status_word};
 use super::xml::Writer;
-use crate::exit::{Gate, UNKNOWN_CAUSES};
+use crate::exit::{Gate, GateResult, UNKNOWN_CAUSES};
 use crate::report::{Finding, Report};
 
 /// How one test case ended.
@@ -173,6 +173,45 @@ fn finding_case(report: &Report, gate: &Gate, f: &Finding) -> Case {
     }
 }
 
+/// The gate's own case when no other case carries its verdict, so JUnit never shows green
+/// while the exit code is not 0: an `error` for `unknown` (nothing was decided: why), a
+/// `failure` for a failed gate. The merge names every `unknown` with a finding (`checks.md`
+/// 4.1), so this is a safety net, not the usual path.
+fn gate_case(
+    report: &Report,
+    gate: &Gate,
+    suites: &[(String, Option<&RegionResult>, Vec<Case>)],
+) -> Option<Case> {
+    let any = |pick: fn(&Status) -> bool| {
+        suites
+            .iter()
+            .flat_map(|(_, _, cases)| cases.iter())
+            .any(|c| pick(&c.status))
+    };
+    let message = format!("{}: {}", gate.line(report), because(report));
+    let status = match gate.result(report) {
+        GateResult::Unknown if !any(|s| matches!(s, Status::Error { .. })) => Status::Error {
+            kind: format!("decision.{}", report.decision.as_str()),
+            message,
+        },
+        GateResult::Failed if !any(|s| matches!(s, Status::Failure { .. })) => Status::Failure {
+            kind: format!("decision.{}", report.decision.as_str()),
+            message,
+        },
+        _ => return None,
+    };
+    Some(Case {
+        name: "vantage.gate".into(),
+        time_ms: 0,
+        status,
+        body: Some(format!(
+            "{}\nbecause: {}\n",
+            gate.line(report),
+            because(report)
+        )),
+    })
+}
+
 fn properties(
     report: &Report,
     gate: &Gate,
@@ -223,6 +262,12 @@ fn suites_of<'a>(report: &'a Report, gate: &Gate) -> Vec<Suite<'a>> {
         }
     }
     suites.extend(extra.into_iter().map(|(name, cases)| (name, None, cases)));
+    if let Some(case) = gate_case(report, gate, &suites) {
+        match suites.first_mut() {
+            Some((_, _, cases)) => cases.push(case),
+            None => suites.push((String::new(), None, vec![case])),
+        }
+    }
     suites
 }
 

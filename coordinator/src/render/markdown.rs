@@ -8,22 +8,40 @@ use super::summary::{
 use crate::exit::Gate;
 use crate::report::Report;
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// A string from the target, an agent or a config, made inert in GitHub-flavoured Markdown:
+/// every character that HTML or Markdown could read as active syntax (tags, entities, code
+/// spans, links and images, table cells, mentions, issue references) becomes a numeric
+/// character reference, which CommonMark renders as that literal character and never
+/// as syntax; line breaks become spaces (one table cell, one line). Nothing a target sends can
+/// add an image, a link or HTML to a pull-request comment.
+pub(crate) fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' | '<' | '>' | '"' | '\'' | '`' | '[' | ']' | '|' | '\\' | '@' | '#' => {
+                out.push_str(&format!("&#{};", ch as u32));
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 pub fn markdown(report: &Report, gate: &Gate) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## Vantage: **{}** for `{}`\n",
+        "## Vantage: **{}** for {}\n",
         report.decision.as_str(),
-        report.target
+        cell(&report.target)
     );
     let _ = writeln!(out, "Because: {}\n", cell(&because(report)));
     if let Some(fix) = unknown_fix(report) {
         let _ = writeln!(out, "Fix: {}\n", cell(fix));
     }
+    // Our own words (the gate line holds only flags and a fixed text): a code span.
     let _ = writeln!(out, "`{}`\n", gate.line(report));
     if !report.findings.is_empty() {
         let _ = writeln!(
@@ -51,7 +69,7 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
                 cell(&severity),
                 f.id,
                 cell(&f.title),
-                seen_from(f, report),
+                cell(&seen_from(f, report)),
                 cell(&f.evidence.join("; ")),
                 cell(&fix),
                 cell(&f.spec)
@@ -80,7 +98,8 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
         let _ = writeln!(
             out,
             "<details><summary>{} ({} ms)</summary>\n",
-            r.region, r.duration_ms
+            cell(&r.region),
+            r.duration_ms
         );
         let _ = writeln!(out, "| check | outcome | observed |");
         let _ = writeln!(out, "|---|---|---|");
@@ -98,7 +117,8 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
     let _ = writeln!(
         out,
         "<sub>report {} · {}</sub>",
-        report.id, report.started_at
+        cell(&report.id),
+        cell(&report.started_at)
     );
     out
 }

@@ -256,3 +256,26 @@ fn a_divergence_counts_only_for_the_check_that_diverged() {
         .count();
     assert_eq!(transport_failures, 0, "{x}");
 }
+
+#[test]
+fn junit_never_shows_green_while_the_gate_is_unknown_or_failed() {
+    // A report whose decision no finding explains (an older coordinator's, or a future
+    // path): the gate's own case carries the verdict.
+    let mut r = report(vec![clean("local")]);
+    r.decision = crate::report::Decision::Unknown;
+    r.reason = "local did not observe the target".into();
+    let xml = junit(&r, &Gate::default());
+    assert!(xml.contains("failures=\"0\" errors=\"1\""), "{xml}");
+    assert!(
+        xml.contains("<error type=\"decision.unknown\" message=\"gate: unknown (exit 4"),
+        "{xml}"
+    );
+    assert!(xml.contains("local did not observe the target"), "{xml}");
+    r.decision = crate::report::Decision::Blocked;
+    let xml = junit(&r, &Gate::default());
+    assert!(xml.contains("failures=\"1\" errors=\"0\""), "{xml}");
+    assert!(xml.contains("<failure type=\"decision.blocked\""), "{xml}");
+    // A passing report gets no such case.
+    r.decision = crate::report::Decision::Pass;
+    assert!(!junit(&r, &Gate::default()).contains("testcase name=\"vantage.gate\""));
+}

@@ -89,3 +89,64 @@ async fn wrong_methods_and_unknown_paths_get_json_errors() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Bad bodies get a 400 that names the fix in the API's own terms; nothing is started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_bodies_name_the_fix_for_an_api_caller() {
+    let dir = std::env::temp_dir().join(format!("vantage-api-bodies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let client = crate::support::http();
+    let post = |body: String, query: &'static str| {
+        client
+            .post(format!("{}/v1/checks{query}", c.api))
+            .bearer_auth(API_TOKEN)
+            .body(body)
+            .send()
+    };
+    let t = "http://127.0.0.1:9/mcp";
+    let cases: Vec<(String, &str, &str, &[&str])> = vec![
+        (
+            format!(r#"{{"target":"{t}","deadline":"0s"}}"#),
+            "",
+            "invalid_duration",
+            &["deadline `0s` must be greater than zero"],
+        ),
+        (
+            format!(r#"{{"target":"{t}","deadline":"99h"}}"#),
+            "",
+            "invalid_duration",
+            &["deadline is at most 10m"],
+        ),
+        (
+            format!(r#"{{"target":"{t}"}}"#),
+            "?wait=0s",
+            "invalid_duration",
+            &["wait `0s` must be greater than zero"],
+        ),
+        (
+            r#"{"target": 5}"#.to_string(),
+            "",
+            "invalid_json",
+            &["\"deadline\": DURATION"],
+        ),
+        (
+            r#"{"target":"http://user:pw@127.0.0.1:9/mcp"}"#.to_string(),
+            "",
+            "invalid_target",
+            &["[[credentials]]", "\"credential\""],
+        ),
+    ];
+    for (body, query, code, needles) in cases {
+        let resp = post(body.clone(), query).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 400, "{body}");
+        let v: Value = resp.json().await.unwrap();
+        assert_eq!(v["error"]["code"], code, "{body}: {v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        for n in needles {
+            assert!(message.contains(n), "{body}: {n:?} not in {message}");
+        }
+        assert!(!message.contains("--token-env"), "{message}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -266,3 +266,29 @@ fn man_pages_render_and_list_the_flags() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `vantage man | head` and the like: a reader that closed the pipe is no error (exit 0,
+/// nothing on stderr). The read end is closed before the process starts, so every write fails.
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    for args in [
+        &["man"][..],
+        &["man", "check"],
+        &["completions", "bash"],
+        &["schema"],
+        &["explain", "--table"],
+        &["explain", "dns.resolve"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", s(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", s(&out.stderr));
+    }
+}

@@ -102,9 +102,10 @@ async fn each_fault_is_caught_alone() {
         ),
         (
             Fault::RedirectSameHost,
-            &[("redirect.none", Medium)],
+            &[("probe.incomplete", Medium), ("redirect.none", Medium)],
             // Redirects are never followed: no MCP answer, so the region did not observe
-            // the target, and nothing passes or merely needs review (checks.md 4.1).
+            // the target, and nothing passes or merely needs review (checks.md 4.1); a
+            // finding says so (probe.incomplete, with redirect.none as what it saw).
             Decision::Unknown,
         ),
         (Fault::SseNoAccelBuffering, &[], Decision::Pass),

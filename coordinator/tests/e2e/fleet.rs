@@ -858,6 +858,25 @@ async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
         (429, Some("rate_limited")),
         "{v}"
     );
+    // Other spellings of the same endpoint share its budget (they used to get around it).
+    for spelling in [
+        "http://127.0.0.1:1/mcp/",
+        "http://127.0.0.1:1/mcp?x=1",
+        "HTTP://127.0.0.1:1/mcp/?y=2",
+    ] {
+        let (st, v) = call(
+            reqwest::Method::POST,
+            format!("{}/v1/checks", c.api),
+            Some(API_TOKEN),
+            Some(json!({"target": spelling, "deadline": "1s"})),
+        )
+        .await;
+        assert_eq!(
+            (st, v["error"]["code"].as_str()),
+            (429, Some("rate_limited")),
+            "{spelling}: {v}"
+        );
+    }
     // Another target is not limited by the first one's budget.
     let other = json!({"target": "http://127.0.0.2:1/mcp", "deadline": "1s"});
     let (st, _) = call(
@@ -969,7 +988,15 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
 async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_false_pass() {
     let dir = tmpdir("fleet100");
     let (api, grpc) = (free_addr(), free_addr());
-    let mut c = coordinator(&dir, &["eu", "us"], &api, &grpc, "");
+    // A hundred on-demand checks of one endpoint (the query only tells them apart, and no
+    // longer gets around the per-target limit): the limit is raised for this test.
+    let mut c = coordinator(
+        &dir,
+        &["eu", "us"],
+        &api,
+        &grpc,
+        "[server]\nchecks_per_target_per_minute = 1000\n",
+    );
     let regions: Vec<Proc> = ["eu", "us"]
         .iter()
         .map(|r| agent(&c.grpc, r, &agent_token(r)))

@@ -62,10 +62,16 @@ async fn a_redirect_to_itself_is_not_followed() {
     let c = outcome(&report, CheckId::RedirectNone);
     assert_eq!(c.outcome, Outcome::Fail);
     assert_eq!(c.cause, Some(Cause::SameHost));
+    // Never followed, so no MCP answer: the region did not observe the target, and a
+    // finding says so (probe.incomplete, naming redirect.none as what it saw).
     assert_eq!(
         above_info(&report),
-        ids(&[("redirect.none", Severity::Medium)])
+        ids(&[
+            ("probe.incomplete", Severity::Medium),
+            ("redirect.none", Severity::Medium)
+        ])
     );
+    assert_eq!(report.decision, Decision::Unknown);
 }
 
 /// Every other hostile behaviour: each ends by its deadline with a finding whose evidence
@@ -78,7 +84,11 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
             FindingId::EraDetect,
             &["no response", "did not", "body"],
         ),
-        (Hostile::LyingLength, FindingId::EraDetect, &["not MCP"]),
+        (
+            Hostile::LyingLength,
+            FindingId::EraDetect,
+            &["body cut short"],
+        ),
         (Hostile::GzipBomb, FindingId::EraDetect, &["not MCP"]),
         (Hostile::DeepJson, FindingId::EraDetect, &["not MCP"]),
         (
@@ -89,7 +99,7 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
         (
             Hostile::ResetMidBody,
             FindingId::EraDetect,
-            &["not MCP", "server/discover"],
+            &["body cut short"],
         ),
         (Hostile::InvalidUtf8, FindingId::EraDetect, &["not MCP"]),
         (
@@ -291,5 +301,52 @@ fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound
         !report.findings.iter().any(|f| f.severity >= Severity::High),
         "nothing above medium: {:?}",
         report.findings
+    );
+}
+
+/// `vantage fixture --hostile KIND --listen ADDR` serves that kind on ADDR (it used to take a
+/// random port), and `--fault` with `--hostile` is refused, not ignored.
+#[test]
+fn the_hostile_fixture_listens_where_it_is_told_and_refuses_faults() {
+    use std::io::{BufRead, Read, Write};
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["fixture", "--hostile", "not-json", "--listen", &listen])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let answer = (|| -> std::io::Result<String> {
+        let mut s = std::net::TcpStream::connect(&listen)?;
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+        s.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")?;
+        let mut buf = vec![0u8; 4096];
+        let n = s.read(&mut buf)?;
+        Ok(String::from_utf8_lossy(&buf[..n]).into_owned())
+    })();
+    let _ = child.kill(); // our own child, by its handle
+    let _ = child.wait();
+    assert_eq!(line.trim(), format!("listening http://{listen}/mcp"));
+    let answer = answer.expect("the hostile server answers on the port it was given");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    let out = crate::support::vantage(
+        &["fixture", "--hostile", "not-json", "--fault", "get-html"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'--hostile <HOSTILE>' cannot be used with '--fault <FAULTS>'"),
+        "{err}"
     );
 }

@@ -250,6 +250,19 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
         .expect("fleet.region-missing");
     assert_eq!(missing["regions"], json!(["eu"]));
     assert_eq!(missing["severity"], "medium");
+    // Why, in the report: not a bare "eu: error".
+    let evidence = missing["evidence"][0].as_str().unwrap();
+    assert!(
+        evidence.starts_with("eu: error: the agent disconnected before it sent a result"),
+        "{missing}"
+    );
+    assert!(
+        missing["remediation"]
+            .as_str()
+            .unwrap()
+            .starts_with("eu: run the check again once the region's agent is back"),
+        "{missing}"
+    );
     let report = finished(&c, &on_us).await;
     assert_eq!(regions_of(&report), [pair("us", "complete")], "{report:#}");
     assert_eq!(report["decision"], "pass", "{report:#}");
@@ -368,10 +381,14 @@ async fn register_refuse_drop_and_reload_are_logged_at_the_default_level_without
 async fn json_logs_are_one_object_per_line() {
     let dir = Scratch::new("life-json");
     let config = dir.join("coordinator.toml");
+    // No api_tokens: the generated token's notice must be JSON too (it was a plain line).
     std::fs::write(
         &config,
-        "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{ token_env = \"T_API\" }]\n\
-         [fleet]\nlocal_agent = false\n[[agents]]\nname = \"eu-1\"\nregion = \"eu\"\ntoken_env = \"T_AGENT_EU\"\n",
+        format!(
+            "[server]\napi_listen = \"127.0.0.1:0\"\ngrpc_listen = \"127.0.0.1:0\"\ngenerated_token_file = \"{}\"\n\
+             [fleet]\nlocal_agent = false\n[[agents]]\nname = \"eu-1\"\nregion = \"eu\"\ntoken_env = \"T_AGENT_EU\"\n",
+            dir.join("api-token").display()
+        ),
     )
     .unwrap();
     let c = start_coordinator_with(&config, &["eu"], None, &["--log-format", "json"]);
@@ -386,7 +403,10 @@ async fn json_logs_are_one_object_per_line() {
     for (who, out) in [("coordinator", c.proc.output()), ("agent", a.output())] {
         let mut events = 0;
         // stdout's one `vantage serve: api …` line is not a log line.
-        for line in out.lines().filter(|l| !l.starts_with("vantage serve:")) {
+        for line in out
+            .lines()
+            .filter(|l| !l.starts_with("vantage serve: api "))
+        {
             let v: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{who}: not JSON ({e}): {line}"));
             assert!(
@@ -405,4 +425,19 @@ async fn json_logs_are_one_object_per_line() {
         .expect("a JSON agent registered event");
     assert_eq!(registered["region"], "eu");
     assert_eq!(registered["level"], "INFO");
+    // The generated token's path is a field of a JSON event; no field prints Rust's `None`.
+    let generated = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| {
+            v["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("no server.api_tokens configured"))
+        })
+        .expect("a JSON event for the generated token");
+    assert_eq!(
+        generated["path"],
+        dir.join("api-token").display().to_string()
+    );
+    assert!(!out.contains("\"None\""), "{out}");
 }

@@ -184,6 +184,26 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
         .unwrap();
     assert_eq!(resp.status().as_u16(), 503);
     assert!(resp.text().await.unwrap().contains("gRPC port"));
+    // `vantage check` pointed at that agent's health port: named, not "404: " and nothing.
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            format!("http://{health}"),
+        ],
+        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("the coordinator refused the check: 404 with")
+            && e.contains("which is not the coordinator's API")
+            && e.contains("an agent's health port"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -260,7 +280,8 @@ async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
         .find(|w| w.starts_with("http://"))
         .unwrap()
         .to_string();
-    let path = runtime.join("vantage").join("api-token");
+    let port = api.rsplit(':').next().unwrap().trim_end_matches('/');
+    let path = runtime.join("vantage").join(format!("api-token-{port}"));
     let line = p.wait_for("API token written to", Duration::from_secs(5));
     assert!(
         line.ends_with(&path.display().to_string()),

@@ -173,7 +173,7 @@ fn the_readme_quick_start_works_as_written() {
     // The coordinator drained and exited on `kill`, removing its generated token.
     assert!(out.contains("API token written to"), "{out}");
     assert!(
-        !runtime.join("vantage").join("api-token").exists(),
+        !runtime.join("vantage").join("api-token-8080").exists(),
         "the generated token file is removed at exit:\n{out}"
     );
 }

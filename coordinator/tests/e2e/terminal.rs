@@ -239,5 +239,10 @@ async fn fleet_mode_shows_each_region_as_it_arrives() {
         Some("3 of 3 region(s) reported")
     );
     assert!(screen.contains("submitted to "), "{screen:?}");
+    // The live line names the target whole (it was cut in the middle with the API's URL).
+    assert!(
+        screen.contains(&format!(" checking {}: ", server.url())),
+        "{screen:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

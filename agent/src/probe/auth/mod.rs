@@ -52,7 +52,7 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
                 format!("{}: an unauthenticated request was answered, but --expect-auth says the endpoint must be protected", unauth.summary()),
             )
         } else {
-            Verdict::skip("the endpoint did not ask for authorization (no 401)")
+            Verdict::skip("the endpoint did not ask for authorization: its answer was not a 401")
         };
         return (v, None);
     }
@@ -143,7 +143,10 @@ impl AuthStage<'_> {
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
         rec.record(CheckId::AuthChallenge, verdict, t);
         if unauth.status != 401 {
-            skip_all(rec, "the endpoint did not ask for authorization (no 401)");
+            skip_all(
+                rec,
+                "the endpoint did not ask for authorization: its answer was not a 401",
+            );
             return;
         }
         // Protected resource metadata, then each named authorization server's metadata,

@@ -85,3 +85,70 @@ async fn policy_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
     }
     assert_eq!(api.connections(), 0, "refused before any request");
 }
+
+/// Flags that shape this machine's vantage are refused with `--coordinator`, each naming
+/// what does it in a fleet; nothing is sent. (They were validated, then silently unused.)
+#[tokio::test]
+async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let api = CountingServer::start(
+        listener,
+        std::sync::Arc::new(|_: &Request| Answer::json(202, serde_json::json!({"id": "x"}))),
+    );
+    let base = format!("http://{}", api.addr);
+    for (flag, value, names) in [
+        (
+            "--check-timeout",
+            "2s",
+            &[
+                "--check-timeout is not sent to a fleet",
+                "probe.check_timeout",
+                "vantage-agent",
+            ][..],
+        ),
+        (
+            "--nameserver",
+            "127.0.0.1:53",
+            &[
+                "--nameserver is not sent to a fleet",
+                "its own --nameserver",
+            ][..],
+        ),
+        (
+            "--region",
+            "eu",
+            &["with --coordinator none runs here", "--regions eu"][..],
+        ),
+        (
+            "--ca-file",
+            "/nonexistent/ca.pem",
+            &["plain http://", "--target-ca-file", "probe.ca_file"][..],
+        ),
+    ] {
+        let out = vantage_env(
+            &[
+                "check",
+                "https://mcp.example.com/mcp",
+                "--coordinator",
+                &base,
+                flag,
+                value,
+            ],
+            &[("VANTAGE_API_TOKEN", "t")],
+        )
+        .await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {stderr}");
+        for n in names {
+            assert!(stderr.contains(n), "{flag}: {n:?} missing: {stderr}");
+        }
+        assert!(
+            stderr.contains("Drop") || stderr.contains("drop"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(api.connections(), 0, "refused before any request");
+}

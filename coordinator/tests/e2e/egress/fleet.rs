@@ -144,6 +144,29 @@ async fn agents_obey_the_job_policy_and_their_own_ceiling() {
         .contains("refused by egress policy: ::ffff:127.0.0.1 is loopback"));
     assert_eq!(us["status"], "error", "{us}");
     assert!(us["checks"].as_array().unwrap().is_empty());
+    // The agent's reason reaches the report, with a fix that fits (not "check that an
+    // agent is connected": it is connected and healthy).
+    let missing = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "fleet.region-missing")
+        .expect("fleet.region-missing");
+    assert_eq!(missing["regions"], json!(["us"]), "{missing}");
+    assert_eq!(
+        missing["evidence"],
+        json!(["us: error: the agent is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none); narrow probe.allow_non_global in the coordinator's configuration or widen the agent's ceiling"]),
+        "{missing}"
+    );
+    let fix = missing["remediation"].as_str().unwrap();
+    assert!(
+        fix.starts_with("us: the agent refused the job: widen the agent's --allow-non-global-max or narrow probe.allow_non_global"),
+        "{fix}"
+    );
+    assert!(
+        !fix.contains("connected and healthy (GET /v1/agents)"),
+        "{fix}"
+    );
     narrow.wait_for(
         "probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)",
         Duration::from_secs(5),

@@ -1,0 +1,83 @@
+//! Values that would switch a protection off or make the coordinator useless, and
+//! environment variables that look like overrides but would be ignored: refused, with the
+//! key (or the variable) and the fix.
+
+use super::tests::{load_text, var};
+use super::*;
+
+#[test]
+fn values_that_switch_a_protection_off_or_do_nothing_are_refused() {
+    let check = "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            "[fleet]\nlocal_agent = false\n".into(),
+            "key `fleet.local_agent`: no region would run checks",
+        ),
+        (
+            "[probe]\nallow_non_global = [\"0.0.0.0/0\"]\n".into(),
+            "key `probe.allow_non_global`: 0.0.0.0/0 covers every address",
+        ),
+        (
+            "[probe]\nassume_global = [\"::/0\"]\n".into(),
+            "key `probe.assume_global`: ::/0 covers every address",
+        ),
+        (
+            "[probe]\ncheck_timeout = \"99h\"\n".into(),
+            "key `probe.check_timeout`: 4days 3h is out of bounds: one exchange's timeout is greater than zero and at most 10m",
+        ),
+        (
+            "[probe]\ncheck_timeout = \"0s\"\n".into(),
+            "key `probe.check_timeout`: 0s is out of bounds",
+        ),
+        (
+            format!("{check}deadline = \"2m\"\n"),
+            "key `checks[0].deadline`: https://a.example/mcp: 2m is longer than its interval (1m)",
+        ),
+        (
+            "[server]\nmax_body_bytes = 0\n".into(),
+            "key `server.max_body_bytes`: must be greater than zero",
+        ),
+        (
+            "[store]\nmax_reports = 0\n".into(),
+            "key `store.max_reports`: must be greater than zero",
+        ),
+        (
+            "[server]\nchecks_per_target_per_minute = 0\n".into(),
+            "key `server.checks_per_target_per_minute`: must be greater than zero",
+        ),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let e = load_text(&format!("guard{i}"), text, vec![]).unwrap_err();
+        assert!(matches!(e, ConfigError::Invalid { .. }), "{text:?}: {e:?}");
+        assert!(e.to_string().contains(needle), "{text:?}: {e}");
+    }
+    // The bounds themselves are fine.
+    let ok = format!("[probe]\ncheck_timeout = \"10m\"\nallow_non_global = [\"127.0.0.0/8\"]\n{check}deadline = \"1m\"\n");
+    load_text("guard-ok", &ok, vec![]).unwrap();
+}
+
+#[test]
+fn misspelt_overrides_are_refused_not_ignored() {
+    for (variable, needle) in [
+        (
+            "VANTAGE_BOGUS__X",
+            "environment variable VANTAGE_BOGUS__X: key `bogus.x`: `bogus` is not a configuration section",
+        ),
+        (
+            "VANTAGE_SERVER_API_LISTEN",
+            "environment variable VANTAGE_SERVER_API_LISTEN: key `server.api_listen`: looks like an override of server.api_listen with one underscore after the section, so it would be ignored; write VANTAGE_SERVER__API_LISTEN",
+        ),
+    ] {
+        let e = Config::load_with_env(None, vec![var(variable, "127.0.0.1:1")]).unwrap_err();
+        assert!(e.to_string().starts_with(needle), "{e}");
+    }
+    // Not configuration: passes.
+    let env = vec![
+        var("VANTAGE_LOG", "debug"),
+        var("VANTAGE_LOG_FORMAT", "json"),
+        var("VANTAGE_API_TOKEN", "x"),
+        var("VANTAGE_AGENT_TOKEN_EU_WEST", "y"),
+        var("VANTAGE_FUZZ_SECONDS", "3"),
+    ];
+    Config::load_with_env(None, env).unwrap();
+}

@@ -1,0 +1,113 @@
+//! The per-target limit on on-demand checks (`server.checks_per_target_per_minute`): a
+//! sliding one-minute window per **normalised** target, so spellings of one endpoint share
+//! one budget: scheme and host case, a trailing dot on the name, the default port written
+//! out, a trailing slash on the path, and any query (the key ignores it).
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use vantage_agent::Target;
+
+/// The endpoint a target names, for the limit: `scheme://host:port/path`, host lowercased
+/// without a trailing dot (the parser does that), IPv6 in brackets, the port always written,
+/// the path without its trailing slash, no query.
+pub fn key(target: &Target) -> String {
+    let scheme = if target.https { "https" } else { "http" };
+    let host = match target.ip {
+        Some(std::net::IpAddr::V6(a)) => format!("[{a}]"),
+        _ => target.host.clone(),
+    };
+    let path = target.url.path().trim_end_matches('/');
+    format!("{scheme}://{host}:{}{path}", target.port)
+}
+
+/// A sliding one-minute window of on-demand checks per normalised target.
+#[derive(Debug)]
+pub struct RateLimit {
+    per_minute: u32,
+    seen: std::sync::Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl RateLimit {
+    pub fn new(per_minute: u32) -> Self {
+        RateLimit {
+            per_minute,
+            seen: Default::default(),
+        }
+    }
+
+    /// The configured limit.
+    pub fn per_minute(&self) -> u32 {
+        self.per_minute
+    }
+
+    /// Take a slot for `target`, or say how long until one frees up.
+    pub fn take(&self, target: &Target) -> Result<(), Duration> {
+        let now = Instant::now();
+        let window = Duration::from_secs(60);
+        let mut g = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        g.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
+        let q = g.entry(key(target)).or_default();
+        while q.front().is_some_and(|t| now.duration_since(*t) >= window) {
+            q.pop_front();
+        }
+        if q.len() as u32 >= self.per_minute {
+            let oldest = q.front().copied().unwrap_or(now);
+            return Err(window.saturating_sub(now.duration_since(oldest)));
+        }
+        q.push_back(now);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Target {
+        Target::parse(s).unwrap()
+    }
+
+    #[test]
+    fn spellings_of_one_endpoint_share_one_key() {
+        let base = key(&t("https://mcp.example.com/mcp"));
+        assert_eq!(base, "https://mcp.example.com:443/mcp");
+        for same in [
+            "https://mcp.example.com/mcp/",
+            "https://mcp.example.com/mcp?x=1",
+            "https://mcp.example.com/mcp/?x=2&y=3",
+            "https://mcp.example.com:443/mcp",
+            "HTTPS://MCP.Example.COM/mcp",
+            "https://mcp.example.com./mcp",
+        ] {
+            assert_eq!(key(&t(same)), base, "{same}");
+        }
+        for other in [
+            "http://mcp.example.com/mcp",
+            "https://mcp.example.com:8443/mcp",
+            "https://mcp.example.com/mcp2",
+            "https://mcp.example.com/MCP",
+            "https://other.example.com/mcp",
+        ] {
+            assert_ne!(key(&t(other)), base, "{other}");
+        }
+        assert_eq!(key(&t("http://[::1]:80/mcp/")), "http://[::1]:80/mcp");
+    }
+
+    #[test]
+    fn the_limit_counts_every_spelling_against_one_budget() {
+        let r = RateLimit::new(2);
+        assert!(r.take(&t("https://mcp.example.com/mcp")).is_ok());
+        assert!(r.take(&t("https://mcp.example.com/mcp/")).is_ok());
+        for around in [
+            "https://mcp.example.com/mcp?x=1",
+            "https://mcp.example.com:443/mcp",
+            "https://mcp.example.com/mcp",
+        ] {
+            let wait = r.take(&t(around)).unwrap_err();
+            assert!(wait <= Duration::from_secs(60), "{around}: {wait:?}");
+        }
+        // Another endpoint has its own budget.
+        assert!(r.take(&t("https://mcp.example.com/other")).is_ok());
+    }
+}

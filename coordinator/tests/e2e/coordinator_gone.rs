@@ -1,0 +1,83 @@
+//! A coordinator that stops in the middle of a check: `vantage check --coordinator` says the
+//! coordinator went away and the check's regions did not report, and exits 4 (unknown), not
+//! 1 with "following the check: … connection refused".
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use vantage_coordinator::fixture::{Hostile, HostileServer};
+
+use crate::procs::{agent, agent_health, agent_token, bin, coordinator, Proc, API_TOKEN};
+use crate::support::{http, Scratch};
+
+async fn in_flight(p: &Proc) {
+    let metrics = format!("http://{}/metrics", agent_health(p));
+    let start = Instant::now();
+    loop {
+        let text = match http().get(&metrics).send().await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if text
+            .lines()
+            .any(|l| l.starts_with("vantage_agent_jobs_in_flight{") && l.ends_with(" 1"))
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the job never started"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
+    let dir = Scratch::new("coord-gone");
+    let mut c = coordinator(
+        &dir,
+        &["eu"],
+        "127.0.0.1:0",
+        "127.0.0.1:0",
+        "[server]\ndrain_timeout = \"1s\"\n",
+    );
+    let eu = agent(&c.grpc, "eu", &agent_token("eu"));
+    agent_health(&eu);
+    // A target that never answers: the job is still running when the coordinator stops.
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.args([
+        "check",
+        &silent.url(),
+        "--coordinator",
+        &c.api,
+        "--regions",
+        "eu",
+        "--timeout",
+        "60s",
+    ])
+    .env("VANTAGE_API_TOKEN", API_TOKEN);
+    let mut client = Proc::spawn(cmd);
+    in_flight(&eu).await;
+    c.proc.signal("TERM");
+    let status = client.wait_exit(Duration::from_secs(60));
+    let out = client.output();
+    assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
+    assert!(
+        out.contains(&format!(
+            "unknown for {}: the coordinator at {} went away while check",
+            silent.url(),
+            c.api
+        )) && out.contains("the check's regions did not report"),
+        "{out}"
+    );
+    assert!(!out.contains("following the check"), "{out}");
+    assert!(
+        c.proc
+            .wait_exit(Duration::from_secs(30))
+            .is_some_and(|s| s.success()),
+        "{}",
+        c.proc.output()
+    );
+}

@@ -1,0 +1,169 @@
+//! Review items 4 and 5: an answer for another reason is not a verdict about MCP. A server
+//! answering every request 429 (also 403 with a JSON-RPC body, 503) was "not MCP",
+//! `era.detect` high, blocked, "check the URL path"; a body the connection cut short was
+//! "not MCP" too; and a `server/discover` refused with a 2026 error code (a gateway that
+//! strips `Mcp-Method`) passed `era.detect` as dual-era.
+
+use std::sync::Arc;
+
+use vantage_agent::catalog::{CheckId, FindingId};
+use vantage_agent::model::{Cause, Outcome};
+use vantage_coordinator::fixture::{Fixture, Hostile, HostileServer};
+use vantage_coordinator::report::Decision;
+
+use crate::evidence_support::{check_of, json_check, row, shape, StripHeader};
+use crate::review_support::{response, rpc_error, RawServer};
+use crate::support::check;
+
+/// Every request answered with `status`, `headers` and `body`.
+async fn always(
+    status: &'static str,
+    headers: &'static [&'static [u8]],
+    body: Vec<u8>,
+) -> RawServer {
+    RawServer::start(Arc::new(move |_req: &str| response(status, headers, &body))).await
+}
+
+#[tokio::test]
+async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdict() {
+    let table: Vec<(RawServer, &str)> = vec![
+        (
+            always(
+                "429 Too Many Requests",
+                &[b"retry-after: 60", b"content-type: text/plain"],
+                b"slow down".to_vec(),
+            )
+            .await,
+            "rate limited",
+        ),
+        (
+            always(
+                "403 Forbidden",
+                &[b"content-type: application/json"],
+                rpc_error(-32000, "Forbidden by policy"),
+            )
+            .await,
+            "refused before the MCP layer",
+        ),
+        (
+            always(
+                "503 Service Unavailable",
+                &[b"retry-after: 120", b"content-type: text/html"],
+                b"<html>down</html>".to_vec(),
+            )
+            .await,
+            "unavailable",
+        ),
+    ];
+    for (server, reason) in &table {
+        let (code, report) = json_check(&[&server.url()], &[]).await;
+        assert_eq!(
+            shape(&report),
+            vec![row("probe.incomplete", "medium", "global", &["local"])],
+            "{reason}"
+        );
+        assert_eq!(
+            (report["decision"].as_str(), code),
+            (Some("unknown"), 4),
+            "{reason}"
+        );
+        let era = check_of(&report, "local", "era.detect");
+        assert_eq!(
+            (era["outcome"].as_str(), era["cause"].as_str()),
+            (Some("unknown"), Some("other-reason")),
+            "{reason}"
+        );
+        let observed = era["observed"].as_str().unwrap();
+        assert!(observed.contains(reason), "{observed}");
+        assert!(!observed.contains("not MCP"), "{observed}");
+        // What could not run says why, and is not a skip.
+        let get = check_of(&report, "local", "transport.get");
+        assert_eq!(
+            (get["outcome"].as_str(), get["cause"].as_str()),
+            (Some("unknown"), Some("other-reason"))
+        );
+        let f = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == "probe.incomplete")
+            .unwrap();
+        assert!(f["evidence"].to_string().contains(reason), "{f}");
+    }
+    // The Retry-After the server gave is in the evidence.
+    let (_, report) = json_check(&[&table[0].0.url()], &[]).await;
+    let era = check_of(&report, "local", "era.detect");
+    assert!(
+        era["observed"]
+            .as_str()
+            .unwrap()
+            .contains("Retry-After: 60"),
+        "{era}"
+    );
+}
+
+#[tokio::test]
+async fn a_body_cut_short_says_so_and_never_not_mcp() {
+    for kind in [Hostile::LyingLength, Hostile::ResetMidBody] {
+        let server = HostileServer::start(kind).await.unwrap();
+        let report = check(&server.url()).await;
+        let era = report.regions[0].check(CheckId::EraDetect).unwrap();
+        assert_eq!(
+            (era.outcome, era.cause),
+            (Outcome::Fail, Some(Cause::Reset)),
+            "{kind:?}: {}",
+            era.observed
+        );
+        assert!(
+            era.observed.contains("body cut short"),
+            "{kind:?}: {}",
+            era.observed
+        );
+        assert!(
+            !era.observed.contains("not MCP"),
+            "{kind:?}: {}",
+            era.observed
+        );
+        let f = report.finding(FindingId::EraDetect).expect("era.detect");
+        assert!(f.evidence.join(" ").contains("body cut short"), "{f:?}");
+        assert_eq!(report.decision, Decision::Blocked);
+    }
+}
+
+/// Behind a gateway that strips `Mcp-Method`, `server/discover` gets 400 -32020 and
+/// `initialize` works: that was `pass era.detect dual-era`. The era is known (both eras
+/// answer), but the modern path is broken: era.detect fails (medium) and says so, and the
+/// transport checks say why.
+#[tokio::test]
+async fn a_refused_discover_behind_a_stripping_gateway_does_not_pass_era_detect() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let gateway = StripHeader::start(fixture.addr, "mcp-method").await;
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.addr.port());
+    let (code, report) = json_check(&[&url], &[]).await;
+    let era = check_of(&report, "local", "era.detect");
+    assert_eq!(
+        (era["outcome"].as_str(), era["severity"].as_str()),
+        (Some("fail"), Some("medium")),
+        "{era}"
+    );
+    assert!(
+        era["observed"]
+            .as_str()
+            .unwrap()
+            .contains("server/discover itself was refused"),
+        "{era}"
+    );
+    assert_eq!(report["era"], "dual");
+    let found = shape(&report);
+    assert!(
+        found.contains(&row("era.detect", "medium", "global", &["local"])),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "discover.shape" && f.1 == "high"),
+        "{found:?}"
+    );
+    assert_eq!((code, report["decision"].as_str()), (2, Some("blocked")));
+}
