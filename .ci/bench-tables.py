@@ -231,6 +231,22 @@ def sec_fleet_growth(d):
     return "\n".join(rows)
 
 
+def sec_listing(d):
+    li = d["listing"]
+    return "\n".join([
+        "| | median | p99 |",
+        "|---|---|---|",
+        f"| full check with listing ({li['exchanges_full']} HTTP exchanges, counted at the "
+        f"fixture) | **{li['full_median_ms']:.2f} ms** | {li['full_p99_ms']:.2f} ms |",
+        f"| today's check, listing off ({li['exchanges_today']} HTTP exchanges) | "
+        f"{li['today_median_ms']:.2f} ms | {li['today_p99_ms']:.2f} ms |",
+        f"| ratio | **{li['ratio']:.1f}x** (+{li['full_median_ms'] - li['today_median_ms']:.1f} ms) | |",
+        "",
+        f"A {li['tools']}-tool server: {li['pages']} pages of tools, {n(li['bytes'])} bytes of "
+        f"tool definitions; {li['runs']} runs of each, interleaved. No goal is set.",
+    ])
+
+
 def sec_headline(d):
     rows = ["| benchmark | result | goal |", "|---|---|---|"]
     c = d.get("check")
@@ -259,6 +275,13 @@ def sec_headline(d):
             f"| one full Vantage verdict | {span(per_verdict, 1)} HTTP exchanges; "
             f"{span(vps)} verdicts per CPU-second (blackbox_exporter: "
             f"{span(bps)} one-exchange probes per CPU-second) | |")
+    li = d.get("listing")
+    if li:
+        rows.append(
+            f"| the listing of a {li['tools']}-tool server ({li['pages']} pages) against the same "
+            f"check with the listing off | median **{li['full_median_ms']:.1f} ms** vs "
+            f"{li['today_median_ms']:.1f} ms ({li['ratio']:.1f}x; {li['exchanges_full']} HTTP "
+            f"exchanges vs {li['exchanges_today']}) | measured |")
     fl = d.get("fleet")
     if fl:
         ten = [o for o in fl["overhead"] if o["regions"] == 10]
@@ -284,6 +307,7 @@ SECTIONS = {
     "fleet-overhead": (["fleet"], sec_fleet_overhead),
     "fleet-scale": (["fleet"], sec_fleet_scale),
     "fleet-growth": (["fleet"], sec_fleet_growth),
+    "listing": (["listing"], sec_listing),
     "headline": (["check", "daemon", "fleet"], sec_headline),
 }
 
@@ -308,7 +332,7 @@ def rewrite(path, data):
 
 
 def tables(out):
-    data = {name: load(out, name) for name in ["meta", "check", "daemon", "memory", "fleet"]}
+    data = {name: load(out, name) for name in ["meta", "check", "daemon", "memory", "fleet", "listing"]}
     rewrite(os.path.join(ROOT, "BENCHMARKS.md"), data)
     rewrite(os.path.join(ROOT, "README.md"), data)
 

@@ -15,6 +15,8 @@ use vantage_proto::v1 as pb;
 use crate::credentials::Credentials;
 use crate::job::{Job, Policy};
 use crate::model::{CheckResult, DnsObservation, RegionResult};
+use crate::stack::StackSighting;
+use crate::surface::{ListSurface, ListingBounds, Surface, SurfaceItem};
 use crate::target::{Target, TargetError};
 
 /// A message from the other side that does not fit the domain.
@@ -160,7 +162,90 @@ pub fn region_to_pb(r: &RegionResult) -> pb::RegionResult {
                 cause: c.cause.as_ref().map(name),
             })
             .collect(),
+        surface: r.surface.as_ref().map(surface_to_pb),
+        stacks: r
+            .stacks
+            .iter()
+            .map(|s| pb::StackSighting {
+                check: s.check.as_str().to_string(),
+                stack: name(&s.stack),
+                evidence: s.evidence.clone(),
+            })
+            .collect(),
     }
+}
+
+fn surface_to_pb(s: &Surface) -> pb::Surface {
+    pb::Surface {
+        era: name(&s.era),
+        bounds: Some(pb::ListingBounds {
+            max_pages: s.bounds.max_pages,
+            max_page_bytes: s.bounds.max_page_bytes,
+            max_total_bytes: s.bounds.max_total_bytes,
+            max_items_reported: s.bounds.max_items_reported,
+        }),
+        lists: s
+            .lists
+            .iter()
+            .map(|l| pb::ListSurface {
+                kind: name(&l.kind),
+                digest: l.digest.clone(),
+                set_digest: l.set_digest.clone(),
+                count: l.count,
+                pages: l.pages,
+                bytes: l.bytes,
+                complete: l.complete,
+                stopped: l.stopped.clone(),
+                items: l
+                    .items
+                    .iter()
+                    .map(|i| pb::SurfaceItem {
+                        name: i.name.clone(),
+                        digest: i.digest.clone(),
+                    })
+                    .collect(),
+                items_truncated: l.items_truncated,
+            })
+            .collect(),
+    }
+}
+
+fn surface_from_pb(p: pb::Surface) -> Result<Surface, ConvertError> {
+    let b = p.bounds.unwrap_or_default();
+    Ok(Surface {
+        era: parse("surface era", &p.era)?,
+        bounds: ListingBounds {
+            max_pages: b.max_pages,
+            max_page_bytes: b.max_page_bytes,
+            max_total_bytes: b.max_total_bytes,
+            max_items_reported: b.max_items_reported,
+        },
+        lists: p
+            .lists
+            .into_iter()
+            .map(|l| {
+                Ok(ListSurface {
+                    kind: parse("list kind", &l.kind)?,
+                    digest: l.digest,
+                    set_digest: l.set_digest,
+                    count: l.count,
+                    pages: l.pages,
+                    bytes: l.bytes,
+                    complete: l.complete,
+                    stopped: l.stopped,
+                    items: l
+                        .items
+                        .into_iter()
+                        .map(|i| SurfaceItem {
+                            name: i.name,
+                            digest: i.digest,
+                        })
+                        .collect(),
+                    items_truncated: l.items_truncated,
+                })
+            })
+            .collect::<Result<Vec<_>, ConvertError>>()?,
+    })
 }
 
 pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError> {
@@ -204,6 +289,21 @@ pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError>
         }),
         phases_ms: p.phases_ms.into_iter().collect::<BTreeMap<_, _>>(),
         checks,
+        surface: p.surface.map(surface_from_pb).transpose()?,
+        stacks: p
+            .stacks
+            .into_iter()
+            .map(|s| {
+                Ok(StackSighting {
+                    check: s.check.parse().map_err(|_| ConvertError {
+                        field: "stack check id",
+                        value: s.check.clone(),
+                    })?,
+                    stack: parse("stack", &s.stack)?,
+                    evidence: s.evidence,
+                })
+            })
+            .collect::<Result<Vec<_>, ConvertError>>()?,
     })
 }
 
@@ -240,6 +340,30 @@ mod tests {
                 duration_ms: 1,
                 severity: Some(Severity::High),
                 cause: Some(Cause::CrossHost),
+            }],
+            surface: Some(Surface {
+                era: Era::Legacy,
+                bounds: ListingBounds::default(),
+                lists: vec![ListSurface {
+                    kind: crate::surface::ListKind::ResourceTemplates,
+                    digest: "d".repeat(64),
+                    set_digest: "e".repeat(64),
+                    count: 2,
+                    pages: 1,
+                    bytes: 120,
+                    complete: false,
+                    stopped: Some("stopped at the page cap (100 pages)".into()),
+                    items: vec![SurfaceItem {
+                        name: "file:///{path}".into(),
+                        digest: "0123456789abcdef".into(),
+                    }],
+                    items_truncated: true,
+                }],
+            }),
+            stacks: vec![StackSighting {
+                check: CheckId::MethodUnknown,
+                stack: crate::stack::Stack::Nginx,
+                evidence: "Server: nginx".into(),
             }],
         };
         assert_eq!(region_from_pb(region_to_pb(&r)).unwrap(), r);

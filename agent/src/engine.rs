@@ -48,6 +48,9 @@ pub struct ProbeOptions {
     pub credentials: Credentials,
     /// The endpoint must be protected: an unauthenticated answer is a finding.
     pub expect_auth: bool,
+    /// Read the capability lists (tools, resources, templates, prompts) under these bounds
+    /// after the transport checks; `None` stops after the transport checks.
+    pub listing: Option<crate::surface::ListingBounds>,
 }
 
 impl Default for ProbeOptions {
@@ -64,6 +67,7 @@ impl Default for ProbeOptions {
             limits: Limits::default(),
             credentials: Credentials::default(),
             expect_auth: false,
+            listing: Some(crate::surface::ListingBounds::default()),
         }
     }
 }
@@ -93,6 +97,8 @@ pub(crate) struct State {
     pub(crate) phases: BTreeMap<String, u64>,
     pub(crate) dns: Option<crate::model::DnsObservation>,
     pub(crate) progress: ProgressSink,
+    pub(crate) surface: Option<crate::surface::Surface>,
+    pub(crate) stacks: Vec<crate::stack::StackSighting>,
 }
 
 const SKIP_ORDER_NOTE: &str = "an earlier stage failed";
@@ -184,6 +190,7 @@ impl Engine {
             }
         };
         rec.skip_rest(SKIP_ORDER_NOTE);
+        self.scrub_extra(&mut state);
         let total = started.elapsed().as_millis() as u64;
         state.phases.insert("total".into(), total);
         RegionResult {
@@ -196,6 +203,8 @@ impl Engine {
             dns: state.dns,
             phases_ms: state.phases,
             checks: self.scrubbed(rec),
+            surface: state.surface,
+            stacks: state.stacks,
         }
     }
 
@@ -210,6 +219,23 @@ impl Engine {
             }
         }
         checks
+    }
+
+    /// The surface and stack evidence, scrubbed like the checks: item names and headers are
+    /// the server's words, and a hostile server may put a token in them.
+    fn scrub_extra(&self, st: &mut State) {
+        let secrets = self.opts.credentials.secrets();
+        if secrets.is_empty() {
+            return;
+        }
+        for s in &mut st.stacks {
+            s.evidence = scrub(&s.evidence, &secrets);
+        }
+        if let Some(surface) = &mut st.surface {
+            for item in surface.lists.iter_mut().flat_map(|l| l.items.iter_mut()) {
+                item.name = scrub(&item.name, &secrets);
+            }
+        }
     }
 
     /// The time one exchange (connect, handshake, query) may take: `--check-timeout`. It is
@@ -373,15 +399,22 @@ impl Engine {
         deadline: Instant,
         sse: SseRead,
     ) -> Result<Exchange, ExchangeError> {
-        exchange(
-            client,
-            &target.url,
-            req,
-            &self.opts.limits,
-            self.budget(deadline),
-            sse,
-        )
-        .await
+        self.send_with(client, target, req, deadline, sse, &self.opts.limits)
+            .await
+    }
+
+    /// [`Engine::send`] under other read caps (the listing reads pages larger than any
+    /// other answer, under bounds of its own).
+    pub(crate) async fn send_with(
+        &self,
+        client: &EgressClient,
+        target: &Target,
+        req: &ProbeRequest,
+        deadline: Instant,
+        sse: SseRead,
+        limits: &Limits,
+    ) -> Result<Exchange, ExchangeError> {
+        exchange(client, &target.url, req, limits, self.budget(deadline), sse).await
     }
 }
 

@@ -24,8 +24,10 @@ pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+pub mod stack;
 mod state;
 mod stop;
+pub mod surface;
 pub mod target;
 
 pub use credentials::Credentials;

@@ -219,6 +219,14 @@ pub struct RegionResult {
     #[serde(default)]
     pub phases_ms: std::collections::BTreeMap<String, u64>,
     pub checks: Vec<CheckResult>,
+    /// The capability lists this region read (tools, resources, templates, prompts), when
+    /// the listing ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<crate::surface::Surface>,
+    /// Stacks the wire proved behind checks that failed or warned (an SDK's error string, a
+    /// gateway's page or header, a CDN's headers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stacks: Vec<crate::stack::StackSighting>,
 }
 
 impl RegionResult {
@@ -234,6 +242,8 @@ impl RegionResult {
             dns: None,
             phases_ms: Default::default(),
             checks: Vec::new(),
+            surface: None,
+            stacks: Vec::new(),
         }
     }
 

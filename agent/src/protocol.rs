@@ -328,6 +328,25 @@ impl Engine {
                 0,
             );
         }
+        let problem = |id: CheckId| rec.get(id).is_some_and(|c| c.outcome.is_problem());
+        let judged: Vec<(CheckId, bool, &Exchange)> = [CheckId::EraDetect, CheckId::DiscoverShape]
+            .into_iter()
+            .map(|id| (id, problem(id), &discover))
+            .chain(answered.iter().map(|(id, o, ex)| (*id, o.is_problem(), ex)))
+            .collect();
+        st.stacks = crate::stack::sightings(judged);
+
+        // The capability lists (probe/listing), after the transport checks.
+        self.listing_stage(
+            target,
+            client,
+            deadline,
+            rec,
+            st,
+            era,
+            era::capabilities(&discover),
+        )
+        .await;
     }
 }
 

@@ -309,6 +309,7 @@ fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckReque
         credential,
         expect_auth: b.expect_auth,
         deadline,
+        baseline: None,
     })
 }
 
@@ -325,6 +326,7 @@ fn running(id: &str, target: &Target) -> Report {
         era: vantage_agent::model::Era::Unknown,
         regions: Vec::new(),
         findings: Vec::new(),
+        baseline: None,
     }
 }
 
@@ -336,7 +338,11 @@ pub async fn run(
     on_region: &(dyn Fn(&vantage_agent::model::RegionResult) + Send + Sync),
 ) -> Report {
     let degraded = api.degraded.regions();
-    let report = api.dispatcher.run(req, &degraded, on_region).await;
+    let mut report = api.dispatcher.run(req, &degraded, on_region).await;
+    // Accepted findings are marked before the metrics see the report (`accepted="true"`).
+    if let Some(b) = &req.baseline {
+        b.apply(&mut report, crate::baseline::today());
+    }
     api.degraded.record(&report);
     for region in api.regions() {
         api.metrics

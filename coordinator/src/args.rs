@@ -22,7 +22,7 @@ use vantage_coordinator::render::Format;
 from the outside: DNS, connectivity, TLS, redirects, era, and the transport and header rules, \
 each probe changing one thing in an otherwise valid request. The report says pass, review, \
 blocked or unknown, with evidence and a fix for every finding.",
-    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n  vantage completions bash > /etc/bash_completion.d/vantage\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
+    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n  vantage check --targets endpoints.txt --baseline baseline.toml   # many endpoints, known findings accepted\n  vantage completions bash > /etc/bash_completion.d/vantage\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -31,8 +31,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check one MCP endpoint: from this machine (one in-process vantage named `local`),
-    /// or from a fleet's regions with --coordinator.
+    /// Check MCP endpoints (one, or several under one gate): from this machine (one
+    /// in-process vantage named `local`), or from a fleet's regions with --coordinator.
     Check(Box<CheckArgs>),
     /// Run the coordinator: agent gRPC, the HTTP API, /metrics and an in-process vantage.
     Serve(ServeArgs),
@@ -49,6 +49,36 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print a man page (roff), or write one page per command into a directory.
     Man(ManArgs),
+    /// Write a starting baseline (accepted findings) from finished JSON reports.
+    Baseline(BaselineArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage baseline --from report.json --reason \"known, tracked in OPS-123\" -o vantage-baseline.toml\n  vantage check https://mcp.example.com/mcp --baseline vantage-baseline.toml"
+)]
+pub struct BaselineArgs {
+    /// A JSON report of `vantage check -f json` (one endpoint, or several). Repeatable.
+    #[arg(long = "from", value_name = "REPORT", required = true)]
+    pub from: Vec<PathBuf>,
+    /// Write the baseline to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists (its reasons and dates are lost).
+    #[arg(long)]
+    pub force: bool,
+    /// The reason written into every entry (edit each before you commit the file).
+    #[arg(
+        long,
+        default_value = "accepted when the baseline was written; replace with the real reason"
+    )]
+    pub reason: String,
+    /// The expiry date of every entry (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE", conflicts_with = "days", value_parser = parse_date)]
+    pub expires: Option<time::Date>,
+    /// Days from today until the entries expire.
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u16).range(1..=3650))]
+    pub days: u16,
 }
 
 #[derive(Debug, Args)]
@@ -216,8 +246,18 @@ impl AuthArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The MCP endpoint, e.g. https://mcp.example.com/mcp
-    pub url: String,
+    /// The MCP endpoint(s), e.g. https://mcp.example.com/mcp; several give one report each
+    /// and a summary, and the exit code of the worst.
+    #[arg(value_name = "URL", required_unless_present = "targets")]
+    pub urls: Vec<String>,
+    /// Also check the endpoints listed in FILE: one URL per line, `#` starts a comment.
+    #[arg(long, value_name = "FILE")]
+    pub targets: Option<PathBuf>,
+    /// Accepted findings (TOML, `[[accept]]` entries: endpoint, finding, optional region,
+    /// reason, expires): they stay in the report, marked, and do not fail the gate; an
+    /// expired entry fails it. `vantage baseline --from report.json` writes a first one.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
     /// Which decision fails the gate (exit 2).
     #[arg(long = "fail-on", value_enum, default_value_t = FailOn::Blocked)]
     pub fail_on: FailOn,
@@ -350,4 +390,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
+}
+
+pub fn parse_date(s: &str) -> Result<time::Date, String> {
+    vantage_coordinator::baseline::parse_date(s)
 }

@@ -52,10 +52,8 @@ pub fn main() -> u8 {
 
 async fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
-        Command::Check(args) if args.fleet.coordinator.is_some() => {
-            crate::remote::check(*args).await
-        }
         Command::Check(args) => check(*args).await,
+        Command::Baseline(args) => crate::endpoints::write_baseline(&args),
         Command::Serve(args) => serve(args).await,
         Command::Demo(args) => demo(args).await,
         Command::Fixture(args) => fixture(args).await,
@@ -113,7 +111,11 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
 
 /// The job the flags describe (tokens are read here, before any traffic).
 fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
-    Ok(Job {
+    Ok(job_with(probe, target, probe.auth.credentials()?))
+}
+
+fn job_with(probe: &Probe, target: Target, credentials: vantage_agent::Credentials) -> Job {
+    Job {
         target,
         deadline: probe.timeout,
         expect_auth: probe.auth.expect_auth,
@@ -121,8 +123,8 @@ fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
             assume_global: probe.assume_global.clone(),
             allow_non_global: probe.allow_non_global.clone(),
         },
-        credentials: probe.auth.credentials()?,
-    })
+        credentials,
+    }
 }
 
 pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
@@ -147,10 +149,9 @@ pub fn live(output: &Output, label: &str, stage: &str) -> Live {
     Live::start(!output.quiet && stderr_is_live(), label, stage)
 }
 
-/// Write the report as `output` says; the gate decides the gate line and JUnit failures.
-pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> {
-    let file = output.file();
-    let to_terminal = file.is_none() && std::io::stdout().is_terminal();
+/// How `output` asks for a report to be rendered under `gate`.
+pub fn render_options(output: &Output, gate: Gate) -> RenderOptions {
+    let to_terminal = output.file().is_none() && std::io::stdout().is_terminal();
     let color = match output.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -163,13 +164,18 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
     } else {
         Detail::Normal
     };
-    let opts = RenderOptions {
+    RenderOptions {
         format: output.format,
         color: color && output.format == Format::Text,
         gate,
         detail,
-    };
-    let text = render(report, &opts);
+    }
+}
+
+/// Write the report as `output` says; the gate decides the gate line and JUnit failures.
+pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> {
+    let file = output.file();
+    let text = render(report, &render_options(output, gate));
     match file {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -205,15 +211,36 @@ async fn check_here(engine: &Engine, job: &Job, output: &Output) -> Report {
 }
 
 async fn check(args: CheckArgs) -> anyhow::Result<u8> {
-    let target = Target::parse(&args.url)?;
+    // Every endpoint, the baseline, the credentials and the CA file are read before any
+    // traffic: bad input changes nothing.
+    let targets = crate::endpoints::targets(&args.urls, args.targets.as_deref())?;
     check_output_path(&args.output)?;
-    // Credentials and the CA file are read before any traffic: bad input changes nothing.
-    let engine = engine(&args.probe, args.region.as_deref().unwrap_or("local"))?;
-    let job = job(&args.probe, target)?;
-    let report = check_here(&engine, &job, &args.output).await;
-    let gate = args.gate();
-    emit(&report, &args.output, gate)?;
-    Ok(gate.exit_code(&report))
+    let baseline = crate::endpoints::baseline(args.baseline.as_deref())?;
+    let (reports, gone) = if args.fleet.coordinator.is_some() {
+        let run = crate::remote::check(&args, &targets).await?;
+        (run.reports, run.gone)
+    } else {
+        let engine = engine(&args.probe, args.region.as_deref().unwrap_or("local"))?;
+        let credentials = args.probe.auth.credentials()?;
+        let mut reports = Vec::with_capacity(targets.len());
+        for target in &targets {
+            let job = job_with(&args.probe, target.clone(), credentials.clone());
+            reports.push(check_here(&engine, &job, &args.output).await);
+        }
+        (reports, false)
+    };
+    // A coordinator that went away leaves the endpoints it did not finish undecided: exit 4
+    // at least, after the reports it did finish.
+    let code = if reports.is_empty() {
+        exit::OK
+    } else {
+        crate::endpoints::finish(reports, &args.output, args.gate(), baseline.as_ref())?
+    };
+    Ok(if gone {
+        exit::worst([code, exit::UNKNOWN_REGION])
+    } else {
+        code
+    })
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<u8> {

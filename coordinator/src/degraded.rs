@@ -95,6 +95,7 @@ mod tests {
             era: Era::Modern,
             regions,
             findings: vec![],
+            baseline: None,
         }
     }
 

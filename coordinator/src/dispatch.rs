@@ -24,6 +24,8 @@ pub struct CheckRequest {
     pub credential: Option<(String, Credentials)>,
     pub expect_auth: bool,
     pub deadline: Duration,
+    /// Accepted findings to mark in the report (scheduled checks that name a baseline).
+    pub baseline: Option<std::sync::Arc<crate::baseline::Baseline>>,
 }
 
 /// Where one region's job runs.
@@ -219,6 +221,7 @@ mod tests {
             )),
             expect_auth: true,
             deadline: Duration::from_secs(3),
+            baseline: None,
         }
     }
 

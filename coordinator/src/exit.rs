@@ -121,11 +121,46 @@ impl Gate {
         }
     }
 
-    /// Whether this finding, on its own, fails the gate (a JUnit `failure`).
+    /// Whether this finding, on its own, fails the gate (a JUnit `failure`). A finding a
+    /// baseline accepts never does; one whose acceptance expired always does.
     pub fn fails_on(&self, f: &Finding) -> bool {
+        if f.is_expired() {
+            return true;
+        }
         f.severity >= self.threshold()
+            && !f.is_accepted()
             && !NOT_ABOUT_THE_TARGET.contains(&f.id.as_str())
             && !UNKNOWN_CAUSES.contains(&f.id.as_str())
+    }
+
+    /// The decision the gate judges: the report's, or, when a baseline accepted some of its
+    /// findings, the one the other findings make (`checks.md` section 4, in order).
+    pub fn decision(&self, report: &Report) -> Decision {
+        if !report.findings.iter().any(Finding::is_accepted) {
+            return report.decision;
+        }
+        let counted = |f: &&Finding| {
+            !f.is_accepted()
+                && !NOT_ABOUT_THE_TARGET.contains(&f.id.as_str())
+                && !UNKNOWN_CAUSES.contains(&f.id.as_str())
+        };
+        let worst = report
+            .findings
+            .iter()
+            .filter(counted)
+            .map(|f| f.severity)
+            .max();
+        let unknown = report.decision == Decision::Unknown
+            || report
+                .findings
+                .iter()
+                .any(|f| UNKNOWN_CAUSES.contains(&f.id.as_str()));
+        match worst {
+            Some(s) if s >= Severity::High => Decision::Blocked,
+            _ if unknown => Decision::Unknown,
+            Some(Severity::Medium) => Decision::Review,
+            _ => Decision::Pass,
+        }
     }
 
     /// The flags that make up this gate, as a user would type them.
@@ -138,7 +173,10 @@ impl Gate {
     }
 
     pub fn result(&self, report: &Report) -> GateResult {
-        match report.decision {
+        if report.findings.iter().any(Finding::is_expired) {
+            return GateResult::Failed;
+        }
+        match self.decision(report) {
             Decision::Blocked => GateResult::Failed,
             Decision::Unknown => GateResult::Unknown,
             Decision::Review if self.fail_on == FailOn::Review => GateResult::Failed,
@@ -164,7 +202,18 @@ impl Gate {
     /// The flag that failed the gate, as typed: the decision rule when the decision fails
     /// it, else the severity rule.
     fn failed_by(&self, report: &Report) -> String {
-        let by_decision = match report.decision {
+        if let Some(f) = report.findings.iter().find(|f| f.is_expired()) {
+            let until = f
+                .accepted
+                .as_ref()
+                .map(|a| a.expires.as_str())
+                .unwrap_or("");
+            return format!(
+                "baseline: the acceptance of {} expired on {until}; fix it, or renew the entry with a new date",
+                f.id
+            );
+        }
+        let by_decision = match self.decision(report) {
             Decision::Blocked => true,
             Decision::Review => self.fail_on == FailOn::Review,
             _ => false,
@@ -180,7 +229,11 @@ impl Gate {
     /// One line for people: `gate: passed`, `gate: failed (--fail-on review)`, or
     /// `gate: unknown (exit 4: not everything due was observed: a region, or a check)`.
     pub fn line(&self, report: &Report) -> String {
+        let accepted = report.findings.iter().filter(|f| f.is_accepted()).count();
         match self.result(report) {
+            GateResult::Passed if accepted > 0 => {
+                format!("gate: passed ({accepted} finding(s) accepted by the baseline)")
+            }
             GateResult::Passed => "gate: passed".to_string(),
             GateResult::Failed => format!("gate: failed ({})", self.failed_by(report)),
             GateResult::Unknown => {
@@ -214,6 +267,19 @@ fn unknown_code(report: &Report) -> u8 {
     } else {
         UNKNOWN_REGION
     }
+}
+
+/// The worst of several endpoints' exit codes: an error (1), then a failed gate (2), then
+/// a region that did not report (4), then a missing credential (3), then a pass (0).
+pub fn worst(codes: impl IntoIterator<Item = u8>) -> u8 {
+    let rank = |c: u8| match c {
+        USAGE => 4,
+        GATE_FAILED => 3,
+        UNKNOWN_REGION => 2,
+        UNKNOWN_AUTH => 1,
+        _ => 0,
+    };
+    codes.into_iter().max_by_key(|c| rank(*c)).unwrap_or(OK)
 }
 
 /// The exit code for a finished report under `--fail-on` alone.

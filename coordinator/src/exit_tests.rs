@@ -164,3 +164,13 @@ fn a_degraded_vantage_never_fails_the_gate() {
     assert_eq!(g.result(&r), GateResult::Unknown, "{:?}", r.findings);
     assert_eq!(g.exit_code(&r), UNKNOWN_REGION, "{:?}", r.findings);
 }
+
+#[test]
+fn the_worst_exit_code_of_many_endpoints() {
+    assert_eq!(worst([]), OK);
+    assert_eq!(worst([OK, OK]), OK);
+    assert_eq!(worst([OK, UNKNOWN_AUTH]), UNKNOWN_AUTH);
+    assert_eq!(worst([UNKNOWN_AUTH, UNKNOWN_REGION, OK]), UNKNOWN_REGION);
+    assert_eq!(worst([UNKNOWN_REGION, GATE_FAILED, OK]), GATE_FAILED);
+    assert_eq!(worst([GATE_FAILED, USAGE]), USAGE);
+}

@@ -24,6 +24,8 @@ pub struct FindingSpec {
 
 /// The merge, where derived and conditional findings are named.
 pub const MERGE: &str = "coordinator/src/merge.rs";
+/// The cross-region comparison of the lists the regions read.
+pub const SURFACE: &str = "coordinator/src/surface.rs";
 /// Where the merge decides what each region observed (`checks.md` 4.1) and names why a
 /// region or a check has no evidence.
 pub const EVIDENCE: &str = "coordinator/src/merge/evidence.rs";
@@ -250,12 +252,117 @@ vantage_agent::spec_table! {
             severity: Low,
             derived: None,
         }
+        CapsDiscoverMatchesHandlers => {
+            title: "Capabilities and list methods disagree",
+            remediation: "Advertise exactly the capabilities whose methods you serve: an advertised capability's list method must work, and a method of an unadvertised one must answer 404 with JSON-RPC -32601.",
+            spec: "MCP 2026-07-28 server/tools and server/prompts, Capabilities; schema MethodNotFoundError",
+            severity: High,
+            derived: None,
+        }
+        ToolsListShape => {
+            title: "tools/list answers with malformed tools",
+            remediation: "Return result.tools[] where every tool has a name and an inputSchema object with type \"object\" (and resultType on every result): clients drop or refuse malformed tool lists.",
+            spec: "MCP 2026-07-28 server/tools, Tool; schema Tool and Result",
+            severity: High,
+            derived: None,
+        }
+        ToolsNameFormat => {
+            title: "Tool names are outside the recommended format, or repeated",
+            remediation: "Name tools with 1 to 128 characters from A-Z, a-z, 0-9, _, . and -, each name once.",
+            spec: "MCP 2026-07-28 server/tools, Tool Names (SHOULD)",
+            severity: Low,
+            derived: None,
+        }
+        ToolsDeterministicOrder => {
+            title: "tools/list changes its order from one listing to the next",
+            remediation: "Return tools in a stable order (sort them, or keep registration order): hosts cache and diff tool lists, and prompt caches break on reordering.",
+            spec: "MCP 2026-07-28 server/tools, Capabilities (SHOULD be deterministic)",
+            severity: Low,
+            derived: None,
+        }
+        ToolsNoPerConnectionVariance => {
+            title: "The tool list depends on the connection",
+            remediation: "Serve the same tools to every connection (and session) with the same authorization: the list may vary with the caller's rights, never with the connection.",
+            spec: "MCP 2026-07-28 server/tools, Capabilities (MUST NOT vary per connection)",
+            severity: Medium,
+            derived: None,
+        }
+        PaginationCursor => {
+            title: "List pagination is broken",
+            remediation: "Issue opaque cursors you accept back, end a list by omitting nextCursor, never issue the same cursor twice in a list, and give every page the same cacheScope.",
+            spec: "MCP 2026-07-28 utilities/pagination; utilities/caching, Interaction with Pagination (MUST)",
+            severity: Medium,
+            derived: None,
+        }
+        PaginationInvalidCursor => {
+            title: "An invalid cursor is not refused with -32602",
+            remediation: "Answer a cursor you did not issue with JSON-RPC -32602 (Invalid params) instead of serving a page.",
+            spec: "MCP 2026-07-28 utilities/pagination, Error Handling (SHOULD)",
+            severity: Low,
+            derived: None,
+        }
+        CacheHints => {
+            title: "List results lack valid cache hints",
+            remediation: "Put ttlMs (an integer >= 0) and cacheScope (\"public\" or \"private\") on every tools/list, resources/list, resources/templates/list and prompts/list result.",
+            spec: "MCP 2026-07-28 utilities/caching; schema CacheableResult (MUST)",
+            severity: Medium,
+            derived: None,
+        }
+        ToolsXMcpHeaderValid => {
+            title: "A tool declares an invalid x-mcp-header",
+            remediation: "Make each x-mcp-header a non-empty RFC 9110 token, unique ignoring case, on a string, integer or boolean property reached through properties only: clients drop tools whose annotations are invalid.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Schema Extension (x-mcp-header); server/tools",
+            severity: Medium,
+            derived: None,
+        }
+        ToolsSchemaValid => {
+            title: "A tool's schema does not compile",
+            remediation: "Fix the inputSchema or outputSchema so that it compiles as JSON Schema (the draft its $schema names, else 2020-12), self-contained (no $ref to fetch): clients that validate arguments or results cannot use the tool.",
+            spec: "MCP 2026-07-28 server/tools, Tool (inputSchema and outputSchema are JSON Schema); JSON Schema 2020-12 Core",
+            severity: Medium,
+            derived: None,
+        }
+        ToolsInputConstrained => {
+            title: "A tool accepts input nobody bounded",
+            remediation: "Declare the input's properties and close it with additionalProperties: false (a tool without arguments too); give string arguments that name a path, URL or command a maxLength, an enum or a pattern.",
+            spec: "tool-surface lint (no protocol rule): MCP 2026-07-28 server/tools, Schema Examples (a tool with no parameters closes additionalProperties); security best practices, input validation",
+            severity: Low,
+            derived: None,
+        }
+        ToolsSurfaceSize => {
+            title: "The tool surface is large",
+            remediation: "Shorten long descriptions and schemas, or split the server: every host sends the whole tool list to its model on every connection (thresholds: a 2 KiB description, an 8 KiB tool, a 64 KiB list).",
+            spec: "tool-surface lint (no protocol rule): the context cost of a server's tools for every host",
+            severity: Low,
+            derived: None,
+        }
+        ListenSse => {
+            title: "subscriptions/listen does not answer with a stream",
+            remediation: "Serve subscriptions/listen as a text/event-stream that stays open, or stop advertising listChanged.",
+            spec: "MCP 2026-07-28 basic/patterns/subscriptions; Streamable HTTP, Receiving Messages",
+            severity: Medium,
+            derived: None,
+        }
+        ListenAckFirst => {
+            title: "subscriptions/listen does not acknowledge first",
+            remediation: "Send notifications/subscriptions/acknowledged as the stream's first event, with _meta[\"io.modelcontextprotocol/subscriptionId\"] equal to the request id and the honoured filter.",
+            spec: "MCP 2026-07-28 basic/patterns/subscriptions, Acknowledgment (MUST)",
+            severity: Medium,
+            derived: None,
+        }
+        SurfaceOrderDiffers => {
+            title: "Regions see the same lists in a different order",
+            remediation: "Serve every list in one stable order on every replica (sort it): the set is the same, but hosts and caches that compare lists see a change.",
+            spec: "MCP 2026-07-28 server/tools, Capabilities (SHOULD be deterministic); basic, Statelessness",
+            severity: Low,
+            derived: Some((SURFACE, "every region read the whole list and the same items, but in a different order")),
+        }
         EdgeDivergent => {
             title: "Regions see different behaviour from the same endpoint",
             remediation: "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
             spec: "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries",
             severity: High,
-            derived: Some((MERGE, "a shape, era, transport or authorization check passes in some regions and fails in others, and DNS or connectivity does not explain it")),
+            derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it; or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
         }
         AuthChallenge => {
             title: "The authorization challenge is missing or incomplete",
@@ -343,10 +450,10 @@ vantage_agent::spec_table! {
         }
         ProbeIncomplete => {
             title: "The vantage could not observe everything it had to",
-            remediation: "Checks ran out of time or were answered for another reason than the one they test (the evidence lists them): raise --timeout (or the job's deadline) if the deadline ran out, and look at what answered in their place (a gateway, a missing header) before trusting a pass.",
+            remediation: "Checks ran out of time, were answered for another reason than the one they test, or were judged on part of a list (the evidence lists them and what stopped them): raise --timeout (or the job's deadline) if the deadline ran out; look at what answered in their place (a gateway, a missing header) before trusting a pass; and when the listing stopped at one of its bounds (pages, page or total size), the server's lists are larger than a client should have to read: shrink or paginate them, since the unread rest is never passed.",
             spec: "not a protocol rule: never pass what was not seen (a check with no evidence is neither a pass nor a failure)",
             severity: Medium,
-            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way")),
+            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way (a list the listing could not read to its end included)")),
         }
         ProbeResolverFailed => {
             title: "The vantage's own resolver failed",

@@ -2,6 +2,7 @@
 //! renders reports, and runs the `vantage` command.
 
 pub mod api;
+pub mod baseline;
 pub mod config;
 pub mod degraded;
 pub mod dispatch;
@@ -21,7 +22,9 @@ pub mod report;
 pub mod schedule;
 pub mod serve;
 mod shutdown;
+mod stacks;
 pub mod store;
+pub mod surface;
 pub mod token_file;
 
 #[cfg(test)]

@@ -48,12 +48,14 @@ pub fn assemble_with(
     degraded: &BTreeSet<String>,
     absent: &BTreeMap<String, Absence>,
 ) -> Report {
-    let merged = merge(&MergeInput {
+    let mut merged = merge(&MergeInput {
         requested,
         results: &regions,
         degraded,
         absent,
     });
+    // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
+    crate::stacks::annotate(&mut merged.findings, &regions);
     Report {
         schema: SCHEMA_ID.to_string(),
         id: ulid::Ulid::new().to_string(),
@@ -66,6 +68,7 @@ pub fn assemble_with(
         era: merged.era,
         regions,
         findings: merged.findings,
+        baseline: None,
     }
 }
 

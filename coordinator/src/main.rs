@@ -3,6 +3,7 @@
 
 mod args;
 mod cli;
+mod endpoints;
 mod manpage;
 mod remote;
 mod runtime;

@@ -79,6 +79,8 @@ impl Acc {
             evidence: Vec::new(),
             remediation: spec.remediation.to_string(),
             spec: spec.spec.to_string(),
+            stack: None,
+            accepted: None,
         });
         entry.severity = entry.severity.max(severity);
         if scope == Scope::Regional {
@@ -251,7 +253,7 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
     if !passed_somewhere
         || !matches!(
             stage,
-            Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
+            Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth | Stage::Listing
         )
     {
         return;
@@ -338,6 +340,11 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     let protected = effective.iter().any(|r| r.protected);
     for &id in CheckId::ALL {
         check_findings(id, &effective, protected, &mut acc);
+    }
+
+    // The lists the regions read, compared (coordinator/src/surface.rs).
+    for f in crate::surface::compare(&effective) {
+        acc.add(f.id, f.severity, Scope::Regional, &f.regions, f.evidence);
     }
 
     let unauthenticated: Vec<String> = effective

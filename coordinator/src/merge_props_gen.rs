@@ -161,6 +161,10 @@ pub(super) fn region(
         authenticated: flags.0 && flags.1,
         phases_ms: Default::default(),
         checks,
+        // No surfaces: the properties are about check outcomes; the surface comparison
+        // (`coordinator/src/surface.rs`) has table tests of its own.
+        surface: None,
+        stacks: Vec::new(),
     }
 }
 
@@ -292,8 +296,8 @@ pub(super) fn refresh(r: &mut RegionResult) {
     r.dns = dns_for(&r.checks, literal);
 }
 
-/// The checks whose failure can raise `f` (for `edge.divergent`: any shape, era, transport
-/// or authorization check).
+/// The checks whose failure can raise `f` (for `edge.divergent`: any shape, era, transport,
+/// authorization or listing check).
 pub(super) fn raisers(f: FindingId) -> Vec<CheckId> {
     if f == FindingId::EdgeDivergent {
         return CheckId::ALL
@@ -302,7 +306,7 @@ pub(super) fn raisers(f: FindingId) -> Vec<CheckId> {
             .filter(|c| {
                 matches!(
                     c.stage(),
-                    Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
+                    Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth | Stage::Listing
                 )
             })
             .collect();

@@ -43,6 +43,8 @@ fn clean(region: &str) -> RegionResult {
                 cause: None,
             })
             .collect(),
+        surface: None,
+        stacks: Vec::new(),
     }
 }
 

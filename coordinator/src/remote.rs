@@ -8,7 +8,7 @@ use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
 use vantage_coordinator::report::Report;
 
-use crate::cli::{check_output_path, emit, live, CheckArgs, Fleet};
+use crate::cli::{live, CheckArgs, Fleet};
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
@@ -140,7 +140,16 @@ fn refuse_local_flags(args: &CheckArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
+/// What the fleet returned for the endpoints: their reports in order, and whether the
+/// coordinator went away before every endpoint was decided (those have no report).
+pub struct FleetRun {
+    pub reports: Vec<Report>,
+    pub gone: bool,
+}
+
+/// Check each target through the fleet, one API check each (the API takes one target per
+/// check), and return the merged reports in order.
+pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<FleetRun> {
     if args.probe.auth.names_a_token() {
         bail!("with --coordinator, tokens live on the coordinator: name a configured credential with --credential NAME");
     }
@@ -152,9 +161,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     if !args.probe.allow_non_global.is_empty() {
         bail!("--allow-non-global is not sent to a fleet: every agent takes probe.allow_non_global from the coordinator's configuration; set it there (or VANTAGE_PROBE__ALLOW_NON_GLOBAL) and drop the flag");
     }
-    refuse_local_flags(&args)?;
-    let target = Target::parse(&args.url)?;
-    check_output_path(&args.output)?;
+    refuse_local_flags(args)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
     let base = base.as_str();
     let (token, token_source) = api_token(&args.fleet, base)?;
@@ -165,6 +172,34 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         .timeout(Duration::from_secs(30))
         .build()
         .context("building the HTTP client")?;
+    let mut reports = Vec::with_capacity(targets.len());
+    for target in targets {
+        match one(args, &client, base, (&token, &token_source), target).await? {
+            Followed::Done(report) => reports.push(*report),
+            Followed::Gone { id, why } => {
+                eprintln!(
+                    "unknown for {target}: the coordinator at {base} went away while check {id} was running ({why}); the check's regions did not report, so nothing was decided. Run the check again once the coordinator is back"
+                );
+                return Ok(FleetRun {
+                    reports,
+                    gone: true,
+                });
+            }
+        }
+    }
+    Ok(FleetRun {
+        reports,
+        gone: false,
+    })
+}
+
+async fn one(
+    args: &CheckArgs,
+    client: &reqwest::Client,
+    base: &str,
+    (token, token_source): (&secrecy::SecretString, &str),
+    target: &Target,
+) -> anyhow::Result<Followed> {
     let mut body = serde_json::json!({
         "target": target.to_string(),
         "expect_auth": args.probe.auth.expect_auth,
@@ -221,13 +256,21 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
             .await
         {
             Ok(r) => r,
-            Err(e) => break Ok(Followed::Gone(cause(&e))),
+            Err(e) => {
+                break Ok(Followed::Gone {
+                    id: id.clone(),
+                    why: cause(&e),
+                })
+            }
         };
         let status = resp.status();
         let text = resp.text().await.unwrap_or_default();
         // A coordinator that restarted does not know the check; one that is stopping says so.
         if status == reqwest::StatusCode::NOT_FOUND || status.is_server_error() {
-            break Ok(Followed::Gone(api_error(status, &text)));
+            break Ok(Followed::Gone {
+                id: id.clone(),
+                why: api_error(status, &text),
+            });
         }
         if !status.is_success() {
             break Err(anyhow::anyhow!(
@@ -272,25 +315,17 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         tokio::time::sleep(Duration::from_millis(150)).await;
     };
     progress.finish();
-    let report = match result? {
-        Followed::Done(report) => report,
-        Followed::Gone(why) => {
-            eprintln!(
-                "unknown for {target}: the coordinator at {base} went away while check {id} was running ({why}); the check's regions did not report, so nothing was decided. Run the check again once the coordinator is back"
-            );
-            return Ok(vantage_coordinator::exit::UNKNOWN_REGION);
-        }
-    };
-    let gate = args.gate();
-    emit(&report, &args.output, gate)?;
-    Ok(gate.exit_code(&report))
+    result
 }
 
 /// How following a submitted check ended.
 enum Followed {
     Done(Box<Report>),
-    /// The coordinator stopped answering, or no longer knows the check: why.
-    Gone(String),
+    /// The coordinator stopped answering, or no longer knows check `id`: why.
+    Gone {
+        id: String,
+        why: String,
+    },
 }
 
 /// An error and its causes, one line.

@@ -53,6 +53,64 @@ pub struct Finding {
     pub remediation: String,
     /// The rule behind it.
     pub spec: String,
+    /// The stack the wire proved behind it, when the fix above is written for that stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<StackNote>,
+    /// What a baseline (`--baseline FILE`) says of it: accepted, or accepted until a date
+    /// that has passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Acceptance>,
+}
+
+/// Which stack a finding's fix is written for, and the evidence that identified it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StackNote {
+    pub stack: vantage_agent::stack::Stack,
+    /// `region: check: fingerprint`, e.g. `eu: method.unknown: 404 page signed nginx`.
+    pub evidence: String,
+}
+
+/// A baseline entry's verdict on a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AcceptanceStatus {
+    /// Accepted: it stays in the report and does not fail the gate.
+    Accepted,
+    /// Its acceptance expired: it fails the gate until the entry is renewed or removed.
+    Expired,
+}
+
+/// How a baseline accepted a finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Acceptance {
+    pub status: AcceptanceStatus,
+    /// Why it was accepted (the entries' reasons).
+    pub reason: String,
+    /// The earliest expiry of the entries that accept it (YYYY-MM-DD).
+    pub expires: String,
+}
+
+/// One baseline entry, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BaselineEntry {
+    pub finding: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    pub reason: String,
+    pub expires: String,
+}
+
+/// What the baseline did to this report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BaselineStatus {
+    /// The baseline file.
+    pub file: String,
+    /// Findings accepted (ids).
+    pub accepted: Vec<String>,
+    /// Entries that matched a finding after their expiry date: each fails the gate.
+    pub expired: Vec<BaselineEntry>,
+    /// Entries for this endpoint that matched no finding: remove them.
+    pub stale: Vec<BaselineEntry>,
 }
 
 /// A merged report.
@@ -76,9 +134,26 @@ pub struct Report {
     pub era: Era,
     pub regions: Vec<RegionResult>,
     pub findings: Vec<Finding>,
+    /// What `--baseline` (or a scheduled check's baseline) accepted, found expired or stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineStatus>,
 }
 
 impl Finding {
+    /// Accepted by a baseline (and not expired).
+    pub fn is_accepted(&self) -> bool {
+        self.accepted
+            .as_ref()
+            .is_some_and(|a| a.status == AcceptanceStatus::Accepted)
+    }
+
+    /// Accepted by a baseline entry whose date has passed.
+    pub fn is_expired(&self) -> bool {
+        self.accepted
+            .as_ref()
+            .is_some_and(|a| a.status == AcceptanceStatus::Expired)
+    }
+
     /// `global`, or `regional: a, b`.
     pub fn scope_label(&self) -> String {
         match self.scope {

@@ -42,6 +42,7 @@ pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckReq
         credential,
         expect_auth: c.expect_auth,
         deadline,
+        baseline: c.baseline.as_ref().map(|b| b.0.clone()),
     }
 }
 
@@ -141,6 +142,7 @@ mod tests {
             expect_auth: false,
             deadline: None,
             labels: Default::default(),
+            baseline: None,
         };
         let tasks = start(&api, std::slice::from_ref(&check), Duration::from_secs(10));
         let series = format!(

@@ -125,6 +125,7 @@ mod tests {
             era: Era::Unknown,
             regions: vec![],
             findings: vec![],
+            baseline: None,
         }
     }
 

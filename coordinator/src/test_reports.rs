@@ -41,6 +41,8 @@ pub fn clean(region: &str) -> RegionResult {
                 cause: None,
             })
             .collect(),
+        surface: None,
+        stacks: Vec::new(),
     }
 }
 

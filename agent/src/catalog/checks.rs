@@ -17,6 +17,10 @@ const AUTH: &str = "agent/src/probe/auth/mod.rs";
 const TOKENS: &str = "agent/src/probe/auth/tokens.rs";
 const ERA: &str = "agent/src/probe/era.rs";
 const TRANSPORT: &str = "agent/src/probe/transport.rs";
+const LISTING: &str = "agent/src/probe/listing/rules.rs";
+const TOOL_LIST: &str = "agent/src/probe/listing/tool_list.rs";
+const LINT: &str = "agent/src/probe/listing/lint.rs";
+const LISTEN: &str = "agent/src/probe/listing/listen.rs";
 
 const SOME_REGIONS_ONLY: &str = "when it fails in some regions only";
 const TOKEN_ACCEPTED: &str =
@@ -312,6 +316,132 @@ crate::spec_table! {
             max_severity: Low,
             evidence: None,
             source: TRANSPORT,
+        }
+        CapsDiscoverMatchesHandlers => {
+            stage: Listing,
+            expected: "each advertised capability's list method works; a list method whose capability is not advertised answers 404 with JSON-RPC -32601",
+            finding: CapsDiscoverMatchesHandlers,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: LISTING,
+        }
+        ToolsListShape => {
+            stage: Listing,
+            expected: "tools/list returns result.tools[], each tool with a name and an inputSchema object of type \"object\" (outputSchema, when present, an object)",
+            finding: ToolsListShape,
+            also: &[],
+            max_severity: High,
+            evidence: None,
+            source: TOOL_LIST,
+        }
+        ToolsNameFormat => {
+            stage: Listing,
+            expected: "tool names of 1 to 128 characters from A-Z a-z 0-9 _ . -, unique",
+            finding: ToolsNameFormat,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: TOOL_LIST,
+        }
+        ToolsDeterministicOrder => {
+            stage: Listing,
+            expected: "tools/list returns the same order when listed twice",
+            finding: ToolsDeterministicOrder,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: TOOL_LIST,
+        }
+        ToolsNoPerConnectionVariance => {
+            stage: Listing,
+            expected: "the same tools over another connection (another session on a 2025-11-25 server)",
+            finding: ToolsNoPerConnectionVariance,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TOOL_LIST,
+        }
+        PaginationCursor => {
+            stage: Listing,
+            expected: "nextCursor pages end when nextCursor is absent, each cursor the server issued is accepted back, never repeats, and every page has the same cacheScope",
+            finding: PaginationCursor,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: LISTING,
+        }
+        PaginationInvalidCursor => {
+            stage: Listing,
+            expected: "a list request with a cursor the server never issued answers JSON-RPC -32602",
+            finding: PaginationInvalidCursor,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: LISTING,
+        }
+        CacheHints => {
+            stage: Listing,
+            expected: "every list result carries ttlMs (an integer >= 0) and cacheScope (public or private)",
+            finding: CacheHints,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: LISTING,
+        }
+        ToolsXMcpHeaderValid => {
+            stage: Listing,
+            expected: "every x-mcp-header is a non-empty RFC 9110 token, unique ignoring case, on a string, integer or boolean property reached only through properties",
+            finding: ToolsXMcpHeaderValid,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TOOL_LIST,
+        }
+        ToolsSchemaValid => {
+            stage: Listing,
+            expected: "every inputSchema and outputSchema compiles as JSON Schema (the draft its $schema names, else 2020-12), with no reference to fetch",
+            finding: ToolsSchemaValid,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: LINT,
+        }
+        ToolsInputConstrained => {
+            stage: Listing,
+            expected: "no tool accepts arbitrary input: an input object declares its properties or closes additionalProperties; string arguments named like a path, URL or command carry maxLength, enum or pattern",
+            finding: ToolsInputConstrained,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: LINT,
+        }
+        ToolsSurfaceSize => {
+            stage: Listing,
+            expected: "tool descriptions up to 2 KiB, tool definitions up to 8 KiB, the whole tool list up to 64 KiB (what every host pays in context)",
+            finding: ToolsSurfaceSize,
+            also: &[],
+            max_severity: Low,
+            evidence: None,
+            source: LINT,
+        }
+        ListenSse => {
+            stage: Listing,
+            expected: "subscriptions/listen answers 200 with a text/event-stream that stays open",
+            finding: ListenSse,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: LISTEN,
+        }
+        ListenAckFirst => {
+            stage: Listing,
+            expected: "the first event of subscriptions/listen is notifications/subscriptions/acknowledged with _meta subscriptionId equal to the request id and the honoured filter",
+            finding: ListenAckFirst,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: LISTEN,
         }
     }
 }

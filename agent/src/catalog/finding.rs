@@ -17,6 +17,10 @@ string_ids! {
             HeadersMissingMethod, HeadersMethodMismatch, HeadersNameMismatch,
             HeadersMissingVersion, VersionUnsupported, MetaMissing, MethodUnknown,
             SecurityOrigin, TransportSseBuffering, CorsPreflight, JsonrpcErrorBody,
+            CapsDiscoverMatchesHandlers, ToolsListShape, ToolsNameFormat,
+            ToolsDeterministicOrder, ToolsNoPerConnectionVariance, PaginationCursor,
+            PaginationInvalidCursor, CacheHints, ToolsXMcpHeaderValid, ToolsSchemaValid,
+            ToolsInputConstrained, ToolsSurfaceSize, ListenSse, ListenAckFirst,
         ],
         AuthCredentialRequired = "auth.credential-required",
         AuthCredentialRefused = "auth.credential-refused",
@@ -35,5 +39,6 @@ string_ids! {
         ProbeResolverFailed = "probe.resolver-failed",
         RedirectCrossHost = "redirect.cross-host",
         SecurityOriginNotValidated = "security.origin-not-validated",
+        SurfaceOrderDiffers = "surface.order-differs",
     }
 }

@@ -24,6 +24,8 @@ pub enum Stage {
     Era,
     Transport,
     Auth,
+    /// The capability lists (tools, resources, templates, prompts), read-only.
+    Listing,
 }
 
 impl Stage {
@@ -36,6 +38,7 @@ impl Stage {
             Stage::Era => "era",
             Stage::Transport => "transport",
             Stage::Auth => "authorization",
+            Stage::Listing => "listing",
         }
     }
 }
@@ -121,6 +124,20 @@ string_ids! {
         TransportSseBuffering = "transport.sse-buffering",
         CorsPreflight = "cors.preflight",
         JsonrpcErrorBody = "jsonrpc.error-body",
+        CapsDiscoverMatchesHandlers = "caps.discover-matches-handlers",
+        ToolsListShape = "tools.list-shape",
+        ToolsNameFormat = "tools.name-format",
+        ToolsDeterministicOrder = "tools.deterministic-order",
+        ToolsNoPerConnectionVariance = "tools.no-per-connection-variance",
+        PaginationCursor = "pagination.cursor",
+        PaginationInvalidCursor = "pagination.invalid-cursor",
+        CacheHints = "cache.hints",
+        ToolsXMcpHeaderValid = "tools.x-mcp-header-valid",
+        ToolsSchemaValid = "tools.schema-valid",
+        ToolsInputConstrained = "tools.input-constrained",
+        ToolsSurfaceSize = "tools.surface-size",
+        ListenSse = "listen.sse",
+        ListenAckFirst = "listen.ack-first",
     }
 }
 

@@ -57,6 +57,7 @@ fn the_declared_order_is_the_client_order() {
     assert!(first(Stage::Shape) < first(Stage::Auth));
     assert!(first(Stage::Auth) < first(Stage::Era));
     assert!(first(Stage::Era) < first(Stage::Transport));
+    assert!(first(Stage::Transport) < first(Stage::Listing));
 }
 
 #[test]

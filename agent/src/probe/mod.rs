@@ -5,6 +5,7 @@ pub mod connect;
 pub mod dns;
 pub mod era;
 pub mod http;
+pub mod listing;
 pub mod observed;
 pub mod redirect;
 pub mod request;

@@ -63,6 +63,10 @@ pub struct Scheduled {
     /// Labels exported on `vantage_target_info` (for alert routing).
     #[serde(default)]
     pub labels: std::collections::BTreeMap<String, String>,
+    /// Accepted findings (a `vantage check --baseline` file): marked accepted in the
+    /// reports, and exported with `accepted="true"` on `vantage_finding_active`.
+    #[serde(default)]
+    pub baseline: Option<crate::baseline::BaselineFile>,
 }
 
 /// Listeners and API access.

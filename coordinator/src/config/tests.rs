@@ -68,6 +68,7 @@ fn the_example_config_parses_and_documents_every_key() {
         "missing_scope_file",
         "token_env",
         "token_file",
+        "baseline",
     ] {
         assert!(
             text.contains(key),
@@ -304,6 +305,36 @@ fn a_missing_secret_names_the_entry_and_the_config_fix_once() {
     );
     let e = resolve("server.api_tokens[0]", &None, &None).unwrap_err();
     assert!(matches!(e, ConfigError::SecretSource { .. }));
+}
+
+#[test]
+fn a_scheduled_check_reads_its_baseline_when_the_configuration_loads() {
+    let dir = std::env::temp_dir().join(format!("vantage-cfg-{}-baseline", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.toml");
+    std::fs::write(&good, "[[accept]]\nendpoint = \"https://a.example/mcp\"\nfinding = \"transport.get\"\nreason = \"edge page, OPS-7\"\nexpires = 2030-01-01\n").unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[[accept]]\nendpoint = \"https://a.example/mcp\"\nfinding = \"transport.gett\"\nreason = \"r\"\nexpires = 2030-01-01\n").unwrap();
+    let text = |p: &std::path::Path| {
+        format!("[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nbaseline = \"{}\"\n", p.display())
+    };
+    let cfg = load_text("baseline-good", &text(&good), Vec::new()).unwrap();
+    let b = cfg.checks[0].baseline.as_ref().expect("loaded");
+    assert_eq!(b.0.entries.len(), 1);
+    let err = load_text("baseline-bad", &text(&bad), Vec::new())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checks[0].baseline"), "{err}");
+    assert!(
+        err.contains("accept[0].finding: unknown finding id `transport.gett`"),
+        "{err}"
+    );
+    let missing = dir.join("missing.toml");
+    let err = load_text("baseline-missing", &text(&missing), Vec::new())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing.toml"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 12: `[[credentials]]` names the negative tokens too, from env or files, so a fleet

@@ -80,7 +80,9 @@ impl Family {
                 "Whether every address the region resolved is globally routable."
             }
             Family::DnsHasA => "Whether the region received an IPv4 A record.",
-            Family::FindingActive => "Findings of the last merged run (1 active).",
+            Family::FindingActive => {
+                "Findings of the last merged run (1 active); accepted=\"true\" when the check's baseline accepts it."
+            }
             Family::LastRun => "When the target's last merged run finished (Unix seconds).",
             Family::ProbeDuration => {
                 "Duration of each probe phase (dns, connect, tls, first_byte, total)."
@@ -143,8 +145,9 @@ impl Family {
             return;
         }
         if let Family::FindingActive = self {
-            for (id, severity, scope) in &run.findings {
+            for (id, severity, scope, accepted) in &run.findings {
                 let labels = [
+                    ("accepted", if *accepted { "true" } else { "false" }),
                     ("finding", id.as_str()),
                     ("scope", scope),
                     ("severity", severity),

@@ -69,7 +69,7 @@ fn a_run_writes_its_series_and_the_next_run_replaces_them() {
     assert_eq!(lines_of(&text, "vantage_decision").len(), 4);
     let finding = &first.findings[0];
     let active = format!(
-        "vantage_finding_active{{finding=\"{}\",scope=\"global\",severity=\"{}\",target=\"{T}\"}} 1",
+        "vantage_finding_active{{accepted=\"false\",finding=\"{}\",scope=\"global\",severity=\"{}\",target=\"{T}\"}} 1",
         finding.id,
         finding.severity.as_str()
     );

@@ -50,8 +50,8 @@ pub(super) struct RegionRun {
 pub(super) struct Run {
     pub(super) decision: Decision,
     pub(super) regions: Vec<RegionRun>,
-    /// (finding, severity, scope)
-    pub(super) findings: Vec<(FindingId, &'static str, &'static str)>,
+    /// (finding, severity, scope, accepted by the check's baseline)
+    pub(super) findings: Vec<(FindingId, &'static str, &'static str, bool)>,
 }
 
 /// A scheduled target.
@@ -149,7 +149,7 @@ impl Targets {
                     Scope::Global => "global",
                     Scope::Regional => "regional",
                 };
-                (f.id, f.severity.as_str(), scope)
+                (f.id, f.severity.as_str(), scope, f.is_accepted())
             })
             .collect();
         let Some(t) = g.targets.get_mut(report.target.as_str()) else {

@@ -19,6 +19,7 @@ fn report(target: &str, decision: Decision) -> Report {
         era: vantage_agent::model::Era::Modern,
         regions: vec![RegionResult::absent("eu", RegionStatus::Complete)],
         findings: vec![],
+        baseline: None,
     }
 }
 
@@ -110,4 +111,43 @@ fn the_process_and_the_build_are_exported() {
             "{family} missing:\n{text}"
         );
     }
+}
+
+#[test]
+fn accepted_findings_carry_the_accepted_label() {
+    use crate::report::{Acceptance, AcceptanceStatus, Finding, Scope};
+    let m = Metrics::new(Registry::new()).unwrap();
+    let scheduled = "https://scheduled.example/mcp";
+    m.set_schedule(&[(scheduled.to_string(), 60.0, BTreeMap::new())]);
+    let finding = |id: vantage_agent::catalog::FindingId, accepted: bool| Finding {
+        id,
+        severity: vantage_agent::model::Severity::Medium,
+        scope: Scope::Global,
+        regions: vec!["eu".into()],
+        title: String::new(),
+        evidence: vec![],
+        remediation: String::new(),
+        spec: String::new(),
+        stack: None,
+        accepted: accepted.then(|| Acceptance {
+            status: AcceptanceStatus::Accepted,
+            reason: "known".into(),
+            expires: "2030-01-01".into(),
+        }),
+    };
+    let mut r = report(scheduled, Decision::Review);
+    r.findings = vec![
+        finding(vantage_agent::catalog::FindingId::TransportGet, true),
+        finding(vantage_agent::catalog::FindingId::TransportDelete, false),
+    ];
+    m.observe(&r);
+    let text = m.render(&Fleet::default(), &[]);
+    assert!(
+        text.contains("vantage_finding_active{accepted=\"true\",finding=\"transport.get\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("vantage_finding_active{accepted=\"false\",finding=\"transport.delete\""),
+        "{text}"
+    );
 }

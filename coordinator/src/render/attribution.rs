@@ -27,7 +27,7 @@ pub fn findings_of<'r>(
     if check.outcome == Outcome::Fail
         && matches!(
             stage,
-            Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth
+            Stage::Shape | Stage::Era | Stage::Transport | Stage::Auth | Stage::Listing
         )
     {
         ids.push(FindingId::EdgeDivergent);

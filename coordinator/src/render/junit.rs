@@ -52,7 +52,13 @@ fn finding_text(f: &Finding, report: &Report) -> String {
     for e in &f.evidence {
         s.push_str(&format!("- {e}\n"));
     }
+    if let Some(a) = &f.accepted {
+        s.push_str(&format!("{}\n", super::summary::acceptance(a)));
+    }
     s.push_str(&format!("fix: {}\nspec: {}\n", f.remediation, f.spec));
+    if let Some(st) = &f.stack {
+        s.push_str(&format!("stack: {} ({})\n", st.stack.label(), st.evidence));
+    }
     s
 }
 
@@ -94,26 +100,41 @@ fn check_case(report: &Report, gate: &Gate, r: &RegionResult, c: &CheckResult) -
             Some(f) => (
                 Status::Failure {
                     kind: f.id.to_string(),
-                    message: format!(
-                        "{} ({}, fails {}): {}",
-                        f.title,
-                        f.severity.as_str(),
-                        gate.flags(),
-                        c.observed
-                    ),
+                    message: if f.is_expired() {
+                        format!(
+                            "{} ({}, its baseline acceptance expired on {}): {}",
+                            f.title,
+                            f.severity.as_str(),
+                            f.accepted.as_ref().map(|a| a.expires.as_str()).unwrap_or(""),
+                            c.observed
+                        )
+                    } else {
+                        format!(
+                            "{} ({}, fails {}): {}",
+                            f.title,
+                            f.severity.as_str(),
+                            gate.flags(),
+                            c.observed
+                        )
+                    },
                 },
                 Some(story(&findings)),
             ),
             None => {
-                let mut s = format!(
-                    "{} here, below the gate ({}).\n",
-                    if findings.is_empty() {
-                        "not a finding"
-                    } else {
-                        "a finding"
-                    },
-                    gate.flags()
-                );
+                let mut s = if findings.iter().any(|f| f.is_accepted()) {
+                    "a finding here, accepted by the baseline (it does not fail the gate).\n"
+                        .to_string()
+                } else {
+                    format!(
+                        "{} here, below the gate ({}).\n",
+                        if findings.is_empty() {
+                            "not a finding"
+                        } else {
+                            "a finding"
+                        },
+                        gate.flags()
+                    )
+                };
                 s.push_str(&story(&findings));
                 (Status::Passed, Some(s))
             }
@@ -209,13 +230,18 @@ fn properties(
     if let Some(r) = region {
         p.push(("vantage.region.status", status_word(r)));
     }
+    if let Some(b) = &report.baseline {
+        p.push(("vantage.baseline", super::summary::baseline_line(b)));
+    }
     p.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-/// The JUnit XML of `report` under `gate`.
-pub fn junit(report: &Report, gate: &Gate) -> String {
-    // Suites in report order, then any region only a finding names.
-    let mut suites: Vec<(String, Option<&RegionResult>, Vec<Case>)> = report
+type Suite<'a> = (String, Option<&'a RegionResult>, Vec<Case>);
+
+/// The suites of one report: one per region, in report order, then any region only a
+/// finding names.
+fn suites_of<'a>(report: &'a Report, gate: &Gate) -> Vec<Suite<'a>> {
+    let mut suites: Vec<Suite<'a>> = report
         .regions
         .iter()
         .map(|r| {
@@ -242,64 +268,91 @@ pub fn junit(report: &Report, gate: &Gate) -> String {
             None => suites.push((String::new(), None, vec![case])),
         }
     }
+    suites
+}
 
+/// The JUnit XML of `report` under `gate`.
+pub fn junit(report: &Report, gate: &Gate) -> String {
+    junit_many(std::slice::from_ref(report), gate)
+}
+
+/// The JUnit XML of several endpoints' reports in one document. With more than one, each
+/// suite's name carries its endpoint: `vantage.<region>[<endpoint>]`.
+pub fn junit_many(reports: &[Report], gate: &Gate) -> String {
+    let many = reports.len() > 1;
+    let all: Vec<(&Report, Vec<Suite<'_>>)> =
+        reports.iter().map(|r| (r, suites_of(r, gate))).collect();
     let count = |cases: &[Case], pick: fn(&Status) -> bool| {
         cases.iter().filter(|c| pick(&c.status)).count()
     };
     let is_failure = |s: &Status| matches!(s, Status::Failure { .. });
     let is_error = |s: &Status| matches!(s, Status::Error { .. });
     let is_skipped = |s: &Status| matches!(s, Status::Skipped { .. });
-    let all: Vec<&Case> = suites.iter().flat_map(|(_, _, c)| c.iter()).collect();
+    let cases: Vec<&Case> = all
+        .iter()
+        .flat_map(|(_, suites)| suites.iter().flat_map(|(_, _, c)| c.iter()))
+        .collect();
+    let name = match reports {
+        [one] => format!("vantage {}", one.target),
+        _ => format!("vantage {} endpoints", reports.len()),
+    };
     let mut w = Writer::new();
     w.open(
         "testsuites",
         &[
-            ("name", format!("vantage {}", report.target)),
-            ("tests", all.len().to_string()),
+            ("name", name),
+            ("tests", cases.len().to_string()),
             (
                 "failures",
-                all.iter()
+                cases
+                    .iter()
                     .filter(|c| is_failure(&c.status))
                     .count()
                     .to_string(),
             ),
             (
                 "errors",
-                all.iter()
+                cases
+                    .iter()
                     .filter(|c| is_error(&c.status))
                     .count()
                     .to_string(),
             ),
-            ("time", seconds(report.duration_ms)),
+            ("time", seconds(reports.iter().map(|r| r.duration_ms).sum())),
         ],
     );
-    for (name, region, cases) in &suites {
-        let suite_name = if name.is_empty() {
-            "vantage".to_string()
-        } else {
-            format!("vantage.{name}")
-        };
-        w.open(
-            "testsuite",
-            &[
-                ("name", suite_name.clone()),
-                ("tests", cases.len().to_string()),
-                ("failures", count(cases, is_failure).to_string()),
-                ("errors", count(cases, is_error).to_string()),
-                ("skipped", count(cases, is_skipped).to_string()),
-                ("time", seconds(region.map(|r| r.duration_ms).unwrap_or(0))),
-                ("timestamp", report.started_at.clone()),
-            ],
-        );
-        w.open("properties", &[]);
-        for (k, v) in properties(report, gate, *region) {
-            w.empty("property", &[("name", k), ("value", v)]);
+    for (report, suites) in &all {
+        for (name, region, cases) in suites {
+            let mut suite_name = if name.is_empty() {
+                "vantage".to_string()
+            } else {
+                format!("vantage.{name}")
+            };
+            if many {
+                suite_name.push_str(&format!("[{}]", report.target));
+            }
+            w.open(
+                "testsuite",
+                &[
+                    ("name", suite_name.clone()),
+                    ("tests", cases.len().to_string()),
+                    ("failures", count(cases, is_failure).to_string()),
+                    ("errors", count(cases, is_error).to_string()),
+                    ("skipped", count(cases, is_skipped).to_string()),
+                    ("time", seconds(region.map(|r| r.duration_ms).unwrap_or(0))),
+                    ("timestamp", report.started_at.clone()),
+                ],
+            );
+            w.open("properties", &[]);
+            for (k, v) in properties(report, gate, *region) {
+                w.empty("property", &[("name", k), ("value", v)]);
+            }
+            w.close("properties");
+            for case in cases {
+                write_case(&mut w, &suite_name, case);
+            }
+            w.close("testsuite");
         }
-        w.close("properties");
-        for case in cases {
-            write_case(&mut w, &suite_name, case);
-        }
-        w.close("testsuite");
     }
     w.close("testsuites");
     w.finish()

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use super::summary::{because, outcome_word, seen_from, unknown_fix};
+use super::summary::{
+    acceptance, baseline_line, because, entry_words, outcome_word, seen_from, unknown_fix,
+};
 use crate::exit::Gate;
 use crate::report::Report;
 
@@ -48,19 +50,49 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|");
         for f in &report.findings {
+            let severity = match &f.accepted {
+                Some(a) => format!("{} ({})", f.severity.as_str(), acceptance(a)),
+                None => f.severity.as_str().to_string(),
+            };
+            let fix = match &f.stack {
+                Some(st) => format!(
+                    "{} (stack: {}, from {})",
+                    f.remediation,
+                    st.stack.label(),
+                    st.evidence
+                ),
+                None => f.remediation.clone(),
+            };
             let _ = writeln!(
                 out,
                 "| {} | `{}` {} | {} | {} | {} | {} |",
-                f.severity.as_str(),
+                cell(&severity),
                 f.id,
                 cell(&f.title),
                 cell(&seen_from(f, report)),
                 cell(&f.evidence.join("; ")),
-                cell(&f.remediation),
+                cell(&fix),
                 cell(&f.spec)
             );
         }
         out.push('\n');
+    }
+    if let Some(b) = report
+        .baseline
+        .as_ref()
+        .filter(|b| !(b.accepted.is_empty() && b.expired.is_empty() && b.stale.is_empty()))
+    {
+        let _ = writeln!(out, "{}\n", cell(&baseline_line(b)));
+        for e in &b.stale {
+            let _ = writeln!(
+                out,
+                "- stale entry (matches nothing; remove it): {}",
+                cell(&entry_words(e))
+            );
+        }
+        if !b.stale.is_empty() {
+            out.push('\n');
+        }
     }
     for r in &report.regions {
         let _ = writeln!(

@@ -3,12 +3,14 @@
 
 mod attribution;
 mod junit;
+mod many;
 mod markdown;
 mod summary;
 mod text;
 mod xml;
 
-pub use junit::junit;
+pub use junit::{junit, junit_many};
+pub use many::{render_many, Summary, SummaryRow, MANY_SCHEMA};
 pub use markdown::markdown;
 pub use summary::because;
 pub use text::text;

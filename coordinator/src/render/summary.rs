@@ -3,7 +3,9 @@
 
 use vantage_agent::model::{Outcome, RegionResult, Severity};
 
-use crate::report::{Decision, Finding, Report, Scope};
+use crate::report::{
+    Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Decision, Finding, Report, Scope,
+};
 
 /// Findings that drive `decision`, most severe first (the merge sorts them so).
 fn decisive(report: &Report, at_least: Severity) -> Vec<&Finding> {
@@ -159,4 +161,40 @@ pub fn status_word(r: &RegionResult) -> String {
         .unwrap_or_default()
         .trim_matches('"')
         .to_string()
+}
+
+/// `accepted by the baseline until 2026-12-31: reason`, or that it expired.
+pub fn acceptance(a: &Acceptance) -> String {
+    match a.status {
+        AcceptanceStatus::Accepted => {
+            format!("accepted by the baseline until {}: {}", a.expires, a.reason)
+        }
+        AcceptanceStatus::Expired => format!(
+            "ACCEPTANCE EXPIRED on {} (fails the gate; fix it or renew the entry): {}",
+            a.expires, a.reason
+        ),
+    }
+}
+
+/// `baseline b.toml: 2 accepted, 1 expired, 1 stale entry`.
+pub fn baseline_line(b: &BaselineStatus) -> String {
+    format!(
+        "baseline {}: {} finding(s) accepted, {} expired entr{}, {} stale entr{}",
+        b.file,
+        b.accepted.len(),
+        b.expired.len(),
+        if b.expired.len() == 1 { "y" } else { "ies" },
+        b.stale.len(),
+        if b.stale.len() == 1 { "y" } else { "ies" },
+    )
+}
+
+/// One baseline entry in words.
+pub fn entry_words(e: &BaselineEntry) -> String {
+    let region = e
+        .region
+        .as_ref()
+        .map(|r| format!(" in {r}"))
+        .unwrap_or_default();
+    format!("{}{region} (until {}: {})", e.finding, e.expires, e.reason)
 }

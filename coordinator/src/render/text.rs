@@ -105,11 +105,40 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
             seen_from(f, report)
         );
         let _ = writeln!(out, "           {}", f.title);
+        if let Some(a) = &f.accepted {
+            let _ = writeln!(
+                out,
+                "           {}",
+                p.wrap("1", &super::summary::acceptance(a))
+            );
+        }
         for e in &f.evidence {
             let _ = writeln!(out, "           - {e}");
         }
         let _ = writeln!(out, "           fix: {}", f.remediation);
+        if let Some(st) = &f.stack {
+            let _ = writeln!(
+                out,
+                "           stack: {} ({})",
+                st.stack.label(),
+                st.evidence
+            );
+        }
         let _ = writeln!(out, "           spec: {}", f.spec);
+    }
+    if let Some(b) = report
+        .baseline
+        .as_ref()
+        .filter(|b| !(b.accepted.is_empty() && b.expired.is_empty() && b.stale.is_empty()))
+    {
+        let _ = writeln!(out, "\n{}", super::summary::baseline_line(b));
+        for e in &b.stale {
+            let _ = writeln!(
+                out,
+                "  stale entry (matches nothing; remove it): {}",
+                super::summary::entry_words(e)
+            );
+        }
     }
     let _ = writeln!(out, "\nRegions:");
     for r in &report.regions {

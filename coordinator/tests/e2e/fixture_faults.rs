@@ -24,7 +24,7 @@ async fn the_clean_fixture_passes_with_nothing_above_info() {
             assert!(!c.observed.is_empty(), "{} skipped without a reason", c.id);
         }
     }
-    // The checks that prove the protocol actually ran (not skipped).
+    // The checks that prove the protocol actually ran (not skipped), the listing's too.
     for id in [
         CheckId::EraDetect,
         CheckId::DiscoverShape,
@@ -32,6 +32,17 @@ async fn the_clean_fixture_passes_with_nothing_above_info() {
         CheckId::VersionUnsupported,
         CheckId::MethodUnknown,
         CheckId::SecurityOrigin,
+        CheckId::CapsDiscoverMatchesHandlers,
+        CheckId::ToolsListShape,
+        CheckId::ToolsDeterministicOrder,
+        CheckId::ToolsNoPerConnectionVariance,
+        CheckId::PaginationCursor,
+        CheckId::PaginationInvalidCursor,
+        CheckId::CacheHints,
+        CheckId::ToolsXMcpHeaderValid,
+        CheckId::ToolsSchemaValid,
+        CheckId::ListenSse,
+        CheckId::ListenAckFirst,
     ] {
         assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
     }
@@ -113,6 +124,77 @@ async fn each_fault_is_caught_alone() {
             Fault::HttpSseOnly,
             &[("era.legacy-only", Medium)],
             Decision::Review,
+        ),
+        // The listing faults (spec sections 3.3 to 3.5) and the tool-surface lint.
+        (
+            Fault::BrokenCursor,
+            &[("pagination.cursor", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::SchemaInvalid,
+            &[("tools.schema-valid", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::UnstableOrder,
+            &[("tools.deterministic-order", Low)],
+            Decision::Pass,
+        ),
+        (
+            Fault::PerConnectionVariance,
+            &[("tools.no-per-connection-variance", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::InvalidXMcpHeader,
+            &[("tools.x-mcp-header-valid", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::PromptsAdvertised404,
+            &[("caps.discover-matches-handlers", High)],
+            Decision::Blocked,
+        ),
+        (
+            Fault::ToolWithoutSchema,
+            &[("tools.list-shape", High)],
+            Decision::Blocked,
+        ),
+        (
+            Fault::BadToolName,
+            &[("tools.name-format", Low)],
+            Decision::Pass,
+        ),
+        (
+            Fault::InvalidCursorServed,
+            &[("pagination.invalid-cursor", Low)],
+            Decision::Pass,
+        ),
+        (
+            Fault::NoCacheHints,
+            &[("cache.hints", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::ListenJson,
+            &[("listen.sse", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::ListenNoAck,
+            &[("listen.ack-first", Medium)],
+            Decision::Review,
+        ),
+        (
+            Fault::UnconstrainedInput,
+            &[("tools.input-constrained", Low)],
+            Decision::Pass,
+        ),
+        (
+            Fault::HugeDescription,
+            &[("tools.surface-size", Low)],
+            Decision::Pass,
         ),
     ];
     let mut failures = Vec::new();
@@ -212,4 +294,137 @@ async fn nothing_listening_is_a_refused_connection() {
         Some(vantage_agent::model::Cause::Refused)
     );
     assert_eq!(outcome(&report, CheckId::EraDetect).outcome, Outcome::Skip);
+}
+
+/// Each listing fault's evidence names what is wrong, precisely enough to fix it.
+#[tokio::test]
+async fn listing_faults_say_what_they_saw() {
+    let table: &[(Fault, CheckId, &str)] = &[
+        (
+            Fault::BrokenCursor,
+            CheckId::PaginationCursor,
+            "refused the cursor it issued (page 2)",
+        ),
+        (
+            Fault::SchemaInvalid,
+            CheckId::ToolsSchemaValid,
+            "add: inputSchema does not compile",
+        ),
+        (
+            Fault::UnstableOrder,
+            CheckId::ToolsDeterministicOrder,
+            "changed its order",
+        ),
+        (
+            Fault::PerConnectionVariance,
+            CheckId::ToolsNoPerConnectionVariance,
+            "differ over a second connection: added session_",
+        ),
+        (
+            Fault::InvalidXMcpHeader,
+            CheckId::ToolsXMcpHeaderValid,
+            "\"Region Name\" at .region is not an RFC 9110 token",
+        ),
+        (
+            Fault::PromptsAdvertised404,
+            CheckId::CapsDiscoverMatchesHandlers,
+            "prompts is advertised, but prompts/list answered 404",
+        ),
+        (
+            Fault::ToolWithoutSchema,
+            CheckId::ToolsListShape,
+            "broken has no inputSchema",
+        ),
+        (Fault::BadToolName, CheckId::ToolsNameFormat, "time now"),
+        (Fault::NoCacheHints, CheckId::CacheHints, "ttlMs missing"),
+        (
+            Fault::ListenNoAck,
+            CheckId::ListenAckFirst,
+            "not notifications/subscriptions/acknowledged",
+        ),
+        (
+            Fault::UnconstrainedInput,
+            CheckId::ToolsInputConstrained,
+            "run_command",
+        ),
+        (
+            Fault::HugeDescription,
+            CheckId::ToolsSurfaceSize,
+            "echo: a 4096-byte description",
+        ),
+    ];
+    for (fault, id, needle) in table {
+        let fixture = Fixture::start(&[*fault]).await.unwrap();
+        let report = check(&fixture.url()).await;
+        let c = outcome(&report, *id);
+        assert!(c.outcome.is_problem(), "{}: {id} {:?}", fault.name(), c);
+        assert!(
+            c.observed.contains(needle),
+            "{}: {}",
+            fault.name(),
+            c.observed
+        );
+    }
+}
+
+/// A 2025-11-25 server is listed in a session: initialize, the lists with Mcp-Session-Id,
+/// tools again in a second session; the 2026-only rules are skipped with the reason.
+#[tokio::test]
+async fn a_legacy_server_is_listed_in_a_session() {
+    let fixture = Fixture::start(&[Fault::LegacyOnly]).await.unwrap();
+    let report = check(&fixture.url()).await;
+    let surface = report.regions[0].surface.as_ref().expect("a surface");
+    assert_eq!(surface.era, Era::Legacy);
+    let tools = surface
+        .list(vantage_agent::surface::ListKind::Tools)
+        .unwrap();
+    assert!(
+        tools.complete && tools.count == 5 && tools.pages == 3,
+        "{tools:?}"
+    );
+    assert_eq!(
+        outcome(&report, CheckId::ToolsNoPerConnectionVariance).observed,
+        "the same 5 tools over a second session"
+    );
+    for id in [
+        CheckId::CacheHints,
+        CheckId::ListenSse,
+        CheckId::ToolsXMcpHeaderValid,
+    ] {
+        let c = outcome(&report, id);
+        assert_eq!(c.outcome, Outcome::Skip, "{id}");
+        assert!(c.observed.contains("2025-11-25"), "{}", c.observed);
+    }
+}
+
+/// The listing benchmark's server (`benches/listing.rs`: 200 tools, 50 a page) read whole:
+/// every rule has its evidence, nothing is `unknown`, so the decision is `pass` (the bench
+/// asserts it on every run; this keeps it true without running the bench).
+#[tokio::test]
+async fn the_listing_benchmarks_200_tool_server_is_read_whole_and_passes() {
+    let surface = vantage_coordinator::fixture::SurfaceConfig {
+        extra_tools: 195,
+        page_size: 50,
+    };
+    let fixture = Fixture::start_with(&[], surface).await.unwrap();
+    let report = check(&fixture.url()).await;
+    assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.id == FindingId::ProbeIncomplete),
+        "{:#?}",
+        report.findings
+    );
+    let tools = report.regions[0]
+        .surface
+        .as_ref()
+        .and_then(|s| s.list(vantage_agent::surface::ListKind::Tools).cloned())
+        .expect("tools listed");
+    assert_eq!((tools.complete, tools.count, tools.pages), (true, 200, 4));
+    assert!(report.regions[0]
+        .checks
+        .iter()
+        .all(|c| c.outcome != Outcome::Unknown));
 }

@@ -171,6 +171,41 @@ async fn three_agents_check_and_merge() {
     assert_valid(&cli);
     assert_eq!(regions_of(&cli), complete(&["eu", "us"]));
 
+    // Several endpoints through the fleet: one API check each, one gate, the worst exit.
+    let clean = Fixture::start(&[]).await.unwrap();
+    let clean_url = clean.url();
+    let out = fleet_cli(
+        &[
+            &clean_url,
+            &url,
+            "--coordinator",
+            &api,
+            "--regions",
+            "eu,us",
+            "--fail-on",
+            "review",
+            "--format",
+            "json",
+        ],
+        2,
+    )
+    .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "vantage.reports/v1");
+    let reports = doc["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    for r in reports {
+        assert_valid(r);
+        assert_eq!(regions_of(r), complete(&["eu", "us"]));
+    }
+    assert_eq!(
+        (
+            reports[0]["decision"].as_str(),
+            reports[1]["decision"].as_str()
+        ),
+        (Some("pass"), Some("review"))
+    );
+
     // Metrics carry the fleet gauges.
     let (st, metrics) = call(
         reqwest::Method::GET,

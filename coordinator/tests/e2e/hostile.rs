@@ -166,6 +166,8 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
         Hostile::SlowDrip,
         Hostile::NotJson,
         Hostile::RedirectSelf,
+        Hostile::EndlessPages,
+        Hostile::HugeToolList,
     ];
     let mut servers = Vec::new();
     for k in kinds {
@@ -183,16 +185,123 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
         "100 concurrent hostile checks: peak RSS {before} KiB -> {after} KiB (+{grown_mib:.1} MiB)"
     );
     assert_eq!(reports.len(), 100);
-    for r in &reports {
+    // Each kind's own verdict is `every_hostile_behaviour_ends_with_a_finding`'s; here, with
+    // 100 runs sharing two cores, a slow target may meet the run's overall deadline before
+    // its own timeout: that is a named bound too (`unknown`, cause `deadline`), never a pass.
+    for (i, r) in reports.iter().enumerate() {
         assert!(
-            r.checks.iter().any(|c| c.outcome == Outcome::Fail),
-            "{}: a hostile target must fail something",
-            r.region
+            r.checks.iter().any(|c| c.outcome == Outcome::Fail
+                || matches!(c.cause, Some(Cause::SizeCap | Cause::Deadline))),
+            "{:?}: a hostile target must fail something, or hit a named cap or the deadline: {:#?}",
+            kinds[i % kinds.len()],
+            r.checks
+                .iter()
+                .filter(|c| c.outcome != Outcome::Pass)
+                .map(|c| (c.id, c.outcome, c.cause, &c.observed))
+                .collect::<Vec<_>>()
         );
     }
-    // 100 checks x a few exchanges x the 256 KiB body cap is the worst case; a 1 GiB body,
-    // an endless stream or a gzip bomb must not show up here.
+    // 100 checks x a few exchanges x the 256 KiB body cap, and the listing's 4 MiB page for
+    // the few huge tool lists among them, is the worst case; a 1 GiB body, an endless
+    // stream, a gzip bomb, 10,000 pages or a 100 MiB tool list must not show up here.
     assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
+}
+
+/// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page:
+/// the listing stops at its bounds, names the bound in a finding, never passes what it did
+/// not read (the decision is `unknown`, with `probe.incomplete` naming the rules cut short),
+/// and the run's memory stays bounded (the evidence names the caps; no timing).
+#[tokio::test]
+async fn hostile_surfaces_stop_at_the_listing_bounds() {
+    let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
+    let report = check(&pages.url()).await;
+    let c = outcome(&report, CheckId::PaginationCursor);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page cap (100 pages)"),
+        "{}",
+        c.observed
+    );
+    let tools = report.regions[0]
+        .surface
+        .as_ref()
+        .unwrap()
+        .list(vantage_agent::surface::ListKind::Tools)
+        .unwrap()
+        .clone();
+    assert_eq!((tools.pages, tools.complete), (100, false));
+    assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
+    for id in [
+        CheckId::ToolsListShape,
+        CheckId::ToolsNameFormat,
+        CheckId::ToolsSchemaValid,
+    ] {
+        let c = outcome(&report, id);
+        assert_eq!(
+            (c.outcome, c.cause),
+            (Outcome::Unknown, Some(Cause::SizeCap)),
+            "{id}: a part is never a pass"
+        );
+    }
+    // What was not read is never passed (checks.md 4.1): the rules cut short by the bound
+    // are named by probe.incomplete, and the decision is unknown, not pass or review.
+    unread_surface_is_unknown(&report, "page cap (100 pages)");
+
+    let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
+    let report = check(&huge.url()).await;
+    let c = outcome(&report, CheckId::ToolsSurfaceSize);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page size cap (4 MiB"),
+        "{}",
+        c.observed
+    );
+    let c = outcome(&report, CheckId::ToolsListShape);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    unread_surface_is_unknown(&report, "page size cap (4 MiB");
+    let bounds = report.regions[0].surface.as_ref().unwrap().bounds;
+    assert_eq!(
+        (bounds.max_pages, bounds.max_page_bytes),
+        (100, 4 * 1024 * 1024),
+        "the bounds are in the report"
+    );
+}
+
+/// A surface cut short by a listing bound decides `unknown`: `probe.incomplete` names the
+/// listing rules it could not finish and the bound that stopped the read.
+fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound: &str) {
+    assert_eq!(report.decision, Decision::Unknown, "{}", report.reason);
+    let incomplete = report
+        .findings
+        .iter()
+        .find(|f| f.id == FindingId::ProbeIncomplete)
+        .expect("probe.incomplete names the unread rest");
+    assert_eq!(incomplete.severity, Severity::Medium);
+    let evidence = incomplete.evidence.join("\n");
+    assert!(
+        evidence.contains("tools.list-shape") && evidence.contains(bound),
+        "{evidence}"
+    );
+    assert!(
+        !report.findings.iter().any(|f| f.severity >= Severity::High),
+        "nothing above medium: {:?}",
+        report.findings
+    );
 }
 
 /// `vantage fixture --hostile KIND --listen ADDR` serves that kind on ADDR (it used to take a

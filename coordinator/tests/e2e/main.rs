@@ -17,6 +17,7 @@ mod evidence_fleet;
 mod evidence_support;
 mod fixture_faults;
 mod fleet;
+mod gate;
 mod gate_sweep;
 mod hostile;
 mod junit_consumer;

@@ -35,7 +35,7 @@ async fn each_stage_is_announced_when_it_starts() {
     let plain = Fixture::start(&[]).await.unwrap();
     assert_eq!(
         stages(&plain.url(), options()).await,
-        [S::Dns, S::Connect, S::Era, S::Transport]
+        [S::Dns, S::Connect, S::Era, S::Transport, S::Listing]
     );
 
     let protected = Fixture::start(&[Fault::Protected]).await.unwrap();
@@ -46,7 +46,14 @@ async fn each_stage_is_announced_when_it_starts() {
     };
     assert_eq!(
         stages(&protected.url(), opts).await,
-        [S::Dns, S::Connect, S::Era, S::Auth, S::Transport]
+        [
+            S::Dns,
+            S::Connect,
+            S::Era,
+            S::Auth,
+            S::Transport,
+            S::Listing
+        ]
     );
 
     let ca = LabCa::new();
@@ -62,7 +69,15 @@ async fn each_stage_is_announced_when_it_starts() {
     let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
     assert_eq!(
         stages(&url, opts).await,
-        [S::Dns, S::Connect, S::Tls, S::Era, S::Transport]
+        [S::Dns, S::Connect, S::Tls, S::Era, S::Transport, S::Listing]
+    );
+
+    // With listing off, the run stops after the transport checks and never announces it.
+    let mut opts = options();
+    opts.listing = None;
+    assert_eq!(
+        stages(&plain.url(), opts).await,
+        [S::Dns, S::Connect, S::Era, S::Transport]
     );
 
     // A name that does not resolve stops after DNS: later stages are never announced.

@@ -388,3 +388,66 @@ async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
     assert_eq!(get(format!("{}/v1/agents", c.api), token).await.0, 200);
     drop(c);
 }
+
+/// A scheduled check that names a baseline: the finding it accepts is exported with
+/// `accepted="true"`, the others with `accepted="false"` (the finding alerts skip the first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_baseline_marks_accepted_findings_in_the_metrics() {
+    let fixture = Fixture::start(&[Fault::GetHtml, Fault::Delete200])
+        .await
+        .unwrap();
+    let dir = crate::support::Scratch::new("sched-baseline");
+    let baseline = dir.join("baseline.toml");
+    std::fs::write(
+        &baseline,
+        format!(
+            "[[accept]]\nendpoint = \"{}\"\nfinding = \"transport.get\"\nreason = \"the gateway page, OPS-9\"\nexpires = 2099-12-31\n",
+            fixture.url()
+        ),
+    )
+    .unwrap();
+    let api = free_addr();
+    let config = dir.join("coordinator.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\napi_listen = \"{api}\"\ngrpc_listen = \"127.0.0.1:0\"\napi_tokens = [{{ token_env = \"T_API\" }}]\n\
+             [probe]\ncheck_timeout = \"2s\"\nallow_non_global = [\"127.0.0.0/8\"]\n\
+             [[checks]]\ntarget = \"{}\"\ninterval = \"1s\"\nbaseline = \"{}\"\n",
+            fixture.url(),
+            baseline.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.args(["serve", "--config"])
+        .arg(&config)
+        .env("T_API", "x");
+    let coordinator = Proc::spawn(cmd);
+    coordinator.wait_for("vantage serve: api", Duration::from_secs(20));
+    let client = crate::support::http();
+    let series = |accepted: &str, finding: &str| {
+        format!(
+            "vantage_finding_active{{accepted=\"{accepted}\",finding=\"{finding}\",scope=\"global\",severity=\"medium\",target=\"{}\"}} 1",
+            fixture.url()
+        )
+    };
+    let mut text = String::new();
+    until(
+        "the scheduled run's findings",
+        Duration::from_secs(30),
+        async || {
+            text = match client.get(format!("http://{api}/metrics")).send().await {
+                Ok(r) => r.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            text.contains("vantage_finding_active{")
+        },
+    )
+    .await;
+    assert!(text.contains(&series("true", "transport.get")), "{text}");
+    assert!(
+        text.contains(&series("false", "transport.delete")),
+        "{text}"
+    );
+}

@@ -43,7 +43,7 @@ ADDR = {
 V6 = {"target": "2001:db8:b::10", "eu": "2001:db8:a::11", "us": "2001:db8:a::12", "ap": "2001:db8:a::13"}
 ROUTES4 = ["198.51.100.0/24", "100.64.0.0/10", "203.0.113.0/24", "198.18.0.0/15"]
 ROUTES6 = ["2001:db8:a::/64", "2001:db8:b::/64"]
-NAMES = ["healthy", "split", "nx", "v6only", "redirect", "badedge", "divergent", "www"]
+NAMES = ["healthy", "split", "nx", "v6only", "redirect", "badedge", "divergent", "stale", "www"]
 
 started = []  # (name, Popen) we started, ended by pid
 work = None
@@ -150,9 +150,9 @@ def build_network():
 def dns_views():
     target, second, internal = ADDR["target"]
     views = {
-        "eu": {"healthy": target, "split": target, "nx": target, "divergent": target},
-        "us": {"healthy": target, "split": target, "nx": target, "divergent": target},
-        "ap": {"healthy": target, "split": internal, "nx": None, "divergent": second},
+        "eu": {"healthy": target, "split": target, "nx": target, "divergent": target, "stale": target},
+        "us": {"healthy": target, "split": target, "nx": target, "divergent": target, "stale": target},
+        "ap": {"healthy": target, "split": internal, "nx": None, "divergent": second, "stale": second},
     }
     for i, region in enumerate(REGIONS):
         args = ["dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
@@ -188,7 +188,10 @@ def target_services():
     peers = os.path.join(ROOT, "coordinator/tests/peers/ts-v2")
     if not os.path.isdir(os.path.join(peers, "node_modules/@modelcontextprotocol/server")):
         raise RuntimeError("the TypeScript SDK v2 peer is not installed; run `bash .ci/install-peers`")
-    spawn("mcp-server", ["node", os.path.join(peers, "server.mjs"), "3000", "dual"], ns=NS["target"])
+    # The backend (the SDK's paginated list handlers), and an older one a stale edge still
+    # routes to in one region: another tool list.
+    spawn("mcp-server", ["node", os.path.join(peers, "server.mjs"), "3000", "dual", "paged"], ns=NS["target"])
+    spawn("mcp-server-old", ["node", os.path.join(peers, "server.mjs"), "3001", "dual", "paged", "old"], ns=NS["target"])
     public, second, internal = ADDR["target"]
     common = f"""
         ssl_certificate {work}/edge.pem; ssl_certificate_key {work}/edge.key;
@@ -204,7 +207,7 @@ http {{
     client_body_temp_path {work}/nginx-body; proxy_temp_path {work}/nginx-proxy;
     fastcgi_temp_path {work}/nginx-fcgi; uwsgi_temp_path {work}/nginx-uwsgi; scgi_temp_path {work}/nginx-scgi;
     server {{ listen {public}:443 ssl default_server; listen {internal}:443 ssl; listen [{V6['target']}]:443 ssl;
-             server_name healthy.lab.test split.lab.test nx.lab.test v6only.lab.test divergent.lab.test; {common} }}
+             server_name healthy.lab.test split.lab.test nx.lab.test v6only.lab.test divergent.lab.test stale.lab.test; {common} }}
     server {{ listen {public}:443 ssl; server_name redirect.lab.test;
              ssl_certificate {work}/edge.pem; ssl_certificate_key {work}/edge.key;
              location / {{ return 308 https://www.lab.test$request_uri; }} }}
@@ -223,11 +226,32 @@ http {{
                  if ($request_method = GET) {{ return 200 "<!doctype html><h1>CDN edge</h1>"; }}
                  proxy_pass http://127.0.0.1:3000; proxy_http_version 1.1;
              }} }}
+    # A stale edge the same region reaches for stale.lab.test: it still routes to the old backend.
+    server {{ listen {second}:443 ssl; server_name stale.lab.test;
+             ssl_certificate {work}/edge.pem; ssl_certificate_key {work}/edge.key;
+             location /mcp {{
+                 proxy_pass http://127.0.0.1:3001; proxy_http_version 1.1;
+                 proxy_set_header Connection ""; proxy_buffering off;
+             }} }}
 }}
 """
     with open(f"{work}/nginx.conf", "w") as f:
         f.write(conf)
     spawn("nginx", ["nginx", "-c", f"{work}/nginx.conf", "-g", "daemon off;"], ns=NS["target"])
+
+
+def wait_backends(within=30):
+    """Both MCP backends answer (anything at all) on their ports inside the target namespace."""
+    deadline = time.time() + within
+    for port in (3000, 3001):
+        while True:
+            code = sh("curl", "-s", "-o", "/dev/null", "-m", "2", "-w", "%{http_code}", f"http://127.0.0.1:{port}/mcp",
+                      ns=NS["target"], check=False).strip()
+            if code not in ("", "000"):
+                break
+            if time.time() > deadline:
+                raise RuntimeError(f"the MCP backend on port {port} did not start within {within}s")
+            time.sleep(0.2)
 
 
 def coordinator(bin_dir):
@@ -370,12 +394,27 @@ def scenarios(bin_dir, api_token, tokens, ca):
         assert all(f[2] == "global" and f[3] == ALL for f in found), found
         shape = next(x for x in r["findings"] if x["id"] == "discover.shape")
         assert any("-32020" in e for e in shape["evidence"]), shape["evidence"]
-        return "global: " + ", ".join(sorted(ids))
+        # The wire proves nginx (its Server header): the fix names nginx's header setting.
+        assert shape["remediation"].startswith("nginx: "), shape["remediation"]
+        assert "proxy_set_header Mcp-Method" in shape["remediation"], shape["remediation"]
+        assert "Server: nginx" in shape["stack"]["evidence"], shape.get("stack")
+        return "global: " + ", ".join(sorted(ids)) + "; the fix names nginx (Server: nginx)"
 
     def divergent(r):
         assert above_info(r) == [("edge.divergent", "medium", "regional", ("ap",)),
                                  ("transport.get", "medium", "regional", ("ap",))], above_info(r)
-        return "edge.divergent + transport.get in ap"
+        get = next(x for x in r["findings"] if x["id"] == "transport.get")
+        assert get["remediation"].startswith("nginx: GET on the MCP location"), get["remediation"]
+        return "edge.divergent + transport.get in ap, the fix for nginx"
+
+    def stale(r):
+        assert above_info(r) == [("edge.divergent", "medium", "regional", ("ap",))], above_info(r)
+        f = next(x for x in r["findings"] if x["id"] == "edge.divergent")
+        want = "ap: tools/list differs from eu, us: added legacy_report; removed lookup; changed add"
+        assert want in f["evidence"], f["evidence"]
+        digests = {x["region"]: next(l["digest"] for l in x["surface"]["lists"] if l["kind"] == "tools") for x in r["regions"]}
+        assert digests["eu"] == digests["us"] != digests["ap"], digests
+        return "edge.divergent in ap, naming the tools the stale edge's backend adds, lacks and changes"
 
     def missing(r):
         assert above_info(r) == [("fleet.region-missing", "medium", "regional", ("ap",))], above_info(r)
@@ -441,6 +480,7 @@ def scenarios(bin_dir, api_token, tokens, ca):
         ("cross-host-redirect", "redirect", None, None, redirect),
         ("bad-edge", "badedge", None, None, badedge),
         ("edge-divergent", "divergent", None, None, divergent),
+        ("stale-edge-tool-list", "stale", None, None, stale),
         ("agent-partitioned", "healthy", partition("-A"), partition("-D"), partitioned),
         ("after-the-partition", "healthy", None, None, after_partition),
         ("agent-killed", "healthy", kill_ap, None, missing),
@@ -474,6 +514,7 @@ def main():
         dns_views()
         ca = lab_ca()
         target_services()
+        wait_backends()
         api_token, tokens = coordinator(bin_dir)
         time.sleep(0.5)
         for r in REGIONS:

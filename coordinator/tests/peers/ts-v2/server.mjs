@@ -2,9 +2,17 @@
 // (@modelcontextprotocol/server, createMcpHandler) served through @modelcontextprotocol/node's
 // toNodeHandler on loopback, with the Host and Origin guards the SDK's README puts in front.
 //
-// Usage: node server.mjs PORT [dual|modern]   (prints "listening PORT" when ready)
+// Usage: node server.mjs PORT [dual|modern] [paged] [old]   (prints "listening PORT" when ready)
 //   dual   (the SDK default) serves 2026-07-28 and falls back to stateless 2025-11-25
 //   modern (legacy: 'reject') serves 2026-07-28 only
+//   paged  serves tools/list five tools a page. McpServer's own list handlers return every
+//          tool in one page and ignore `cursor` (the SDK has no page-size option), so this
+//          mode registers the tools on the SDK's low-level Server instead: its
+//          setRequestHandler('tools/list') handler pages by cursor and refuses a cursor it did
+//          not issue with ProtocolError(InvalidParams), i.e. JSON-RPC -32602. Everything
+//          else (resources, the template, prompts, subscriptions/listen) stays McpServer's.
+//   old    an older backend: `lookup` gone, `legacy_report` added, `add` described otherwise
+//          (the region suite's stale edge)
 import { createServer } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -14,19 +22,93 @@ import {
   localhostAllowedOrigins,
   McpServer,
   originValidationResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 
 const port = Number(process.argv[2] ?? 0);
 const mode = process.argv[3] ?? 'dual';
+const flags = new Set(process.argv.slice(4));
+const paged = flags.has('paged');
+const old = flags.has('old');
+const PAGE = 5;
+
+const text = (t) => ({ content: [{ type: 'text', text: String(t) }] });
+
+// Sixteen tools (with `old`: the older backend's set), in a stable order.
+function tools() {
+  const t = [
+    ['add', old ? 'Add numbers' : 'Add two numbers', { a: z.number(), b: z.number() }, ({ a, b }) => text(a + b)],
+    ['echo', 'Echo the input', { text: z.string().max(4096) }, ({ text: s }) => text(s)],
+    ['time_now', 'The server clock', {}, () => text(new Date().toISOString())],
+  ];
+  if (!old) {
+    t.push(['lookup', 'Look an item up', { region: z.enum(['eu', 'us', 'ap']), id: z.number().int() }, () => text('{}')]);
+  } else {
+    t.push(['legacy_report', 'A report the old backend still serves', { id: z.string().max(64) }, () => text('{}')]);
+  }
+  for (let i = 0; i < 12; i++) {
+    const name = `records_${String(i).padStart(2, '0')}`;
+    t.push([name, `Records of kind ${i}, by id`, { id: z.string().max(64), limit: z.number().int().min(1).max(100).optional() }, () => text('[]')]);
+  }
+  return t;
+}
 
 function factory() {
   const server = new McpServer({ name: 'vantage-control-ts', version: '1.0.0' });
-  server.registerTool(
-    'add',
-    { description: 'Add two numbers', inputSchema: z.object({ a: z.number(), b: z.number() }) },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  if (paged) {
+    const defs = tools().map(([name, description, shape]) => ({
+      name,
+      description,
+      inputSchema: z.toJSONSchema(z.object(shape)),
+    }));
+    server.server.registerCapabilities({ tools: { listChanged: true } });
+    server.server.setRequestHandler('tools/list', (request) => {
+      const cursor = request.params?.cursor;
+      let start = 0;
+      if (cursor !== undefined) {
+        const m = /^page-(\d+)$/.exec(cursor);
+        if (!m || Number(m[1]) * PAGE >= defs.length) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+        }
+        start = Number(m[1]) * PAGE;
+      }
+      const end = Math.min(start + PAGE, defs.length);
+      return {
+        tools: defs.slice(start, end),
+        ...(end < defs.length && { nextCursor: `page-${end / PAGE}` }),
+      };
+    });
+    server.server.setRequestHandler('tools/call', (request) => {
+      const found = tools().find(([name]) => name === request.params.name);
+      if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+      return found[3](request.params.arguments ?? {});
+    });
+  } else {
+    for (const [name, description, shape, run] of tools()) {
+      server.registerTool(name, { description, inputSchema: z.object(shape) }, run);
+    }
+  }
+  server.registerResource('readme', 'vantage-control://readme', { mimeType: 'text/markdown' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: '# control peer' }],
+  }));
+  server.registerResource('status', 'vantage-control://status', { mimeType: 'application/json' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: '{"ok":true}' }],
+  }));
+  server.registerResource(
+    'item',
+    new ResourceTemplate('vantage-control://items/{id}', { list: undefined }),
+    { mimeType: 'application/json' },
+    async (uri) => ({ contents: [{ uri: uri.href, text: '{}' }] }),
   );
+  server.registerPrompt('summarize', { description: 'Summarize a text', argsSchema: z.object({ text: z.string() }) }, ({ text: s }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Summarize: ${s}` } }],
+  }));
+  server.registerPrompt('greet', { description: 'Say hello' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }],
+  }));
   return server;
 }
 

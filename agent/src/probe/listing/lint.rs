@@ -1,0 +1,364 @@
+//! The tool-surface lint: what a host pays for a server's tools and how much input they
+//! let through. `tools.schema-valid` (every `inputSchema` and `outputSchema` compiles as
+//! JSON Schema, the draft its `$schema` names or 2020-12, nothing fetched),
+//! `tools.input-constrained` (no tool accepts arbitrary input; a string argument named like
+//! a path, URL or command is bounded), `tools.surface-size` (descriptions, definitions and
+//! the whole list within the thresholds below). Low or medium only: these are hygiene, not
+//! protocol violations. Each function judges one tool; the audit gathers them.
+
+use serde_json::Value;
+
+use super::pages::{ListRead, Stop};
+use super::problems::Problems;
+use super::rules::judge;
+use super::tool_list::tools_unread;
+use crate::model::{Cause, Severity};
+use crate::probe::verdict::Verdict;
+
+/// `tools.surface-size` thresholds, in bytes of canonical JSON (what a host puts in context).
+pub(crate) const MAX_DESCRIPTION_BYTES: usize = 2 * 1024;
+pub(crate) const MAX_TOOL_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_SURFACE_BYTES: u64 = 64 * 1024;
+
+/// A retriever that fetches nothing: a schema's `$ref` to a URL must never make the vantage
+/// connect anywhere (the egress policy covers the target alone).
+struct NoFetch;
+
+impl jsonschema::Retrieve for NoFetch {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("{uri} is not fetched (a tool schema must be self-contained)").into())
+    }
+}
+
+/// Whether `schema` compiles; the error otherwise.
+pub(crate) fn compile(schema: &Value) -> Result<(), String> {
+    let draft_named = schema.get("$schema").is_some();
+    let mut opts = jsonschema::options().with_retriever(NoFetch);
+    if !draft_named {
+        opts = opts.with_draft(jsonschema::Draft::Draft202012);
+    }
+    opts.build(schema).map(|_| ()).map_err(|e| {
+        let msg = e.to_string();
+        crate::probe::http::clip(&msg, 140)
+    })
+}
+
+/// `tools.schema-valid` for one tool.
+pub(crate) fn schema_valid(name: &str, tool: &Value, out: &mut Problems) {
+    for field in ["inputSchema", "outputSchema"] {
+        if let Some(schema) = tool.get(field).filter(|s| s.is_object()) {
+            if let Err(e) = compile(schema) {
+                out.push(
+                    Severity::Medium,
+                    format!("{name}: {field} does not compile: {e}"),
+                );
+            }
+        }
+    }
+}
+
+/// Words that make a string argument dangerous when unbounded.
+const RISKY: &[&str] = &[
+    "path",
+    "paths",
+    "file",
+    "filename",
+    "filepath",
+    "dir",
+    "directory",
+    "folder",
+    "url",
+    "uri",
+    "href",
+    "link",
+    "endpoint",
+    "command",
+    "cmd",
+    "shell",
+    "exec",
+    "script",
+];
+
+/// The words of an identifier: `filePath`, `file_path` and `file-path` are `file`, `path`.
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn is_type(schema: &Value, t: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
+        _ => false,
+    }
+}
+
+fn bounded_string(schema: &Value) -> bool {
+    ["maxLength", "enum", "const", "pattern"]
+        .iter()
+        .any(|k| schema.get(*k).is_some())
+}
+
+/// `tools.input-constrained` for one tool: low for input nobody bounded, info for an object
+/// that lists its properties but leaves `additionalProperties` open (the JSON Schema default,
+/// which most SDKs emit).
+pub(crate) fn input_constrained(name: &str, tool: &Value, low: &mut Problems, info: &mut Problems) {
+    let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) else {
+        return;
+    };
+    let props = schema.get("properties").and_then(Value::as_object);
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    if props.is_none_or(|p| p.is_empty()) {
+        if !closed {
+            low.push(
+                Severity::Low,
+                format!("{name}: the input object declares no properties and does not close additionalProperties, so it accepts any input"),
+            );
+        }
+        return;
+    }
+    let props = props.into_iter().flatten();
+    let mut open_risky = Vec::new();
+    for (prop, sub) in props {
+        if is_type(sub, "string")
+            && !bounded_string(sub)
+            && words(prop).iter().any(|w| RISKY.contains(&w.as_str()))
+        {
+            open_risky.push(prop.as_str());
+        }
+    }
+    if !open_risky.is_empty() {
+        low.push(
+            Severity::Low,
+            format!(
+                "{name}: string argument(s) {} name a path, URL or command and carry no maxLength, enum or pattern",
+                open_risky.join(", ")
+            ),
+        );
+    }
+    if !closed {
+        info.push(
+            Severity::Info,
+            format!("{name}: additionalProperties is open"),
+        );
+    }
+}
+
+/// `tools.surface-size` for one tool: its description and its whole definition.
+pub(crate) fn tool_size(name: &str, tool: &Value, canonical_len: usize, out: &mut Problems) {
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::len)
+        .unwrap_or(0);
+    if description > MAX_DESCRIPTION_BYTES {
+        out.push(
+            Severity::Low,
+            format!("{name}: a {description}-byte description (threshold {MAX_DESCRIPTION_BYTES})"),
+        );
+    }
+    if canonical_len > MAX_TOOL_BYTES {
+        out.push(
+            Severity::Low,
+            format!("{name}: a {canonical_len}-byte definition (threshold {MAX_TOOL_BYTES})"),
+        );
+    }
+}
+
+/// `tools.schema-valid` over the list.
+pub(crate) fn schema_verdict(tools: Option<&ListRead>) -> Verdict {
+    let (t, a) = match (tools_unread(tools), tools) {
+        (Some(v), _) => return v,
+        (None, Some(t)) => match &t.audit {
+            Some(a) => (t, a),
+            None => return Verdict::skip("no tool audit"),
+        },
+        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    };
+    judge(&a.schemas, t, format!("{} tools' schemas compile", a.tools))
+}
+
+/// `tools.input-constrained` over the list.
+pub(crate) fn constrained_verdict(tools: Option<&ListRead>) -> Verdict {
+    let (t, a) = match (tools_unread(tools), tools) {
+        (Some(v), _) => return v,
+        (None, Some(t)) => match &t.audit {
+            Some(a) => (t, a),
+            None => return Verdict::skip("no tool audit"),
+        },
+        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    };
+    let p = if a.unconstrained.is_empty() {
+        &a.open_objects
+    } else {
+        &a.unconstrained
+    };
+    judge(p, t, format!("{} tools constrain their input", a.tools))
+}
+
+/// `tools.surface-size` over the list: each tool, the whole list, and a list larger than
+/// the listing's bounds.
+pub(crate) fn size_verdict(tools: Option<&ListRead>) -> Verdict {
+    // A first page larger than the bounds is itself the answer: the list is too large.
+    if let Some(t) = tools.filter(|t| !t.answered()) {
+        if let Some(Stop::Cap(what)) = &t.stop {
+            if !what.starts_with("page cap") {
+                return Verdict::warn(
+                    Severity::Low,
+                    format!("the first tools/list page is larger than the {what}: the read stopped there"),
+                )
+                .cause(Cause::SizeCap);
+            }
+        }
+    }
+    let (t, a) = match (tools_unread(tools), tools) {
+        (Some(v), _) => return v,
+        (None, Some(t)) => match &t.audit {
+            Some(a) => (t, a),
+            None => return Verdict::skip("no tool audit"),
+        },
+        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    };
+    let mut p = a.sizes.clone();
+    if a.total_bytes > MAX_SURFACE_BYTES {
+        p.push(
+            Severity::Low,
+            format!(
+                "the tool list is {} bytes (threshold {MAX_SURFACE_BYTES}): every host pays it in context on every connection",
+                a.total_bytes
+            ),
+        );
+    }
+    let capped = matches!(&t.stop, Some(Stop::Cap(what)) if !what.starts_with("page cap"));
+    if let Some(Stop::Cap(what)) = &t.stop {
+        if capped {
+            p.push(
+                Severity::Low,
+                format!(
+                    "the tool list is larger than the {what}; {} bytes of {} tools were read",
+                    a.total_bytes, a.tools
+                ),
+            );
+        }
+    }
+    let v = judge(
+        &p,
+        t,
+        format!(
+            "{} tools, {} bytes in all, each within the thresholds",
+            a.tools, a.total_bytes
+        ),
+    );
+    if capped {
+        v.cause(Cause::SizeCap)
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn schemas_compile_by_their_draft_and_never_fetch() {
+        assert!(
+            compile(&json!({"type": "object", "properties": {"a": {"type": "number"}}})).is_ok()
+        );
+        assert!(compile(
+            &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+        )
+        .is_ok());
+        let bad = compile(&json!({"type": "object", "properties": {"a": {"type": "strin"}}}));
+        assert!(bad.is_err(), "an unknown type name does not compile");
+        let remote = compile(
+            &json!({"type": "object", "properties": {"a": {"$ref": "http://198.51.100.1/s.json"}}}),
+        );
+        assert!(remote.unwrap_err().contains("not fetched"));
+        assert!(
+            compile(&json!({"$schema": "https://vantage.invalid/unknown", "type": "object"}))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn identifier_words() {
+        assert_eq!(words("filePath"), ["file", "path"]);
+        assert_eq!(words("target_URL"), ["target", "url"]);
+        assert_eq!(words("shell-cmd"), ["shell", "cmd"]);
+        assert_eq!(words("pathology"), ["pathology"]);
+    }
+
+    #[test]
+    fn unconstrained_input_levels() {
+        let run = |tool: Value| {
+            let (mut low, mut info) = (Problems::default(), Problems::default());
+            input_constrained("t", &tool, &mut low, &mut info);
+            (low.worst(), info.worst())
+        };
+        // No parameters, closed: the spec's own example for a tool without arguments.
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object", "additionalProperties": false}})),
+            (None, None)
+        );
+        // No parameters, open: accepts anything.
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object"}})).0,
+            Some(Severity::Low)
+        );
+        assert_eq!(
+            run(json!({"inputSchema": {"type": "object", "properties": {}}})).0,
+            Some(Severity::Low)
+        );
+        // Declared properties, open: the SDK default, an observation only.
+        assert_eq!(
+            run(
+                json!({"inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}})
+            ),
+            (None, Some(Severity::Info))
+        );
+        // An unbounded command string.
+        let cmd = json!({"inputSchema": {"type": "object", "additionalProperties": false,
+            "properties": {"command": {"type": "string"}}}});
+        assert_eq!(run(cmd).0, Some(Severity::Low));
+        let bounded = json!({"inputSchema": {"type": "object", "additionalProperties": false,
+            "properties": {"filePath": {"type": "string", "maxLength": 4096}, "note": {"type": "string"}}}});
+        assert_eq!(run(bounded), (None, None));
+    }
+
+    #[test]
+    fn sizes_against_the_thresholds() {
+        let mut p = Problems::default();
+        let tool = json!({"description": "x".repeat(MAX_DESCRIPTION_BYTES + 1)});
+        tool_size("big", &tool, 100, &mut p);
+        tool_size("fat", &json!({}), MAX_TOOL_BYTES + 1, &mut p);
+        tool_size("ok", &json!({"description": "fine"}), 200, &mut p);
+        assert_eq!(p.worst(), Some(Severity::Low));
+        assert!(p.summary().contains("big:") && p.summary().contains("fat:"));
+        assert!(!p.summary().contains("ok:"));
+    }
+}

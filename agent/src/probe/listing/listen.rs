@@ -1,0 +1,306 @@
+//! `subscriptions/listen` (spec section 3.5), when the server advertises a `listChanged`
+//! capability: `listen.sse` (the answer is an SSE stream that stays open) and
+//! `listen.ack-first` (its first event acknowledges the subscription, tagged with the
+//! request id, with the honoured filter). The vantage reads the acknowledgement and closes
+//! the stream; it never waits for a change.
+
+use serde_json::{json, Map, Value};
+
+use crate::model::{Cause, Severity};
+use crate::probe::http::{Body, Exchange, ExchangeError, ProbeRequest};
+use crate::probe::verdict::Verdict;
+
+const ACK: &str = "notifications/subscriptions/acknowledged";
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The filter to ask for: every list change the server advertises (`None`: nothing to
+/// listen for).
+pub(crate) fn filter(caps: &Value) -> Option<Map<String, Value>> {
+    let mut f = Map::new();
+    for (cap, key) in [
+        ("tools", "toolsListChanged"),
+        ("prompts", "promptsListChanged"),
+        ("resources", "resourcesListChanged"),
+    ] {
+        if caps.pointer(&format!("/{cap}/listChanged")) == Some(&Value::Bool(true)) {
+            f.insert(key.into(), json!(true));
+        }
+    }
+    (!f.is_empty()).then_some(f)
+}
+
+pub(crate) fn request(id: i64, filter: &Map<String, Value>) -> ProbeRequest {
+    ProbeRequest::modern(
+        "subscriptions/listen",
+        id,
+        Map::from_iter([("notifications".to_string(), Value::Object(filter.clone()))]),
+    )
+}
+
+/// The two verdicts (`listen.sse`, `listen.ack-first`) on the answer to [`request`].
+pub(crate) fn evaluate(
+    got: &Result<Exchange, ExchangeError>,
+    id: i64,
+    asked: &Map<String, Value>,
+) -> (Verdict, Verdict) {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => {
+            let v = Verdict::unknown(
+                e.cause,
+                format!("subscriptions/listen got no answer: {}", e.message),
+            );
+            return (v.clone(), v);
+        }
+    };
+    let s = ex.summary();
+    if !(200..300).contains(&ex.status) || !ex.is_sse() {
+        let why = if ex.status == 404 && ex.rpc_error_code() == Some(-32601) {
+            format!("{s}: a listChanged capability is advertised, but subscriptions/listen is not served")
+        } else {
+            format!("{s}: subscriptions/listen MUST answer with a text/event-stream")
+        };
+        return (
+            Verdict::fail(Severity::Medium, why),
+            Verdict::skip("no stream to read (see listen.sse)"),
+        );
+    }
+    let Body::Sse(sse) = &ex.body else {
+        return (
+            Verdict::pass(s),
+            Verdict::unknown(Cause::Malformed, "the stream was not read"),
+        );
+    };
+    let Some(first) = sse.events.first() else {
+        let sse_v = if sse.ended {
+            Verdict::fail(
+                Severity::Medium,
+                format!("{s}: the stream ended before any event"),
+            )
+        } else {
+            Verdict::pass(format!("{s}: the stream stayed open"))
+        };
+        let ack = if sse.timed_out {
+            Verdict::fail(
+                Severity::Medium,
+                "no event arrived before the check's timeout; the acknowledgement MUST come first"
+                    .to_string(),
+            )
+        } else if let Some(cap) = sse.capped {
+            Verdict::unknown(Cause::SizeCap, format!("the read stopped at the {cap} cap"))
+        } else {
+            Verdict::fail(Severity::Medium, "the stream carried no event".to_string())
+        };
+        return (sse_v, ack);
+    };
+    let sse_v = Verdict::pass(format!(
+        "{s}: the stream was open when its first event arrived"
+    ));
+    (sse_v, ack(first.json.as_ref(), id, asked))
+}
+
+fn ack(first: Option<&Value>, id: i64, asked: &Map<String, Value>) -> Verdict {
+    let Some(msg) = first else {
+        return Verdict::fail(Severity::Medium, "the first event is not JSON".to_string());
+    };
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    if method != ACK {
+        let what = if method.is_empty() {
+            crate::probe::http::clip(&msg.to_string(), 80)
+        } else {
+            method.to_string()
+        };
+        return Verdict::fail(
+            Severity::Medium,
+            format!("the first event is {what}, not {ACK}"),
+        );
+    }
+    let mut problems = Vec::new();
+    match msg
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(SUBSCRIPTION_ID))
+    {
+        Some(v) if *v == json!(id) => {}
+        Some(v) => problems.push(format!(
+            "_meta subscriptionId is {v}, not the request id {id}"
+        )),
+        None => problems.push("no _meta subscriptionId".to_string()),
+    }
+    match msg
+        .pointer("/params/notifications")
+        .and_then(Value::as_object)
+    {
+        None => problems.push("no params.notifications (the honoured filter)".to_string()),
+        Some(honoured) => {
+            let extra: Vec<&String> = honoured
+                .iter()
+                .filter(|(k, v)| {
+                    **v == Value::Bool(true) && asked.get(*k) != Some(&Value::Bool(true))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            if !extra.is_empty() {
+                problems.push(format!(
+                    "the honoured filter adds what was not asked for: {extra:?}"
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Verdict::pass(format!("{ACK} first, tagged with subscriptionId {id}"))
+    } else {
+        Verdict::fail(Severity::Medium, format!("{ACK}: {}", problems.join("; ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderMap;
+
+    use super::*;
+    use crate::model::Outcome;
+    use crate::probe::http::SseBody;
+    use crate::probe::sse::SseEvent;
+
+    fn sse(events: Vec<Value>, ended: bool) -> Result<Exchange, ExchangeError> {
+        Ok(Exchange {
+            status: 200,
+            headers: HeaderMap::new(),
+            content_type: Some("text/event-stream".into()),
+            body: Body::Sse(SseBody {
+                events: events
+                    .into_iter()
+                    .map(|v| SseEvent {
+                        event: Some("message".into()),
+                        id: None,
+                        data: v.to_string(),
+                        json: Some(v),
+                    })
+                    .collect(),
+                ended,
+                ..Default::default()
+            }),
+            elapsed_ms: 1,
+            first_byte_ms: 1,
+            capped: None,
+        })
+    }
+
+    fn asked() -> Map<String, Value> {
+        filter(&json!({"tools": {"listChanged": true}, "prompts": {}})).unwrap()
+    }
+
+    #[test]
+    fn the_filter_follows_the_capabilities() {
+        assert_eq!(
+            asked(),
+            Map::from_iter([("toolsListChanged".to_string(), json!(true))])
+        );
+        assert_eq!(filter(&json!({"tools": {}})), None);
+    }
+
+    #[test]
+    fn a_good_acknowledgement() {
+        let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
+            "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
+        let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked());
+        assert_eq!(
+            (s.outcome, a.outcome),
+            (Outcome::Pass, Outcome::Pass),
+            "{} / {}",
+            s.observed,
+            a.observed
+        );
+    }
+
+    #[test]
+    fn broken_acknowledgements() {
+        let cases = [
+            (
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}),
+                "not notifications/subscriptions",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"notifications": {"toolsListChanged": true}}}),
+                "no _meta subscriptionId",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: "7"}, "notifications": {}}}),
+                "not the request id",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"promptsListChanged": true}}}),
+                "adds what was not asked",
+            ),
+        ];
+        for (event, needle) in cases {
+            let (s, a) = evaluate(&sse(vec![event], false), 7, &asked());
+            assert_eq!(s.outcome, Outcome::Pass);
+            assert_eq!(
+                (a.outcome, a.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "{needle}"
+            );
+            assert!(a.observed.contains(needle), "{needle}: {}", a.observed);
+        }
+    }
+
+    #[test]
+    fn not_a_stream() {
+        let json_answer = Ok(Exchange {
+            status: 404,
+            headers: HeaderMap::new(),
+            content_type: Some("application/json".into()),
+            body: Body::Json(
+                json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
+            ),
+            elapsed_ms: 1,
+            first_byte_ms: 1,
+            capped: None,
+        });
+        let (s, a) = evaluate(&json_answer, 7, &asked());
+        assert_eq!(
+            (s.outcome, s.severity),
+            (Outcome::Fail, Some(Severity::Medium))
+        );
+        assert!(s.observed.contains("not served"), "{}", s.observed);
+        assert_eq!(a.outcome, Outcome::Skip);
+        let (s, _) = evaluate(&sse(vec![], true), 7, &asked());
+        assert_eq!(s.outcome, Outcome::Fail);
+    }
+
+    /// No answer, or a stream read stopped at a cap: no evidence, with its cause (never a
+    /// pass, never a failure of the server).
+    #[test]
+    fn unanswered_or_capped_is_unknown_with_its_cause() {
+        let lost = Err(ExchangeError {
+            cause: Cause::PolicyRefused,
+            message: "refused by egress policy".into(),
+        });
+        let (s, a) = evaluate(&lost, 7, &asked());
+        for v in [&s, &a] {
+            assert_eq!(
+                (v.outcome, v.severity, v.cause),
+                (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
+                "{}",
+                v.observed
+            );
+        }
+        let mut capped = sse(vec![], false);
+        if let Ok(Exchange {
+            body: Body::Sse(b), ..
+        }) = &mut capped
+        {
+            b.capped = Some("SSE line");
+        }
+        let (s, a) = evaluate(&capped, 7, &asked());
+        assert_eq!(s.outcome, Outcome::Pass, "{}", s.observed);
+        assert_eq!(
+            (a.outcome, a.cause),
+            (Outcome::Unknown, Some(Cause::SizeCap)),
+            "{}",
+            a.observed
+        );
+        assert!(a.observed.contains("SSE line cap"), "{}", a.observed);
+    }
+}

@@ -1,0 +1,302 @@
+//! The listing checks' verdicts, from the lists as read (spec sections 3.3 and 3.4): each a
+//! pure function of what was observed. A rule judged on part of a list fails on what it saw
+//! but never passes: the unread rest may break it (`unknown`, with what stopped the read and
+//! its cause), unless the server itself broke the list, which its own failure names.
+
+use serde_json::Value;
+
+use super::pages::{ListRead, Stop};
+use super::problems::Problems;
+use crate::catalog::CheckId;
+use crate::model::{Cause, Severity};
+use crate::probe::http::{Exchange, ExchangeError, Rpc};
+use crate::probe::verdict::Verdict;
+use crate::surface::ListKind;
+
+/// Problems of a rule as a verdict: a SHOULD (low) warns, a MUST fails; nothing found on a
+/// part of the list is not a pass ([`unfinished`]); nothing found on all of it passes.
+pub(crate) fn judge(problems: &Problems, read: &ListRead, pass: String) -> Verdict {
+    match problems.worst() {
+        Some(s @ (Severity::Info | Severity::Low)) => Verdict::warn(s, problems.summary()),
+        Some(s) => Verdict::fail(s, problems.summary()),
+        None => match &read.stop {
+            Some(stop) => unfinished(
+                stop,
+                format!(
+                    "{} of {} read, none breaking the rule",
+                    read.items.len(),
+                    read.kind.method()
+                ),
+            ),
+            None => Verdict::pass(pass),
+        },
+    }
+}
+
+/// A rule that needed the whole of a list judged by the listing itself (its first reading),
+/// with nothing found in `seen`, the part read before `stop` (`checks.md` 4.1):
+/// - the server broke the list (a cursor it issued and then refused, or issued twice; a page
+///   without its array): there is no rest any client could read, and the failure that broke
+///   it is already a finding of its own, medium or above (`pagination.cursor`,
+///   `tools.list-shape`, `caps.discover-matches-handlers`), which keeps the decision from
+///   `pass`. The rule is skipped, pointing there, rather than named a second time.
+/// - anything else (a listing bound, the deadline, no answer): the rest exists and was not
+///   seen, so the rule is `unknown` with the stop's cause (`size-cap`, `deadline`, the
+///   exchange's own), which the merge names `probe.incomplete`.
+pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
+    match stop {
+        Stop::Broken(why) => Verdict::skip(format!(
+            "{seen}; the server broke the list there ({why}), which is its own finding"
+        )),
+        _ => Verdict::unknown(
+            stop.cause(),
+            format!("{seen}; the rest was not seen ({})", stop.describe()),
+        ),
+    }
+}
+
+/// One probe of a list method whose capability the server does not advertise.
+pub(crate) type Absent = (ListKind, Result<Exchange, ExchangeError>);
+
+/// `caps.discover-matches-handlers`: each advertised list works, and each unadvertised one
+/// answers 404 with -32601 (probed on 2026-07-28 servers only).
+pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) -> Verdict {
+    let mut p = Problems::default();
+    let mut seen = Vec::new();
+    let mut unseen = Vec::new();
+    // The cause of the first list or probe that went unanswered.
+    let mut unseen_cause = None;
+    for r in reads {
+        let m = r.kind.method();
+        match (&r.stop, r.answered()) {
+            (_, true) if r.kind != ListKind::Tools && !r.shape.is_empty() => p.push(
+                Severity::High,
+                format!(
+                    "{} is advertised, but {m} answered without a list: {}",
+                    r.kind.capability(),
+                    r.shape.summary()
+                ),
+            ),
+            (_, true) => seen.push(format!("{m} works")),
+            // Templates are optional under `resources`: a server without any may not serve
+            // the method at all (the capability rule names tools/list, resources/list and
+            // prompts/list).
+            (
+                Some(Stop::Refused {
+                    code: Some(-32601), ..
+                }),
+                false,
+            ) if r.kind == ListKind::ResourceTemplates => seen.push(format!(
+                "{m} not served (optional: the server has no templates)"
+            )),
+            (Some(Stop::Refused { summary, .. }), false) => p.push(
+                Severity::High,
+                format!(
+                    "{} is advertised, but {m} answered {summary}",
+                    r.kind.capability()
+                ),
+            ),
+            (Some(Stop::Broken(why)), false) => p.push(
+                Severity::High,
+                format!(
+                    "{} is advertised, but {m} did not answer a list: {why}",
+                    r.kind.capability()
+                ),
+            ),
+            (stop, false) => {
+                unseen_cause = unseen_cause.or(stop.as_ref().map(Stop::cause));
+                unseen.push(format!(
+                    "{m}: {}",
+                    stop.as_ref().map(Stop::describe).unwrap_or_default()
+                ))
+            }
+        }
+    }
+    for (kind, got) in absent {
+        let m = kind.method();
+        match got {
+            Err(e) => {
+                unseen_cause = unseen_cause.or(Some(e.cause));
+                unseen.push(format!("{m}: {}", e.message))
+            }
+            Ok(ex) => {
+                let s = ex.summary();
+                match (ex.status, ex.rpc()) {
+                    (404, Some(Rpc::Error { code: -32601, .. })) => {
+                        seen.push(format!("{m} 404 -32601 ({} not advertised)", kind.capability()))
+                    }
+                    (200..=299, Some(Rpc::Result { .. })) => p.push(
+                        Severity::Medium,
+                        format!("{m} is served although {} is not advertised: declare the capability, or answer 404 with -32601 ({s})", kind.capability()),
+                    ),
+                    (_, Some(Rpc::Error { code: -32601, .. })) => p.push(
+                        Severity::Medium,
+                        format!("{m} ({} not advertised): -32601 MUST come with HTTP 404 ({s})", kind.capability()),
+                    ),
+                    _ => p.push(
+                        Severity::Medium,
+                        format!("{m} ({} not advertised): expected 404 with JSON-RPC -32601, got {s}", kind.capability()),
+                    ),
+                }
+            }
+        }
+    }
+    if let Some(worst) = p.worst() {
+        return Verdict::fail(worst, p.summary());
+    }
+    if !unseen.is_empty() {
+        return Verdict::unknown(
+            unseen_cause.unwrap_or(Cause::Malformed),
+            format!("not answered: {}", unseen.join("; ")),
+        );
+    }
+    if seen.is_empty() {
+        return Verdict::skip("the server advertises no tools, resources or prompts");
+    }
+    let mut s = seen.join("; ");
+    if !probed_absent {
+        s.push_str(" (unadvertised methods are not probed on a 2025-11-25 server)");
+    }
+    Verdict::pass(s)
+}
+
+/// `pagination.cursor` over every list read.
+pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
+    let mut p = Problems::default();
+    let mut capped = false;
+    for r in reads {
+        p.extend(&r.cursor_problems);
+        if let Some(Stop::Cap(what)) = &r.stop {
+            if what.starts_with("page cap") {
+                capped = true;
+                p.push(
+                    Severity::Low,
+                    format!(
+                        "{} has more than {} pages; the listing stopped at the {what}",
+                        r.kind.method(),
+                        r.pages
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(worst) = p.worst() {
+        let v = if worst <= Severity::Low {
+            Verdict::warn(worst, p.summary())
+        } else {
+            Verdict::fail(worst, p.summary())
+        };
+        return if capped { v.cause(Cause::SizeCap) } else { v };
+    }
+    let paged: Vec<String> = reads
+        .iter()
+        .filter(|r| r.cursors_followed > 0)
+        .map(|r| format!("{} ({} pages)", r.kind.method(), r.pages))
+        .collect();
+    if paged.is_empty() {
+        return Verdict::skip("no list was paginated (every answer came without nextCursor), so there was no cursor to follow");
+    }
+    if let Some(r) = reads
+        .iter()
+        .find(|r| r.cursors_followed > 0 && r.stop.is_some())
+    {
+        // A cursor the server broke is a problem above; a page it broke without its array
+        // fails tools.list-shape or caps.discover-matches-handlers.
+        if let Some(stop) = &r.stop {
+            return unfinished(
+                stop,
+                format!(
+                    "{} was not read to its end ({} cursors followed)",
+                    r.kind.method(),
+                    r.cursors_followed
+                ),
+            );
+        }
+    }
+    Verdict::pass(format!(
+        "cursors followed to the end of {}",
+        paged.join(", ")
+    ))
+}
+
+/// The cursor `pagination.invalid-cursor` sends: one no server issues.
+pub const BOGUS_CURSOR: &str = "!!vantage-bogus-cursor!!";
+
+/// `pagination.invalid-cursor`: a cursor the server never issued gets -32602.
+pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>) -> Verdict {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => {
+            return Verdict::unknown(
+                e.cause,
+                format!("{method} with a bogus cursor got no answer: {}", e.message),
+            )
+        }
+    };
+    let s = ex.summary();
+    match ex.rpc() {
+        Some(Rpc::Error { code: -32602, .. }) => Verdict::pass(s),
+        Some(Rpc::Result { .. }) => Verdict::warn(
+            Severity::Low,
+            format!("{method} with a cursor the server never issued was served ({s}); it SHOULD answer -32602"),
+        ),
+        _ => Verdict::warn(Severity::Low, format!("{method} with a bogus cursor: expected JSON-RPC -32602, got {s}")),
+    }
+}
+
+/// `cache.hints`: `ttlMs` and `cacheScope` on every list page (2026-07-28 only).
+pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
+    let mut p = Problems::default();
+    let mut pages = 0;
+    for r in reads {
+        for (i, m) in r.metas.iter().enumerate() {
+            pages += 1;
+            let at = format!("{} page {}", r.kind.method(), i + 1);
+            match &m.ttl_ms {
+                Some(Value::Number(n)) if n.as_u64().is_some() => {}
+                Some(other) => p.push(
+                    Severity::Medium,
+                    format!("{at}: ttlMs {other} is not an integer >= 0"),
+                ),
+                None => p.push(Severity::Medium, format!("{at}: ttlMs missing")),
+            }
+            match m.cache_scope.as_ref().and_then(Value::as_str) {
+                Some("public" | "private") => {}
+                Some(other) => p.push(
+                    Severity::Medium,
+                    format!("{at}: cacheScope \"{other}\" is neither public nor private"),
+                ),
+                None => p.push(Severity::Medium, format!("{at}: cacheScope missing")),
+            }
+        }
+    }
+    if pages == 0 {
+        return Verdict::skip("no list result was read");
+    }
+    match p.worst() {
+        Some(s) => Verdict::fail(s, p.summary()),
+        None => Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope")),
+    }
+}
+
+/// The checks of this stage, for recording a reason for all of them at once.
+pub(crate) const CHECKS: &[CheckId] = &[
+    CheckId::CapsDiscoverMatchesHandlers,
+    CheckId::ToolsListShape,
+    CheckId::ToolsNameFormat,
+    CheckId::ToolsDeterministicOrder,
+    CheckId::ToolsNoPerConnectionVariance,
+    CheckId::PaginationCursor,
+    CheckId::PaginationInvalidCursor,
+    CheckId::CacheHints,
+    CheckId::ToolsXMcpHeaderValid,
+    CheckId::ToolsSchemaValid,
+    CheckId::ToolsInputConstrained,
+    CheckId::ToolsSurfaceSize,
+    CheckId::ListenSse,
+    CheckId::ListenAckFirst,
+];
+
+#[cfg(test)]
+#[path = "rules_tests.rs"]
+mod tests;

@@ -1,0 +1,397 @@
+//! The listing verdicts, table-driven over lists built by hand.
+
+use http::HeaderMap;
+use serde_json::json;
+
+use super::*;
+use crate::model::Outcome;
+use crate::probe::http::Body;
+use crate::probe::listing::audit::ToolAudit;
+use crate::probe::listing::pages::PageMeta;
+use crate::probe::listing::tool_list::{list_shape, name_format, order, variance};
+
+fn meta(ttl: Value, scope: &str) -> PageMeta {
+    PageMeta {
+        ttl_ms: Some(ttl),
+        cache_scope: Some(json!(scope)),
+        result_type: true,
+    }
+}
+
+fn tools(names: &[(&str, &str)]) -> ListRead {
+    let mut audit = ToolAudit::default();
+    for (i, (n, _)) in names.iter().enumerate() {
+        audit.tool(
+            i,
+            &json!({"name": n, "inputSchema": {"type": "object", "additionalProperties": false}}),
+            60,
+        );
+    }
+    ListRead {
+        kind: ListKind::Tools,
+        pages: 1,
+        bytes: 60 * names.len() as u64,
+        stop: None,
+        items: names
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.to_string()))
+            .collect(),
+        metas: vec![meta(json!(0), "private")],
+        cursors_followed: 0,
+        cursor_problems: Problems::default(),
+        shape: Problems::default(),
+        audit: Some(audit),
+    }
+}
+
+fn ex(status: u16, body: Value) -> Result<Exchange, ExchangeError> {
+    Ok(Exchange {
+        status,
+        headers: HeaderMap::new(),
+        content_type: Some("application/json".into()),
+        body: Body::Json(body),
+        elapsed_ms: 1,
+        first_byte_ms: 1,
+        capped: None,
+    })
+}
+
+fn not_found() -> Result<Exchange, ExchangeError> {
+    ex(
+        404,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}),
+    )
+}
+
+#[test]
+fn advertised_lists_must_work_and_the_others_must_be_404() {
+    let t = tools(&[("a", "1")]);
+    let v = caps(&[&t], &[(ListKind::Prompts, not_found())], true);
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    assert!(v.observed.contains("prompts/list 404 -32601"));
+
+    let mut refused = tools(&[]);
+    refused.metas.clear();
+    refused.stop = Some(Stop::Refused {
+        status: 404,
+        code: Some(-32601),
+        summary: "404 application/json JSON-RPC error -32601".into(),
+    });
+    let v = caps(&[&refused], &[], true);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        v.observed
+            .contains("tools is advertised, but tools/list answered 404"),
+        "{}",
+        v.observed
+    );
+
+    let served = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"prompts": []}}),
+    );
+    let v = caps(&[&t], &[(ListKind::Prompts, served)], true);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    assert!(v
+        .observed
+        .contains("served although prompts is not advertised"));
+
+    let wrong_status = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
+    );
+    let v = caps(&[&t], &[(ListKind::Prompts, wrong_status)], true);
+    assert!(
+        v.observed.contains("MUST come with HTTP 404"),
+        "{}",
+        v.observed
+    );
+
+    // Templates are optional: -32601 there is no failure.
+    let mut templates = tools(&[]);
+    templates.kind = ListKind::ResourceTemplates;
+    templates.metas.clear();
+    templates.stop = Some(Stop::Refused {
+        status: 404,
+        code: Some(-32601),
+        summary: "404".into(),
+    });
+    let v = caps(&[&t, &templates], &[], true);
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    assert!(v.observed.contains("optional"));
+
+    // An unanswered probe decides nothing.
+    let lost: Result<Exchange, ExchangeError> = Err(ExchangeError {
+        cause: Cause::Timeout,
+        message: "timed out".into(),
+    });
+    let v = caps(&[], &[(ListKind::Tools, lost)], true);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Timeout)),
+        "the exchange's own cause"
+    );
+}
+
+#[test]
+fn order_and_variance_between_two_listings() {
+    let a = tools(&[("a", "1"), ("b", "2"), ("c", "3")]);
+    let same = tools(&[("a", "1"), ("b", "2"), ("c", "3")]);
+    let shuffled = tools(&[("b", "2"), ("a", "1"), ("c", "3")]);
+    let other = tools(&[("a", "1"), ("b", "9"), ("d", "4")]);
+    assert_eq!(order(Some(&a), Some(&same)).outcome, Outcome::Pass);
+    assert_eq!(
+        variance(Some(&a), Some(&same), false).outcome,
+        Outcome::Pass
+    );
+    let v = order(Some(&a), Some(&shuffled));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    assert!(
+        v.observed.contains("position 1 was a then b"),
+        "{}",
+        v.observed
+    );
+    // The same set in another order is no variance.
+    assert_eq!(
+        variance(Some(&a), Some(&shuffled), false).outcome,
+        Outcome::Pass
+    );
+    let v = variance(Some(&a), Some(&other), true);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    assert_eq!(
+        v.observed,
+        "the tools differ over a second session: added d; removed c; changed b"
+    );
+    // Order among the common names only.
+    assert_eq!(order(Some(&a), Some(&other)).outcome, Outcome::Pass);
+    // An incomplete listing decides nothing.
+    let mut cut = tools(&[("a", "1")]);
+    cut.stop = Some(Stop::Deadline);
+    let v = order(Some(&a), Some(&cut));
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Deadline))
+    );
+    let v = variance(Some(&cut), Some(&a), false);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Deadline)),
+        "the cut listing's own cause"
+    );
+    // A second session that could not be opened: the two-listing rules say why.
+    let unopened = ListRead::unread(
+        ListKind::Tools,
+        Stop::NoAnswer {
+            cause: Cause::Reset,
+            page: 1,
+            message: "a second session could not be opened: initialize: reset".into(),
+        },
+    );
+    let v = variance(Some(&a), Some(&unopened), true);
+    assert_eq!((v.outcome, v.cause), (Outcome::Unknown, Some(Cause::Reset)));
+    assert!(
+        v.observed.contains("second listing") && v.observed.contains("could not be opened"),
+        "{}",
+        v.observed
+    );
+    let v = order(Some(&a), None);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Malformed))
+    );
+    assert_eq!(order(None, None).outcome, Outcome::Skip);
+}
+
+#[test]
+fn pagination_rules() {
+    let single = tools(&[("a", "1")]);
+    assert_eq!(pagination(&[&single]).outcome, Outcome::Skip);
+    let mut paged = tools(&[("a", "1"), ("b", "2")]);
+    paged.cursors_followed = 1;
+    paged.pages = 2;
+    let v = pagination(&[&paged]);
+    assert_eq!(v.outcome, Outcome::Pass);
+    assert!(v.observed.contains("tools/list (2 pages)"));
+    let mut refused = tools(&[("a", "1")]);
+    refused.cursors_followed = 1;
+    refused.cursor_problems.push(
+        Severity::Medium,
+        "the server refused the cursor it issued (page 2): 400",
+    );
+    refused.stop = Some(Stop::Broken("refused".into()));
+    let v = pagination(&[&refused]);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    let mut endless = tools(&[("a", "1")]);
+    endless.cursors_followed = 100;
+    endless.pages = 100;
+    endless.stop = Some(Stop::Cap("page cap (100 pages)".into()));
+    let v = pagination(&[&endless]);
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap))
+    );
+    assert!(
+        v.observed.contains("page cap (100 pages)"),
+        "{}",
+        v.observed
+    );
+}
+
+#[test]
+fn a_bogus_cursor_wants_32602() {
+    let ok = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid cursor"}}),
+    );
+    assert_eq!(invalid_cursor("tools/list", &ok).outcome, Outcome::Pass);
+    let served = ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
+    );
+    let v = invalid_cursor("tools/list", &served);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    let other = ex(
+        500,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}),
+    );
+    assert!(invalid_cursor("tools/list", &other)
+        .observed
+        .contains("expected JSON-RPC -32602"));
+}
+
+#[test]
+fn cache_hints_on_every_page() {
+    let good = tools(&[("a", "1")]);
+    assert_eq!(cache_hints(&[&good]).outcome, Outcome::Pass);
+    let mut bad = tools(&[("a", "1")]);
+    bad.metas = vec![
+        meta(json!(-1), "private"),
+        PageMeta {
+            ttl_ms: None,
+            cache_scope: Some(json!("shared")),
+            result_type: true,
+        },
+    ];
+    let v = cache_hints(&[&bad]);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    for needle in [
+        "page 1: ttlMs -1",
+        "page 2: ttlMs missing",
+        "\"shared\" is neither",
+    ] {
+        assert!(v.observed.contains(needle), "{needle}: {}", v.observed);
+    }
+    assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
+}
+
+#[test]
+fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
+    let mut part = tools(&[("ok", "1")]);
+    part.stop = Some(Stop::Cap("page cap (100 pages)".into()));
+    let v = name_format(Some(&part));
+    // A bound of the listing cut it: no evidence about the rest (the merge names it
+    // probe.incomplete, so the decision cannot pass).
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Unknown, None, Some(Cause::SizeCap))
+    );
+    assert!(
+        v.observed.contains("the rest was not seen"),
+        "{}",
+        v.observed
+    );
+    let mut bad = tools(&[("bad name", "1")]);
+    if let Some(a) = bad.audit.as_mut() {
+        a.tool(
+            1,
+            &json!({"name": "bad name", "inputSchema": {"type": "object"}}),
+            10,
+        );
+    }
+    bad.stop = Some(Stop::Deadline);
+    assert_eq!(name_format(Some(&bad)).outcome, Outcome::Warn);
+}
+
+/// A list the server broke (a cursor it issued, then refused) has no rest a client could
+/// read: the rules that needed all of it point at the failure that broke it, which is a
+/// finding of its own, instead of naming the same gap again. Only the first reading is judged
+/// that way: a second reading broken alone is a comparison without evidence.
+#[test]
+fn a_list_the_server_broke_is_named_once_by_its_own_failure() {
+    let why = "the server refused the cursor it issued (page 2): 200 JSON-RPC error -32602";
+    let mut broken = tools(&[("a", "1"), ("b", "2")]);
+    broken.pages = 1;
+    broken.cursors_followed = 1;
+    broken.stop = Some(Stop::Broken(why.into()));
+    broken
+        .cursor_problems
+        .push(Severity::Medium, why.to_string());
+    let p = pagination(&[&broken]);
+    assert_eq!(
+        (p.outcome, p.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "the failure that broke it: {}",
+        p.observed
+    );
+    for v in [
+        name_format(Some(&broken)),
+        list_shape(Some(&broken), true),
+        order(Some(&broken), Some(&tools(&[("a", "1"), ("b", "2")]))),
+    ] {
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Skip, None),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.contains("the server broke the list there") && v.observed.contains(why),
+            "{}",
+            v.observed
+        );
+    }
+    let whole = tools(&[("a", "1"), ("b", "2")]);
+    let v = variance(Some(&whole), Some(&broken), false);
+    assert_eq!(
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::Malformed)),
+        "{}",
+        v.observed
+    );
+    assert!(v.observed.contains("second listing"), "{}", v.observed);
+}
+
+#[test]
+fn list_shape_wants_result_type_on_2026_pages() {
+    let mut t = tools(&[("a", "1")]);
+    assert_eq!(list_shape(Some(&t), true).outcome, Outcome::Pass);
+    t.metas[0].result_type = false;
+    let v = list_shape(Some(&t), true);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    // A 2025-11-25 result has no resultType.
+    assert_eq!(list_shape(Some(&t), false).outcome, Outcome::Pass);
+}

@@ -1,0 +1,347 @@
+//! A baseline: findings a team has accepted on an endpoint, each with a reason and an expiry
+//! date. An accepted finding stays in the report, marked accepted, and does not fail the
+//! gate; an entry past its date that still matches fails it until it is renewed or removed;
+//! an entry that matches nothing is reported as stale. `vantage check --baseline FILE` and a
+//! scheduled check's `baseline = "FILE"` read the same file; `vantage baseline --from
+//! report.json` writes a starting one.
+//!
+//! ```toml
+//! [[accept]]
+//! endpoint = "https://mcp.example.com/mcp"
+//! finding = "transport.delete"
+//! region = "eu"                 # optional: only there
+//! reason = "the gateway answers DELETE; fix tracked in OPS-123"
+//! expires = 2026-12-31
+//! ```
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::Severity;
+use vantage_agent::Target;
+
+use crate::exit::UNKNOWN_CAUSES;
+use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Report};
+
+/// Why a baseline cannot be used. Every message names the file and the entry.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("baseline {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("baseline {}: {message}", path.display())]
+    Syntax { path: PathBuf, message: String },
+    #[error("baseline {}: accept[{index}].{key}: {message}", path.display())]
+    Entry {
+        path: PathBuf,
+        index: usize,
+        key: &'static str,
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileShape {
+    #[serde(default)]
+    accept: Vec<EntryShape>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryShape {
+    endpoint: String,
+    finding: String,
+    #[serde(default)]
+    region: Option<String>,
+    reason: String,
+    /// A TOML date (`2026-12-31`) or the same as a string.
+    expires: toml::Value,
+}
+
+/// One accepted finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The endpoint, as a report names it.
+    pub endpoint: String,
+    pub finding: FindingId,
+    pub region: Option<String>,
+    pub reason: String,
+    pub expires: time::Date,
+}
+
+impl Entry {
+    fn reported(&self) -> BaselineEntry {
+        BaselineEntry {
+            finding: self.finding.to_string(),
+            region: self.region.clone(),
+            reason: self.reason.clone(),
+            expires: date_text(self.expires),
+        }
+    }
+}
+
+/// A parsed baseline file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Baseline {
+    pub path: PathBuf,
+    pub entries: Vec<Entry>,
+}
+
+/// `YYYY-MM-DD`.
+pub fn date_text(d: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// Parse `YYYY-MM-DD`.
+pub fn parse_date(s: &str) -> Result<time::Date, String> {
+    let fix = || format!("`{s}` is not a date; write YYYY-MM-DD, e.g. 2026-12-31");
+    let parts: Vec<&str> = s.trim().split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        return Err(fix());
+    };
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<i32>(), m.parse::<u8>(), d.parse::<u8>()) else {
+        return Err(fix());
+    };
+    let month = time::Month::try_from(m).map_err(|_| fix())?;
+    time::Date::from_calendar_date(y, month, d).map_err(|_| fix())
+}
+
+/// Today in UTC.
+pub fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
+}
+
+impl Baseline {
+    /// Read and check a baseline file.
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Check a baseline's text (`path` names it in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<Baseline, BaselineError> {
+        let syntax = |message: String| BaselineError::Syntax {
+            path: path.to_path_buf(),
+            message,
+        };
+        let table: toml::Table = toml::from_str(text).map_err(|e| syntax(e.to_string()))?;
+        let file: FileShape = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            syntax(format!(
+                "{}: {}; each entry is [[accept]] with endpoint, finding, reason, expires and an optional region",
+                e.path(),
+                e.inner().message().trim()
+            ))
+        })?;
+        let mut entries = Vec::new();
+        for (index, e) in file.accept.into_iter().enumerate() {
+            let bad = |key: &'static str, message: String| BaselineError::Entry {
+                path: path.to_path_buf(),
+                index,
+                key,
+                message,
+            };
+            let endpoint = Target::parse(&e.endpoint)
+                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?
+                .to_string();
+            let finding: FindingId = e
+                .finding
+                .parse()
+                .map_err(|err| bad("finding", format!("{err}")))?;
+            if UNKNOWN_CAUSES.contains(&finding.as_str())
+                || finding == FindingId::FleetVantageDegraded
+            {
+                return Err(bad(
+                    "finding",
+                    format!("{finding} says nothing about the endpoint (nothing was observed, or the fault is the vantage's), so it cannot be accepted; remove the entry"),
+                ));
+            }
+            if e.reason.trim().is_empty() {
+                return Err(bad("reason", "say why the finding is accepted".into()));
+            }
+            if e.region.as_deref().is_some_and(|r| r.trim().is_empty()) {
+                return Err(bad(
+                    "region",
+                    "empty; omit it to accept the finding everywhere".into(),
+                ));
+            }
+            let expires = match &e.expires {
+                toml::Value::String(t) => parse_date(t).map_err(|m| bad("expires", m))?,
+                toml::Value::Datetime(dt) if dt.time.is_none() && dt.offset.is_none() => {
+                    parse_date(&dt.to_string()).map_err(|m| bad("expires", m))?
+                }
+                other => {
+                    return Err(bad(
+                        "expires",
+                        format!("`{other}` is not a date; write YYYY-MM-DD, e.g. 2026-12-31"),
+                    ))
+                }
+            };
+            entries.push(Entry {
+                endpoint,
+                finding,
+                region: e.region,
+                reason: e.reason.trim().to_string(),
+                expires,
+            });
+        }
+        Ok(Baseline {
+            path: path.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// Mark `report`'s findings as the entries for its endpoint say, on `today`, and record
+    /// what was accepted, expired and stale in `report.baseline`.
+    pub fn apply(&self, report: &mut Report, today: time::Date) {
+        let mine: Vec<(usize, &Entry)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.endpoint == report.target)
+            .collect();
+        let mut used: BTreeSet<usize> = BTreeSet::new();
+        let mut status = BaselineStatus {
+            file: self.path.display().to_string(),
+            accepted: Vec::new(),
+            expired: Vec::new(),
+            stale: Vec::new(),
+        };
+        for f in &mut report.findings {
+            let matching: Vec<&Entry> = mine
+                .iter()
+                .filter(|(_, e)| {
+                    e.finding == f.id && e.region.as_ref().is_none_or(|r| f.regions.contains(r))
+                })
+                .map(|(i, e)| {
+                    used.insert(*i);
+                    *e
+                })
+                .collect();
+            if matching.is_empty() {
+                continue;
+            }
+            let (valid, expired): (Vec<&Entry>, Vec<&Entry>) =
+                matching.into_iter().partition(|e| e.expires >= today);
+            let covers_all = valid.iter().any(|e| e.region.is_none())
+                || (!f.regions.is_empty()
+                    && f.regions
+                        .iter()
+                        .all(|r| valid.iter().any(|e| e.region.as_ref() == Some(r))));
+            let reasons = |v: &[&Entry]| {
+                let mut r: Vec<&str> = v.iter().map(|e| e.reason.as_str()).collect();
+                r.dedup();
+                r.join("; ")
+            };
+            let earliest = |v: &[&Entry]| {
+                v.iter()
+                    .map(|e| e.expires)
+                    .min()
+                    .map(date_text)
+                    .unwrap_or_default()
+            };
+            if covers_all {
+                f.accepted = Some(Acceptance {
+                    status: AcceptanceStatus::Accepted,
+                    reason: reasons(&valid),
+                    expires: earliest(&valid),
+                });
+                status.accepted.push(f.id.to_string());
+            } else if !expired.is_empty() {
+                f.accepted = Some(Acceptance {
+                    status: AcceptanceStatus::Expired,
+                    reason: reasons(&expired),
+                    expires: earliest(&expired),
+                });
+                status.expired.extend(expired.iter().map(|e| e.reported()));
+            }
+        }
+        status.stale = mine
+            .iter()
+            .filter(|(i, _)| !used.contains(i))
+            .map(|(_, e)| e.reported())
+            .collect();
+        report.baseline = Some(status);
+    }
+}
+
+/// A starting baseline from finished reports: one entry per finding above info about the
+/// endpoint (per region for a regional finding), all with `reason` and `expires`, as TOML
+/// with each finding's title and severity in a comment.
+pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> String {
+    let mut out = String::from(
+        "# Accepted findings (vantage baseline). Give each entry its real reason before you\n\
+         # commit it; an entry past `expires` fails the gate, one that matches nothing is\n\
+         # reported as stale. Use it with `vantage check --baseline FILE`.\n",
+    );
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut n = 0;
+    for report in reports {
+        for f in &report.findings {
+            if f.severity <= Severity::Info
+                || UNKNOWN_CAUSES.contains(&f.id.as_str())
+                || f.id == FindingId::FleetVantageDegraded
+            {
+                continue;
+            }
+            let regions: Vec<Option<&String>> = match f.scope {
+                crate::report::Scope::Regional if !f.regions.is_empty() => {
+                    f.regions.iter().map(Some).collect()
+                }
+                _ => vec![None],
+            };
+            for region in regions {
+                n += 1;
+                out.push_str(&format!(
+                    "\n# {} ({}): {}\n[[accept]]\n",
+                    f.id,
+                    f.severity.as_str(),
+                    f.title
+                ));
+                out.push_str(&format!("endpoint = {}\n", quote(&report.target)));
+                out.push_str(&format!("finding = {}\n", quote(f.id.as_str())));
+                if let Some(r) = region {
+                    out.push_str(&format!("region = {}\n", quote(r)));
+                }
+                out.push_str(&format!("reason = {}\n", quote(reason)));
+                out.push_str(&format!("expires = {}\n", date_text(expires)));
+            }
+        }
+    }
+    if n == 0 {
+        out.push_str("\n# No finding above info: nothing to accept.\n");
+    }
+    out
+}
+
+/// A baseline a scheduled check names (`[[checks]] baseline = "FILE"`): read and checked
+/// when the configuration loads (and on every reload), so a bad file is a configuration
+/// error that names the file, the entry and the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineFile(pub std::sync::Arc<Baseline>);
+
+impl serde::Serialize for BaselineFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.path.display().to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for BaselineFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let path = PathBuf::deserialize(d)?;
+        Baseline::load(&path)
+            .map(|b| BaselineFile(std::sync::Arc::new(b)))
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+#[path = "baseline_tests.rs"]
+mod tests;

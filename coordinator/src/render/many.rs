@@ -1,0 +1,122 @@
+//! Several endpoints in one run (`vantage check URL… | --targets FILE`): one report per
+//! endpoint and a summary, in every format, under one gate; the run's exit code is the
+//! worst endpoint's (`exit::worst`).
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::{junit_many, markdown, text, Format, RenderOptions};
+use crate::exit::{self, Gate};
+use crate::report::Report;
+
+/// The schema name of the JSON document of a run over several endpoints.
+pub const MANY_SCHEMA: &str = "vantage.reports/v1";
+
+/// One endpoint in the summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SummaryRow {
+    pub target: String,
+    pub decision: String,
+    /// The gate line (`gate: passed`, `gate: failed (--fail-on review)`, …).
+    pub gate: String,
+    pub exit_code: u8,
+}
+
+/// The summary of a run over several endpoints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// The run's exit code: the worst endpoint's.
+    pub exit_code: u8,
+    pub endpoints: Vec<SummaryRow>,
+}
+
+impl Summary {
+    pub fn new(reports: &[Report], gate: &Gate) -> Self {
+        let endpoints: Vec<SummaryRow> = reports
+            .iter()
+            .map(|r| SummaryRow {
+                target: r.target.clone(),
+                decision: r.decision.as_str().to_string(),
+                gate: gate.line(r),
+                exit_code: gate.exit_code(r),
+            })
+            .collect();
+        Summary {
+            exit_code: exit::worst(endpoints.iter().map(|e| e.exit_code)),
+            endpoints,
+        }
+    }
+
+    /// `3 endpoints: 1 blocked, 2 pass; exit 2 (the worst gate)`.
+    pub fn line(&self) -> String {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for e in &self.endpoints {
+            match counts.iter_mut().find(|(d, _)| *d == e.decision) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((e.decision.clone(), 1)),
+            }
+        }
+        let parts: Vec<String> = counts.iter().map(|(d, n)| format!("{n} {d}")).collect();
+        format!(
+            "{} endpoints: {}; exit {} (the worst gate)",
+            self.endpoints.len(),
+            parts.join(", "),
+            self.exit_code
+        )
+    }
+}
+
+/// Render the reports of several endpoints as `opts` say.
+pub fn render_many(reports: &[Report], opts: &RenderOptions) -> String {
+    let summary = Summary::new(reports, &opts.gate);
+    match opts.format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "schema": MANY_SCHEMA,
+                "exit_code": summary.exit_code,
+                "summary": summary.endpoints,
+                "reports": reports,
+            });
+            let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        Format::Junit => junit_many(reports, &opts.gate),
+        Format::Text => {
+            let mut out = String::new();
+            for r in reports {
+                out.push_str(&text(r, opts));
+                out.push('\n');
+            }
+            let _ = writeln!(out, "Summary: {}", summary.line());
+            let width = summary
+                .endpoints
+                .iter()
+                .map(|e| e.gate.len())
+                .max()
+                .unwrap_or(0);
+            for e in &summary.endpoints {
+                let _ = writeln!(out, "  {:<8} {:<width$}  {}", e.decision, e.gate, e.target);
+            }
+            out
+        }
+        Format::Markdown => {
+            let mut out = format!("## Vantage: {}\n\n", summary.line());
+            let _ = writeln!(out, "| endpoint | decision | gate |\n|---|---|---|");
+            for e in &summary.endpoints {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | **{}** | `{}` |",
+                    e.target, e.decision, e.gate
+                );
+            }
+            out.push('\n');
+            for r in reports {
+                out.push_str(&markdown(r, &opts.gate));
+                out.push('\n');
+            }
+            out
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The surface across regions: each list (tools, resources, templates, prompts) as every
+//! region read it, compared by digest. A region whose list differs from the others' (a
+//! stale edge, an old replica, another backend) is `edge.divergent` with the names added,
+//! removed and changed there; the same items in another order is `surface.order-differs`
+//! (low). Only whole lists read in the same era are compared: a list a region could not
+//! finish decides nothing. Pure, like the merge that calls it.
+
+use std::collections::BTreeMap;
+
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::{Era, RegionResult, Severity};
+use vantage_agent::surface::{diff, ListKind, ListSurface, Surface};
+
+/// A finding the comparison derives (always regional).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurfaceFinding {
+    pub id: FindingId,
+    pub severity: Severity,
+    pub regions: Vec<String>,
+    pub evidence: Vec<String>,
+}
+
+/// What one region read of one list: the list, or nothing because the capability is not
+/// advertised there.
+#[derive(Clone, Copy)]
+enum Seen<'a> {
+    List(&'a ListSurface),
+    NotAdvertised,
+}
+
+impl Seen<'_> {
+    fn digests(&self) -> (&str, &str) {
+        match self {
+            Seen::List(l) => (l.digest.as_str(), l.set_digest.as_str()),
+            Seen::NotAdvertised => ("-", "-"),
+        }
+    }
+
+    fn pairs(&self) -> Vec<(String, String)> {
+        match self {
+            Seen::List(l) => l
+                .items
+                .iter()
+                .map(|i| (i.name.clone(), i.digest.clone()))
+                .collect(),
+            Seen::NotAdvertised => Vec::new(),
+        }
+    }
+
+    fn truncated(&self) -> bool {
+        matches!(self, Seen::List(l) if l.items_truncated)
+    }
+}
+
+/// The era most surfaces were read in (the others are not compared with them).
+fn common_era(surfaces: &[(&str, &Surface)]) -> Option<Era> {
+    let mut counts: Vec<(Era, usize)> = Vec::new();
+    for (_, s) in surfaces {
+        match counts.iter_mut().find(|(e, _)| *e == s.era) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((s.era, 1)),
+        }
+    }
+    counts.into_iter().max_by_key(|(_, n)| *n).map(|(e, _)| e)
+}
+
+/// Compare the lists of the regions that reported (degraded ones left out by the caller).
+pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
+    let surfaces: Vec<(&str, &Surface)> = regions
+        .iter()
+        .filter_map(|r| r.surface.as_ref().map(|s| (r.region.as_str(), s)))
+        .collect();
+    let Some(era) = common_era(&surfaces) else {
+        return Vec::new();
+    };
+    let surfaces: Vec<(&str, &Surface)> =
+        surfaces.into_iter().filter(|(_, s)| s.era == era).collect();
+    let mut divergent = SurfaceFinding {
+        id: FindingId::EdgeDivergent,
+        severity: Severity::Medium,
+        regions: Vec::new(),
+        evidence: Vec::new(),
+    };
+    let mut reordered = SurfaceFinding {
+        id: FindingId::SurfaceOrderDiffers,
+        severity: Severity::Low,
+        regions: Vec::new(),
+        evidence: Vec::new(),
+    };
+    for kind in ListKind::ALL {
+        let seen: Vec<(&str, Seen)> = surfaces
+            .iter()
+            .filter_map(|(region, s)| match s.list(kind) {
+                Some(l) if l.complete => Some((*region, Seen::List(l))),
+                Some(_) => None,
+                None => Some((*region, Seen::NotAdvertised)),
+            })
+            .collect();
+        if seen.len() < 2 || seen.iter().all(|(_, s)| matches!(s, Seen::NotAdvertised)) {
+            continue;
+        }
+        // The reference: the reading most regions share (ties: the first region's).
+        let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, s) in &seen {
+            *votes.entry(s.digests().0).or_default() += 1;
+        }
+        let (_, reference) = seen
+            .iter()
+            .max_by(|(ra, a), (rb, b)| {
+                votes[a.digests().0]
+                    .cmp(&votes[b.digests().0])
+                    .then(rb.cmp(ra))
+            })
+            .copied()
+            .unwrap_or(seen[0]);
+        let mut agreeing: Vec<&str> = seen
+            .iter()
+            .filter(|(_, s)| s.digests().0 == reference.digests().0)
+            .map(|(r, _)| *r)
+            .collect();
+        agreeing.sort();
+        if agreeing.len() == seen.len() {
+            continue;
+        }
+        let method = kind.method();
+        for (region, s) in &seen {
+            if s.digests().0 == reference.digests().0 {
+                continue;
+            }
+            let against = agreeing.join(", ");
+            if s.digests().1 == reference.digests().1 {
+                reordered.regions.push(region.to_string());
+                reordered.evidence.push(format!(
+                    "{region}: {method} lists the same {} items as {against}, in another order",
+                    match s {
+                        Seen::List(l) => l.count,
+                        Seen::NotAdvertised => 0,
+                    }
+                ));
+                continue;
+            }
+            let what = match (s, reference) {
+                (Seen::NotAdvertised, _) => format!(
+                    "{} is not advertised in {region}, while {against} list it",
+                    kind.capability()
+                ),
+                (_, Seen::NotAdvertised) => format!(
+                    "{region} lists {} while {against} do not advertise {}",
+                    kind.as_str(),
+                    kind.capability()
+                ),
+                _ => {
+                    let d = diff(&reference.pairs(), &s.pairs());
+                    let mut text = d.describe();
+                    if text.is_empty() {
+                        text = "the items differ beyond the names kept in the report".into();
+                    }
+                    if s.truncated() || reference.truncated() {
+                        text.push_str(" (among the names kept in the report)");
+                    }
+                    format!("{method} differs from {against}: {text}")
+                }
+            };
+            divergent.regions.push(region.to_string());
+            divergent.evidence.push(format!("{region}: {what}"));
+        }
+    }
+    let mut out = Vec::new();
+    for mut f in [divergent, reordered] {
+        if !f.regions.is_empty() {
+            f.regions.sort();
+            f.regions.dedup();
+            out.push(f);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "surface_tests.rs"]
+mod tests;
