@@ -64,7 +64,7 @@ static VALIDATOR: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
 pub fn assert_valid(report: &Value) {
     let errors: Vec<String> = VALIDATOR
         .iter_errors(report)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),
