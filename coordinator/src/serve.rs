@@ -17,12 +17,11 @@ use vantage_agent::pem::{self, PemError};
 use vantage_agent::{Engine, Policy, ProbeOptions};
 
 use crate::api::{self, Api};
+use crate::checks::{Checks, Degraded, Dispatcher, Store};
 use crate::config::{Config, ConfigError};
-use crate::dispatch::Dispatcher;
 use crate::fleet::{FleetService, Registry};
 use crate::metrics::Metrics;
 use crate::reload::{mtime, secrets, Live, Secrets};
-use crate::store::Store;
 use crate::token_file::{GeneratedToken, TokenFileError};
 
 /// Why the coordinator could not start.
@@ -191,19 +190,22 @@ pub async fn serve(
         tokens.push(g.token.clone());
         generated = Some(g);
     }
-    let api = Arc::new(Api {
-        tokens: std::sync::RwLock::new(tokens),
+    let checks = Arc::new(Checks {
         credentials: std::sync::RwLock::new(credentials),
         regions: std::sync::RwLock::new(cfg.regions()),
+        dispatcher,
+        store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
+        metrics,
+        degraded: Arc::new(Degraded::default()),
+    });
+    let api = Arc::new(Api {
+        tokens: std::sync::RwLock::new(tokens),
         default_deadline: cfg.fleet.default_deadline,
         max_body_bytes: cfg.server.max_body_bytes,
         rate: crate::api::RateLimit::new(cfg.server.checks_per_target_per_minute),
         metrics_require_auth: cfg.server.metrics_require_auth,
-        dispatcher,
-        store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
         registry: registry.clone(),
-        metrics,
-        degraded: Arc::new(crate::degraded::Degraded::default()),
+        checks: checks.clone(),
     });
 
     let bound = Bound {
@@ -252,7 +254,7 @@ pub async fn serve(
             reap_registry.reap(timeout);
         }
     });
-    let scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
+    let scheduled = crate::schedule::start(&checks, &cfg.checks, cfg.fleet.default_deadline);
     tracing::info!(
         api = %bound.api,
         grpc = %bound.grpc,

@@ -48,7 +48,7 @@ pub async fn guard(State(draining): State<Arc<AtomicBool>>, req: Request, next: 
 
 /// Steps 2 and 3: wait for running checks (at most `timeout`), then send agents away.
 pub async fn drain(api: &Api, timeout: Duration) {
-    let running = api.store.running();
+    let running = api.checks.store.running();
     tracing::info!(
         running_checks = running,
         agents = api.registry.agents().len(),
@@ -56,10 +56,10 @@ pub async fn drain(api: &Api, timeout: Duration) {
         humantime::format_duration(timeout)
     );
     let deadline = tokio::time::Instant::now() + timeout;
-    while api.store.running() > 0 && tokio::time::Instant::now() < deadline {
+    while api.checks.store.running() > 0 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    let left = api.store.running();
+    let left = api.checks.store.running();
     if left > 0 {
         tracing::warn!(
             running_checks = left,

@@ -120,7 +120,7 @@ impl Registry {
             id,
             region,
             version,
-            connected_since: crate::local::now_rfc3339(),
+            connected_since: crate::clock::now_rfc3339(),
             in_flight: 0,
             queued: 0,
             dropped: 0,
