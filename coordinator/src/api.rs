@@ -3,6 +3,9 @@
 //! a 4xx with `{"error": {"code", "message"}}`. HTTP only: routes, authentication, the rate
 //! limit, validation and error mapping; a valid check is started by `checks`.
 
+pub mod types;
+mod validate;
+
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -14,12 +17,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
 use subtle::ConstantTimeEq;
-use vantage_agent::Target;
 
-use crate::checks::{CheckRequest, Checks};
+use crate::checks::Checks;
 use crate::fleet::Registry;
+use types::{Accepted, Agents, CheckQuery, ErrorBody, Health};
+use validate::{duration, validate, MAX_DEADLINE};
 
 /// Everything the routes share.
 #[derive(Debug)]
@@ -59,7 +62,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut r = (
             self.status,
-            Json(serde_json::json!({"error": {"code": self.code, "message": self.message}})),
+            Json(ErrorBody::new(self.code, self.message)),
         )
             .into_response();
         if self.status == StatusCode::UNAUTHORIZED {
@@ -95,14 +98,8 @@ pub fn router(api: Arc<Api>) -> Router {
 fn monitoring_routes() -> Router<Arc<Api>> {
     Router::new()
         .route("/metrics", get(metrics))
-        .route(
-            "/healthz",
-            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
-        )
-        .route(
-            "/readyz",
-            get(|| async { Json(serde_json::json!({"status": "ready"})) }),
-        )
+        .route("/healthz", get(|| async { Json(Health::new("ok")) }))
+        .route("/readyz", get(|| async { Json(Health::new("ready")) }))
 }
 
 /// The monitoring routes alone, for `server.metrics_listen`: a port a monitoring namespace
@@ -155,143 +152,11 @@ impl Api {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CheckBody {
-    target: String,
-    #[serde(default)]
-    regions: Option<Vec<String>>,
-    #[serde(default)]
-    credential: Option<String>,
-    #[serde(default)]
-    expect_auth: bool,
-    /// e.g. "30s"
-    #[serde(default)]
-    deadline: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WaitQuery {
-    wait: Option<String>,
-}
-
-const MAX_DEADLINE: Duration = Duration::from_secs(600);
-
-fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
-    let d = humantime::parse_duration(s).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} `{s}`: {e}; write e.g. 30s"),
-        )
-    })?;
-    if d > max {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} is at most {}", humantime::format_duration(max)),
-        ));
-    }
-    if d.is_zero() {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} `{s}` must be greater than zero; write e.g. 30s (or omit it for the default)"),
-        ));
-    }
-    Ok(d)
-}
-
-/// Validate a request body into a check request.
-fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckRequest, ApiError> {
-    let all_regions = api.checks.regions();
-    let body = body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                format!("the body is over {} bytes", api.max_body_bytes),
-            )
-        } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", e.body_text())
-        }
-    })?;
-    let b: CheckBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}}")))?;
-    let target = Target::parse(&b.target).map_err(|e| {
-        let message = match e {
-            // The parser's words are for the command line (--token-env): say what an API
-            // caller does instead.
-            vantage_agent::target::TargetError::Userinfo => "the URL carries user information (user:password@); remove it: credentials never travel in a URL. Configure the token as a [[credentials]] entry on the coordinator and name it with \"credential\"".to_string(),
-            e => e.to_string(),
-        };
-        ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", message)
-    })?;
-    let regions = match b.regions {
-        None => all_regions.clone(),
-        Some(r) if r.is_empty() => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_regions",
-                "regions is empty; omit it for every region",
-            ))
-        }
-        Some(r) => {
-            if let Some(bad) = r.iter().find(|x| !all_regions.contains(x)) {
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "unknown_region",
-                    format!(
-                        "unknown region `{bad}`; configured: {}",
-                        all_regions.join(", ")
-                    ),
-                ));
-            }
-            let mut r = r;
-            r.sort();
-            r.dedup();
-            r
-        }
-    };
-    let credential = match b.credential {
-        None => None,
-        Some(name) => match api.checks.credential(&name) {
-            Some(secret) => Some((name, secret)),
-            None => {
-                let known = api.checks.credential_names();
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "unknown_credential",
-                    format!(
-                        "unknown credential `{name}`; configured: {}",
-                        if known.is_empty() {
-                            "none".into()
-                        } else {
-                            known.join(", ")
-                        }
-                    ),
-                ));
-            }
-        },
-    };
-    let deadline = match b.deadline {
-        Some(s) => duration("deadline", &s, MAX_DEADLINE)?,
-        None => api.default_deadline,
-    };
-    Ok(CheckRequest {
-        target,
-        regions,
-        credential,
-        expect_auth: b.expect_auth,
-        deadline,
-        baseline: None,
-    })
-}
 
 async fn create(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
-    Query(q): Query<WaitQuery>,
+    Query(q): Query<CheckQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     api.authorize(&headers)?;
@@ -330,7 +195,7 @@ async fn create(
     Ok((
         StatusCode::ACCEPTED,
         [(header::LOCATION, location)],
-        Json(serde_json::json!({"id": id})),
+        Json(Accepted { id }),
     )
         .into_response())
 }
@@ -353,7 +218,10 @@ async fn fetch(
 
 async fn agents(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     api.authorize(&headers)?;
-    Ok(Json(serde_json::json!({"agents": api.registry.agents()})).into_response())
+    Ok(Json(Agents {
+        agents: api.registry.agents(),
+    })
+    .into_response())
 }
 
 async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
