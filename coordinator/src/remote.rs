@@ -9,7 +9,8 @@ use vantage_agent::{credentials, Target};
 use vantage_coordinator::api::types::{Accepted, ErrorBody, NewCheck};
 use vantage_coordinator::report::Report;
 
-use crate::cli::{live, CheckArgs, Fleet};
+use crate::args::{CheckArgs, Fleet};
+use crate::output::live;
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
