@@ -39,10 +39,10 @@ pub enum ServeError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("server.tls: {0}")]
-    Tls(String),
-    #[error("probe: the in-process vantage cannot start: {0}")]
-    Probe(vantage_agent::EngineError),
+    #[error("server.tls")]
+    Tls(#[source] tonic::transport::Error),
+    #[error("probe: the in-process vantage cannot start")]
+    Probe(#[source] vantage_agent::EngineError),
     #[error("metrics: {0}")]
     Metrics(prometheus::Error),
 }
@@ -103,9 +103,7 @@ fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
         let pem = pem::read("server.tls.client_ca_file", ca)?;
         tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
     }
-    server
-        .tls_config(tls_config)
-        .map_err(|e| ServeError::Tls(e.to_string()))
+    server.tls_config(tls_config).map_err(ServeError::Tls)
 }
 
 /// Serve an axum router until `stop` turns true.
