@@ -60,11 +60,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut r = (
-            self.status,
-            Json(ErrorBody::new(self.code, self.message)),
-        )
-            .into_response();
+        let mut r = (self.status, Json(ErrorBody::new(self.code, self.message))).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -151,7 +147,6 @@ impl Api {
         }
     }
 }
-
 
 async fn create(
     State(api): State<Arc<Api>>,

@@ -136,4 +136,3 @@ pub fn finish(
     }
     Ok(summary.exit_code)
 }
-

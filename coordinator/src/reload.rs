@@ -262,10 +262,16 @@ impl Live {
         }
         *self.agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
         *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
-        *api.checks.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
+        *api.checks
+            .credentials
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = s.credentials;
         // The in-process vantage stays as started: its region stays until a restart.
         let regions = live_regions(&self.current, &next);
-        *api.checks.regions.write().unwrap_or_else(|p| p.into_inner()) = regions.clone();
+        *api.checks
+            .regions
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = regions.clone();
         self.scheduled = crate::schedule::start(
             &api.checks,
             &next.checks,

@@ -137,7 +137,11 @@ mod tests {
             labels: Default::default(),
             baseline: None,
         };
-        let tasks = start(&checks, std::slice::from_ref(&check), Duration::from_secs(10));
+        let tasks = start(
+            &checks,
+            std::slice::from_ref(&check),
+            Duration::from_secs(10),
+        );
         let series = format!(
             "vantage_runs_total{{decision=\"pass\",target=\"{}\"}} ",
             fixture.url()

@@ -293,10 +293,16 @@ fn the_circle_finder_finds_circles_and_only_circles() {
         find_circle(&graph(&[("a", "b"), ("b", "c"), ("c", "a")])),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
-    assert_eq!(find_circle(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])), None);
+    assert_eq!(
+        find_circle(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])),
+        None
+    );
     // A reference inside a group counts; a longer name ending in `crate` does not.
     assert_eq!(
-        references("use crate::{api::{self, Api}, checks};\nx.vantage_crate::z", "crate"),
+        references(
+            "use crate::{api::{self, Api}, checks};\nx.vantage_crate::z",
+            "crate"
+        ),
         BTreeSet::from(["api".to_string(), "checks".to_string()])
     );
     // Test modules are left out, the code after them is kept.
