@@ -16,16 +16,20 @@ pub struct Credentials {
     pub missing_scope: Option<SecretString>,
 }
 
-/// Where a token comes from; errors name the source, never the value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Where a token comes from; errors name the source, never the value. A file that cannot
+/// be read carries the I/O error as its source (`{:#}` shows it).
+#[derive(Debug, thiserror::Error)]
 pub enum CredentialError {
     /// Callers add the fix that fits where the name came from (a flag, a config key).
     #[error("environment variable {0} is not set or empty")]
     EnvMissing(String),
-    #[error("token file {0}: {1}")]
-    File(String, String),
-    #[error("token file {0} is empty")]
-    FileEmpty(String),
+    #[error("token file {}", path.display())]
+    ReadFile {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("token file {} is empty", path.display())]
+    FileEmpty { path: std::path::PathBuf },
 }
 
 /// Read a token from the environment variable `name`.
@@ -38,12 +42,15 @@ pub fn from_env(name: &str) -> Result<SecretString, CredentialError> {
 
 /// Read a token from a file (surrounding whitespace and the final newline are dropped).
 pub fn from_file(path: &std::path::Path) -> Result<SecretString, CredentialError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CredentialError::File(shown.clone(), e.to_string()))?;
+    let text = std::fs::read_to_string(path).map_err(|source| CredentialError::ReadFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let token = text.trim();
     if token.is_empty() {
-        return Err(CredentialError::FileEmpty(shown));
+        return Err(CredentialError::FileEmpty {
+            path: path.to_path_buf(),
+        });
     }
     Ok(SecretString::from(token.to_string()))
 }
@@ -176,9 +183,13 @@ mod tests {
     fn missing_sources_name_the_source_not_a_value() {
         let e = from_env("VANTAGE_TEST_SURELY_UNSET_VARIABLE").unwrap_err();
         assert!(e.to_string().contains("VANTAGE_TEST_SURELY_UNSET_VARIABLE"));
-        assert!(matches!(
-            from_file(std::path::Path::new("/nonexistent/token")),
-            Err(CredentialError::File(..))
-        ));
+        let e = from_file(std::path::Path::new("/nonexistent/token")).unwrap_err();
+        assert!(
+            matches!(&e, CredentialError::ReadFile { path, source }
+                if path.as_os_str() == "/nonexistent/token"
+                    && source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "token file /nonexistent/token");
     }
 }

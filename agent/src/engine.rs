@@ -77,8 +77,6 @@ impl Default for ProbeOptions {
 pub enum EngineError {
     #[error(transparent)]
     Trust(#[from] tls::TrustError),
-    #[error("building the HTTP client: {0}")]
-    Client(String),
 }
 
 /// A reusable probe engine (its TLS configuration is built once).

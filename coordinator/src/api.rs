@@ -1,8 +1,11 @@
 //! The HTTP API (`checks.md` section 7): on-demand checks, reports, agents, metrics and
 //! health. Every `/v1` route requires a bearer token from the configuration; bad input gets
-//! a 4xx with `{"error": {"code", "message"}}`.
+//! a 4xx with `{"error": {"code", "message"}}`. HTTP only: routes, authentication, the rate
+//! limit, validation and error mapping; a valid check is started by `checks`.
 
-use std::collections::BTreeMap;
+pub mod types;
+mod validate;
+
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -14,33 +17,25 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
 use subtle::ConstantTimeEq;
-use vantage_agent::{Credentials, Target};
 
-use crate::dispatch::{CheckRequest, Dispatcher};
+use crate::checks::Checks;
 use crate::fleet::Registry;
-use crate::metrics::Metrics;
-use crate::report::{Decision, Report, SCHEMA_ID};
-use crate::store::Store;
+use types::{Accepted, Agents, CheckQuery, ErrorBody, Health};
+use validate::{duration, validate, MAX_DEADLINE};
 
 /// Everything the routes share.
 #[derive(Debug)]
 pub struct Api {
-    /// API tokens, credentials and regions change on a configuration reload.
+    /// API tokens change on a configuration reload (credentials and regions too, in `checks`).
     pub tokens: RwLock<Vec<SecretString>>,
-    /// Named credentials: the main token and the negative ones, read from env or files.
-    pub credentials: RwLock<BTreeMap<String, Credentials>>,
-    pub regions: RwLock<Vec<String>>,
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
     pub rate: RateLimit,
     pub metrics_require_auth: bool,
-    pub dispatcher: Arc<Dispatcher>,
-    pub store: Arc<Store>,
     pub registry: Arc<Registry>,
-    pub metrics: Arc<Metrics>,
-    pub degraded: Arc<crate::degraded::Degraded>,
+    /// The check lifecycle: what a request may name, dispatch, the store, the metrics.
+    pub checks: Arc<Checks>,
 }
 
 pub use crate::rate::RateLimit;
@@ -65,11 +60,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut r = (
-            self.status,
-            Json(serde_json::json!({"error": {"code": self.code, "message": self.message}})),
-        )
-            .into_response();
+        let mut r = (self.status, Json(ErrorBody::new(self.code, self.message))).into_response();
         if self.status == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -103,14 +94,8 @@ pub fn router(api: Arc<Api>) -> Router {
 fn monitoring_routes() -> Router<Arc<Api>> {
     Router::new()
         .route("/metrics", get(metrics))
-        .route(
-            "/healthz",
-            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
-        )
-        .route(
-            "/readyz",
-            get(|| async { Json(serde_json::json!({"status": "ready"})) }),
-        )
+        .route("/healthz", get(|| async { Json(Health::new("ok")) }))
+        .route("/readyz", get(|| async { Json(Health::new("ready")) }))
 }
 
 /// The monitoring routes alone, for `server.metrics_listen`: a port a monitoring namespace
@@ -141,22 +126,6 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
 }
 
 impl Api {
-    /// Every region a check may name.
-    pub fn regions(&self) -> Vec<String> {
-        self.regions
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    pub fn credential(&self, name: &str) -> Option<Credentials> {
-        self.credentials
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
-    }
-
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         let presented = headers
             .get(header::AUTHORIZATION)
@@ -179,201 +148,10 @@ impl Api {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CheckBody {
-    target: String,
-    #[serde(default)]
-    regions: Option<Vec<String>>,
-    #[serde(default)]
-    credential: Option<String>,
-    #[serde(default)]
-    expect_auth: bool,
-    /// e.g. "30s"
-    #[serde(default)]
-    deadline: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WaitQuery {
-    wait: Option<String>,
-}
-
-const MAX_DEADLINE: Duration = Duration::from_secs(600);
-
-fn duration(what: &str, s: &str, max: Duration) -> Result<Duration, ApiError> {
-    let d = humantime::parse_duration(s).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} `{s}`: {e}; write e.g. 30s"),
-        )
-    })?;
-    if d > max {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} is at most {}", humantime::format_duration(max)),
-        ));
-    }
-    if d.is_zero() {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_duration",
-            format!("{what} `{s}` must be greater than zero; write e.g. 30s (or omit it for the default)"),
-        ));
-    }
-    Ok(d)
-}
-
-/// Validate a request body into a check request.
-fn validate(api: &Api, body: Result<Bytes, BytesRejection>) -> Result<CheckRequest, ApiError> {
-    let all_regions = api.regions();
-    let body = body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                format!("the body is over {} bytes", api.max_body_bytes),
-            )
-        } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", e.body_text())
-        }
-    })?;
-    let b: CheckBody = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}}")))?;
-    let target = Target::parse(&b.target).map_err(|e| {
-        let message = match e {
-            // The parser's words are for the command line (--token-env): say what an API
-            // caller does instead.
-            vantage_agent::target::TargetError::Userinfo => "the URL carries user information (user:password@); remove it: credentials never travel in a URL. Configure the token as a [[credentials]] entry on the coordinator and name it with \"credential\"".to_string(),
-            e => e.to_string(),
-        };
-        ApiError::new(StatusCode::BAD_REQUEST, "invalid_target", message)
-    })?;
-    let regions = match b.regions {
-        None => all_regions.clone(),
-        Some(r) if r.is_empty() => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_regions",
-                "regions is empty; omit it for every region",
-            ))
-        }
-        Some(r) => {
-            if let Some(bad) = r.iter().find(|x| !all_regions.contains(x)) {
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "unknown_region",
-                    format!(
-                        "unknown region `{bad}`; configured: {}",
-                        all_regions.join(", ")
-                    ),
-                ));
-            }
-            let mut r = r;
-            r.sort();
-            r.dedup();
-            r
-        }
-    };
-    let credential = match b.credential {
-        None => None,
-        Some(name) => match api.credential(&name) {
-            Some(secret) => Some((name, secret)),
-            None => {
-                let creds = api.credentials.read().unwrap_or_else(|p| p.into_inner());
-                let known: Vec<&str> = creds.keys().map(String::as_str).collect();
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "unknown_credential",
-                    format!(
-                        "unknown credential `{name}`; configured: {}",
-                        if known.is_empty() {
-                            "none".into()
-                        } else {
-                            known.join(", ")
-                        }
-                    ),
-                ));
-            }
-        },
-    };
-    let deadline = match b.deadline {
-        Some(s) => duration("deadline", &s, MAX_DEADLINE)?,
-        None => api.default_deadline,
-    };
-    Ok(CheckRequest {
-        target,
-        regions,
-        credential,
-        expect_auth: b.expect_auth,
-        deadline,
-        baseline: None,
-    })
-}
-
-fn running(id: &str, target: &Target) -> Report {
-    Report {
-        schema: SCHEMA_ID.into(),
-        id: id.into(),
-        target: target.to_string(),
-        started_at: crate::local::now_rfc3339(),
-        duration_ms: 0,
-        state: Some("running".into()),
-        decision: Decision::Unknown,
-        reason: "running: regions are outstanding".into(),
-        era: vantage_agent::model::Era::Unknown,
-        regions: Vec::new(),
-        findings: Vec::new(),
-        baseline: None,
-    }
-}
-
-/// Run a check to its merged report, and learn from it: degraded regions, the metrics.
-/// `on_region` sees each region as it arrives.
-pub async fn run(
-    api: &Api,
-    req: &CheckRequest,
-    on_region: &(dyn Fn(&vantage_agent::model::RegionResult) + Send + Sync),
-) -> Report {
-    let degraded = api.degraded.regions();
-    let mut report = api.dispatcher.run(req, &degraded, on_region).await;
-    // Accepted findings are marked before the metrics see the report (`accepted="true"`).
-    if let Some(b) = &req.baseline {
-        b.apply(&mut report, crate::baseline::today());
-    }
-    api.degraded.record(&report);
-    for region in api.regions() {
-        api.metrics
-            .set_degraded(&region, api.degraded.regions().contains(&region));
-    }
-    api.metrics.observe(&report);
-    report
-}
-
-/// Start an on-demand check in the background, kept in the store under its id (for
-/// `GET /v1/checks/{id}`); returns the id and a receiver that turns true when done.
-pub fn start(api: &Arc<Api>, req: CheckRequest) -> (String, tokio::sync::watch::Receiver<bool>) {
-    let id = ulid::Ulid::new().to_string();
-    let done = api.store.insert_running(running(&id, &req.target));
-    let api2 = api.clone();
-    let id2 = id.clone();
-    tokio::spawn(async move {
-        let store = api2.store.clone();
-        let id3 = id2.clone();
-        let on_region = move |r: &vantage_agent::model::RegionResult| store.add_region(&id3, r);
-        let mut report = run(&api2, &req, &on_region).await;
-        report.id = id2;
-        api2.store.finish(report);
-    });
-    (id, done)
-}
-
 async fn create(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
-    Query(q): Query<WaitQuery>,
+    Query(q): Query<CheckQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     api.authorize(&headers)?;
@@ -399,11 +177,11 @@ async fn create(
         }
         return Ok(r);
     }
-    let (id, mut done) = start(&api, req);
+    let (id, mut done) = api.checks.start(req);
     if let Some(wait) = wait {
         let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
         if *done.borrow() {
-            if let Some(report) = api.store.get(&id) {
+            if let Some(report) = api.checks.store.get(&id) {
                 return Ok((StatusCode::OK, Json(report)).into_response());
             }
         }
@@ -412,7 +190,7 @@ async fn create(
     Ok((
         StatusCode::ACCEPTED,
         [(header::LOCATION, location)],
-        Json(serde_json::json!({"id": id})),
+        Json(Accepted { id }),
     )
         .into_response())
 }
@@ -423,7 +201,7 @@ async fn fetch(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     api.authorize(&headers)?;
-    match api.store.get(&id) {
+    match api.checks.store.get(&id) {
         Some(report) => Ok(Json(report).into_response()),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -435,7 +213,10 @@ async fn fetch(
 
 async fn agents(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     api.authorize(&headers)?;
-    Ok(Json(serde_json::json!({"agents": api.registry.agents()})).into_response())
+    Ok(Json(Agents {
+        agents: api.registry.agents(),
+    })
+    .into_response())
 }
 
 async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -443,7 +224,10 @@ async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Resp
         api.authorize(&headers)?;
     }
     // Streamed a chunk at a time: a scrape of many targets never holds the whole text.
-    let chunks = api.metrics.render_chunks(&api.registry, &api.regions());
+    let chunks = api
+        .checks
+        .metrics
+        .render_chunks(&api.registry, &api.checks.regions());
     let body = axum::body::Body::from_stream(futures::StreamExt::map(
         chunks,
         Ok::<String, std::convert::Infallible>,

@@ -119,15 +119,6 @@ pub struct Output {
     pub verbose: bool,
 }
 
-impl Output {
-    /// The file to write, or `None` for standard output (no flag, or `-`).
-    pub fn file(&self) -> Option<&std::path::Path> {
-        self.output
-            .as_deref()
-            .filter(|p| p.as_os_str() != std::ffi::OsStr::new("-"))
-    }
-}
-
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ColorChoice {
     Auto,

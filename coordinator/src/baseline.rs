@@ -25,13 +25,15 @@ use vantage_agent::Target;
 use crate::exit::UNKNOWN_CAUSES;
 use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Report};
 
-/// Why a baseline cannot be used. Every message names the file and the entry.
+/// Why a baseline cannot be used. Every message names the file and the entry, and says the
+/// cause itself: a configuration error shows only this text (serde's custom error), so the
+/// I/O error is part of it and not also a `source` (which `{:#}` would print twice).
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("baseline {}: {source}", path.display())]
+    #[error("baseline {}: {error}", path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("baseline {}: {message}", path.display())]
     Syntax { path: PathBuf, message: String },
@@ -119,9 +121,9 @@ pub fn today() -> time::Date {
 impl Baseline {
     /// Read and check a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| BaselineError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::parse(&text, path)
     }

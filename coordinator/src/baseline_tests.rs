@@ -289,3 +289,19 @@ fn a_starting_baseline_round_trips() {
     let clean_report = report(vec![clean("local")]);
     assert!(starting(&[&clean_report], "r", day("2027-01-01")).contains("nothing to accept"));
 }
+
+/// An unreadable file: the cause is typed, and said once however the error is printed.
+#[test]
+fn an_unreadable_baseline_says_why_once() {
+    let e = Baseline::load(Path::new("/nonexistent/baseline.toml")).unwrap_err();
+    assert!(
+        matches!(&e, BaselineError::Read { error, .. } if error.kind() == std::io::ErrorKind::NotFound),
+        "{e:?}"
+    );
+    let shown = crate::reload::chain(&e);
+    assert!(
+        shown.starts_with("baseline /nonexistent/baseline.toml: "),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("os error 2").count(), 1, "{shown}");
+}

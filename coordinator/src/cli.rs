@@ -1,6 +1,6 @@
 //! The command line. Every exit code comes from `vantage_coordinator::exit`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -9,12 +9,11 @@ use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
-use vantage_coordinator::render::{render, Detail, Format, RenderOptions};
 use vantage_coordinator::report::Report;
 use vantage_coordinator::{explain, local, report};
 
-pub use crate::args::*;
-use crate::terminal::{stderr_is_live, Live};
+use crate::args::*;
+use crate::output::{check_output_path, emit, live, to_stdout};
 
 /// Parse arguments and run; returns the process exit code.
 pub fn main() -> u8 {
@@ -78,17 +77,6 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// Write a document to standard output. A reader that stops early (`| head`) closes the pipe:
-/// that is not an error, so nothing is printed and the exit code is 0.
-pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => Ok(exit::OK),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
-        Err(e) => Err(anyhow::Error::new(e).context("writing to standard output")),
-    }
-}
-
 /// `--check-timeout` when not given.
 const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -125,75 +113,6 @@ fn job_with(probe: &Probe, target: Target, credentials: vantage_agent::Credentia
         },
         credentials,
     }
-}
-
-pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
-    if let Some(path) = output.file() {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
-        if !parent.is_dir() {
-            bail!(
-                "--output {}: the directory {} does not exist",
-                path.display(),
-                parent.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// The live progress line for one check: on a terminal only, never with `-q`.
-pub fn live(output: &Output, label: &str, stage: &str) -> Live {
-    Live::start(!output.quiet && stderr_is_live(), label, stage)
-}
-
-/// How `output` asks for a report to be rendered under `gate`.
-pub fn render_options(output: &Output, gate: Gate) -> RenderOptions {
-    let to_terminal = output.file().is_none() && std::io::stdout().is_terminal();
-    let color = match output.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
-    };
-    let detail = if output.quiet {
-        Detail::Summary
-    } else if output.verbose {
-        Detail::Verbose
-    } else {
-        Detail::Normal
-    };
-    RenderOptions {
-        format: output.format,
-        color: color && output.format == Format::Text,
-        gate,
-        detail,
-    }
-}
-
-/// Write the report as `output` says; the gate decides the gate line and JUnit failures.
-pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> {
-    let file = output.file();
-    let text = render(report, &render_options(output, gate));
-    match file {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!(
-                "{} for {}: report written to {}; {}",
-                report.decision.as_str(),
-                report.target,
-                path.display(),
-                gate.line(report)
-            );
-        }
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(text.as_bytes());
-        }
-    }
-    Ok(())
 }
 
 /// Run one in-process vantage, with the stage and elapsed time on a terminal.
@@ -234,7 +153,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     let code = if reports.is_empty() {
         exit::OK
     } else {
-        crate::endpoints::finish(reports, &args.output, args.gate(), baseline.as_ref())?
+        crate::output::finish(reports, &args.output, args.gate(), baseline.as_ref())?
     };
     Ok(if gone {
         exit::worst([code, exit::UNKNOWN_REGION])

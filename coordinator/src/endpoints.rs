@@ -1,18 +1,13 @@
 //! Many endpoints, one gate: the endpoints of `vantage check URL… --targets FILE` (every one
-//! validated before any traffic), and the end of a run: the baseline applied, the reports
-//! written (one, or several with a summary), the exit code of the worst gate.
+//! validated before any traffic), the baseline `--baseline` names, and `vantage baseline
+//! --from` (a starting baseline from reports). The end of a run is `output::finish`.
 
 use std::path::Path;
 
 use anyhow::{bail, Context};
 use vantage_agent::Target;
 use vantage_coordinator::baseline::{self, Baseline};
-use vantage_coordinator::exit::Gate;
-use vantage_coordinator::render::{render_many, RenderOptions, Summary};
 use vantage_coordinator::report::Report;
-
-use crate::args::Output;
-use crate::cli::{emit, render_options};
 
 /// One line of a targets file: the URL, without a `#` comment.
 fn line_url(line: &str) -> Option<&str> {
@@ -62,40 +57,6 @@ pub fn targets(urls: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Targe
 /// The baseline `--baseline` names, read before any traffic.
 pub fn baseline(path: Option<&Path>) -> anyhow::Result<Option<Baseline>> {
     Ok(path.map(Baseline::load).transpose()?)
-}
-
-/// Apply the baseline, write the report(s), and return the exit code: the report's gate,
-/// or the worst of several.
-pub fn finish(
-    mut reports: Vec<Report>,
-    output: &Output,
-    gate: Gate,
-    baseline: Option<&Baseline>,
-) -> anyhow::Result<u8> {
-    if let Some(b) = baseline {
-        let today = baseline::today();
-        for r in &mut reports {
-            b.apply(r, today);
-        }
-    }
-    if let [one] = reports.as_slice() {
-        emit(one, output, gate)?;
-        return Ok(gate.exit_code(one));
-    }
-    let opts: RenderOptions = render_options(output, gate);
-    let text = render_many(&reports, &opts);
-    let summary = Summary::new(&reports, &gate);
-    match output.file() {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("{}: reports written to {}", summary.line(), path.display());
-        }
-        None => {
-            use std::io::Write;
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-        }
-    }
-    Ok(summary.exit_code)
 }
 
 /// `vantage baseline --from REPORT…`: a starting baseline.

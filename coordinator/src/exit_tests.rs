@@ -146,7 +146,7 @@ fn a_degraded_vantage_never_fails_the_gate() {
     let requested = vec!["eu".to_string(), "us".to_string()];
     let degraded: std::collections::BTreeSet<String> = ["eu".to_string()].into();
     let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
-    let r = crate::local::assemble(
+    let r = crate::checks::assemble(
         &target,
         "2026-11-30T10:00:00Z".into(),
         1,

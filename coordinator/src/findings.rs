@@ -467,7 +467,7 @@ vantage_agent::spec_table! {
             remediation: "Look at the agent's network, not the target: it fails where other regions succeed.",
             spec: "not a protocol rule: a fact about the probe's own network, not about the target",
             severity: Low,
-            derived: Some((MERGE, "the region is degraded (coordinator/src/degraded.rs): it fails most targets while other regions succeed")),
+            derived: Some((MERGE, "the region is degraded (coordinator/src/checks/degraded.rs): it fails most targets while other regions succeed")),
         }
     }
 }

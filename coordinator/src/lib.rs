@@ -3,9 +3,9 @@
 
 pub mod api;
 pub mod baseline;
+pub mod checks;
+pub mod clock;
 pub mod config;
-pub mod degraded;
-pub mod dispatch;
 pub mod exit;
 pub mod explain;
 pub mod findings;
@@ -23,7 +23,6 @@ pub mod schedule;
 pub mod serve;
 mod shutdown;
 mod stacks;
-pub mod store;
 pub mod surface;
 pub mod token_file;
 

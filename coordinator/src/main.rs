@@ -5,6 +5,7 @@ mod args;
 mod cli;
 mod endpoints;
 mod manpage;
+mod output;
 mod remote;
 mod runtime;
 mod terminal;

@@ -45,5 +45,5 @@ pub fn write(sub: Option<&str>, dir: Option<&Path>) -> anyhow::Result<u8> {
     clap_mangen::Man::new(page)
         .render(&mut text)
         .context("rendering the man page")?;
-    crate::cli::to_stdout(&text)
+    crate::output::to_stdout(&text)
 }

@@ -254,20 +254,29 @@ impl Live {
         };
         let changes = changes(&self.current, &next, tokens_changed);
         for gone in &changes.checks.removed {
-            api.metrics.forget_target(gone);
-            api.degraded.forget(gone);
+            api.checks.metrics.forget_target(gone);
+            api.checks.degraded.forget(gone);
         }
         for h in self.scheduled.drain(..) {
             h.abort();
         }
         *self.agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
         *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
-        *api.credentials.write().unwrap_or_else(|p| p.into_inner()) = s.credentials;
+        *api.checks
+            .credentials
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = s.credentials;
         // The in-process vantage stays as started: its region stays until a restart.
         let regions = live_regions(&self.current, &next);
-        *api.regions.write().unwrap_or_else(|p| p.into_inner()) = regions.clone();
-        self.scheduled =
-            crate::schedule::start(api, &next.checks, self.current.fleet.default_deadline);
+        *api.checks
+            .regions
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = regions.clone();
+        self.scheduled = crate::schedule::start(
+            &api.checks,
+            &next.checks,
+            self.current.fleet.default_deadline,
+        );
         tracing::info!(
             checks = next.checks.len(),
             regions = ?regions,

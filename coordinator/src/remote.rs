@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
+use vantage_coordinator::api::types::{Accepted, ErrorBody, NewCheck};
 use vantage_coordinator::report::Report;
 
-use crate::cli::{live, CheckArgs, Fleet};
+use crate::args::{CheckArgs, Fleet};
+use crate::output::live;
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
@@ -88,18 +90,18 @@ fn unreachable(base: &str, e: &reqwest::Error) -> String {
 }
 
 fn api_error(status: reqwest::StatusCode, body: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(body) {
-        Ok(v) => format!(
+    if let Ok(e) = serde_json::from_str::<ErrorBody>(body) {
+        return format!(
             "{} ({}): {}",
             status.as_u16(),
-            v.pointer("/error/code")
-                .and_then(|c| c.as_str())
-                .unwrap_or("error"),
-            v.pointer("/error/message")
-                .and_then(|c| c.as_str())
-                .unwrap_or(body)
-        ),
-        // Not the API's JSON error: whatever answered is not the coordinator's HTTP API.
+            e.error.code,
+            e.error.message
+        );
+    }
+    match serde_json::from_str::<serde_json::Value>(body) {
+        // JSON, but not the API's error shape: shown as it came.
+        Ok(_) => format!("{} (error): {body}", status.as_u16()),
+        // Not JSON: whatever answered is not the coordinator's HTTP API.
         Err(_) => {
             let body = body.trim();
             let seen = if body.is_empty() {
@@ -200,17 +202,13 @@ async fn one(
     (token, token_source): (&secrecy::SecretString, &str),
     target: &Target,
 ) -> anyhow::Result<Followed> {
-    let mut body = serde_json::json!({
-        "target": target.to_string(),
-        "expect_auth": args.probe.auth.expect_auth,
-        "deadline": humantime::format_duration(args.probe.timeout).to_string(),
-    });
-    if !args.fleet.regions.is_empty() {
-        body["regions"] = serde_json::json!(args.fleet.regions);
-    }
-    if let Some(c) = &args.fleet.credential {
-        body["credential"] = serde_json::json!(c);
-    }
+    let body = NewCheck {
+        target: target.to_string(),
+        regions: (!args.fleet.regions.is_empty()).then(|| args.fleet.regions.clone()),
+        credential: args.fleet.credential.clone(),
+        expect_auth: args.probe.auth.expect_auth,
+        deadline: Some(humantime::format_duration(args.probe.timeout).to_string()),
+    };
     let resp = client
         .post(format!("{base}/v1/checks"))
         .bearer_auth(token.expose_secret())
@@ -232,9 +230,9 @@ async fn one(
             api_error(status, &text)
         );
     }
-    let id = serde_json::from_str::<serde_json::Value>(&text)
+    let id = serde_json::from_str::<Accepted>(&text)
+        .map(|a| a.id)
         .ok()
-        .and_then(|v| v.get("id").and_then(|i| i.as_str()).map(str::to_string))
         .context("the coordinator's answer has no check id")?;
 
     let progress = live(

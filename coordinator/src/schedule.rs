@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use crate::api::{self, Api};
+use crate::checks::{CheckRequest, Checks};
 use crate::config::Scheduled;
-use crate::dispatch::CheckRequest;
 
 /// Where in its interval a target's runs fall: a stable fraction of the interval.
 pub fn offset(target: &str, interval: Duration) -> Duration {
@@ -25,16 +24,16 @@ pub fn offset(target: &str, interval: Duration) -> Duration {
 }
 
 /// The request of one scheduled run.
-pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckRequest {
+pub fn request(checks: &Checks, c: &Scheduled, default_deadline: Duration) -> CheckRequest {
     let regions = if c.regions.is_empty() {
-        api.regions()
+        checks.regions()
     } else {
         c.regions.clone()
     };
     let credential = c
         .credential
         .as_ref()
-        .and_then(|n| api.credential(n).map(|s| (n.clone(), s)));
+        .and_then(|n| checks.credential(n).map(|s| (n.clone(), s)));
     let deadline = c.deadline.unwrap_or(default_deadline).min(c.interval);
     CheckRequest {
         target: c.target.clone(),
@@ -48,11 +47,11 @@ pub fn request(api: &Api, c: &Scheduled, default_deadline: Duration) -> CheckReq
 
 /// Start one task per scheduled check; abort the handles to stop them.
 pub fn start(
-    api: &Arc<Api>,
-    checks: &[Scheduled],
+    checks: &Arc<Checks>,
+    scheduled: &[Scheduled],
     default_deadline: Duration,
 ) -> Vec<JoinHandle<()>> {
-    let exported: Vec<(String, f64, std::collections::BTreeMap<String, String>)> = checks
+    let exported: Vec<(String, f64, std::collections::BTreeMap<String, String>)> = scheduled
         .iter()
         .map(|c| {
             (
@@ -62,12 +61,12 @@ pub fn start(
             )
         })
         .collect();
-    api.metrics.set_schedule(&exported);
-    checks
+    checks.metrics.set_schedule(&exported);
+    scheduled
         .iter()
         .cloned()
         .map(|c| {
-            let api = api.clone();
+            let checks = checks.clone();
             tokio::spawn(async move {
                 let running = Arc::new(AtomicBool::new(false));
                 tokio::time::sleep(offset(c.target.as_str(), c.interval)).await;
@@ -75,17 +74,17 @@ pub fn start(
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
                 loop {
                     tick.tick().await;
-                    let req = request(&api, &c, default_deadline);
+                    let req = request(&checks, &c, default_deadline);
                     if running.swap(true, Ordering::SeqCst) {
                         tracing::warn!(target = %c.target, "the previous run is still going; skipping this one");
-                        api.metrics.scheduled_skipped(&req.target.to_string());
+                        checks.metrics.scheduled_skipped(&req.target.to_string());
                         continue;
                     }
                     // The report feeds the metrics and degraded-region detection; it is not
                     // kept in the store of on-demand reports (no caller holds its id).
-                    let (api, flag) = (api.clone(), running.clone());
+                    let (checks, flag) = (checks.clone(), running.clone());
                     tokio::spawn(async move {
-                        api::run(&api, &req, &|_| {}).await;
+                        checks.run(&req, &|_| {}).await;
                         flag.store(false, Ordering::SeqCst);
                     });
                 }
@@ -99,32 +98,26 @@ mod tests {
     use super::*;
     use std::time::Instant;
 
-    /// The coordinator's API state with only the in-process vantage, as `serve` wires it.
-    fn api() -> Api {
+    /// The lifecycle with only the in-process vantage, as `serve` wires it.
+    fn checks() -> Checks {
         let registry = Arc::new(crate::fleet::Registry::default());
         // A fleet vantage: the loopback target is allowed by the policy every job carries.
         let local = vantage_agent::ProbeOptions {
             allow_named_target: false,
             ..vantage_agent::ProbeOptions::default()
         };
-        Api {
-            tokens: Default::default(),
+        Checks {
             credentials: Default::default(),
             regions: std::sync::RwLock::new(vec!["local".into()]),
-            default_deadline: Duration::from_secs(10),
-            max_body_bytes: 65536,
-            rate: api::RateLimit::new(30),
-            metrics_require_auth: false,
-            dispatcher: Arc::new(crate::dispatch::Dispatcher {
-                registry: registry.clone(),
+            dispatcher: Arc::new(crate::checks::Dispatcher {
+                registry,
                 local: Some(("local".into(), vantage_agent::Engine::new(local).unwrap())),
                 policy: vantage_agent::Policy {
                     allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
                     ..vantage_agent::Policy::default()
                 },
             }),
-            store: Arc::new(crate::store::Store::new(100, Duration::from_secs(3600))),
-            registry,
+            store: Arc::new(crate::checks::Store::new(100, Duration::from_secs(3600))),
             metrics: Arc::new(crate::metrics::Metrics::new(prometheus::Registry::new()).unwrap()),
             degraded: Default::default(),
         }
@@ -133,7 +126,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn scheduled_runs_feed_the_metrics_and_only_on_demand_reports_are_stored() {
         let fixture = crate::fixture::Fixture::start(&[]).await.unwrap();
-        let api = Arc::new(api());
+        let checks = Arc::new(checks());
         let check = Scheduled {
             target: vantage_agent::Target::parse(&fixture.url()).unwrap(),
             interval: Duration::from_millis(200),
@@ -144,14 +137,20 @@ mod tests {
             labels: Default::default(),
             baseline: None,
         };
-        let tasks = start(&api, std::slice::from_ref(&check), Duration::from_secs(10));
+        let tasks = start(
+            &checks,
+            std::slice::from_ref(&check),
+            Duration::from_secs(10),
+        );
         let series = format!(
             "vantage_runs_total{{decision=\"pass\",target=\"{}\"}} ",
             fixture.url()
         );
         let began = Instant::now();
         loop {
-            let text = api.metrics.render(&api.registry, &api.regions());
+            let text = checks
+                .metrics
+                .render(&checks.dispatcher.registry, &checks.regions());
             let runs = text
                 .lines()
                 .find_map(|l| l.strip_prefix(series.as_str()))
@@ -170,20 +169,20 @@ mod tests {
             t.abort();
         }
         assert!(
-            api.store.is_empty(),
+            checks.store.is_empty(),
             "scheduled reports are not kept: {} stored",
-            api.store.len()
+            checks.store.len()
         );
 
-        let req = request(&api, &check, Duration::from_secs(10));
-        let (id, mut done) = api::start(&api, req);
+        let req = request(&checks, &check, Duration::from_secs(10));
+        let (id, mut done) = checks.start(req);
         done.wait_for(|d| *d).await.unwrap();
         assert_eq!(
-            api.store.get(&id).map(|r| r.decision.as_str()),
+            checks.store.get(&id).map(|r| r.decision.as_str()),
             Some("pass"),
             "an on-demand report is kept under its id"
         );
-        assert_eq!(api.store.len(), 1);
+        assert_eq!(checks.store.len(), 1);
     }
 
     #[test]

@@ -17,12 +17,11 @@ use vantage_agent::pem::{self, PemError};
 use vantage_agent::{Engine, Policy, ProbeOptions};
 
 use crate::api::{self, Api};
+use crate::checks::{Checks, Degraded, Dispatcher, Store};
 use crate::config::{Config, ConfigError};
-use crate::dispatch::Dispatcher;
 use crate::fleet::{FleetService, Registry};
 use crate::metrics::Metrics;
 use crate::reload::{mtime, secrets, Live, Secrets};
-use crate::store::Store;
 use crate::token_file::{GeneratedToken, TokenFileError};
 
 /// Why the coordinator could not start.
@@ -40,10 +39,10 @@ pub enum ServeError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("server.tls: {0}")]
-    Tls(String),
-    #[error("probe: the in-process vantage cannot start: {0}")]
-    Probe(vantage_agent::EngineError),
+    #[error("server.tls")]
+    Tls(#[source] tonic::transport::Error),
+    #[error("probe: the in-process vantage cannot start")]
+    Probe(#[source] vantage_agent::EngineError),
     #[error("metrics: {0}")]
     Metrics(prometheus::Error),
 }
@@ -104,9 +103,7 @@ fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
         let pem = pem::read("server.tls.client_ca_file", ca)?;
         tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
     }
-    server
-        .tls_config(tls_config)
-        .map_err(|e| ServeError::Tls(e.to_string()))
+    server.tls_config(tls_config).map_err(ServeError::Tls)
 }
 
 /// Serve an axum router until `stop` turns true.
@@ -191,19 +188,22 @@ pub async fn serve(
         tokens.push(g.token.clone());
         generated = Some(g);
     }
-    let api = Arc::new(Api {
-        tokens: std::sync::RwLock::new(tokens),
+    let checks = Arc::new(Checks {
         credentials: std::sync::RwLock::new(credentials),
         regions: std::sync::RwLock::new(cfg.regions()),
+        dispatcher,
+        store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
+        metrics,
+        degraded: Arc::new(Degraded::default()),
+    });
+    let api = Arc::new(Api {
+        tokens: std::sync::RwLock::new(tokens),
         default_deadline: cfg.fleet.default_deadline,
         max_body_bytes: cfg.server.max_body_bytes,
         rate: crate::api::RateLimit::new(cfg.server.checks_per_target_per_minute),
         metrics_require_auth: cfg.server.metrics_require_auth,
-        dispatcher,
-        store: Arc::new(Store::new(cfg.store.max_reports, cfg.store.max_age)),
         registry: registry.clone(),
-        metrics,
-        degraded: Arc::new(crate::degraded::Degraded::default()),
+        checks: checks.clone(),
     });
 
     let bound = Bound {
@@ -252,7 +252,7 @@ pub async fn serve(
             reap_registry.reap(timeout);
         }
     });
-    let scheduled = crate::schedule::start(&api, &cfg.checks, cfg.fleet.default_deadline);
+    let scheduled = crate::schedule::start(&checks, &cfg.checks, cfg.fleet.default_deadline);
     tracing::info!(
         api = %bound.api,
         grpc = %bound.grpc,

@@ -16,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use crate::api::types::{ErrorBody, Health};
 use crate::api::Api;
 
 /// How long the listeners get to close once agents are gone, before connections are cut.
@@ -27,7 +28,7 @@ pub async fn guard(State(draining): State<Arc<AtomicBool>>, req: Request, next: 
         if req.uri().path() == "/readyz" {
             return (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({"status": "draining"})),
+                Json(Health::new("draining")),
             )
                 .into_response();
         }
@@ -35,10 +36,10 @@ pub async fn guard(State(draining): State<Arc<AtomicBool>>, req: Request, next: 
             return (
                 StatusCode::SERVICE_UNAVAILABLE,
                 [(header::RETRY_AFTER, "5")],
-                Json(serde_json::json!({"error": {
-                    "code": "shutting_down",
-                    "message": "the coordinator is shutting down; retry in a few seconds (its replacement takes over)"
-                }})),
+                Json(ErrorBody::new(
+                    "shutting_down",
+                    "the coordinator is shutting down; retry in a few seconds (its replacement takes over)",
+                )),
             )
                 .into_response();
         }
@@ -48,7 +49,7 @@ pub async fn guard(State(draining): State<Arc<AtomicBool>>, req: Request, next: 
 
 /// Steps 2 and 3: wait for running checks (at most `timeout`), then send agents away.
 pub async fn drain(api: &Api, timeout: Duration) {
-    let running = api.store.running();
+    let running = api.checks.store.running();
     tracing::info!(
         running_checks = running,
         agents = api.registry.agents().len(),
@@ -56,10 +57,10 @@ pub async fn drain(api: &Api, timeout: Duration) {
         humantime::format_duration(timeout)
     );
     let deadline = tokio::time::Instant::now() + timeout;
-    while api.store.running() > 0 && tokio::time::Instant::now() < deadline {
+    while api.checks.store.running() > 0 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    let left = api.store.running();
+    let left = api.checks.store.running();
     if left > 0 {
         tracing::warn!(
             running_checks = left,

@@ -1,5 +1,5 @@
 //! Reports for unit tests, built the way production builds them: region results through the
-//! real merge (`local::assemble`), so the findings and the decision are the merge's own.
+//! real merge (`checks::assemble`), so the findings and the decision are the merge's own.
 
 use std::collections::BTreeSet;
 
@@ -83,7 +83,7 @@ pub fn report(regions: Vec<RegionResult>) -> Report {
 /// Merge with an explicit list of requested regions (some may be absent).
 pub fn report_requested(requested: &[String], regions: Vec<RegionResult>) -> Report {
     let target = Target::parse("http://127.0.0.1:9/mcp").expect("target");
-    crate::local::assemble(
+    crate::checks::assemble(
         &target,
         "2026-11-30T10:00:00Z".into(),
         40,

@@ -16,11 +16,18 @@ use crate::catalog::CheckId;
 use crate::egress::EgressPolicy;
 use crate::model::{Cause, Severity};
 
-/// Why a trust store could not be built.
+/// Why a trust store could not be built. The cause is the source (`{:#}` shows it).
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
-    #[error("--ca-file: {0}")]
-    Pem(String),
+    /// The PEM text could not be read.
+    #[error("--ca-file")]
+    Pem(#[source] std::io::Error),
+    /// A certificate of the file is not usable as a trust anchor.
+    #[error("--ca-file")]
+    Certificate(#[source] rustls::Error),
+    /// The TLS library refused the protocol versions (never with its default provider).
+    #[error("the TLS client configuration")]
+    Versions(#[source] rustls::Error),
     #[error("--ca-file holds no certificate; give a PEM file with at least one CERTIFICATE block")]
     Empty,
 }
@@ -96,20 +103,18 @@ pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientCo
         let mut reader = std::io::BufReader::new(pem);
         let certs: Vec<CertificateDer<'static>> = rustls_pemfile::certs(&mut reader)
             .collect::<Result<_, _>>()
-            .map_err(|e| TrustError::Pem(e.to_string()))?;
+            .map_err(TrustError::Pem)?;
         if certs.is_empty() {
             return Err(TrustError::Empty);
         }
         for cert in certs {
-            roots
-                .add(cert)
-                .map_err(|e| TrustError::Pem(e.to_string()))?;
+            roots.add(cert).map_err(TrustError::Certificate)?;
         }
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| TrustError::Pem(e.to_string()))?
+        .map_err(TrustError::Versions)?
         .with_root_certificates(roots)
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -287,5 +292,20 @@ mod words_tests {
             "{}",
             io_tls_words(&io)
         );
+    }
+
+    /// A CA file whose block is not a certificate: the flag, and the cause as the source.
+    #[test]
+    fn an_unusable_ca_file_names_the_flag_and_keeps_the_cause() {
+        let pem = b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+        let e = client_config(Some(pem)).unwrap_err();
+        assert!(matches!(e, TrustError::Certificate(_)), "{e:?}");
+        assert_eq!(e.to_string(), "--ca-file");
+        let cause = std::error::Error::source(&e).map(ToString::to_string);
+        assert!(cause.is_some_and(|c| !c.is_empty()), "{e:?}");
+        assert!(matches!(
+            client_config(Some(b"no pem here")),
+            Err(TrustError::Empty)
+        ));
     }
 }

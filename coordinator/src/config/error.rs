@@ -76,10 +76,11 @@ pub enum ConfigError {
     /// The environment variable an entry names is not set.
     #[error("{what}: environment variable {variable} is not set or empty; export it with the token, or name a file with token_file instead")]
     SecretEnv { what: String, variable: String },
-    /// The secret file an entry names cannot be used.
-    #[error("{what}: {reason}")]
+    /// The secret file an entry names cannot be used (why: the source).
+    #[error("{what}")]
     SecretFile {
         what: String,
+        #[source]
         reason: CredentialError,
     },
 }

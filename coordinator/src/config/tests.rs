@@ -298,10 +298,17 @@ fn a_missing_secret_names_the_entry_and_the_config_fix_once() {
         &Some("/nonexistent/t".into()),
     )
     .unwrap_err();
+    // The cause is the source: the whole chain, as the command and the reload log print it.
+    let text = crate::reload::chain(&e);
     assert!(
-        e.to_string()
-            .starts_with("[[credentials]] `prod`: token file /nonexistent/t"),
-        "{e}"
+        text.starts_with("[[credentials]] `prod`: token file /nonexistent/t: "),
+        "{text}"
+    );
+    assert_eq!(text.matches("os error 2").count(), 1, "{text}");
+    assert!(
+        matches!(&e, ConfigError::SecretFile { reason: vantage_agent::credentials::CredentialError::ReadFile { source, .. }, .. }
+            if source.kind() == std::io::ErrorKind::NotFound),
+        "{e:?}"
     );
     let e = resolve("server.api_tokens[0]", &None, &None).unwrap_err();
     assert!(matches!(e, ConfigError::SecretSource { .. }));

@@ -9,13 +9,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use vantage_agent::model::RegionResult;
 use vantage_agent::Job;
 
 /// An agent as `GET /v1/agents` shows it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AgentInfo {
     pub id: String,
     pub region: String,
@@ -120,7 +120,7 @@ impl Registry {
             id,
             region,
             version,
-            connected_since: crate::local::now_rfc3339(),
+            connected_since: crate::clock::now_rfc3339(),
             in_flight: 0,
             queued: 0,
             dropped: 0,

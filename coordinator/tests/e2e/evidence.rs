@@ -85,7 +85,7 @@ async fn reproduction_2_a_deadline_leaves_unrun_checks_unknown_and_lists_them() 
         || c.id == CheckId::TlsExpiry
         || c.id == CheckId::TlsPlainHttp
         || c.id == CheckId::NetIpv6));
-    let report = vantage_coordinator::local::assemble(
+    let report = vantage_coordinator::checks::assemble(
         &target,
         "2026-11-30T10:00:00Z".into(),
         800,

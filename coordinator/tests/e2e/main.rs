@@ -23,6 +23,7 @@ mod hostile;
 mod junit_consumer;
 mod lifecycle;
 mod markdown_hostile;
+mod modules;
 mod operator_errors;
 mod peers;
 mod procs;

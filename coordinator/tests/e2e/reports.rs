@@ -225,7 +225,7 @@ async fn multi_region_junit_is_valid_and_names_the_missing_region() {
     eu.region = "eu".into();
     let target = vantage_agent::Target::parse(&fixture.url()).unwrap();
     let requested: Vec<String> = ["eu", "us", "ap"].map(String::from).to_vec();
-    let report = vantage_coordinator::local::assemble(
+    let report = vantage_coordinator::checks::assemble(
         &target,
         "2026-11-30T10:00:00Z".into(),
         10,

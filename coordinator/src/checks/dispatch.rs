@@ -7,26 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vantage_agent::model::{RegionResult, RegionStatus};
-use vantage_agent::{Credentials, Engine, Job, Policy, Target};
+use vantage_agent::{Engine, Job, Policy};
 
+use super::{assemble_with, CheckRequest};
+use crate::clock::now_rfc3339;
 use crate::fleet::{JobOutcome, Registry};
-use crate::local::{assemble_with, now_rfc3339};
 use crate::merge::Absence;
 use crate::report::Report;
-
-/// One on-demand (or scheduled) check.
-#[derive(Debug, Clone)]
-pub struct CheckRequest {
-    pub target: Target,
-    pub regions: Vec<String>,
-    /// A named credential and its secrets (the main token, and the other-audience and
-    /// missing-scope tokens when configured).
-    pub credential: Option<(String, Credentials)>,
-    pub expect_auth: bool,
-    pub deadline: Duration,
-    /// Accepted findings to mark in the report (scheduled checks that name a baseline).
-    pub baseline: Option<std::sync::Arc<crate::baseline::Baseline>>,
-}
 
 /// Where one region's job runs.
 #[derive(Debug, Clone, Copy)]
@@ -188,7 +175,7 @@ fn lost() -> Absence {
 #[cfg(test)]
 mod tests {
     use tokio::sync::mpsc;
-    use vantage_agent::ProbeOptions;
+    use vantage_agent::{Credentials, ProbeOptions, Target};
 
     use super::*;
     use crate::fleet::ToAgent;

@@ -1,0 +1,64 @@
+//! Assembling a report: region results merged into findings and a decision, with the fixes
+//! that name the stack the wire proved.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use vantage_agent::model::RegionResult;
+use vantage_agent::Target;
+
+use crate::merge::{merge, Absence, MergeInput};
+use crate::report::{Report, SCHEMA_ID};
+
+/// Merge region results into a final report.
+pub fn assemble(
+    target: &Target,
+    started_at: String,
+    duration_ms: u64,
+    requested: &[String],
+    regions: Vec<RegionResult>,
+    degraded: &BTreeSet<String>,
+) -> Report {
+    assemble_with(
+        target,
+        started_at,
+        duration_ms,
+        requested,
+        regions,
+        degraded,
+        &BTreeMap::new(),
+    )
+}
+
+/// Like [`assemble`], with what the dispatcher knows about regions that have no result.
+pub fn assemble_with(
+    target: &Target,
+    started_at: String,
+    duration_ms: u64,
+    requested: &[String],
+    regions: Vec<RegionResult>,
+    degraded: &BTreeSet<String>,
+    absent: &BTreeMap<String, Absence>,
+) -> Report {
+    let mut merged = merge(&MergeInput {
+        requested,
+        results: &regions,
+        degraded,
+        absent,
+    });
+    // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
+    crate::stacks::annotate(&mut merged.findings, &regions);
+    Report {
+        schema: SCHEMA_ID.to_string(),
+        id: ulid::Ulid::new().to_string(),
+        target: target.to_string(),
+        started_at,
+        duration_ms,
+        state: None,
+        decision: merged.decision,
+        reason: merged.reason,
+        era: merged.era,
+        regions,
+        findings: merged.findings,
+        baseline: None,
+    }
+}

@@ -1,0 +1,138 @@
+//! Where a report goes: standard output (no `--output`, or `-`) or a file, checked before any
+//! traffic; rendered as `--format`, `--color`, `-q`/`-v` say; one report or several with a
+//! summary (`finish`); the live progress line on a terminal.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use vantage_coordinator::baseline::{self, Baseline};
+use vantage_coordinator::exit::{self, Gate};
+use vantage_coordinator::render::{render, render_many, Detail, Format, RenderOptions, Summary};
+use vantage_coordinator::report::Report;
+
+use crate::args::{ColorChoice, Output};
+use crate::terminal::{stderr_is_live, Live};
+
+impl Output {
+    /// The file to write, or `None` for standard output (no flag, or `-`).
+    pub fn file(&self) -> Option<&Path> {
+        self.output
+            .as_deref()
+            .filter(|p| p.as_os_str() != std::ffi::OsStr::new("-"))
+    }
+}
+
+/// Write a document to standard output. A reader that stops early (`| head`) closes the pipe:
+/// that is not an error, so nothing is printed and the exit code is 0.
+pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(exit::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(e) => Err(anyhow::Error::new(e).context("writing to standard output")),
+    }
+}
+
+/// `--output FILE` names a file in an existing directory (checked before any traffic).
+pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
+    if let Some(path) = output.file() {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !parent.is_dir() {
+            bail!(
+                "--output {}: the directory {} does not exist",
+                path.display(),
+                parent.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The live progress line for one check: on a terminal only, never with `-q`.
+pub fn live(output: &Output, label: &str, stage: &str) -> Live {
+    Live::start(!output.quiet && stderr_is_live(), label, stage)
+}
+
+/// How `output` asks for a report to be rendered under `gate`.
+pub fn render_options(output: &Output, gate: Gate) -> RenderOptions {
+    let to_terminal = output.file().is_none() && std::io::stdout().is_terminal();
+    let color = match output.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let detail = if output.quiet {
+        Detail::Summary
+    } else if output.verbose {
+        Detail::Verbose
+    } else {
+        Detail::Normal
+    };
+    RenderOptions {
+        format: output.format,
+        color: color && output.format == Format::Text,
+        gate,
+        detail,
+    }
+}
+
+/// Write the report as `output` says; the gate decides the gate line and JUnit failures.
+pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> {
+    let file = output.file();
+    let text = render(report, &render_options(output, gate));
+    match file {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!(
+                "{} for {}: report written to {}; {}",
+                report.decision.as_str(),
+                report.target,
+                path.display(),
+                gate.line(report)
+            );
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// Apply the baseline, write the report(s), and return the exit code: the report's gate,
+/// or the worst of several.
+pub fn finish(
+    mut reports: Vec<Report>,
+    output: &Output,
+    gate: Gate,
+    baseline: Option<&Baseline>,
+) -> anyhow::Result<u8> {
+    if let Some(b) = baseline {
+        let today = baseline::today();
+        for r in &mut reports {
+            b.apply(r, today);
+        }
+    }
+    if let [one] = reports.as_slice() {
+        emit(one, output, gate)?;
+        return Ok(gate.exit_code(one));
+    }
+    let opts: RenderOptions = render_options(output, gate);
+    let text = render_many(&reports, &opts);
+    let summary = Summary::new(&reports, &gate);
+    match output.file() {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("{}: reports written to {}", summary.line(), path.display());
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
+    Ok(summary.exit_code)
+}
