@@ -28,10 +28,12 @@ use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus,
 /// Why a baseline cannot be used. Every message names the file and the entry.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("baseline {}: {source}", path.display())]
+    /// The message carries the OS error once (it is not also a `source`: the message
+    /// travels through serde for a scheduled check, where a source would be lost).
+    #[error("baseline {}: {error}", path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("baseline {}: {message}", path.display())]
     Syntax { path: PathBuf, message: String },
@@ -68,6 +70,10 @@ struct EntryShape {
 pub struct Entry {
     /// The endpoint, as a report names it.
     pub endpoint: String,
+    /// The endpoint normalised as `rate::key` does (`scheme://host:port/path`, no trailing
+    /// slash, no query): what an entry is matched on, so `…/mcp/` and `…:443/mcp` name the
+    /// endpoint `…/mcp`. Host names are not resolved: `localhost` is not `127.0.0.1`.
+    pub key: String,
     pub finding: FindingId,
     pub region: Option<String>,
     pub reason: String,
@@ -81,8 +87,25 @@ impl Entry {
             region: self.region.clone(),
             reason: self.reason.clone(),
             expires: date_text(self.expires),
+            endpoint: None,
+            note: None,
         }
     }
+
+    /// As reported, stale for `note`.
+    fn stale(&self, note: String) -> BaselineEntry {
+        BaselineEntry {
+            note: Some(note),
+            ..self.reported()
+        }
+    }
+}
+
+/// The normalised endpoint of a report's target (its text if it does not parse).
+fn endpoint_key(target: &str) -> String {
+    Target::parse(target)
+        .map(|t| crate::rate::key(&t))
+        .unwrap_or_else(|_| target.to_string())
 }
 
 /// A parsed baseline file.
@@ -119,9 +142,9 @@ pub fn today() -> time::Date {
 impl Baseline {
     /// Read and check a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| BaselineError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::parse(&text, path)
     }
@@ -148,9 +171,9 @@ impl Baseline {
                 key,
                 message,
             };
-            let endpoint = Target::parse(&e.endpoint)
-                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?
-                .to_string();
+            let parsed = Target::parse(&e.endpoint)
+                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?;
+            let (endpoint, key) = (parsed.to_string(), crate::rate::key(&parsed));
             let finding: FindingId = e
                 .finding
                 .parse()
@@ -186,6 +209,7 @@ impl Baseline {
             };
             entries.push(Entry {
                 endpoint,
+                key,
                 finding,
                 region: e.region,
                 reason: e.reason.trim().to_string(),
@@ -199,15 +223,21 @@ impl Baseline {
     }
 
     /// Mark `report`'s findings as the entries for its endpoint say, on `today`, and record
-    /// what was accepted, expired and stale in `report.baseline`.
+    /// what was accepted, expired and stale in `report.baseline`. Entries are matched on the
+    /// normalised endpoint. An entry for one region of a finding seen in more regions
+    /// accepts nothing (the gate judges the finding, not a region of it): it is reported
+    /// stale with that reason, unless other entries cover the finding's other regions.
+    /// Entries for other endpoints are left to [`Baseline::unchecked`].
     pub fn apply(&self, report: &mut Report, today: time::Date) {
+        let key = endpoint_key(&report.target);
         let mine: Vec<(usize, &Entry)> = self
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.endpoint == report.target)
+            .filter(|(_, e)| e.key == key)
             .collect();
         let mut used: BTreeSet<usize> = BTreeSet::new();
+        let mut partial: Vec<BaselineEntry> = Vec::new();
         let mut status = BaselineStatus {
             file: self.path.display().to_string(),
             accepted: Vec::new(),
@@ -215,21 +245,20 @@ impl Baseline {
             stale: Vec::new(),
         };
         for f in &mut report.findings {
-            let matching: Vec<&Entry> = mine
+            let matching: Vec<(usize, &Entry)> = mine
                 .iter()
                 .filter(|(_, e)| {
                     e.finding == f.id && e.region.as_ref().is_none_or(|r| f.regions.contains(r))
                 })
-                .map(|(i, e)| {
-                    used.insert(*i);
-                    *e
-                })
+                .copied()
                 .collect();
             if matching.is_empty() {
                 continue;
             }
-            let (valid, expired): (Vec<&Entry>, Vec<&Entry>) =
-                matching.into_iter().partition(|e| e.expires >= today);
+            let (valid, expired): (Vec<&Entry>, Vec<&Entry>) = matching
+                .iter()
+                .map(|(_, e)| *e)
+                .partition(|e| e.expires >= today);
             let covers_all = valid.iter().any(|e| e.region.is_none())
                 || (!f.regions.is_empty()
                     && f.regions
@@ -248,13 +277,37 @@ impl Baseline {
                     .unwrap_or_default()
             };
             if covers_all {
+                used.extend(matching.iter().map(|(i, _)| *i));
                 f.accepted = Some(Acceptance {
                     status: AcceptanceStatus::Accepted,
                     reason: reasons(&valid),
                     expires: earliest(&valid),
                 });
                 status.accepted.push(f.id.to_string());
-            } else if !expired.is_empty() {
+                continue;
+            }
+            // Expired entries are judged (they fail the gate); valid entries for some of the
+            // finding's regions accept nothing, and say why.
+            for (i, e) in &matching {
+                if e.expires < today {
+                    used.insert(*i);
+                    continue;
+                }
+                let missing: Vec<&str> = f
+                    .regions
+                    .iter()
+                    .filter(|r| !valid.iter().any(|v| v.region.as_ref() == Some(*r)))
+                    .map(String::as_str)
+                    .collect();
+                partial.push(e.stale(format!(
+                    "accepts nothing: {} is seen in {}, and the gate judges the whole finding; add an entry for {} too, or omit `region` to accept it everywhere",
+                    f.id,
+                    f.regions.join(", "),
+                    missing.join(", ")
+                )));
+                used.insert(*i);
+            }
+            if !expired.is_empty() {
                 f.accepted = Some(Acceptance {
                     status: AcceptanceStatus::Expired,
                     reason: reasons(&expired),
@@ -268,7 +321,27 @@ impl Baseline {
             .filter(|(i, _)| !used.contains(i))
             .map(|(_, e)| e.reported())
             .collect();
+        partial.dedup();
+        status.stale.extend(partial);
         report.baseline = Some(status);
+    }
+
+    /// The entries for endpoints none of `targets` names (normalised), each stale with its
+    /// endpoint and the reason: a baseline written for `…/mcp/` or another host name must
+    /// not vanish silently.
+    pub fn unchecked(&self, targets: &[&str]) -> Vec<BaselineEntry> {
+        let keys: BTreeSet<String> = targets.iter().map(|t| endpoint_key(t)).collect();
+        self.entries
+            .iter()
+            .filter(|e| !keys.contains(&e.key))
+            .map(|e| BaselineEntry {
+                endpoint: Some(e.endpoint.clone()),
+                ..e.stale(
+                    "its endpoint was not checked in this run; endpoints match on scheme, host, port and path (host names are not resolved: `localhost` is not `127.0.0.1`)"
+                        .to_string(),
+                )
+            })
+            .collect()
     }
 }
 
@@ -321,9 +394,24 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
     out
 }
 
-/// A baseline a scheduled check names (`[[checks]] baseline = "FILE"`): read and checked
-/// when the configuration loads (and on every reload), so a bad file is a configuration
-/// error that names the file, the entry and the key.
+thread_local! {
+    /// The directory relative `baseline` paths of the configuration being loaded start from.
+    static CONFIG_DIR: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` (a configuration load) with relative `baseline = "FILE"` paths resolved against
+/// `dir`, the configuration file's directory.
+pub fn relative_to<R>(dir: Option<&Path>, f: impl FnOnce() -> R) -> R {
+    let before = CONFIG_DIR.with(|d| d.replace(dir.map(Path::to_path_buf)));
+    let out = f();
+    CONFIG_DIR.with(|d| d.replace(before));
+    out
+}
+
+/// A baseline a scheduled check names (`[[checks]] baseline = "FILE"`, relative to the
+/// configuration file's directory): read and checked when the configuration loads (and on
+/// every reload), so a bad file is a configuration error that names the path it tried, the
+/// entry and the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineFile(pub std::sync::Arc<Baseline>);
 
@@ -335,7 +423,11 @@ impl serde::Serialize for BaselineFile {
 
 impl<'de> serde::Deserialize<'de> for BaselineFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let path = PathBuf::deserialize(d)?;
+        let given = PathBuf::deserialize(d)?;
+        let path = match CONFIG_DIR.with(|dir| dir.borrow().clone()) {
+            Some(dir) if given.is_relative() => dir.join(&given),
+            _ => given,
+        };
         Baseline::load(&path)
             .map(|b| BaselineFile(std::sync::Arc::new(b)))
             .map_err(serde::de::Error::custom)
