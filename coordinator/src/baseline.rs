@@ -14,7 +14,6 @@
 //! expires = 2026-12-31
 //! ```
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -23,7 +22,7 @@ use vantage_agent::model::Severity;
 use vantage_agent::Target;
 
 use crate::exit::UNKNOWN_CAUSES;
-use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Report};
+use crate::report::{BaselineEntry, Report};
 
 /// Why a baseline cannot be used. Every message names the file and the entry.
 #[derive(Debug, thiserror::Error)]
@@ -99,13 +98,6 @@ impl Entry {
             ..self.reported()
         }
     }
-}
-
-/// The normalised endpoint of a report's target (its text if it does not parse).
-fn endpoint_key(target: &str) -> String {
-    Target::parse(target)
-        .map(|t| crate::rate::key(&t))
-        .unwrap_or_else(|_| target.to_string())
 }
 
 /// A parsed baseline file.
@@ -221,128 +213,6 @@ impl Baseline {
             entries,
         })
     }
-
-    /// Mark `report`'s findings as the entries for its endpoint say, on `today`, and record
-    /// what was accepted, expired and stale in `report.baseline`. Entries are matched on the
-    /// normalised endpoint. An entry for one region of a finding seen in more regions
-    /// accepts nothing (the gate judges the finding, not a region of it): it is reported
-    /// stale with that reason, unless other entries cover the finding's other regions.
-    /// Entries for other endpoints are left to [`Baseline::unchecked`].
-    pub fn apply(&self, report: &mut Report, today: time::Date) {
-        let key = endpoint_key(&report.target);
-        let mine: Vec<(usize, &Entry)> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.key == key)
-            .collect();
-        let mut used: BTreeSet<usize> = BTreeSet::new();
-        let mut partial: Vec<BaselineEntry> = Vec::new();
-        let mut status = BaselineStatus {
-            file: self.path.display().to_string(),
-            accepted: Vec::new(),
-            expired: Vec::new(),
-            stale: Vec::new(),
-        };
-        for f in &mut report.findings {
-            let matching: Vec<(usize, &Entry)> = mine
-                .iter()
-                .filter(|(_, e)| {
-                    e.finding == f.id && e.region.as_ref().is_none_or(|r| f.regions.contains(r))
-                })
-                .copied()
-                .collect();
-            if matching.is_empty() {
-                continue;
-            }
-            let (valid, expired): (Vec<&Entry>, Vec<&Entry>) = matching
-                .iter()
-                .map(|(_, e)| *e)
-                .partition(|e| e.expires >= today);
-            let covers_all = valid.iter().any(|e| e.region.is_none())
-                || (!f.regions.is_empty()
-                    && f.regions
-                        .iter()
-                        .all(|r| valid.iter().any(|e| e.region.as_ref() == Some(r))));
-            let reasons = |v: &[&Entry]| {
-                let mut r: Vec<&str> = v.iter().map(|e| e.reason.as_str()).collect();
-                r.dedup();
-                r.join("; ")
-            };
-            let earliest = |v: &[&Entry]| {
-                v.iter()
-                    .map(|e| e.expires)
-                    .min()
-                    .map(date_text)
-                    .unwrap_or_default()
-            };
-            if covers_all {
-                used.extend(matching.iter().map(|(i, _)| *i));
-                f.accepted = Some(Acceptance {
-                    status: AcceptanceStatus::Accepted,
-                    reason: reasons(&valid),
-                    expires: earliest(&valid),
-                });
-                status.accepted.push(f.id.to_string());
-                continue;
-            }
-            // Expired entries are judged (they fail the gate); valid entries for some of the
-            // finding's regions accept nothing, and say why.
-            for (i, e) in &matching {
-                if e.expires < today {
-                    used.insert(*i);
-                    continue;
-                }
-                let missing: Vec<&str> = f
-                    .regions
-                    .iter()
-                    .filter(|r| !valid.iter().any(|v| v.region.as_ref() == Some(*r)))
-                    .map(String::as_str)
-                    .collect();
-                partial.push(e.stale(format!(
-                    "accepts nothing: {} is seen in {}, and the gate judges the whole finding; add an entry for {} too, or omit `region` to accept it everywhere",
-                    f.id,
-                    f.regions.join(", "),
-                    missing.join(", ")
-                )));
-                used.insert(*i);
-            }
-            if !expired.is_empty() {
-                f.accepted = Some(Acceptance {
-                    status: AcceptanceStatus::Expired,
-                    reason: reasons(&expired),
-                    expires: earliest(&expired),
-                });
-                status.expired.extend(expired.iter().map(|e| e.reported()));
-            }
-        }
-        status.stale = mine
-            .iter()
-            .filter(|(i, _)| !used.contains(i))
-            .map(|(_, e)| e.reported())
-            .collect();
-        partial.dedup();
-        status.stale.extend(partial);
-        report.baseline = Some(status);
-    }
-
-    /// The entries for endpoints none of `targets` names (normalised), each stale with its
-    /// endpoint and the reason: a baseline written for `…/mcp/` or another host name must
-    /// not vanish silently.
-    pub fn unchecked(&self, targets: &[&str]) -> Vec<BaselineEntry> {
-        let keys: BTreeSet<String> = targets.iter().map(|t| endpoint_key(t)).collect();
-        self.entries
-            .iter()
-            .filter(|e| !keys.contains(&e.key))
-            .map(|e| BaselineEntry {
-                endpoint: Some(e.endpoint.clone()),
-                ..e.stale(
-                    "its endpoint was not checked in this run; endpoints match on scheme, host, port and path (host names are not resolved: `localhost` is not `127.0.0.1`)"
-                        .to_string(),
-                )
-            })
-            .collect()
-    }
 }
 
 /// A starting baseline from finished reports: one entry per finding above info about the
@@ -394,46 +264,15 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
     out
 }
 
-thread_local! {
-    /// The directory relative `baseline` paths of the configuration being loaded start from.
-    static CONFIG_DIR: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
-}
+mod apply;
+mod config_file;
 
-/// Run `f` (a configuration load) with relative `baseline = "FILE"` paths resolved against
-/// `dir`, the configuration file's directory.
-pub fn relative_to<R>(dir: Option<&Path>, f: impl FnOnce() -> R) -> R {
-    let before = CONFIG_DIR.with(|d| d.replace(dir.map(Path::to_path_buf)));
-    let out = f();
-    CONFIG_DIR.with(|d| d.replace(before));
-    out
-}
-
-/// A baseline a scheduled check names (`[[checks]] baseline = "FILE"`, relative to the
-/// configuration file's directory): read and checked when the configuration loads (and on
-/// every reload), so a bad file is a configuration error that names the path it tried, the
-/// entry and the key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaselineFile(pub std::sync::Arc<Baseline>);
-
-impl serde::Serialize for BaselineFile {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.path.display().to_string())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for BaselineFile {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let given = PathBuf::deserialize(d)?;
-        let path = match CONFIG_DIR.with(|dir| dir.borrow().clone()) {
-            Some(dir) if given.is_relative() => dir.join(&given),
-            _ => given,
-        };
-        Baseline::load(&path)
-            .map(|b| BaselineFile(std::sync::Arc::new(b)))
-            .map_err(serde::de::Error::custom)
-    }
-}
+pub use apply::unscheduled;
+pub use config_file::{relative_to, BaselineFile};
 
 #[cfg(test)]
 #[path = "baseline_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod match_tests;
