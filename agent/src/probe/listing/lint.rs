@@ -129,8 +129,11 @@ struct ObjectView<'a> {
     closed: bool,
 }
 
-/// How deep `$ref` and composition are followed (a hostile schema can nest or cycle).
+/// How deep `$ref` and composition are followed, and how many subschemas in all (a hostile
+/// schema can nest, cycle or fan out: `allOf` of a hundred `$ref: "#"` is 100^depth visits
+/// without the second bound). What is not visited is not counted as closing anything.
 const MAX_VIEW_DEPTH: usize = 8;
+const MAX_VIEW_NODES: usize = 256;
 
 /// A schema that bounds a value: anything but `true` or `{}`.
 fn bounds(schema: &Value) -> bool {
@@ -145,11 +148,20 @@ fn bounds(schema: &Value) -> bool {
 /// or `unevaluatedProperties` false or a bounding schema, `maxProperties: 0`, a `$ref` or an
 /// `allOf` branch that is closed (the instance must meet it too), or `anyOf`/`oneOf`
 /// branches that are all closed.
-fn view<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> ObjectView<'a> {
+fn view<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    depth: usize,
+    budget: &mut usize,
+) -> ObjectView<'a> {
     let mut v = ObjectView {
         props: Vec::new(),
         closed: false,
     };
+    if *budget == 0 {
+        return v;
+    }
+    *budget -= 1;
     let Some(obj) = schema.as_object() else {
         v.closed = schema == &Value::Bool(false);
         return v;
@@ -171,7 +183,7 @@ fn view<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> ObjectView<'a> 
         .and_then(|pointer| root.pointer(pointer));
     let all = obj.get("allOf").and_then(Value::as_array);
     for sub in local.into_iter().chain(all.into_iter().flatten()) {
-        let s = view(root, sub, depth + 1);
+        let s = view(root, sub, depth + 1, budget);
         v.closed |= s.closed;
         v.props.extend(s.props);
     }
@@ -183,7 +195,7 @@ fn view<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> ObjectView<'a> 
         {
             let mut every = true;
             for sub in branches {
-                let s = view(root, sub, depth + 1);
+                let s = view(root, sub, depth + 1, budget);
                 every &= s.closed;
                 v.props.extend(s.props);
             }
@@ -202,7 +214,8 @@ pub(crate) fn input_constrained(name: &str, tool: &Value, low: &mut Problems, in
     let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) else {
         return;
     };
-    let v = view(schema, schema, 0);
+    let mut budget = MAX_VIEW_NODES;
+    let v = view(schema, schema, 0, &mut budget);
     if v.props.is_empty() {
         if !v.closed {
             low.push(

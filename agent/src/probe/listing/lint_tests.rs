@@ -225,3 +225,22 @@ fn sizes_against_the_thresholds() {
     assert!(p.summary().contains("big:") && p.summary().contains("fat:"));
     assert!(!p.summary().contains("ok:"));
 }
+
+/// A schema that fans out through `$ref` cycles is judged after a bounded number of visits
+/// (open: what was not visited closes nothing), not after 100^8 of them.
+#[test]
+fn a_fanning_ref_cycle_costs_bounded_work() {
+    let refs: Vec<Value> = (0..100).map(|_| json!({"$ref": "#"})).collect();
+    let schema = json!({"type": "object", "allOf": refs.clone(), "anyOf": refs});
+    let mut budget = MAX_VIEW_NODES;
+    let v = view(&schema, &schema, 0, &mut budget);
+    assert_eq!(budget, 0);
+    assert!(!v.closed);
+    let (mut low, mut info) = (Problems::default(), Problems::default());
+    input_constrained("t", &json!({"inputSchema": schema}), &mut low, &mut info);
+    assert!(
+        low.summary().contains("accepts any input"),
+        "{}",
+        low.summary()
+    );
+}
