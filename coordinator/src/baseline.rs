@@ -14,7 +14,6 @@
 //! expires = 2026-12-31
 //! ```
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -23,7 +22,7 @@ use vantage_agent::model::Severity;
 use vantage_agent::Target;
 
 use crate::exit::UNKNOWN_CAUSES;
-use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Report};
+use crate::report::{BaselineEntry, Report};
 
 /// Why a baseline cannot be used. Every message names the file and the entry, and says the
 /// cause itself: a configuration error shows only this text (serde's custom error), so the
@@ -70,6 +69,10 @@ struct EntryShape {
 pub struct Entry {
     /// The endpoint, as a report names it.
     pub endpoint: String,
+    /// The endpoint normalised as `rate::key` does (`scheme://host:port/path`, no trailing
+    /// slash, no query): what an entry is matched on, so `…/mcp/` and `…:443/mcp` name the
+    /// endpoint `…/mcp`. Host names are not resolved: `localhost` is not `127.0.0.1`.
+    pub key: String,
     pub finding: FindingId,
     pub region: Option<String>,
     pub reason: String,
@@ -83,6 +86,16 @@ impl Entry {
             region: self.region.clone(),
             reason: self.reason.clone(),
             expires: date_text(self.expires),
+            endpoint: None,
+            note: None,
+        }
+    }
+
+    /// As reported, stale for `note`.
+    fn stale(&self, note: String) -> BaselineEntry {
+        BaselineEntry {
+            note: Some(note),
+            ..self.reported()
         }
     }
 }
@@ -150,9 +163,9 @@ impl Baseline {
                 key,
                 message,
             };
-            let endpoint = Target::parse(&e.endpoint)
-                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?
-                .to_string();
+            let parsed = Target::parse(&e.endpoint)
+                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?;
+            let (endpoint, key) = (parsed.to_string(), crate::rate::key(&parsed));
             let finding: FindingId = e
                 .finding
                 .parse()
@@ -188,6 +201,7 @@ impl Baseline {
             };
             entries.push(Entry {
                 endpoint,
+                key,
                 finding,
                 region: e.region,
                 reason: e.reason.trim().to_string(),
@@ -198,79 +212,6 @@ impl Baseline {
             path: path.to_path_buf(),
             entries,
         })
-    }
-
-    /// Mark `report`'s findings as the entries for its endpoint say, on `today`, and record
-    /// what was accepted, expired and stale in `report.baseline`.
-    pub fn apply(&self, report: &mut Report, today: time::Date) {
-        let mine: Vec<(usize, &Entry)> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.endpoint == report.target)
-            .collect();
-        let mut used: BTreeSet<usize> = BTreeSet::new();
-        let mut status = BaselineStatus {
-            file: self.path.display().to_string(),
-            accepted: Vec::new(),
-            expired: Vec::new(),
-            stale: Vec::new(),
-        };
-        for f in &mut report.findings {
-            let matching: Vec<&Entry> = mine
-                .iter()
-                .filter(|(_, e)| {
-                    e.finding == f.id && e.region.as_ref().is_none_or(|r| f.regions.contains(r))
-                })
-                .map(|(i, e)| {
-                    used.insert(*i);
-                    *e
-                })
-                .collect();
-            if matching.is_empty() {
-                continue;
-            }
-            let (valid, expired): (Vec<&Entry>, Vec<&Entry>) =
-                matching.into_iter().partition(|e| e.expires >= today);
-            let covers_all = valid.iter().any(|e| e.region.is_none())
-                || (!f.regions.is_empty()
-                    && f.regions
-                        .iter()
-                        .all(|r| valid.iter().any(|e| e.region.as_ref() == Some(r))));
-            let reasons = |v: &[&Entry]| {
-                let mut r: Vec<&str> = v.iter().map(|e| e.reason.as_str()).collect();
-                r.dedup();
-                r.join("; ")
-            };
-            let earliest = |v: &[&Entry]| {
-                v.iter()
-                    .map(|e| e.expires)
-                    .min()
-                    .map(date_text)
-                    .unwrap_or_default()
-            };
-            if covers_all {
-                f.accepted = Some(Acceptance {
-                    status: AcceptanceStatus::Accepted,
-                    reason: reasons(&valid),
-                    expires: earliest(&valid),
-                });
-                status.accepted.push(f.id.to_string());
-            } else if !expired.is_empty() {
-                f.accepted = Some(Acceptance {
-                    status: AcceptanceStatus::Expired,
-                    reason: reasons(&expired),
-                    expires: earliest(&expired),
-                });
-                status.expired.extend(expired.iter().map(|e| e.reported()));
-            }
-        }
-        status.stale = mine
-            .iter()
-            .filter(|(i, _)| !used.contains(i))
-            .map(|(_, e)| e.reported())
-            .collect();
-        report.baseline = Some(status);
     }
 }
 
@@ -323,27 +264,15 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
     out
 }
 
-/// A baseline a scheduled check names (`[[checks]] baseline = "FILE"`): read and checked
-/// when the configuration loads (and on every reload), so a bad file is a configuration
-/// error that names the file, the entry and the key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaselineFile(pub std::sync::Arc<Baseline>);
+mod apply;
+mod config_file;
 
-impl serde::Serialize for BaselineFile {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.path.display().to_string())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for BaselineFile {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let path = PathBuf::deserialize(d)?;
-        Baseline::load(&path)
-            .map(|b| BaselineFile(std::sync::Arc::new(b)))
-            .map_err(serde::de::Error::custom)
-    }
-}
+pub use apply::unscheduled;
+pub use config_file::{relative_to, BaselineFile};
 
 #[cfg(test)]
 #[path = "baseline_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod match_tests;

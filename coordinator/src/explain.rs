@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use vantage_agent::catalog::{self, CheckId, FindingId, UnknownId};
+use vantage_agent::catalog::{self, CheckId, FindingId};
 
 use crate::findings;
 
@@ -75,14 +75,54 @@ fn finding_text(id: FindingId) -> String {
     out
 }
 
+/// An id `vantage explain` does not know, with the id it most likely meant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown check or finding id `{id}`{}; `vantage explain --table` lists every id", .suggestion.map(|s| format!("; did you mean {s}?")).unwrap_or_default())]
+pub struct UnknownExplainId {
+    pub id: String,
+    /// The known id it most likely meant: the same once `_` is `-` and case is ignored, or
+    /// within two edits.
+    pub suggestion: Option<&'static str>,
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two short ids.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The known id `id` most likely meant.
+fn suggest(id: &str) -> Option<&'static str> {
+    let wanted = id.trim().to_ascii_lowercase().replace('_', "-");
+    let known = CheckId::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(FindingId::ALL.iter().map(|f| f.as_str()));
+    known
+        .map(|k| (distance(&wanted, k), k))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, k)| k)
+}
+
 /// Explain a check id, a finding id, or an id that is both (a check's own finding).
-pub fn explain(id: &str) -> Result<String, UnknownId> {
+pub fn explain(id: &str) -> Result<String, UnknownExplainId> {
     let check = id.parse::<CheckId>().ok().map(check_text);
     let finding = id.parse::<FindingId>().ok().map(finding_text);
     match (check, finding) {
-        (None, None) => Err(UnknownId {
-            what: "check or finding id",
+        (None, None) => Err(UnknownExplainId {
             id: id.to_string(),
+            suggestion: suggest(id),
         }),
         (c, f) => Ok([c, f].into_iter().flatten().collect::<Vec<_>>().join("\n")),
     }
@@ -197,6 +237,25 @@ mod tests {
         let err = explain("egress.blockd").unwrap_err();
         assert_eq!(err.id, "egress.blockd");
         assert!(err.to_string().contains("vantage explain --table"), "{err}");
+        assert_eq!(err.suggestion, Some("egress.blocked"));
+        for (typed, meant) in [
+            ("tools.schema_valid", "tools.schema-valid"),
+            ("TOOLS.SCHEMA-VALID", "tools.schema-valid"),
+            ("transport.gett", "transport.get"),
+        ] {
+            let err = explain(typed).unwrap_err();
+            assert_eq!(err.suggestion, Some(meant), "{typed}");
+            assert_eq!(
+                err.to_string(),
+                format!("unknown check or finding id `{typed}`; did you mean {meant}?; `vantage explain --table` lists every id")
+            );
+        }
+        let err = explain("nothing.like-it").unwrap_err();
+        assert_eq!(err.suggestion, None);
+        assert_eq!(
+            err.to_string(),
+            "unknown check or finding id `nothing.like-it`; `vantage explain --table` lists every id"
+        );
     }
 
     #[test]

@@ -112,19 +112,26 @@ pub fn finish(
     gate: Gate,
     baseline: Option<&Baseline>,
 ) -> anyhow::Result<u8> {
+    let mut unchecked = Vec::new();
     if let Some(b) = baseline {
         let today = baseline::today();
         for r in &mut reports {
             b.apply(r, today);
         }
+        let targets: Vec<&str> = reports.iter().map(|r| r.target.as_str()).collect();
+        unchecked = b.unchecked(&targets);
     }
-    if let [one] = reports.as_slice() {
+    if let [one] = reports.as_mut_slice() {
+        // One endpoint: the entries for others are stale in its report.
+        if let Some(status) = one.baseline.as_mut() {
+            status.stale.append(&mut unchecked);
+        }
         emit(one, output, gate)?;
         return Ok(gate.exit_code(one));
     }
     let opts: RenderOptions = render_options(output, gate);
-    let text = render_many(&reports, &opts);
-    let summary = Summary::new(&reports, &gate);
+    let text = render_many(&reports, &opts, &unchecked);
+    let summary = Summary::new(&reports, &gate).with_stale(&unchecked);
     match output.file() {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -91,13 +91,20 @@ pub struct Acceptance {
 }
 
 /// One baseline entry, as reported.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BaselineEntry {
+    /// The entry's endpoint, when it is not the report's (an entry for an endpoint the run
+    /// did not check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     pub finding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     pub reason: String,
     pub expires: String,
+    /// Why a stale entry is stale, when it is not simply that it matched no finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// What the baseline did to this report.
@@ -109,7 +116,9 @@ pub struct BaselineStatus {
     pub accepted: Vec<String>,
     /// Entries that matched a finding after their expiry date: each fails the gate.
     pub expired: Vec<BaselineEntry>,
-    /// Entries for this endpoint that matched no finding: remove them.
+    /// Entries that accepted nothing, each with its `note` when it is not simply that it
+    /// matched no finding (an entry for one region of a finding seen in more; in a run of
+    /// one endpoint, entries for endpoints the run did not check): fix or remove them.
     pub stale: Vec<BaselineEntry>,
 }
 

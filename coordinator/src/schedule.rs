@@ -62,6 +62,12 @@ pub fn start(
         })
         .collect();
     checks.metrics.set_schedule(&exported);
+    let named = scheduled
+        .iter()
+        .filter_map(|c| c.baseline.as_ref().map(|b| (c.target.as_str(), &*b.0)));
+    for (file, e) in crate::baseline::unscheduled(named) {
+        tracing::warn!(baseline = %file.display(), "{}", crate::render::stale_words(&e));
+    }
     scheduled
         .iter()
         .cloned()

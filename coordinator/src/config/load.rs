@@ -201,6 +201,15 @@ impl Config {
         path: Option<&Path>,
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
+        // A scheduled check's relative `baseline` path starts at the file's directory.
+        let dir = path.map(|p| p.parent().unwrap_or(Path::new(".")));
+        crate::baseline::relative_to(dir, || Self::load_inner(path, env))
+    }
+
+    fn load_inner(
+        path: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
         let origin = path.map_or(Origin::Defaults, |p| Origin::File(p.to_path_buf()));
         let table = match path {
             Some(p) => {

@@ -4,8 +4,9 @@
 use super::targets::{Target, DECISIONS};
 use super::text::Writer;
 use super::{
-    CHECK_INTERVAL, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A, FINDING_ACTIVE, LAST_RUN,
-    PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL, SCHEDULED_SKIPPED, TARGET_INFO,
+    CHECK_INTERVAL, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A, FINDING_ACTIVE,
+    GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL, SCHEDULED_SKIPPED,
+    TARGET_INFO,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +17,7 @@ pub(super) enum Family {
     DnsAllGlobal,
     DnsHasA,
     FindingActive,
+    GateDecision,
     LastRun,
     ProbeDuration,
     RegionReachable,
@@ -25,13 +27,14 @@ pub(super) enum Family {
 }
 
 /// In the order they are written (by name).
-pub(super) const FAMILIES: [Family; 12] = [
+pub(super) const FAMILIES: [Family; 13] = [
     Family::CheckInterval,
     Family::CheckSuccess,
     Family::Decision,
     Family::DnsAllGlobal,
     Family::DnsHasA,
     Family::FindingActive,
+    Family::GateDecision,
     Family::LastRun,
     Family::ProbeDuration,
     Family::RegionReachable,
@@ -53,6 +56,7 @@ impl Family {
             Family::DnsAllGlobal => DNS_ALL_GLOBAL,
             Family::DnsHasA => DNS_HAS_A,
             Family::FindingActive => FINDING_ACTIVE,
+            Family::GateDecision => GATE_DECISION,
             Family::LastRun => LAST_RUN,
             Family::ProbeDuration => PROBE_DURATION,
             Family::RegionReachable => REGION_REACHABLE,
@@ -81,7 +85,10 @@ impl Family {
             }
             Family::DnsHasA => "Whether the region received an IPv4 A record.",
             Family::FindingActive => {
-                "Findings of the last merged run (1 active); accepted=\"true\" when the check's baseline accepts it."
+                "Findings of the last merged run (1 active); accepted=\"true\" when the check's baseline accepts it, \"expired\" when its acceptance expired (it counts again), \"false\" otherwise."
+            }
+            Family::GateDecision => {
+                "The last decision once the check's baseline is applied (accepted findings do not count, expired acceptances do): 1 for the current value, 0 for the others. Equal to vantage_decision without a baseline."
             }
             Family::LastRun => "When the target's last merged run finished (Unix seconds).",
             Family::ProbeDuration => {
@@ -137,17 +144,21 @@ impl Family {
     fn write_run(self, target: &str, t: &Target, w: &mut Writer) {
         let Some(run) = &t.run else { return };
         let name = self.name();
-        if let Family::Decision = self {
+        if let Family::Decision | Family::GateDecision = self {
+            let current = match self {
+                Family::GateDecision => run.gate_decision,
+                _ => run.decision,
+            };
             for d in DECISIONS {
                 let labels = [("decision", d.as_str()), ("target", target)];
-                w.series(name, &labels, bit(d == run.decision));
+                w.series(name, &labels, bit(d == current));
             }
             return;
         }
         if let Family::FindingActive = self {
             for (id, severity, scope, accepted) in &run.findings {
                 let labels = [
-                    ("accepted", if *accepted { "true" } else { "false" }),
+                    ("accepted", *accepted),
                     ("finding", id.as_str()),
                     ("scope", scope),
                     ("severity", severity),

@@ -18,6 +18,7 @@ use crate::report::Report;
 pub const CHECK_SUCCESS: &str = "vantage_check_success";
 pub const FINDING_ACTIVE: &str = "vantage_finding_active";
 pub const DECISION: &str = "vantage_decision";
+pub const GATE_DECISION: &str = "vantage_gate_decision";
 pub const REGION_REACHABLE: &str = "vantage_region_reachable";
 pub const DNS_ALL_GLOBAL: &str = "vantage_dns_all_global";
 pub const DNS_HAS_A: &str = "vantage_dns_has_a_record";
@@ -38,6 +39,7 @@ pub const ALL: &[&str] = &[
     CHECK_SUCCESS,
     FINDING_ACTIVE,
     DECISION,
+    GATE_DECISION,
     REGION_REACHABLE,
     DNS_ALL_GLOBAL,
     DNS_HAS_A,

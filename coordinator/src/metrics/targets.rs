@@ -48,10 +48,13 @@ pub(super) struct RegionRun {
 /// What a target's last merged run showed.
 #[derive(Debug)]
 pub(super) struct Run {
+    /// As the merge decided.
     pub(super) decision: Decision,
+    /// As the gate judges it with the check's baseline (`Gate::decision`).
+    pub(super) gate_decision: Decision,
     pub(super) regions: Vec<RegionRun>,
-    /// (finding, severity, scope, accepted by the check's baseline)
-    pub(super) findings: Vec<(FindingId, &'static str, &'static str, bool)>,
+    /// (finding, severity, scope, `accepted` label: `true`, `expired` or `false`)
+    pub(super) findings: Vec<(FindingId, &'static str, &'static str, &'static str)>,
 }
 
 /// A scheduled target.
@@ -149,7 +152,14 @@ impl Targets {
                     Scope::Global => "global",
                     Scope::Regional => "regional",
                 };
-                (f.id, f.severity.as_str(), scope, f.is_accepted())
+                let accepted = if f.is_accepted() {
+                    "true"
+                } else if f.is_expired() {
+                    "expired"
+                } else {
+                    "false"
+                };
+                (f.id, f.severity.as_str(), scope, accepted)
             })
             .collect();
         let Some(t) = g.targets.get_mut(report.target.as_str()) else {
@@ -161,6 +171,7 @@ impl Targets {
         t.last_run = Some(now_unix());
         t.run = Some(Run {
             decision: report.decision,
+            gate_decision: crate::exit::Gate::default().decision(report),
             regions,
             findings,
         });

@@ -151,3 +151,65 @@ fn accepted_findings_carry_the_accepted_label() {
         "{text}"
     );
 }
+
+/// A scheduled check whose baseline accepts its only blocking finding: `vantage_decision`
+/// stays as the merge decided (blocked), `vantage_gate_decision` says what the gate says
+/// (pass), and the finding is `accepted="true"`. Once the acceptance expires, the finding is
+/// `accepted="expired"` and the gate decision is blocked again.
+#[test]
+fn the_gate_decision_honours_the_baseline_and_an_expired_acceptance_shows() {
+    use crate::baseline::{parse_date, Baseline};
+    let target = "http://127.0.0.1:9/mcp";
+    let m = Metrics::new(Registry::new()).unwrap();
+    m.set_schedule(&[(target.to_string(), 60.0, BTreeMap::new())]);
+    let b = Baseline::parse(
+        &format!("[[accept]]\nendpoint = \"{target}\"\nfinding = \"method.unknown\"\nreason = \"OPS-1\"\nexpires = 2026-12-31\n"),
+        std::path::Path::new("b.toml"),
+    )
+    .unwrap();
+    let series = |text: &str, name: &str, decision: &str| -> String {
+        let line = format!("{name}{{decision=\"{decision}\",target=\"{target}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(line.as_str()).map(str::to_string))
+            .unwrap_or_else(|| panic!("{line} missing:\n{text}"))
+    };
+    let finding = |accepted: &str| {
+        format!("vantage_finding_active{{accepted=\"{accepted}\",finding=\"method.unknown\",scope=\"global\",severity=\"high\",target=\"{target}\"}} 1")
+    };
+    for (today, accepted, gate) in [
+        ("2026-11-30", "true", "pass"),
+        ("2027-01-01", "expired", "blocked"),
+    ] {
+        let mut r = crate::test_reports::one_failure(
+            "method.unknown",
+            vantage_agent::model::Severity::High,
+        );
+        assert_eq!(r.target, target);
+        assert_eq!(r.decision, Decision::Blocked);
+        b.apply(&mut r, parse_date(today).unwrap());
+        m.observe(&r);
+        let text = m.render(&Fleet::default(), &[]);
+        assert_eq!(series(&text, DECISION, "blocked"), "1", "{today}");
+        for d in ["blocked", "pass", "review", "unknown"] {
+            let want = if d == gate { "1" } else { "0" };
+            assert_eq!(
+                series(&text, GATE_DECISION, d),
+                want,
+                "{today} {d}:\n{text}"
+            );
+        }
+        assert!(text.contains(&finding(accepted)), "{today}:\n{text}");
+        assert!(
+            text.contains("# TYPE vantage_gate_decision gauge"),
+            "{text}"
+        );
+    }
+    // Without a baseline the gate decision is the merge's.
+    m.observe(&crate::test_reports::one_failure(
+        "method.unknown",
+        vantage_agent::model::Severity::High,
+    ));
+    let text = m.render(&Fleet::default(), &[]);
+    assert_eq!(series(&text, GATE_DECISION, "blocked"), "1");
+    assert!(text.contains(&finding("false")), "{text}");
+}

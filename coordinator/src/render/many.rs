@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{junit_many, markdown, text, Format, RenderOptions};
 use crate::exit::{self, Gate};
-use crate::report::Report;
+use crate::report::{BaselineEntry, Report};
 
 /// The schema name of the JSON document of a run over several endpoints.
 pub const MANY_SCHEMA: &str = "vantage.reports/v1";
@@ -29,6 +29,9 @@ pub struct Summary {
     /// The run's exit code: the worst endpoint's.
     pub exit_code: u8,
     pub endpoints: Vec<SummaryRow>,
+    /// Baseline entries for endpoints the run did not check (`Baseline::unchecked`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<BaselineEntry>,
 }
 
 impl Summary {
@@ -45,7 +48,14 @@ impl Summary {
         Summary {
             exit_code: exit::worst(endpoints.iter().map(|e| e.exit_code)),
             endpoints,
+            stale: Vec::new(),
         }
+    }
+
+    /// The summary, with the baseline's entries for endpoints the run did not check.
+    pub fn with_stale(mut self, stale: &[BaselineEntry]) -> Self {
+        self.stale = stale.to_vec();
+        self
     }
 
     /// `3 endpoints: 1 blocked, 2 pass; exit 2 (the worst gate)`.
@@ -58,8 +68,13 @@ impl Summary {
             }
         }
         let parts: Vec<String> = counts.iter().map(|(d, n)| format!("{n} {d}")).collect();
+        let stale = match self.stale.len() {
+            0 => String::new(),
+            1 => "; 1 baseline entry for an endpoint not checked".into(),
+            n => format!("; {n} baseline entries for endpoints not checked"),
+        };
         format!(
-            "{} endpoints: {}; exit {} (the worst gate)",
+            "{} endpoints: {}; exit {} (the worst gate){stale}",
             self.endpoints.len(),
             parts.join(", "),
             self.exit_code
@@ -67,15 +82,24 @@ impl Summary {
     }
 }
 
-/// Render the reports of several endpoints as `opts` say.
-pub fn render_many(reports: &[Report], opts: &RenderOptions) -> String {
-    let summary = Summary::new(reports, &opts.gate);
+/// Render the reports of several endpoints as `opts` say; `stale` are the baseline's
+/// entries for endpoints the run did not check, shown with the summary.
+pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEntry]) -> String {
+    let summary = Summary::new(reports, &opts.gate).with_stale(stale);
+    let stale_lines = |prefix: &str| -> String {
+        summary
+            .stale
+            .iter()
+            .map(|e| format!("{prefix}{}\n", super::summary::stale_words(e)))
+            .collect()
+    };
     match opts.format {
         Format::Json => {
             let doc = serde_json::json!({
                 "schema": MANY_SCHEMA,
                 "exit_code": summary.exit_code,
                 "summary": summary.endpoints,
+                "baseline_stale": summary.stale,
                 "reports": reports,
             });
             let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -99,6 +123,7 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions) -> String {
             for e in &summary.endpoints {
                 let _ = writeln!(out, "  {:<8} {:<width$}  {}", e.decision, e.gate, e.target);
             }
+            out.push_str(&stale_lines("  "));
             out
         }
         Format::Markdown => {
@@ -110,6 +135,12 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions) -> String {
                     "| `{}` | **{}** | `{}` |",
                     e.target, e.decision, e.gate
                 );
+            }
+            if !summary.stale.is_empty() {
+                out.push('\n');
+                for line in stale_lines("").lines() {
+                    let _ = writeln!(out, "- {}", super::markdown::cell(line));
+                }
             }
             out.push('\n');
             for r in reports {

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::summary::{
-    acceptance, baseline_line, because, entry_words, outcome_word, seen_from, unknown_fix,
+    acceptance, baseline_line, because, outcome_word, seen_from, stale_words, unknown_fix,
 };
 use crate::exit::Gate;
 use crate::report::Report;
@@ -84,11 +84,7 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
     {
         let _ = writeln!(out, "{}\n", cell(&baseline_line(b)));
         for e in &b.stale {
-            let _ = writeln!(
-                out,
-                "- stale entry (matches nothing; remove it): {}",
-                cell(&entry_words(e))
-            );
+            let _ = writeln!(out, "- {}", cell(&stale_words(e)));
         }
         if !b.stale.is_empty() {
             out.push('\n');

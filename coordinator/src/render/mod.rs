@@ -12,7 +12,7 @@ mod xml;
 pub use junit::{junit, junit_many};
 pub use many::{render_many, Summary, SummaryRow, MANY_SCHEMA};
 pub use markdown::markdown;
-pub use summary::because;
+pub use summary::{because, stale_words};
 pub use text::text;
 
 use crate::exit::Gate;

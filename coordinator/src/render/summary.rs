@@ -196,5 +196,22 @@ pub fn entry_words(e: &BaselineEntry) -> String {
         .as_ref()
         .map(|r| format!(" in {r}"))
         .unwrap_or_default();
-    format!("{}{region} (until {}: {})", e.finding, e.expires, e.reason)
+    let endpoint = e
+        .endpoint
+        .as_ref()
+        .map(|u| format!(" on {u}"))
+        .unwrap_or_default();
+    format!(
+        "{}{region}{endpoint} (until {}: {})",
+        e.finding, e.expires, e.reason
+    )
+}
+
+/// A stale entry in words: `stale entry (matches nothing; remove it): …`, or its note.
+pub fn stale_words(e: &BaselineEntry) -> String {
+    format!(
+        "stale entry ({}): {}",
+        e.note.as_deref().unwrap_or("matches nothing; remove it"),
+        entry_words(e)
+    )
 }

@@ -133,11 +133,7 @@ pub fn text(report: &Report, opts: &RenderOptions) -> String {
     {
         let _ = writeln!(out, "\n{}", super::summary::baseline_line(b));
         for e in &b.stale {
-            let _ = writeln!(
-                out,
-                "  stale entry (matches nothing; remove it): {}",
-                super::summary::entry_words(e)
-            );
+            let _ = writeln!(out, "  {}", super::summary::stale_words(e));
         }
     }
     let _ = writeln!(out, "\nRegions:");

@@ -305,9 +305,55 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
         text(&out).0
     );
 
+    // Spellings: an entry for `…/mcp/` accepts the finding of `…/mcp`; one for `localhost`
+    // (another endpoint: names are not resolved) is stale with its endpoint, not dropped.
+    fixture.set_faults(&[Fault::GetHtml]);
+    let other = url.replace("127.0.0.1", "localhost");
+    std::fs::write(
+        &base,
+        format!(
+            "[[accept]]\nendpoint = \"{url}/\"\nfinding = \"transport.get\"\nreason = \"slash\"\nexpires = 2099-12-31\n\
+             [[accept]]\nendpoint = \"{other}\"\nfinding = \"transport.get\"\nreason = \"other host\"\nexpires = 2099-12-31\n"
+        ),
+    )
+    .unwrap();
+    let out = run("json").await;
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(&doc);
+    assert_eq!(
+        doc["baseline"]["accepted"],
+        serde_json::json!(["transport.get"])
+    );
+    let stale = doc["baseline"]["stale"].as_array().unwrap();
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert_eq!(stale[0]["endpoint"], other);
+    assert_eq!(stale[0]["reason"], "other host");
+    assert!(
+        stale[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("was not checked in this run"),
+        "{stale:?}"
+    );
+
     // A bad baseline is refused before any traffic.
     std::fs::write(&base, "[[accept]]\nendpoint = \"http://x/mcp\"\n").unwrap();
     let out = run("json").await;
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).1.contains("missing field"), "{:?}", text(&out));
+    // A missing one names the path and the OS error once.
+    let missing = dir.join("missing.toml");
+    let out = vantage_env(
+        &["check", &url, "--baseline", missing.to_str().unwrap()],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out).1;
+    assert!(
+        stderr.contains(&format!("baseline {}: ", missing.display())),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
 }

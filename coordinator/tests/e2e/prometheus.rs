@@ -171,6 +171,7 @@ fn the_dashboard_queries_only_exported_metrics() {
     }
     for needed in [
         "vantage_decision",
+        "vantage_gate_decision",
         "vantage_check_success",
         "vantage_dns_all_global",
         "vantage_agents_connected",

@@ -121,32 +121,118 @@ fn bounded_string(schema: &Value) -> bool {
         .any(|k| schema.get(*k).is_some())
 }
 
+/// What an object schema lets through, as the lint sees it: the properties it declares
+/// (its own, and those of the subschemas every instance must also meet), and whether it
+/// admits properties nobody declared or bounded.
+struct ObjectView<'a> {
+    props: Vec<(&'a str, &'a Value)>,
+    closed: bool,
+}
+
+/// How deep `$ref` and composition are followed, and how many subschemas in all (a hostile
+/// schema can nest, cycle or fan out: `allOf` of a hundred `$ref: "#"` is 100^depth visits
+/// without the second bound). What is not visited is not counted as closing anything.
+const MAX_VIEW_DEPTH: usize = 8;
+const MAX_VIEW_NODES: usize = 256;
+
+/// A schema that bounds a value: anything but `true` or `{}`.
+fn bounds(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => !b,
+        Value::Object(m) => !m.is_empty(),
+        _ => false,
+    }
+}
+
+/// The view of `schema` (inside `root`, for local `$ref`s). Closed: `additionalProperties`
+/// or `unevaluatedProperties` false or a bounding schema, `maxProperties: 0`, a `$ref` or an
+/// `allOf` branch that is closed (the instance must meet it too), or `anyOf`/`oneOf`
+/// branches that are all closed.
+fn view<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    depth: usize,
+    budget: &mut usize,
+) -> ObjectView<'a> {
+    let mut v = ObjectView {
+        props: Vec::new(),
+        closed: false,
+    };
+    if *budget == 0 {
+        return v;
+    }
+    *budget -= 1;
+    let Some(obj) = schema.as_object() else {
+        v.closed = schema == &Value::Bool(false);
+        return v;
+    };
+    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        v.props.extend(props.iter().map(|(k, s)| (k.as_str(), s)));
+    }
+    v.closed = ["additionalProperties", "unevaluatedProperties"]
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(bounds))
+        || obj.get("maxProperties").and_then(Value::as_u64) == Some(0);
+    if depth >= MAX_VIEW_DEPTH {
+        return v;
+    }
+    let local = obj
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| root.pointer(pointer));
+    let all = obj.get("allOf").and_then(Value::as_array);
+    for sub in local.into_iter().chain(all.into_iter().flatten()) {
+        let s = view(root, sub, depth + 1, budget);
+        v.closed |= s.closed;
+        v.props.extend(s.props);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = obj
+            .get(key)
+            .and_then(Value::as_array)
+            .filter(|b| !b.is_empty())
+        {
+            let mut every = true;
+            for sub in branches {
+                let s = view(root, sub, depth + 1, budget);
+                every &= s.closed;
+                v.props.extend(s.props);
+            }
+            v.closed |= every;
+        }
+    }
+    v
+}
+
 /// `tools.input-constrained` for one tool: low for input nobody bounded, info for an object
 /// that lists its properties but leaves `additionalProperties` open (the JSON Schema default,
-/// which most SDKs emit).
+/// which most SDKs emit). A schema is judged with its local `$ref`s and composition (see
+/// `view`), so a closed `$ref`, an `allOf` with `unevaluatedProperties: false`, closed
+/// `oneOf`/`anyOf` branches, `maxProperties: 0` and a map of bounded values are all bounded.
 pub(crate) fn input_constrained(name: &str, tool: &Value, low: &mut Problems, info: &mut Problems) {
     let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) else {
         return;
     };
-    let props = schema.get("properties").and_then(Value::as_object);
-    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-    if props.is_none_or(|p| p.is_empty()) {
-        if !closed {
+    let mut budget = MAX_VIEW_NODES;
+    let v = view(schema, schema, 0, &mut budget);
+    if v.props.is_empty() {
+        if !v.closed {
             low.push(
                 Severity::Low,
-                format!("{name}: the input object declares no properties and does not close additionalProperties, so it accepts any input"),
+                format!("{name}: the input object declares no properties and bounds no others (no additionalProperties or unevaluatedProperties schema, no closed $ref or composition, maxProperties not 0), so it accepts any input"),
             );
         }
         return;
     }
-    let props = props.into_iter().flatten();
-    let mut open_risky = Vec::new();
-    for (prop, sub) in props {
+    let mut open_risky: Vec<&str> = Vec::new();
+    for (prop, sub) in &v.props {
         if is_type(sub, "string")
             && !bounded_string(sub)
             && words(prop).iter().any(|w| RISKY.contains(&w.as_str()))
+            && !open_risky.contains(prop)
         {
-            open_risky.push(prop.as_str());
+            open_risky.push(prop);
         }
     }
     if !open_risky.is_empty() {
@@ -158,7 +244,7 @@ pub(crate) fn input_constrained(name: &str, tool: &Value, low: &mut Problems, in
             ),
         );
     }
-    if !closed {
+    if !v.closed {
         info.push(
             Severity::Info,
             format!("{name}: additionalProperties is open"),
@@ -279,86 +365,5 @@ pub(crate) fn size_verdict(tools: Option<&ListRead>) -> Verdict {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn schemas_compile_by_their_draft_and_never_fetch() {
-        assert!(
-            compile(&json!({"type": "object", "properties": {"a": {"type": "number"}}})).is_ok()
-        );
-        assert!(compile(
-            &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
-        )
-        .is_ok());
-        let bad = compile(&json!({"type": "object", "properties": {"a": {"type": "strin"}}}));
-        assert!(bad.is_err(), "an unknown type name does not compile");
-        let remote = compile(
-            &json!({"type": "object", "properties": {"a": {"$ref": "http://198.51.100.1/s.json"}}}),
-        );
-        assert!(remote.unwrap_err().contains("not fetched"));
-        assert!(
-            compile(&json!({"$schema": "https://vantage.invalid/unknown", "type": "object"}))
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn identifier_words() {
-        assert_eq!(words("filePath"), ["file", "path"]);
-        assert_eq!(words("target_URL"), ["target", "url"]);
-        assert_eq!(words("shell-cmd"), ["shell", "cmd"]);
-        assert_eq!(words("pathology"), ["pathology"]);
-    }
-
-    #[test]
-    fn unconstrained_input_levels() {
-        let run = |tool: Value| {
-            let (mut low, mut info) = (Problems::default(), Problems::default());
-            input_constrained("t", &tool, &mut low, &mut info);
-            (low.worst(), info.worst())
-        };
-        // No parameters, closed: the spec's own example for a tool without arguments.
-        assert_eq!(
-            run(json!({"inputSchema": {"type": "object", "additionalProperties": false}})),
-            (None, None)
-        );
-        // No parameters, open: accepts anything.
-        assert_eq!(
-            run(json!({"inputSchema": {"type": "object"}})).0,
-            Some(Severity::Low)
-        );
-        assert_eq!(
-            run(json!({"inputSchema": {"type": "object", "properties": {}}})).0,
-            Some(Severity::Low)
-        );
-        // Declared properties, open: the SDK default, an observation only.
-        assert_eq!(
-            run(
-                json!({"inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}})
-            ),
-            (None, Some(Severity::Info))
-        );
-        // An unbounded command string.
-        let cmd = json!({"inputSchema": {"type": "object", "additionalProperties": false,
-            "properties": {"command": {"type": "string"}}}});
-        assert_eq!(run(cmd).0, Some(Severity::Low));
-        let bounded = json!({"inputSchema": {"type": "object", "additionalProperties": false,
-            "properties": {"filePath": {"type": "string", "maxLength": 4096}, "note": {"type": "string"}}}});
-        assert_eq!(run(bounded), (None, None));
-    }
-
-    #[test]
-    fn sizes_against_the_thresholds() {
-        let mut p = Problems::default();
-        let tool = json!({"description": "x".repeat(MAX_DESCRIPTION_BYTES + 1)});
-        tool_size("big", &tool, 100, &mut p);
-        tool_size("fat", &json!({}), MAX_TOOL_BYTES + 1, &mut p);
-        tool_size("ok", &json!({"description": "fine"}), 200, &mut p);
-        assert_eq!(p.worst(), Some(Severity::Low));
-        assert!(p.summary().contains("big:") && p.summary().contains("fat:"));
-        assert!(!p.summary().contains("ok:"));
-    }
-}
+#[path = "lint_tests.rs"]
+mod tests;

@@ -134,6 +134,74 @@ const UNREACHABLE_VIA: &[&str] = &[
     "propertyNames",
 ];
 
+/// The JSON types a property admits, from `type` (a name or a list), else from the
+/// branches of an `anyOf`/`oneOf` (Pydantic writes `Optional[str]` as `anyOf: [{type:
+/// string}, {type: null}]`), else from `const`/`enum` values. Empty when it declares none.
+fn admitted_types(prop: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |t: &str| {
+        if !out.iter().any(|x| x == t) {
+            out.push(t.to_string());
+        }
+    };
+    match prop.get("type") {
+        Some(Value::String(t)) => add(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).for_each(&mut add),
+        _ => {
+            let branches = ["anyOf", "oneOf"]
+                .iter()
+                .find_map(|k| prop.get(*k).and_then(Value::as_array));
+            if let Some(branches) = branches {
+                for b in branches {
+                    let ts = admitted_types(b);
+                    if ts.is_empty() {
+                        add("unspecified");
+                    }
+                    ts.iter().for_each(|t| add(t));
+                }
+            } else {
+                let values: Vec<&Value> = match (prop.get("const"), prop.get("enum")) {
+                    (Some(c), _) => vec![c],
+                    (None, Some(Value::Array(vs))) => vs.iter().collect(),
+                    _ => Vec::new(),
+                };
+                for v in values {
+                    add(match v {
+                        Value::Null => "null",
+                        Value::Bool(_) => "boolean",
+                        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                        Value::Number(_) => "number",
+                        Value::String(_) => "string",
+                        Value::Array(_) => "array",
+                        Value::Object(_) => "object",
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a property can carry an `x-mcp-header`: it admits one of string, integer or
+/// boolean, and at most `null` besides (the spec's `headers.param-null-or-absent`: a null
+/// argument sends no header, which the server must accept). Otherwise the words for the
+/// message: `of type number`, `of types string or object`, `with no declared type`.
+fn header_type(prop: &Value) -> Result<(), String> {
+    let types = admitted_types(prop);
+    let primitives: Vec<&str> = types
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != "null")
+        .collect();
+    match primitives.as_slice() {
+        ["string" | "integer" | "boolean"] => Ok(()),
+        [] if types.is_empty() => Err("with no declared type".into()),
+        [] => Err("of type null".into()),
+        [one] => Err(format!("of type {one}")),
+        many => Err(format!("of types {}", many.join(" or "))),
+    }
+}
+
 /// `tools.x-mcp-header-valid` for one tool's `inputSchema`.
 pub(crate) fn x_mcp_headers(name: &str, tool: &Value, out: &mut Problems) -> usize {
     let Some(schema) = tool.get("inputSchema") else {
@@ -169,11 +237,10 @@ pub(crate) fn x_mcp_headers(name: &str, tool: &Value, out: &mut Problems) -> usi
             );
             continue;
         }
-        let t = prop.get("type").and_then(Value::as_str).unwrap_or("");
-        if !matches!(t, "string" | "integer" | "boolean") {
+        if let Err(types) = header_type(prop) {
             out.push(
                 Severity::Medium,
-                format!("{name}: x-mcp-header \"{header}\" at {at} is on a property of type {} (string, integer or boolean only)", if t.is_empty() { "unspecified" } else { t }),
+                format!("{name}: x-mcp-header \"{header}\" at {at} is on a property {types} (string, integer or boolean only, optionally nullable: a null or absent argument sends no header)"),
             );
         }
         let lower = header.to_ascii_lowercase();
@@ -235,109 +302,5 @@ fn walk(
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn the_shape_of_a_tool() {
-        let mut p = Problems::default();
-        assert_eq!(
-            shape(
-                0,
-                &json!({"name": "a", "inputSchema": {"type": "object"}}),
-                &mut p
-            ),
-            Some("a".into())
-        );
-        assert!(p.is_empty());
-        shape(1, &json!({"name": "b"}), &mut p);
-        shape(2, &json!({"inputSchema": {"type": "object"}}), &mut p);
-        shape(3, &json!({"name": "d", "inputSchema": null}), &mut p);
-        shape(
-            4,
-            &json!({"name": "e", "inputSchema": {"type": "string"}}),
-            &mut p,
-        );
-        shape(
-            5,
-            &json!({"name": "f", "inputSchema": {"type": "object"}, "outputSchema": "x"}),
-            &mut p,
-        );
-        assert_eq!(p.worst(), Some(Severity::High));
-        let s = p.summary();
-        for needle in [
-            "b has no inputSchema",
-            "tools[2] has no string name",
-            "d: inputSchema is null",
-            "e: inputSchema.type",
-            "f: outputSchema",
-        ] {
-            assert!(s.contains(needle), "{needle}: {s}");
-        }
-    }
-
-    #[test]
-    fn names() {
-        let mut p = Problems::default();
-        for ok in ["get_weather", "a.b-c", "X1"] {
-            name_format(ok, &mut p);
-        }
-        assert!(p.is_empty());
-        name_format("get weather", &mut p);
-        name_format("ns/tool", &mut p);
-        name_format(&"x".repeat(129), &mut p);
-        assert_eq!(p.worst(), Some(Severity::Low));
-        assert!(p.summary().contains("SEP-986"), "{}", p.summary());
-    }
-
-    #[test]
-    fn x_mcp_header_rules() {
-        let run = |schema: Value| {
-            let mut p = Problems::default();
-            let n = x_mcp_headers("t", &json!({"inputSchema": schema}), &mut p);
-            (n, p)
-        };
-        let (n, p) = run(json!({"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"},
-            "nested": {"type": "object", "properties": {"id": {"type": "integer", "x-mcp-header": "Item-Id"}}}
-        }}));
-        assert_eq!(n, 2);
-        assert!(p.is_empty(), "{}", p.summary());
-        for (schema, needle) in [
-            (
-                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Header"}}}),
-                "not an RFC 9110 token",
-            ),
-            (
-                json!({"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
-                "type number",
-            ),
-            (
-                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
-                "declared twice",
-            ),
-            (
-                json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
-                "something other than properties",
-            ),
-            (
-                json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
-                "something other than properties",
-            ),
-            (
-                json!({"type": "object", "x-mcp-header": "Root"}),
-                "not on a property",
-            ),
-            (
-                json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
-                "not an RFC 9110 token",
-            ),
-        ] {
-            let (_, p) = run(schema.clone());
-            assert_eq!(p.worst(), Some(Severity::Medium), "{schema}");
-            assert!(p.summary().contains(needle), "{needle}: {}", p.summary());
-        }
-    }
-}
+#[path = "tool_rules_tests.rs"]
+mod tests;

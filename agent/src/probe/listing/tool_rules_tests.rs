@@ -1,0 +1,170 @@
+//! One tool's rules: its shape, its name, its `x-mcp-header` annotations.
+
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn the_shape_of_a_tool() {
+    let mut p = Problems::default();
+    assert_eq!(
+        shape(
+            0,
+            &json!({"name": "a", "inputSchema": {"type": "object"}}),
+            &mut p
+        ),
+        Some("a".into())
+    );
+    assert!(p.is_empty());
+    shape(1, &json!({"name": "b"}), &mut p);
+    shape(2, &json!({"inputSchema": {"type": "object"}}), &mut p);
+    shape(3, &json!({"name": "d", "inputSchema": null}), &mut p);
+    shape(
+        4,
+        &json!({"name": "e", "inputSchema": {"type": "string"}}),
+        &mut p,
+    );
+    shape(
+        5,
+        &json!({"name": "f", "inputSchema": {"type": "object"}, "outputSchema": "x"}),
+        &mut p,
+    );
+    assert_eq!(p.worst(), Some(Severity::High));
+    let s = p.summary();
+    for needle in [
+        "b has no inputSchema",
+        "tools[2] has no string name",
+        "d: inputSchema is null",
+        "e: inputSchema.type",
+        "f: outputSchema",
+    ] {
+        assert!(s.contains(needle), "{needle}: {s}");
+    }
+}
+
+#[test]
+fn names() {
+    let mut p = Problems::default();
+    for ok in ["get_weather", "a.b-c", "X1"] {
+        name_format(ok, &mut p);
+    }
+    assert!(p.is_empty());
+    name_format("get weather", &mut p);
+    name_format("ns/tool", &mut p);
+    name_format(&"x".repeat(129), &mut p);
+    assert_eq!(p.worst(), Some(Severity::Low));
+    assert!(p.summary().contains("SEP-986"), "{}", p.summary());
+}
+
+#[test]
+fn x_mcp_header_rules() {
+    let run = |schema: Value| {
+        let mut p = Problems::default();
+        let n = x_mcp_headers("t", &json!({"inputSchema": schema}), &mut p);
+        (n, p)
+    };
+    let (n, p) = run(json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "nested": {"type": "object", "properties": {"id": {"type": "integer", "x-mcp-header": "Item-Id"}}}
+    }}));
+    assert_eq!(n, 2);
+    assert!(p.is_empty(), "{}", p.summary());
+    for (schema, needle) in [
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Header"}}}),
+            "not an RFC 9110 token",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+            "type number",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
+            "declared twice",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+            "something other than properties",
+        ),
+        (
+            json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+            "something other than properties",
+        ),
+        (
+            json!({"type": "object", "x-mcp-header": "Root"}),
+            "not on a property",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+            "not an RFC 9110 token",
+        ),
+    ] {
+        let (_, p) = run(schema.clone());
+        assert_eq!(p.worst(), Some(Severity::Medium), "{schema}");
+        assert!(p.summary().contains(needle), "{needle}: {}", p.summary());
+    }
+}
+
+/// Nullable primitives carry a header (a null argument sends none, which the spec's
+/// `headers.param-null-or-absent` makes the server accept), however the schema spells them;
+/// other types are named correctly in the message.
+#[test]
+fn nullable_primitives_carry_a_header_and_other_types_are_named() {
+    let run = |prop: Value| {
+        let mut p = Problems::default();
+        let mut prop = prop;
+        prop["x-mcp-header"] = json!("Region");
+        x_mcp_headers(
+            "t",
+            &json!({"inputSchema": {"type": "object", "properties": {"region": prop}}}),
+            &mut p,
+        );
+        p
+    };
+    for ok in [
+        json!({"type": "string"}),
+        json!({"type": "integer"}),
+        json!({"type": "boolean"}),
+        json!({"type": ["string", "null"]}),
+        json!({"type": ["null", "integer"]}),
+        json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}),
+        json!({"oneOf": [{"type": "boolean"}, {"type": "null"}]}),
+        json!({"anyOf": [{"type": "string", "maxLength": 8}, {"type": "null"}]}),
+        json!({"enum": ["eu", "us"]}),
+        json!({"const": 3}),
+    ] {
+        let p = run(ok.clone());
+        assert!(p.is_empty(), "{ok}: {}", p.summary());
+    }
+    for (bad, words) in [
+        (json!({}), "with no declared type"),
+        (json!({"type": "number"}), "of type number"),
+        (json!({"type": ["number", "null"]}), "of type number"),
+        (json!({"type": "null"}), "of type null"),
+        (
+            json!({"type": ["string", "integer"]}),
+            "of types string or integer",
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}, {"type": "object"}]}),
+            "of types string or object",
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/X"}]}),
+            "of types string or unspecified",
+        ),
+        (
+            json!({"type": "array", "items": {"type": "string"}}),
+            "of type array",
+        ),
+    ] {
+        let p = run(bad.clone());
+        assert_eq!(p.worst(), Some(Severity::Medium), "{bad}");
+        let s = p.summary();
+        assert!(
+            s.contains(&format!("x-mcp-header \"Region\" at .region is on a property {words} (string, integer or boolean only, optionally nullable: a null or absent argument sends no header)")),
+            "{bad}: {s}"
+        );
+        assert!(!s.contains("unspecified)"), "{s}");
+    }
+}
