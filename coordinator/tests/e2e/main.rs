@@ -22,6 +22,7 @@ mod gate_sweep;
 mod hostile;
 mod junit_consumer;
 mod lifecycle;
+mod listing_front;
 mod markdown_hostile;
 mod operator_errors;
 mod peers;
