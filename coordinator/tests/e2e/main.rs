@@ -24,6 +24,7 @@ mod junit_consumer;
 mod lifecycle;
 mod listing_front;
 mod markdown_hostile;
+mod markdown_summary;
 mod operator_errors;
 mod peers;
 mod procs;
