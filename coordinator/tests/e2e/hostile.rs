@@ -168,8 +168,6 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
         Hostile::RedirectSelf,
         Hostile::EndlessPages,
         Hostile::HugeToolList,
-        Hostile::EndlessResourcePages,
-        Hostile::EndlessPromptPages,
     ];
     let mut servers = Vec::new();
     for k in kinds {

@@ -61,13 +61,13 @@ pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
 /// engine's [`era::other_reason`], as for discovery), or the authorization layer. A 401/403
 /// when a credential was given is that credential refused (`credential-refused`); a 401
 /// without one is `other-reason`, naming the flag (the region is not known to be protected,
-/// since server/discover was served without a credential). Returns the cause and why.
+/// since its discovery was served without a credential). Returns the cause and why.
 pub(crate) fn another_reason(ex: &Exchange, method: &str, token: bool) -> Option<(Cause, String)> {
     let s = ex.summary();
     if token && matches!(ex.status, 401 | 403) {
         return Some((
             Cause::CredentialRefused,
-            format!("{method} answered {s}: the credential given was refused there, although server/discover accepted it; check the token named by --token-env (its audience and scopes)"),
+            format!("{method} answered {s}: the credential given was refused there, although the server's discovery accepted it; check the token named by --token-env (its audience and scopes)"),
         ));
     }
     if ex.status == 401 {
@@ -77,7 +77,7 @@ pub(crate) fn another_reason(ex: &Exchange, method: &str, token: bool) -> Option
             .unwrap_or_default();
         return Some((
             Cause::OtherReason,
-            format!("{method} answered {s}{challenge}: the authorization layer asks for a credential there, although server/discover was served without one; name a credential with --token-env"),
+            format!("{method} answered {s}{challenge}: the authorization layer asks for a credential there, although the server's discovery (server/discover or initialize) was served without one; name a credential with --token-env"),
         ));
     }
     let reason = era::other_reason(ex)?;
