@@ -130,10 +130,14 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEn
             let mut out = format!("## Vantage: {}\n\n", summary.line());
             let _ = writeln!(out, "| endpoint | decision | gate |\n|---|---|---|");
             for e in &summary.endpoints {
+                // The target is the user's text: escaped as a cell (a code span would show
+                // the escapes literally, and a `|` in it would still split the row).
                 let _ = writeln!(
                     out,
-                    "| `{}` | **{}** | `{}` |",
-                    e.target, e.decision, e.gate
+                    "| {} | **{}** | `{}` |",
+                    super::markdown::cell(&e.target),
+                    e.decision,
+                    e.gate
                 );
             }
             if !summary.stale.is_empty() {

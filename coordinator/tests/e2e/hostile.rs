@@ -288,6 +288,78 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
     );
 }
 
+/// Issue 15 review, item 3: resources/list or prompts/list cut at the page bound never
+/// decides `pass`: the rules that needed the whole list (`caps.discover-matches-handlers`,
+/// `cache.hints`) are `unknown` (size-cap), `probe.incomplete` names them, exit 4. The tool
+/// rules, whose list was read whole, still pass.
+#[tokio::test]
+async fn endless_resource_and_prompt_lists_never_decide_pass() {
+    use vantage_agent::surface::ListKind;
+    use vantage_coordinator::exit::{for_report, FailOn};
+    for (kind, list) in [
+        (Hostile::EndlessResourcePages, ListKind::Resources),
+        (Hostile::EndlessPromptPages, ListKind::Prompts),
+    ] {
+        let server = HostileServer::start(kind).await.unwrap();
+        let report = check(&server.url()).await;
+        let read = report.regions[0]
+            .surface
+            .as_ref()
+            .and_then(|s| s.list(list).cloned())
+            .expect("the list is in the report");
+        assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
+        for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
+            let c = outcome(&report, id);
+            assert_eq!(
+                (c.outcome, c.severity, c.cause),
+                (Outcome::Unknown, None, Some(Cause::SizeCap)),
+                "{kind:?} {id}: {}",
+                c.observed
+            );
+            assert!(
+                c.observed.contains("page cap (100 pages)"),
+                "{kind:?} {id}: {}",
+                c.observed
+            );
+        }
+        let c = outcome(&report, CheckId::PaginationCursor);
+        assert_eq!(
+            (c.outcome, c.severity, c.cause),
+            (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+            "{kind:?}: {}",
+            c.observed
+        );
+        assert_eq!(
+            outcome(&report, CheckId::ToolsListShape).outcome,
+            Outcome::Pass,
+            "{kind:?}: the tool list was read whole"
+        );
+        assert_eq!(
+            report.decision,
+            Decision::Unknown,
+            "{kind:?}: {}",
+            report.reason
+        );
+        let incomplete = report
+            .finding(FindingId::ProbeIncomplete)
+            .expect("probe.incomplete names the unread rest");
+        assert_eq!(incomplete.severity, Severity::Medium);
+        let evidence = incomplete.evidence.join("\n");
+        assert!(
+            evidence.contains("caps.discover-matches-handlers")
+                && evidence.contains("cache.hints")
+                && evidence.contains(list.method()),
+            "{kind:?}: {evidence}"
+        );
+        assert!(
+            !report.findings.iter().any(|f| f.severity >= Severity::High),
+            "{kind:?}: {:#?}",
+            report.findings
+        );
+        assert_eq!(for_report(&report, FailOn::Blocked), 4, "{kind:?}");
+    }
+}
+
 /// A surface cut short by a listing bound decides `unknown`: `probe.incomplete` names the
 /// listing rules it could not finish and the bound that stopped the read.
 fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound: &str) {

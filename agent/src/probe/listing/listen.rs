@@ -42,6 +42,7 @@ pub(crate) fn evaluate(
     got: &Result<Exchange, ExchangeError>,
     id: i64,
     asked: &Map<String, Value>,
+    token: bool,
 ) -> (Verdict, Verdict) {
     let ex = match got {
         Ok(ex) => ex,
@@ -53,6 +54,10 @@ pub(crate) fn evaluate(
             return (v.clone(), v);
         }
     };
+    if let Some((cause, why)) = super::rules::another_reason(ex, "subscriptions/listen", token) {
+        let v = Verdict::unknown(cause, why);
+        return (v.clone(), v);
+    }
     let s = ex.summary();
     if !(200..300).contains(&ex.status) || !ex.is_sse() {
         let why = if ex.status == 404 && ex.rpc_error_code() == Some(-32601) {
@@ -203,7 +208,7 @@ mod tests {
     fn a_good_acknowledgement() {
         let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
             "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
-        let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked());
+        let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked(), false);
         assert_eq!(
             (s.outcome, a.outcome),
             (Outcome::Pass, Outcome::Pass),
@@ -234,7 +239,7 @@ mod tests {
             ),
         ];
         for (event, needle) in cases {
-            let (s, a) = evaluate(&sse(vec![event], false), 7, &asked());
+            let (s, a) = evaluate(&sse(vec![event], false), 7, &asked(), false);
             assert_eq!(s.outcome, Outcome::Pass);
             assert_eq!(
                 (a.outcome, a.severity),
@@ -258,14 +263,14 @@ mod tests {
             first_byte_ms: 1,
             capped: None,
         });
-        let (s, a) = evaluate(&json_answer, 7, &asked());
+        let (s, a) = evaluate(&json_answer, 7, &asked(), false);
         assert_eq!(
             (s.outcome, s.severity),
             (Outcome::Fail, Some(Severity::Medium))
         );
         assert!(s.observed.contains("not served"), "{}", s.observed);
         assert_eq!(a.outcome, Outcome::Skip);
-        let (s, _) = evaluate(&sse(vec![], true), 7, &asked());
+        let (s, _) = evaluate(&sse(vec![], true), 7, &asked(), false);
         assert_eq!(s.outcome, Outcome::Fail);
     }
 
@@ -277,7 +282,7 @@ mod tests {
             cause: Cause::PolicyRefused,
             message: "refused by egress policy".into(),
         });
-        let (s, a) = evaluate(&lost, 7, &asked());
+        let (s, a) = evaluate(&lost, 7, &asked(), false);
         for v in [&s, &a] {
             assert_eq!(
                 (v.outcome, v.severity, v.cause),
@@ -293,7 +298,7 @@ mod tests {
         {
             b.capped = Some("SSE line");
         }
-        let (s, a) = evaluate(&capped, 7, &asked());
+        let (s, a) = evaluate(&capped, 7, &asked(), false);
         assert_eq!(s.outcome, Outcome::Pass, "{}", s.observed);
         assert_eq!(
             (a.outcome, a.cause),

@@ -223,12 +223,12 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     let refs: Vec<&ListRead> = reads.iter().collect();
     rec.record(
         CheckId::CapsDiscoverMatchesHandlers,
-        rules::caps(&refs, &absent, true),
+        rules::caps(&refs, &absent, true, l.token.is_some()),
         t,
     );
     record_tools(rec, tools_a, tools_b.as_ref(), false, t);
     rec.record(CheckId::PaginationCursor, rules::pagination(&refs), t);
-    record_bogus(rec, bogus, t);
+    record_bogus(rec, bogus, l.token.is_some(), t);
     rec.record(CheckId::CacheHints, rules::cache_hints(&refs), t);
     rec.record(
         CheckId::ToolsXMcpHeaderValid,
@@ -237,7 +237,7 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     );
     match (listen_filter, listened) {
         (Some(f), Some(got)) => {
-            let (sse, ack) = listen::evaluate(&got, LISTEN_ID, &f);
+            let (sse, ack) = listen::evaluate(&got, LISTEN_ID, &f, l.token.is_some());
             rec.record(CheckId::ListenSse, sse, t);
             rec.record(CheckId::ListenAckFirst, ack, t);
         }
@@ -300,12 +300,12 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     let refs: Vec<&ListRead> = reads.iter().collect();
     rec.record(
         CheckId::CapsDiscoverMatchesHandlers,
-        rules::caps(&refs, &[], false),
+        rules::caps(&refs, &[], false, l.token.is_some()),
         t,
     );
     record_tools(rec, tools_a, tools_b.as_ref(), true, t);
     rec.record(CheckId::PaginationCursor, rules::pagination(&refs), t);
-    record_bogus(rec, bogus, t);
+    record_bogus(rec, bogus, l.token.is_some(), t);
     let modern_only = "a 2026-07-28 rule, and the server speaks 2025-11-25 only";
     for id in [
         CheckId::CacheHints,
@@ -358,9 +358,9 @@ async fn bogus_cursor(l: &Listing<'_>, session: &Session, kind: Option<ListKind>
     Some((kind, l.send(&req, SseRead::UntilResponse).await))
 }
 
-fn record_bogus(rec: &mut Recorder, bogus: Bogus, t: Instant) {
+fn record_bogus(rec: &mut Recorder, bogus: Bogus, token: bool, t: Instant) {
     let v = match &bogus {
-        Some((kind, got)) => rules::invalid_cursor(kind.method(), got),
+        Some((kind, got)) => rules::invalid_cursor(kind.method(), got, token),
         None => Verdict::skip("no list was paginated, so the server has no cursors to validate"),
     };
     rec.record(CheckId::PaginationInvalidCursor, v, t);

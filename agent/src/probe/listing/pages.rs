@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::audit::ToolAudit;
 use super::problems::Problems;
+use super::rules::another_reason;
 use super::session::Session;
 use super::Listing;
 use crate::model::{Cause, Severity};
@@ -30,8 +31,16 @@ pub(crate) enum Stop {
         code: Option<i64>,
         summary: String,
     },
-    /// A later page broke the list (a refused cursor, a missing array): why.
+    /// A later page broke the list (a cursor refused with a JSON-RPC error, a page without
+    /// its array): why.
     Broken(String),
+    /// The request for `page` was answered for another reason than the list (a rate limit,
+    /// a gateway, the authorization layer): why, and its cause (`checks.md` 4.1).
+    Answered {
+        cause: Cause,
+        page: u32,
+        reason: String,
+    },
     /// No answer to the request for `page` (1 for the first): why, and its cause.
     NoAnswer {
         cause: Cause,
@@ -47,6 +56,12 @@ impl Stop {
             Stop::Deadline => "stopped: the check's deadline was near".into(),
             Stop::Refused { summary, .. } => format!("refused: {summary}"),
             Stop::Broken(why) => why.clone(),
+            Stop::Answered {
+                page: 1, reason, ..
+            } => format!("answered for another reason: {reason}"),
+            Stop::Answered { page, reason, .. } => {
+                format!("page {page} was answered for another reason: {reason}")
+            }
             Stop::NoAnswer {
                 page: 1, message, ..
             } => format!("no answer: {message}"),
@@ -65,7 +80,7 @@ impl Stop {
             Stop::Deadline => Cause::Deadline,
             Stop::Refused { .. } => Cause::OtherReason,
             Stop::Broken(_) => Cause::Malformed,
-            Stop::NoAnswer { cause, .. } => *cause,
+            Stop::Answered { cause, .. } | Stop::NoAnswer { cause, .. } => *cause,
         }
     }
 }
@@ -124,6 +139,15 @@ impl ListRead {
 
     pub(crate) fn complete(&self) -> bool {
         self.stop.is_none()
+    }
+
+    /// What stopped the read before the end of a list that goes on: a bound, the deadline,
+    /// no answer, an answer for another reason. Not a list the server refused or broke:
+    /// there is no rest a client could read, and that failure is a finding of its own.
+    pub(crate) fn unseen_rest(&self) -> Option<&Stop> {
+        self.stop
+            .as_ref()
+            .filter(|s| !matches!(s, Stop::Refused { .. } | Stop::Broken(_)))
     }
 
     /// At least one page was answered with a result.
@@ -255,16 +279,35 @@ pub(crate) async fn read(
                     Some(Rpc::Error { code, .. }) => Some(code),
                     _ => None,
                 };
-                if out.pages == 0 {
+                let page = out.pages + 1;
+                if let Some((cause, reason)) = another_reason(&ex, kind.method(), l.token.is_some())
+                {
+                    out.stop = Some(Stop::Answered {
+                        cause,
+                        page,
+                        reason,
+                    });
+                } else if out.pages == 0 {
                     out.stop = Some(Stop::Refused {
                         status: ex.status,
                         code,
                         summary: ex.summary(),
                     });
+                } else if code.is_none() && !(200..300).contains(&ex.status) {
+                    // No JSON-RPC error says the cursor was refused: an answer from
+                    // something else than the MCP layer, and the rest was not read.
+                    out.stop = Some(Stop::Answered {
+                        cause: Cause::OtherReason,
+                        page,
+                        reason: format!(
+                            "{} answered {} without a JSON-RPC error, so nothing says the server refused its cursor",
+                            kind.method(),
+                            ex.summary()
+                        ),
+                    });
                 } else {
                     let why = format!(
-                        "the server refused the cursor it issued (page {}): {}",
-                        out.pages + 1,
+                        "the server refused the cursor it issued (page {page}): {}",
                         ex.summary()
                     );
                     out.cursor_problems.push(Severity::Medium, why.clone());

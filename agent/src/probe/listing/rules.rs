@@ -9,7 +9,8 @@ use super::pages::{ListRead, Stop};
 use super::problems::Problems;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Severity};
-use crate::probe::http::{Exchange, ExchangeError, Rpc};
+use crate::probe::era;
+use crate::probe::http::{clip, Exchange, ExchangeError, Rpc};
 use crate::probe::verdict::Verdict;
 use crate::surface::ListKind;
 
@@ -55,12 +56,51 @@ pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
     }
 }
 
+/// An answer to a list request that says nothing about the list (`checks.md` 4.1): a
+/// rate limit, an unavailable server or gateway, a refusal in front of the MCP layer (the
+/// engine's [`era::other_reason`], as for discovery), or the authorization layer. A 401/403
+/// when a credential was given is that credential refused (`credential-refused`); a 401
+/// without one is `other-reason`, naming the flag (the region is not known to be protected,
+/// since its discovery was served without a credential). Returns the cause and why.
+pub(crate) fn another_reason(ex: &Exchange, method: &str, token: bool) -> Option<(Cause, String)> {
+    let s = ex.summary();
+    if token && matches!(ex.status, 401 | 403) {
+        return Some((
+            Cause::CredentialRefused,
+            format!("{method} answered {s}: the credential given was refused there, although the server's discovery accepted it; check the token named by --token-env (its audience and scopes)"),
+        ));
+    }
+    if ex.status == 401 {
+        let challenge = ex
+            .header("www-authenticate")
+            .map(|c| format!(" (WWW-Authenticate: {})", clip(c, 120)))
+            .unwrap_or_default();
+        return Some((
+            Cause::OtherReason,
+            format!("{method} answered {s}{challenge}: the authorization layer asks for a credential there, although the server's discovery (server/discover or initialize) was served without one; name a credential with --token-env"),
+        ));
+    }
+    let reason = era::other_reason(ex)?;
+    // The first clause: what happened, without discovery's advice.
+    let head = reason.split(". ").next().unwrap_or(&reason);
+    Some((
+        Cause::OtherReason,
+        format!("{method}: {head}; nothing about the list was observed, check again later"),
+    ))
+}
+
 /// One probe of a list method whose capability the server does not advertise.
 pub(crate) type Absent = (ListKind, Result<Exchange, ExchangeError>);
 
 /// `caps.discover-matches-handlers`: each advertised list works, and each unadvertised one
-/// answers 404 with -32601 (probed on 2026-07-28 servers only).
-pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) -> Verdict {
+/// answers 404 with -32601 (probed on 2026-07-28 servers only). `token`: a credential was
+/// given (see [`another_reason`]).
+pub(crate) fn caps(
+    reads: &[&ListRead],
+    absent: &[Absent],
+    probed_absent: bool,
+    token: bool,
+) -> Verdict {
     let mut p = Problems::default();
     let mut seen = Vec::new();
     let mut unseen = Vec::new();
@@ -77,7 +117,18 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
                     r.shape.summary()
                 ),
             ),
-            (_, true) => seen.push(format!("{m} works")),
+            // A list read in part works, but the unread rest may break the rule.
+            (_, true) => match r.unseen_rest() {
+                Some(stop) => {
+                    unseen_cause = unseen_cause.or(Some(stop.cause()));
+                    unseen.push(format!(
+                        "{m} works, but only {} page(s) were read ({})",
+                        r.pages,
+                        stop.describe()
+                    ));
+                }
+                None => seen.push(format!("{m} works")),
+            },
             // Templates are optional under `resources`: a server without any may not serve
             // the method at all (the capability rule names tools/list, resources/list and
             // prompts/list).
@@ -120,6 +171,11 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
                 unseen.push(format!("{m}: {}", e.message))
             }
             Ok(ex) => {
+                if let Some((cause, why)) = another_reason(ex, m, token) {
+                    unseen_cause = unseen_cause.or(Some(cause));
+                    unseen.push(why);
+                    continue;
+                }
                 let s = ex.summary();
                 match (ex.status, ex.rpc()) {
                     (404, Some(Rpc::Error { code: -32601, .. })) => {
@@ -147,7 +203,7 @@ pub(crate) fn caps(reads: &[&ListRead], absent: &[Absent], probed_absent: bool) 
     if !unseen.is_empty() {
         return Verdict::unknown(
             unseen_cause.unwrap_or(Cause::Malformed),
-            format!("not answered: {}", unseen.join("; ")),
+            format!("not seen whole: {}", unseen.join("; ")),
         );
     }
     if seen.is_empty() {
@@ -193,6 +249,21 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
         .filter(|r| r.cursors_followed > 0)
         .map(|r| format!("{} ({} pages)", r.kind.method(), r.pages))
         .collect();
+    // A list whose rest was not read may paginate there, or break its cursors there.
+    if let Some((r, stop)) = reads
+        .iter()
+        .find_map(|r| r.unseen_rest().map(|stop| (r, stop)))
+    {
+        return Verdict::unknown(
+            stop.cause(),
+            format!(
+                "{} was not read to its end ({} cursors followed); the rest was not seen ({})",
+                r.kind.method(),
+                r.cursors_followed,
+                stop.describe()
+            ),
+        );
+    }
     if paged.is_empty() {
         return Verdict::skip("no list was paginated (every answer came without nextCursor), so there was no cursor to follow");
     }
@@ -222,8 +293,13 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
 /// The cursor `pagination.invalid-cursor` sends: one no server issues.
 pub const BOGUS_CURSOR: &str = "!!vantage-bogus-cursor!!";
 
-/// `pagination.invalid-cursor`: a cursor the server never issued gets -32602.
-pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>) -> Verdict {
+/// `pagination.invalid-cursor`: a cursor the server never issued gets -32602. `token`: a
+/// credential was given (see [`another_reason`]).
+pub(crate) fn invalid_cursor(
+    method: &str,
+    got: &Result<Exchange, ExchangeError>,
+    token: bool,
+) -> Verdict {
     let ex = match got {
         Ok(ex) => ex,
         Err(e) => {
@@ -233,6 +309,9 @@ pub(crate) fn invalid_cursor(method: &str, got: &Result<Exchange, ExchangeError>
             )
         }
     };
+    if let Some((cause, why)) = another_reason(ex, method, token) {
+        return Verdict::unknown(cause, format!("with a bogus cursor, {why}"));
+    }
     let s = ex.summary();
     match ex.rpc() {
         Some(Rpc::Error { code: -32602, .. }) => Verdict::pass(s),
@@ -270,13 +349,27 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
             }
         }
     }
+    if let Some(s) = p.worst() {
+        return Verdict::fail(s, p.summary());
+    }
+    // Pages not read may lack the hints: what was read is no pass for them.
+    if let Some((r, stop)) = reads
+        .iter()
+        .find_map(|r| r.unseen_rest().map(|stop| (r, stop)))
+    {
+        return Verdict::unknown(
+            stop.cause(),
+            format!(
+                "{pages} list pages read carried ttlMs and cacheScope; the rest of {} was not seen ({})",
+                r.kind.method(),
+                stop.describe()
+            ),
+        );
+    }
     if pages == 0 {
         return Verdict::skip("no list result was read");
     }
-    match p.worst() {
-        Some(s) => Verdict::fail(s, p.summary()),
-        None => Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope")),
-    }
+    Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope"))
 }
 
 /// The checks of this stage, for recording a reason for all of them at once.
@@ -300,3 +393,7 @@ pub(crate) const CHECKS: &[CheckId] = &[
 #[cfg(test)]
 #[path = "rules_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "partial_tests.rs"]
+mod partial_tests;

@@ -66,7 +66,7 @@ fn not_found() -> Result<Exchange, ExchangeError> {
 #[test]
 fn advertised_lists_must_work_and_the_others_must_be_404() {
     let t = tools(&[("a", "1")]);
-    let v = caps(&[&t], &[(ListKind::Prompts, not_found())], true);
+    let v = caps(&[&t], &[(ListKind::Prompts, not_found())], true, false);
     assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
     assert!(v.observed.contains("prompts/list 404 -32601"));
 
@@ -77,7 +77,7 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         code: Some(-32601),
         summary: "404 application/json JSON-RPC error -32601".into(),
     });
-    let v = caps(&[&refused], &[], true);
+    let v = caps(&[&refused], &[], true, false);
     assert_eq!(
         (v.outcome, v.severity),
         (Outcome::Fail, Some(Severity::High))
@@ -93,7 +93,7 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         200,
         json!({"jsonrpc": "2.0", "id": 1, "result": {"prompts": []}}),
     );
-    let v = caps(&[&t], &[(ListKind::Prompts, served)], true);
+    let v = caps(&[&t], &[(ListKind::Prompts, served)], true, false);
     assert_eq!(
         (v.outcome, v.severity),
         (Outcome::Fail, Some(Severity::Medium))
@@ -106,7 +106,7 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         200,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
     );
-    let v = caps(&[&t], &[(ListKind::Prompts, wrong_status)], true);
+    let v = caps(&[&t], &[(ListKind::Prompts, wrong_status)], true, false);
     assert!(
         v.observed.contains("MUST come with HTTP 404"),
         "{}",
@@ -122,7 +122,7 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         code: Some(-32601),
         summary: "404".into(),
     });
-    let v = caps(&[&t, &templates], &[], true);
+    let v = caps(&[&t, &templates], &[], true, false);
     assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
     assert!(v.observed.contains("optional"));
 
@@ -131,7 +131,7 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         cause: Cause::Timeout,
         message: "timed out".into(),
     });
-    let v = caps(&[], &[(ListKind::Tools, lost)], true);
+    let v = caps(&[], &[(ListKind::Tools, lost)], true, false);
     assert_eq!(
         (v.outcome, v.cause),
         (Outcome::Unknown, Some(Cause::Timeout)),
@@ -258,12 +258,15 @@ fn a_bogus_cursor_wants_32602() {
         200,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid cursor"}}),
     );
-    assert_eq!(invalid_cursor("tools/list", &ok).outcome, Outcome::Pass);
+    assert_eq!(
+        invalid_cursor("tools/list", &ok, false).outcome,
+        Outcome::Pass
+    );
     let served = ex(
         200,
         json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
     );
-    let v = invalid_cursor("tools/list", &served);
+    let v = invalid_cursor("tools/list", &served, false);
     assert_eq!(
         (v.outcome, v.severity),
         (Outcome::Warn, Some(Severity::Low))
@@ -272,7 +275,7 @@ fn a_bogus_cursor_wants_32602() {
         500,
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}),
     );
-    assert!(invalid_cursor("tools/list", &other)
+    assert!(invalid_cursor("tools/list", &other, false)
         .observed
         .contains("expected JSON-RPC -32602"));
 }

@@ -13,10 +13,12 @@ pub(crate) fn tools_unread(tools: Option<&ListRead>) -> Option<Verdict> {
     match tools {
         None => Some(Verdict::skip("the server does not advertise tools")),
         Some(t) if !t.answered() => Some(match &t.stop {
-            Some(stop @ (Stop::Deadline | Stop::NoAnswer { .. })) => Verdict::unknown(
-                stop.cause(),
-                format!("tools/list was not answered ({})", stop.describe()),
-            ),
+            Some(stop @ (Stop::Deadline | Stop::NoAnswer { .. } | Stop::Answered { .. })) => {
+                Verdict::unknown(
+                    stop.cause(),
+                    format!("tools/list was not answered ({})", stop.describe()),
+                )
+            }
             Some(stop @ Stop::Cap(what)) => Verdict::unknown(
                 stop.cause(),
                 format!("the first tools/list page hit the {what}"),

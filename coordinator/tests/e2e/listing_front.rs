@@ -1,0 +1,435 @@
+//! A reverse proxy on loopback in front of the fixture that changes one list method's
+//! answer and nothing else: a rate limit, a gateway error, an unavailable upstream or an
+//! authorization answer, on the first page or on a later one. None of these answers says
+//! anything about the list (`checks.md` 4.1), so the rules that needed it are `unknown` with
+//! that reason, never a finding about the server and never a pass.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::Response;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// What the front answers instead of the upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// 429 with a non-JSON-RPC body and Retry-After.
+    RateLimited,
+    /// 429 with a JSON-RPC error body (-32000) and Retry-After.
+    RateLimitedRpc,
+    /// nginx's 502 page.
+    BadGateway,
+    /// 503 with an HTML body and Retry-After.
+    Unavailable,
+    /// 401 with a JSON-RPC error and a Bearer challenge.
+    Unauthorized,
+}
+
+/// Which requests of `method` get the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// Every request (the first page fails).
+    Always,
+    /// Requests with a cursor the server issued (the first page works, a later one fails).
+    LaterPages,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Mode {
+    pub method: &'static str,
+    pub when: When,
+    pub answer: Answer,
+    /// A capability removed from `server/discover`'s answer (its method is then probed as
+    /// unadvertised).
+    pub unadvertise: Option<&'static str>,
+}
+
+struct Front {
+    upstream: String,
+    mode: Mode,
+    client: reqwest::Client,
+}
+
+/// A running front; it stops when dropped.
+pub struct FrontServer {
+    pub addr: std::net::SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl FrontServer {
+    pub async fn start(upstream: std::net::SocketAddr, mode: Mode) -> FrontServer {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let front = Arc::new(Front {
+            upstream: format!("http://{upstream}"),
+            mode,
+            client: reqwest::Client::builder()
+                .use_preconfigured_tls(
+                    (*vantage_agent::probe::tls::client_config(None).unwrap()).clone(),
+                )
+                .no_proxy()
+                .build()
+                .unwrap(),
+        });
+        let app = axum::Router::new().fallback(handle).with_state(front);
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        FrontServer { addr, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+impl Drop for FrontServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn reply(status: u16, ctype: &str, body: Vec<u8>, extra: &[(&str, String)]) -> Response {
+    let mut b = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap())
+        .header("content-type", ctype);
+    for (k, v) in extra {
+        b = b.header(*k, v);
+    }
+    b.body(Body::from(body)).unwrap()
+}
+
+const NGINX_502: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n";
+
+fn answer(a: Answer, id: &Value, addr: &str) -> Response {
+    let retry = |s: &str| vec![("retry-after", s.to_string())];
+    match a {
+        Answer::RateLimited => reply(
+            429,
+            "application/json",
+            br#"{"error":"rate limited"}"#.to_vec(),
+            &retry("30"),
+        ),
+        Answer::RateLimitedRpc => reply(
+            429,
+            "application/json",
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "rate limited"}})
+                .to_string()
+                .into_bytes(),
+            &retry("30"),
+        ),
+        Answer::BadGateway => reply(
+            502,
+            "text/html",
+            NGINX_502.as_bytes().to_vec(),
+            &[("server", "nginx/1.24.0".to_string())],
+        ),
+        Answer::Unavailable => reply(
+            503,
+            "text/html",
+            b"<html>Service Unavailable</html>".to_vec(),
+            &retry("5"),
+        ),
+        Answer::Unauthorized => reply(
+            401,
+            "application/json",
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "authorization required"}})
+                .to_string()
+                .into_bytes(),
+            &[(
+                "www-authenticate",
+                format!("Bearer resource_metadata=\"http://{addr}/.well-known/oauth-protected-resource/mcp\""),
+            )],
+        ),
+    }
+}
+
+async fn handle(
+    State(f): State<Arc<Front>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let rpc_method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let cursor = msg
+        .pointer("/params/cursor")
+        .and_then(Value::as_str)
+        .filter(|c| *c != vantage_agent::probe::listing::BOGUS_CURSOR);
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    if method == Method::POST && rpc_method == f.mode.method {
+        let hit = match f.mode.when {
+            When::Always => true,
+            When::LaterPages => cursor.is_some(),
+        };
+        if hit {
+            let host = headers
+                .get("host")
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("127.0.0.1");
+            return answer(f.mode.answer, &id, host);
+        }
+    }
+    let rewrite = rpc_method == "server/discover" && f.mode.unadvertise.is_some();
+    let mut req = f.client.request(
+        method,
+        format!(
+            "{}{}",
+            f.upstream,
+            uri.path_and_query().map(|p| p.as_str()).unwrap_or("/")
+        ),
+    );
+    for (k, v) in &headers {
+        if !matches!(
+            k.as_str(),
+            "host" | "content-length" | "connection" | "transfer-encoding"
+        ) {
+            req = req.header(k, v);
+        }
+    }
+    let resp = match req.body(body).send().await {
+        Ok(r) => r,
+        Err(_) => return reply(599, "text/plain", Vec::new(), &[]),
+    };
+    let mut out = Response::builder().status(resp.status());
+    for (k, v) in resp.headers() {
+        if !matches!(
+            k.as_str(),
+            "content-length" | "connection" | "transfer-encoding"
+        ) {
+            out = out.header(k, v);
+        }
+    }
+    if rewrite {
+        let bytes = resp.bytes().await.unwrap_or_default();
+        let mut v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        if let (Some(caps), Some(cap)) = (
+            v.pointer_mut("/result/capabilities")
+                .and_then(Value::as_object_mut),
+            f.mode.unadvertise,
+        ) {
+            caps.remove(cap);
+        }
+        return out.body(Body::from(v.to_string())).unwrap();
+    }
+    // Streamed through (subscriptions/listen stays open).
+    let stream = futures::stream::unfold(Some(resp), |state| async move {
+        let mut r = state?;
+        match r.chunk().await {
+            Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), Some(r))),
+            _ => None,
+        }
+    });
+    out.body(Body::from_stream(stream)).unwrap()
+}
+
+mod tests {
+    use secrecy::SecretString;
+    use vantage_agent::catalog::{CheckId, FindingId};
+    use vantage_agent::model::{Cause, Outcome, Severity};
+    use vantage_coordinator::exit::{for_report, FailOn};
+    use vantage_coordinator::fixture::Fixture;
+    use vantage_coordinator::report::{Decision, Report};
+
+    use super::{Answer, FrontServer, Mode, When};
+    use crate::support::{check_with, options, outcome};
+
+    async fn through(mode: Mode, token: bool) -> Report {
+        let fixture = Fixture::start(&[]).await.unwrap();
+        let front = FrontServer::start(fixture.addr, mode).await;
+        let mut opts = options();
+        if token {
+            opts.credentials.token =
+                Some(SecretString::from("vantage-test-token-listing".to_string()));
+        }
+        let report = check_with(&front.url(), opts).await;
+        drop(front);
+        drop(fixture);
+        report
+    }
+
+    /// The rules named are `unknown` with `cause`, their evidence says why; no finding is
+    /// above medium; the finding that names the gap is `gap` (medium); the decision is
+    /// `unknown` with exit code `exit`.
+    fn unknown_for(
+        report: &Report,
+        ids: &[CheckId],
+        cause: Cause,
+        needle: &str,
+        gap: FindingId,
+        exit: u8,
+    ) {
+        for id in ids {
+            let c = outcome(report, *id);
+            assert_eq!(
+                (c.outcome, c.severity, c.cause),
+                (Outcome::Unknown, None, Some(cause)),
+                "{id}: {}",
+                c.observed
+            );
+            assert!(c.observed.contains(needle), "{id}: {}", c.observed);
+        }
+        assert!(
+            !report.findings.iter().any(|f| f.severity >= Severity::High),
+            "nothing about the server above medium: {:#?}",
+            report.findings
+        );
+        let f = report
+            .finding(gap)
+            .unwrap_or_else(|| panic!("{gap} names the gap: {:#?}", report.findings));
+        assert_eq!(f.severity, Severity::Medium);
+        let evidence = f.evidence.join("\n");
+        assert!(
+            evidence.contains(ids[0].as_str()),
+            "{gap} names {}: {evidence}",
+            ids[0]
+        );
+        assert_eq!(report.decision, Decision::Unknown, "{}", report.reason);
+        assert_eq!(for_report(report, FailOn::Blocked), exit);
+    }
+
+    const TOOL_RULES: &[CheckId] = &[
+        CheckId::CapsDiscoverMatchesHandlers,
+        CheckId::ToolsListShape,
+        CheckId::ToolsNameFormat,
+        CheckId::ToolsDeterministicOrder,
+        CheckId::ToolsNoPerConnectionVariance,
+    ];
+
+    /// Issue 15 review, item 1: tools/list answered 429, 502 or 503 is no evidence that the
+    /// server breaks its capability: unknown (other-reason), probe.incomplete, exit 4.
+    #[tokio::test]
+    async fn a_tools_list_refused_by_a_rate_limit_or_a_gateway_is_unknown() {
+        for (answer, needle) in [
+            (Answer::RateLimited, "rate limited: answered 429"),
+            (Answer::RateLimitedRpc, "rate limited: answered 429"),
+            (Answer::BadGateway, "a gateway answered 502"),
+            (Answer::Unavailable, "unavailable: answered 503"),
+        ] {
+            let mode = Mode {
+                method: "tools/list",
+                when: When::Always,
+                answer,
+                unadvertise: None,
+            };
+            let report = through(mode, false).await;
+            unknown_for(
+                &report,
+                TOOL_RULES,
+                Cause::OtherReason,
+                needle,
+                FindingId::ProbeIncomplete,
+                4,
+            );
+            assert!(report
+                .finding(FindingId::CapsDiscoverMatchesHandlers)
+                .is_none());
+        }
+    }
+
+    /// A 401 on tools/list when discover was served without a credential: the authorization
+    /// layer answered, not the list. With no credential given that is `other-reason` (exit
+    /// 4: the region is not known to be protected, so `auth.credential-required` does not
+    /// apply); with a credential given and refused there, `auth.credential-refused` (exit 3).
+    #[tokio::test]
+    async fn a_tools_list_answered_401_is_an_authorization_answer_not_a_broken_capability() {
+        let mode = Mode {
+            method: "tools/list",
+            when: When::Always,
+            answer: Answer::Unauthorized,
+            unadvertise: None,
+        };
+        let report = through(mode, false).await;
+        unknown_for(
+            &report,
+            TOOL_RULES,
+            Cause::OtherReason,
+            "--token-env",
+            FindingId::ProbeIncomplete,
+            4,
+        );
+        let report = through(mode, true).await;
+        unknown_for(
+            &report,
+            TOOL_RULES,
+            Cause::CredentialRefused,
+            "credential given was refused",
+            FindingId::AuthCredentialRefused,
+            3,
+        );
+    }
+
+    /// The unadvertised-method probes too: prompts removed from discover, and prompts/list
+    /// rate limited, is no evidence that the server serves an unadvertised method.
+    #[tokio::test]
+    async fn an_unadvertised_method_probe_answered_429_is_unknown() {
+        let mode = Mode {
+            method: "prompts/list",
+            when: When::Always,
+            answer: Answer::RateLimited,
+            unadvertise: Some("prompts"),
+        };
+        let report = through(mode, false).await;
+        unknown_for(
+            &report,
+            &[CheckId::CapsDiscoverMatchesHandlers],
+            Cause::OtherReason,
+            "prompts/list: rate limited",
+            FindingId::ProbeIncomplete,
+            4,
+        );
+        // The tool rules had their list: they pass.
+        assert_eq!(
+            outcome(&report, CheckId::ToolsListShape).outcome,
+            Outcome::Pass
+        );
+    }
+
+    /// Issue 15 review, item 2: a 429 or 502 on the second page is not "the server refused
+    /// the cursor it issued": the rest was not read, so the rules that needed it are
+    /// unknown and pagination.cursor is no finding.
+    #[tokio::test]
+    async fn a_rate_limit_or_gateway_error_mid_list_leaves_the_rest_unread() {
+        for (answer, needle) in [
+            (Answer::RateLimited, "rate limited: answered 429"),
+            (Answer::BadGateway, "a gateway answered 502"),
+        ] {
+            let mode = Mode {
+                method: "tools/list",
+                when: When::LaterPages,
+                answer,
+                unadvertise: None,
+            };
+            let report = through(mode, false).await;
+            unknown_for(
+                &report,
+                &[
+                    CheckId::PaginationCursor,
+                    CheckId::ToolsListShape,
+                    CheckId::ToolsNameFormat,
+                    CheckId::CapsDiscoverMatchesHandlers,
+                ],
+                Cause::OtherReason,
+                needle,
+                FindingId::ProbeIncomplete,
+                4,
+            );
+            assert!(
+                report.finding(FindingId::PaginationCursor).is_none(),
+                "{:#?}",
+                report.findings
+            );
+            let c = outcome(&report, CheckId::PaginationCursor);
+            assert!(
+                !c.observed.contains("refused the cursor it issued"),
+                "{}",
+                c.observed
+            );
+        }
+    }
+}
