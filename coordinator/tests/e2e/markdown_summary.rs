@@ -24,6 +24,7 @@ async fn a_pipe_in_a_target_stays_inside_its_summary_cell() {
             gate: Gate::default(),
             ..RenderOptions::default()
         },
+        &[],
     );
     let rows: Vec<&str> = md
         .lines()
