@@ -31,6 +31,10 @@ pub struct ClientSettings {
 #[derive(Debug, Clone)]
 pub struct EgressClient {
     http: reqwest::Client,
+    /// The same client with no idle pool: every request on it opens a connection of its
+    /// own and closes it after the answer (the second reading of a list must never ride
+    /// on a connection the first one left open).
+    fresh: reqwest::Client,
     policy: Arc<EgressPolicy>,
     /// The run's tokens: every answer that comes through this client is scrubbed of them
     /// at capture, before anything clips it (`crate::probe::observed`).
@@ -46,17 +50,23 @@ impl EgressClient {
             settings.connect_timeout,
             settings.pinned,
         );
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .use_preconfigured_tls((*settings.tls).clone())
-            .connect_timeout(settings.connect_timeout)
-            .dns_resolver(Arc::new(resolver))
-            .pool_max_idle_per_host(settings.idle_per_host)
-            .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let resolver = Arc::new(resolver);
+        let build = |idle_per_host: usize| {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .no_proxy()
+                .use_preconfigured_tls((*settings.tls).clone())
+                .connect_timeout(settings.connect_timeout)
+                .dns_resolver(resolver.clone())
+                .pool_max_idle_per_host(idle_per_host)
+                .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")))
+                .build()
+        };
+        let http = build(settings.idle_per_host)?;
+        let fresh = build(0)?;
         Ok(EgressClient {
             http,
+            fresh,
             policy,
             credentials: Credentials::default(),
         })
@@ -85,6 +95,17 @@ impl EgressClient {
     ) -> Result<reqwest::RequestBuilder, EgressError> {
         self.policy.check_url(url)?;
         Ok(self.http.request(method, url.clone()))
+    }
+
+    /// A request to `url` on a connection of its own: never one another request left idle
+    /// in the pool, and closed after its answer.
+    pub fn request_on_new_connection(
+        &self,
+        method: http::Method,
+        url: &Url,
+    ) -> Result<reqwest::RequestBuilder, EgressError> {
+        self.policy.check_url(url)?;
+        Ok(self.fresh.request(method, url.clone()))
     }
 
     /// Check the address a response came from. The policy already admitted it before the

@@ -129,3 +129,87 @@ async fn the_client_connects_only_where_the_policy_admits() {
     assert!(closed.admit_peer(Some(addr)).is_err());
     assert!(open.admit_peer(Some(addr)).is_ok());
 }
+
+/// A request that asks for `Connection: close` (the second reading of a list) gets a
+/// connection of its own, even when the pool holds an idle one another request left open:
+/// otherwise `tools.no-per-connection-variance` could pass without a second connection.
+#[tokio::test]
+async fn a_request_that_closes_its_connection_never_rides_on_a_pooled_one() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                // Keep-alive: answer every request on this connection until it closes.
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = s.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let close = String::from_utf8_lossy(&buf[..n])
+                        .to_ascii_lowercase()
+                        .contains("connection: close");
+                    let head = if close { "Connection: close\r\n" } else { "" };
+                    let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n{head}\r\nok");
+                    if s.write_all(answer.as_bytes()).await.is_err() || close {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let c = EgressClient::new(
+        policy(&["127.0.0.0/8"]),
+        ClientSettings {
+            tls: crate::probe::tls::client_config(None).unwrap(),
+            connect_timeout: std::time::Duration::from_secs(2),
+            resolver: crate::probe::dns::ResolverChoice {
+                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
+            },
+            pinned: Vec::new(),
+            idle_per_host: 8,
+        },
+    )
+    .unwrap();
+    let url = Url::parse(&format!("http://{addr}/mcp")).unwrap();
+    let send = |close: bool| {
+        let mut req = crate::probe::http::ProbeRequest::bare(http::Method::GET, &[]);
+        if close {
+            req.headers.push(("Connection".into(), "close".into()));
+        }
+        let (c, url) = (c.clone(), url.clone());
+        async move {
+            crate::probe::http::exchange_at(
+                &c,
+                &url,
+                &req,
+                &crate::probe::http::Limits::default(),
+                std::time::Duration::from_secs(5),
+                crate::probe::http::SseRead::UntilResponse,
+            )
+            .await
+            .map(|_| ())
+        }
+    };
+    // Two kept-alive requests share one connection, left idle in the pool.
+    send(false).await.unwrap();
+    send(false).await.unwrap();
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "keep-alive reuses the pooled connection"
+    );
+    // Each closing request connects afresh, although an idle connection is in the pool.
+    send(true).await.unwrap();
+    send(true).await.unwrap();
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        3,
+        "every request that closes its connection opened one of its own"
+    );
+}

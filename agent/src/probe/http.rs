@@ -243,7 +243,18 @@ pub async fn exchange_at(
 ) -> Result<(Exchange, Option<SocketAddr>), ExchangeError> {
     let start = Instant::now();
     let deadline = start + budget;
-    let mut builder = client.request(req.method.clone(), url)?;
+    // A request that asks for its connection to be closed (the second reading of a list)
+    // also gets a connection of its own: `Connection: close` alone would still let the pool
+    // hand it a connection another request left open.
+    let own_connection = req
+        .headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"));
+    let mut builder = if own_connection {
+        client.request_on_new_connection(req.method.clone(), url)?
+    } else {
+        client.request(req.method.clone(), url)?
+    };
     for (k, v) in &req.headers {
         builder = builder.header(k.as_str(), v.as_str());
     }

@@ -180,9 +180,9 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     let (spent, spent_again) = (AtomicU64::new(0), AtomicU64::new(0));
     let kinds = advertised(&caps);
     let first = Session::Modern { close: false };
-    // The second reading of tools asks for each connection to be closed after its answer:
-    // each of its pages runs over a connection of its own, never one the first reading
-    // keeps open. The two readings run side by side.
+    // The second reading of tools asks for each connection to be closed after its answer,
+    // and such a request goes on a connection of its own (EgressClient's client without an
+    // idle pool): never one the first reading keeps open. The two readings run side by side.
     let second = Session::Modern { close: true };
     let absent_kinds: Vec<ListKind> = [ListKind::Tools, ListKind::Resources, ListKind::Prompts]
         .into_iter()
