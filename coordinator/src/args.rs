@@ -245,7 +245,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub targets: Option<PathBuf>,
     /// Accepted findings (TOML, `[[accept]]` entries: endpoint, finding, optional region,
-    /// reason, expires): they stay in the report, marked, and do not fail the gate; an
+    /// optional severity ceiling, reason, expires): they stay in the report, marked, and do not fail the gate; an
     /// expired entry fails it. `vantage baseline --from report.json` writes a first one.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,

@@ -10,9 +10,16 @@
 //! endpoint = "https://mcp.example.com/mcp"
 //! finding = "transport.delete"
 //! region = "eu"                 # optional: only there
+//! severity = "low"              # optional: accepted up to this severity, no worse
 //! reason = "the gateway answers DELETE; fix tracked in OPS-123"
 //! expires = 2026-12-31
 //! ```
+//!
+//! `severity` is the ceiling of what was accepted: the same finding at a higher severity
+//! (a regional fault that became global, a low one that became high) is a new fault, not
+//! the accepted one, and fails the gate; the entry is reported stale with both severities.
+//! `vantage baseline --from` writes each finding's severity; an entry without one accepts
+//! the finding at any severity.
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +66,8 @@ struct EntryShape {
     finding: String,
     #[serde(default)]
     region: Option<String>,
+    #[serde(default)]
+    severity: Option<String>,
     reason: String,
     /// A TOML date (`2026-12-31`) or the same as a string.
     expires: toml::Value,
@@ -75,6 +84,8 @@ pub struct Entry {
     pub key: String,
     pub finding: FindingId,
     pub region: Option<String>,
+    /// The highest severity accepted (`None`: any).
+    pub severity: Option<Severity>,
     pub reason: String,
     pub expires: time::Date,
 }
@@ -126,6 +137,19 @@ pub fn parse_date(s: &str) -> Result<time::Date, String> {
     time::Date::from_calendar_date(y, month, d).map_err(|_| fix())
 }
 
+/// A severity name as reports write it (`low`, `medium`, `high`, `critical`); `info` is
+/// refused because a baseline accepts only what fails a gate.
+pub fn parse_severity(s: &str) -> Result<Severity, String> {
+    match s {
+        "low" => Ok(Severity::Low),
+        "medium" => Ok(Severity::Medium),
+        "high" => Ok(Severity::High),
+        "critical" => Ok(Severity::Critical),
+        "info" => Err("`info` findings never fail a gate and need no entry; write low, medium, high or critical, or remove the entry".into()),
+        other => Err(format!("`{other}` is not a severity; write low, medium, high or critical (the highest severity the entry accepts)")),
+    }
+}
+
 /// Today in UTC.
 pub fn today() -> time::Date {
     time::OffsetDateTime::now_utc().date()
@@ -150,7 +174,7 @@ impl Baseline {
         let table: toml::Table = toml::from_str(text).map_err(|e| syntax(e.to_string()))?;
         let file: FileShape = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
             syntax(format!(
-                "{}: {}; each entry is [[accept]] with endpoint, finding, reason, expires and an optional region",
+                "{}: {}; each entry is [[accept]] with endpoint, finding, reason, expires and an optional region and severity",
                 e.path(),
                 e.inner().message().trim()
             ))
@@ -187,6 +211,10 @@ impl Baseline {
                     "empty; omit it to accept the finding everywhere".into(),
                 ));
             }
+            let severity = match e.severity.as_deref().map(str::trim) {
+                None => None,
+                Some(text) => Some(parse_severity(text).map_err(|m| bad("severity", m))?),
+            };
             let expires = match &e.expires {
                 toml::Value::String(t) => parse_date(t).map_err(|m| bad("expires", m))?,
                 toml::Value::Datetime(dt) if dt.time.is_none() && dt.offset.is_none() => {
@@ -204,6 +232,7 @@ impl Baseline {
                 key,
                 finding,
                 region: e.region,
+                severity,
                 reason: e.reason.trim().to_string(),
                 expires,
             });
@@ -216,8 +245,8 @@ impl Baseline {
 }
 
 /// A starting baseline from finished reports: one entry per finding above info about the
-/// endpoint (per region for a regional finding), all with `reason` and `expires`, as TOML
-/// with each finding's title and severity in a comment.
+/// endpoint (per region for a regional finding), all with `reason` and `expires` and the
+/// finding's severity as the entry's ceiling, as TOML with each finding's title in a comment.
 pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> String {
     let mut out = String::from(
         "# Accepted findings (vantage baseline). Give each entry its real reason before you\n\
@@ -253,6 +282,7 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
                 if let Some(r) = region {
                     out.push_str(&format!("region = {}\n", quote(r)));
                 }
+                out.push_str(&format!("severity = {}\n", quote(f.severity.as_str())));
                 out.push_str(&format!("reason = {}\n", quote(reason)));
                 out.push_str(&format!("expires = {}\n", date_text(expires)));
             }

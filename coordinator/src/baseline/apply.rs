@@ -1,5 +1,6 @@
-//! Applying a baseline: entries matched on the normalised endpoint, findings marked
-//! accepted or expired, and every entry that accepts nothing reported stale with why.
+//! Applying a baseline: entries matched on the normalised endpoint (and the finding's
+//! severity, up to an entry's ceiling), findings marked accepted or expired, and every entry
+//! that accepts nothing reported stale with why.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,9 @@ use vantage_agent::Target;
 
 use super::{date_text, Baseline, Entry};
 use crate::report::{Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Report};
+
+/// Entries with their index in the file.
+type Indexed<'a> = Vec<(usize, &'a Entry)>;
 
 /// The normalised endpoint of a report's target (its text if it does not parse).
 fn endpoint_key(target: &str) -> String {
@@ -40,13 +44,23 @@ impl Baseline {
             stale: Vec::new(),
         };
         for f in &mut report.findings {
-            let matching: Vec<(usize, &Entry)> = mine
+            let (matching, too_mild): (Indexed, Indexed) = mine
                 .iter()
                 .filter(|(_, e)| {
                     e.finding == f.id && e.region.as_ref().is_none_or(|r| f.regions.contains(r))
                 })
                 .copied()
-                .collect();
+                .partition(|(_, e)| e.severity.is_none_or(|ceiling| f.severity <= ceiling));
+            // An entry accepted the finding up to a severity; worse is a new fault.
+            for (i, e) in &too_mild {
+                used.insert(*i);
+                partial.push(e.stale(format!(
+                    "accepts nothing: {} was accepted up to {} and is now {}; review it, then fix it or raise the entry's severity",
+                    f.id,
+                    e.severity.map(|s| s.as_str()).unwrap_or_default(),
+                    f.severity.as_str()
+                )));
+            }
             if matching.is_empty() {
                 continue;
             }

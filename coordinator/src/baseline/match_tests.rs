@@ -245,3 +245,76 @@ fn entries_no_scheduled_check_covers_are_found_per_file() {
     // One check alone leaves the other's entry over too.
     assert_eq!(unscheduled([(T, &b)]).len(), 2);
 }
+
+/// An entry's `severity` is the ceiling of what it accepts: the finding at that severity or
+/// lower is accepted; worse fails the gate and the entry is stale with both severities. An
+/// entry without one accepts any severity; a bad or `info` severity is refused with the fix.
+#[test]
+fn an_entry_accepts_a_finding_up_to_its_severity_and_no_worse() {
+    let with = |severity: &str| {
+        format!("[[accept]]\nendpoint = \"{T}\"\nfinding = \"transport.get\"\nseverity = \"{severity}\"\nreason = \"known, OPS-1\"\nexpires = 2026-12-31\n")
+    };
+    // transport.get's finding is at most medium (the catalogue caps an agent's severity).
+    for (ceiling, failed, found, accepted) in [
+        ("medium", Severity::Medium, Severity::Medium, true),
+        ("medium", Severity::Low, Severity::Low, true),
+        ("low", Severity::Medium, Severity::Medium, false),
+        ("low", Severity::Critical, Severity::Medium, false),
+        ("high", Severity::Critical, Severity::Medium, true),
+    ] {
+        let mut r = one_failure("transport.get", failed);
+        let b = parse(&with(ceiling)).unwrap();
+        assert_eq!(b.entries[0].severity.map(Severity::as_str), Some(ceiling));
+        b.apply(&mut r, day("2026-11-30"));
+        let f = r.finding(FindingId::TransportGet).unwrap();
+        assert_eq!(f.severity, found);
+        assert_eq!(f.is_accepted(), accepted, "{ceiling} vs {found:?}");
+        let status = r.baseline.as_ref().unwrap();
+        if accepted {
+            assert_eq!(status.accepted, vec!["transport.get"]);
+            assert!(status.stale.is_empty());
+            assert_eq!(Gate::new(FailOn::Review, None).exit_code(&r), 0);
+        } else {
+            assert!(f.accepted.is_none(), "{f:?}");
+            assert!(status.accepted.is_empty() && status.expired.is_empty());
+            assert_eq!(status.stale.len(), 1, "{status:#?}");
+            let note = status.stale[0].note.as_deref().unwrap();
+            assert!(
+                note.contains(&format!(
+                    "transport.get was accepted up to {ceiling} and is now {}",
+                    found.as_str()
+                )),
+                "{note}"
+            );
+            assert_eq!(Gate::new(FailOn::Review, None).exit_code(&r), GATE_FAILED);
+        }
+    }
+    // No ceiling: any severity.
+    let mut r = one_failure("transport.get", Severity::Critical);
+    parse(&entry("transport.get", None, "2026-12-31"))
+        .unwrap()
+        .apply(&mut r, day("2026-11-30"));
+    assert!(r.finding(FindingId::TransportGet).unwrap().is_accepted());
+    // Bad input names the key and the fix.
+    for (bad, says) in [
+        ("info", "never fail a gate"),
+        (
+            "severe",
+            "`severe` is not a severity; write low, medium, high or critical",
+        ),
+    ] {
+        let err = parse(&with(bad)).unwrap_err().to_string();
+        assert!(
+            err.starts_with("baseline b.toml: accept[0].severity: ") && err.contains(says),
+            "{err}"
+        );
+    }
+    // A starting baseline writes each finding's severity, and reads back as its ceiling.
+    let r = one_failure("transport.get", Severity::Low);
+    let text = starting(&[&r], "known", day("2026-12-31"));
+    assert!(text.contains("severity = \"low\"\n"), "{text}");
+    assert_eq!(
+        parse(&text).unwrap().entries[0].severity,
+        Some(Severity::Low)
+    );
+}
