@@ -134,33 +134,14 @@ impl Gate {
     }
 
     /// The decision the gate judges: the report's, or, when a baseline accepted some of its
-    /// findings, the one the other findings make (`checks.md` section 4, in order).
+    /// findings, the one the other findings make on the report's own evidence (`checks.md`
+    /// section 4, in order, by the merge's own rules): accepting what blocked a target never
+    /// makes a pass of what no region observed (a refused connection, a degraded region).
     pub fn decision(&self, report: &Report) -> Decision {
         if !report.findings.iter().any(Finding::is_accepted) {
             return report.decision;
         }
-        let counted = |f: &&Finding| {
-            !f.is_accepted()
-                && !NOT_ABOUT_THE_TARGET.contains(&f.id.as_str())
-                && !UNKNOWN_CAUSES.contains(&f.id.as_str())
-        };
-        let worst = report
-            .findings
-            .iter()
-            .filter(counted)
-            .map(|f| f.severity)
-            .max();
-        let unknown = report.decision == Decision::Unknown
-            || report
-                .findings
-                .iter()
-                .any(|f| UNKNOWN_CAUSES.contains(&f.id.as_str()));
-        match worst {
-            Some(s) if s >= Severity::High => Decision::Blocked,
-            _ if unknown => Decision::Unknown,
-            Some(Severity::Medium) => Decision::Review,
-            _ => Decision::Pass,
-        }
+        crate::merge::decide_keeping(report, |f| !f.is_accepted()).0
     }
 
     /// The flags that make up this gate, as a user would type them.

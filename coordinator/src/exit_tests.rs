@@ -174,3 +174,110 @@ fn the_worst_exit_code_of_many_endpoints() {
     assert_eq!(worst([UNKNOWN_REGION, GATE_FAILED, OK]), GATE_FAILED);
     assert_eq!(worst([GATE_FAILED, USAGE]), USAGE);
 }
+
+/// A region that could not connect: net.connect refused, everything after it not run.
+fn unreachable(region: &str) -> RegionResult {
+    use vantage_agent::catalog::Stage;
+    let mut r = clean(region);
+    set(
+        &mut r,
+        "net.connect",
+        Outcome::Fail,
+        Some(Severity::High),
+        Some(vantage_agent::model::Cause::Refused),
+        "127.0.0.1:9: connection refused",
+    );
+    for c in r.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.cause = None;
+        c.observed = "not run: no connection".into();
+    }
+    r
+}
+
+fn accept(r: &mut Report, id: vantage_agent::catalog::FindingId) {
+    let f = r.findings.iter_mut().find(|f| f.id == id).expect("finding");
+    f.accepted = Some(crate::report::Acceptance {
+        status: crate::report::AcceptanceStatus::Accepted,
+        reason: "known".into(),
+        expires: "2099-12-31".into(),
+    });
+}
+
+/// Accepting what blocked a target never passes what was not observed (checks.md 4.1): a
+/// refused connection accepted by a baseline leaves a target nobody observed, `unknown`
+/// with exit 4; so does a blocking finding accepted in one region while the other region's
+/// vantage was degraded and observed nothing. A finding accepted on a target every region
+/// observed still passes.
+#[test]
+fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
+    use vantage_agent::catalog::FindingId;
+    let g = gate(FailOn::Blocked, None);
+    // One vantage, nothing listens.
+    let mut dead = report(vec![unreachable("local")]);
+    assert_eq!(dead.decision, Decision::Blocked, "{:?}", dead.findings);
+    accept(&mut dead, FindingId::NetConnect);
+    assert_eq!(g.decision(&dead), Decision::Unknown);
+    assert_eq!(g.result(&dead), GateResult::Unknown);
+    assert_eq!(g.exit_code(&dead), UNKNOWN_REGION);
+    assert!(
+        g.line(&dead).starts_with("gate: unknown (exit 4"),
+        "{}",
+        g.line(&dead)
+    );
+    // Two regions: eu sees a blocking fault, us is degraded and observed nothing.
+    let mut eu = clean("eu");
+    set(
+        &mut eu,
+        "method.unknown",
+        Outcome::Fail,
+        Some(Severity::High),
+        None,
+        "404 page",
+    );
+    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
+    let mut fleet = crate::checks::assemble(
+        &target,
+        "2026-11-30T10:00:00Z".into(),
+        1,
+        &["eu".to_string(), "us".to_string()],
+        vec![eu, unreachable("us")],
+        &["us".to_string()].into(),
+    );
+    assert_eq!(fleet.decision, Decision::Blocked, "{:?}", fleet.findings);
+    assert!(fleet.finding(FindingId::FleetVantageDegraded).is_some());
+    let blocking = fleet
+        .findings
+        .iter()
+        .find(|f| f.severity >= Severity::High)
+        .map(|f| f.id)
+        .expect("a blocking finding");
+    accept(&mut fleet, blocking);
+    assert_eq!(
+        g.decision(&fleet),
+        Decision::Unknown,
+        "{:?}",
+        fleet.findings
+    );
+    assert_eq!(g.exit_code(&fleet), UNKNOWN_REGION);
+    // The control: the same fault in both regions, both observing, accepted: it passes.
+    let mut eu = clean("eu");
+    let mut us = clean("us");
+    for r in [&mut eu, &mut us] {
+        set(
+            r,
+            "method.unknown",
+            Outcome::Fail,
+            Some(Severity::High),
+            None,
+            "404 page",
+        );
+    }
+    let mut seen = report(vec![eu, us]);
+    assert_eq!(seen.decision, Decision::Blocked);
+    assert_eq!(seen.findings.len(), 1, "{:?}", seen.findings);
+    accept(&mut seen, blocking);
+    assert_eq!(g.decision(&seen), Decision::Pass, "{:?}", seen.findings);
+    assert_eq!(g.exit_code(&seen), OK);
+}

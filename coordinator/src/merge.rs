@@ -400,6 +400,59 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     }
 }
 
+/// The regions of a finished report that did not observe the target (`checks.md` 4.1):
+/// every reporting region without the evidence a pass needs, and the requested regions
+/// that did not report (named by `fleet.region-missing`).
+pub fn not_observing(report: &crate::report::Report) -> Vec<String> {
+    let mut regions: Vec<String> = report
+        .regions
+        .iter()
+        .filter(|r| !r.reported() || !evidence::observation(r).observed)
+        .map(|r| r.region.clone())
+        .chain(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.id == FindingId::FleetRegionMissing)
+                .flat_map(|f| f.regions.iter().cloned()),
+        )
+        .collect();
+    regions.sort();
+    regions.dedup();
+    regions
+}
+
+/// The decision the findings `keep` leaves, on the report's own evidence (`checks.md` 4, the
+/// same rules as [`merge`]): what a gate judges once a baseline accepted the others. Taking
+/// a finding away never takes away a region's missing observation: a target no region
+/// observed stays `unknown` whatever is accepted.
+pub fn decide_keeping(
+    report: &crate::report::Report,
+    keep: impl Fn(&Finding) -> bool,
+) -> (Decision, String) {
+    let findings: Vec<Finding> = report
+        .findings
+        .iter()
+        .filter(|f| keep(f))
+        .cloned()
+        .collect();
+    let degraded: Vec<&String> = report
+        .findings
+        .iter()
+        .filter(|f| f.id == FindingId::FleetVantageDegraded)
+        .flat_map(|f| f.regions.iter())
+        .collect();
+    let coverage = decide::Coverage {
+        not_observing: not_observing(report),
+        effective: report
+            .regions
+            .iter()
+            .filter(|r| r.reported() && !degraded.contains(&&r.region))
+            .count(),
+    };
+    decide::decide(&findings, &coverage)
+}
+
 #[cfg(test)]
 #[path = "merge_tests.rs"]
 mod tests;

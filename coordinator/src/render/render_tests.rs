@@ -279,3 +279,47 @@ fn junit_never_shows_green_while_the_gate_is_unknown_or_failed() {
     r.decision = crate::report::Decision::Pass;
     assert!(!junit(&r, &Gate::default()).contains("testcase name=\"vantage.gate\""));
 }
+
+/// An `unknown` because a region's vantage was degraded and observed nothing: the fix
+/// under the gate is the degraded vantage's, never another region's fault.
+#[test]
+fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
+    use vantage_agent::catalog::{FindingId, Stage};
+    let mut eu = clean("eu");
+    fail(
+        &mut eu,
+        "transport.delete",
+        Severity::Medium,
+        "200 to DELETE",
+    );
+    let mut us = clean("us");
+    set(
+        &mut us,
+        "net.connect",
+        Outcome::Fail,
+        Some(Severity::High),
+        None,
+        "no connection",
+    );
+    for c in us.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.observed = "not run: no connection".into();
+    }
+    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
+    let r = crate::checks::assemble(
+        &target,
+        "2026-11-30T10:00:00Z".into(),
+        1,
+        &["eu".to_string(), "us".to_string()],
+        vec![eu, us],
+        &["us".to_string()].into(),
+    );
+    assert_eq!(r.decision, crate::report::Decision::Unknown, "{}", r.reason);
+    let degraded = r
+        .finding(FindingId::FleetVantageDegraded)
+        .expect("degraded");
+    assert_eq!(summary::unknown_fix(&r), Some(degraded.remediation.as_str()));
+    let delete = r.finding(FindingId::TransportDelete).expect("eu's fault");
+    assert_ne!(summary::unknown_fix(&r), Some(delete.remediation.as_str()));
+}

@@ -89,10 +89,19 @@ pub fn unknown_fix(report: &Report) -> Option<&str> {
     if report.decision != Decision::Unknown {
         return None;
     }
+    // The finding that names why, else one about a region that did not observe the target
+    // (a degraded vantage, a redirect there), never another region's fault.
+    let gaps = crate::merge::not_observing(report);
     report
         .findings
         .iter()
         .find(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id))
+        .or_else(|| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.severity >= Severity::Low && f.regions.iter().any(|r| gaps.contains(r)))
+        })
         .or_else(|| {
             report
                 .findings
