@@ -319,7 +319,10 @@ fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
     let degraded = r
         .finding(FindingId::FleetVantageDegraded)
         .expect("degraded");
-    assert_eq!(summary::unknown_fix(&r), Some(degraded.remediation.as_str()));
+    assert_eq!(
+        summary::unknown_fix(&r),
+        Some(degraded.remediation.as_str())
+    );
     let delete = r.finding(FindingId::TransportDelete).expect("eu's fault");
     assert_ne!(summary::unknown_fix(&r), Some(delete.remediation.as_str()));
 }
