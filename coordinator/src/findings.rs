@@ -442,7 +442,7 @@ vantage_agent::spec_table! {
             derived: Some((MERGE, "a requested region had no agent, or its agent did not report by the deadline")),
         }
         ProbePolicyRefused => {
-            title: "This vantage refused to connect by policy, so it observed nothing",
+            title: "This vantage refused by policy to connect to an address the check needed, so that check observed nothing",
             remediation: "The vantage does not connect to non-global addresses (an SSRF guard for a probe fleet). In a fleet (vantage serve, agents), the policy is the coordinator's configuration: list the target's prefix in probe.allow_non_global (VANTAGE_PROBE__ALLOW_NON_GLOBAL), or, for a laboratory whose public addresses come from documentation ranges, declare them in probe.assume_global (VANTAGE_PROBE__ASSUME_GLOBAL); `vantage check --coordinator` refuses the flags. On one machine, `vantage check URL` (without --coordinator) connects to the target you name, and --allow-non-global / --assume-global CIDR widen it for the URLs the target names.",
             spec: "not a protocol rule: never pass what was not seen (a refused connection is no evidence about the target)",
             severity: Medium,
