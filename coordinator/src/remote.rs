@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
-use vantage_coordinator::api::types::{Accepted, ErrorBody, NewCheck};
+use vantage_coordinator::api::types::{Accepted, ErrorBody, Health, NewCheck};
 use vantage_coordinator::report::Report;
 
 use crate::args::{CheckArgs, Fleet};
@@ -30,14 +30,19 @@ fn coordinator_url(given: &str) -> anyhow::Result<String> {
 /// The API token and where it came from (for a 401's message): --api-token-file, else the
 /// variable --api-token-env names (`VANTAGE_API_TOKEN` by default), else the token a `vantage
 /// serve` on this machine generated for the API's port (it prints the path).
-fn api_token(fleet: &Fleet, base: &str) -> anyhow::Result<(secrecy::SecretString, String)> {
+/// `Ok(None)` when none was given and none was generated: the caller says so, once it
+/// knows `base` is the API at all.
+fn api_token(fleet: &Fleet, base: &str) -> anyhow::Result<Option<(secrecy::SecretString, String)>> {
     if let Some(path) = &fleet.api_token_file {
         let token = credentials::from_file(path).with_context(|| "--api-token-file".to_string())?;
-        return Ok((token, format!("--api-token-file {}", path.display())));
+        return Ok(Some((
+            token,
+            format!("--api-token-file {}", path.display()),
+        )));
     }
     let env = fleet.api_token_env.as_deref().unwrap_or(DEFAULT_TOKEN_ENV);
     match credentials::from_env(env) {
-        Ok(token) => return Ok((token, format!("${env}"))),
+        Ok(token) => return Ok(Some((token, format!("${env}")))),
         // Named on purpose: never fall back to another token behind the caller's back.
         Err(e) if fleet.api_token_env.is_some() => {
             bail!("--api-token-env {env}: {e}; export {env} with the coordinator's API token, or drop the flag to use {DEFAULT_TOKEN_ENV} or the token a local `vantage serve` generated")
@@ -53,18 +58,44 @@ fn api_token(fleet: &Fleet, base: &str) -> anyhow::Result<(secrecy::SecretString
         tracing::info!(path = %generated.display(), "{DEFAULT_TOKEN_ENV} is not set: using the API token a local `vantage serve` generated for port {port}");
         let token = credentials::from_file(&generated)
             .with_context(|| "the generated API token".to_string())?;
-        return Ok((
+        return Ok(Some((
             token,
             format!(
                 "the token a local `vantage serve` generated for port {port} ({})",
                 generated.display()
             ),
-        ));
+        )));
     }
-    bail!(
-        "the coordinator's API needs a token: export {env} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; for port {port} on this machine that is {})",
-        generated.display()
+    Ok(None)
+}
+
+/// What to say when no token was given: where one would come from.
+fn no_token(fleet: &Fleet, base: &str) -> String {
+    let env = fleet.api_token_env.as_deref().unwrap_or(DEFAULT_TOKEN_ENV);
+    let port = url::Url::parse(base)
+        .ok()
+        .and_then(|u| u.port_or_known_default())
+        .unwrap_or(8080);
+    format!(
+        "the coordinator's API needs a token: export {env} with it, or give --api-token-file PATH (a `vantage serve` without server.api_tokens prints where it wrote one; for port {port} on this machine that would be {}, and no `vantage serve` here has written it)",
+        vantage_coordinator::token_file::default_path(port).display()
     )
+}
+
+/// Whether `base` answers as the coordinator's API (`GET /healthz`, no token needed): the
+/// likely mistake behind a missing token is another port (the agents' gRPC port, an agent's
+/// health port), and that is what to say first.
+async fn not_the_api(client: &reqwest::Client, base: &str) -> Option<String> {
+    match client.get(format!("{base}/healthz")).send().await {
+        Err(e) => Some(unreachable(base, &e)),
+        Ok(resp) => {
+            let status = resp.status();
+            let body = resp.text().await.unwrap_or_default();
+            let health = serde_json::from_str::<Health>(&body).is_ok();
+            (!(status.is_success() && health))
+                .then(|| format!("--coordinator {base}: {}", api_error(status, &body)))
+        }
+    }
 }
 
 /// The variable `--api-token-env` names unless given.
@@ -166,7 +197,7 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     refuse_local_flags(args)?;
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
     let base = base.as_str();
-    let (token, token_source) = api_token(&args.fleet, base)?;
+    let token = api_token(&args.fleet, base)?;
     let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
@@ -174,6 +205,12 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
         .timeout(Duration::from_secs(30))
         .build()
         .context("building the HTTP client")?;
+    let Some((token, token_source)) = token else {
+        if let Some(why) = not_the_api(&client, base).await {
+            bail!(why);
+        }
+        bail!(no_token(&args.fleet, base));
+    };
     let mut reports = Vec::with_capacity(targets.len());
     for target in targets {
         match one(args, &client, base, (&token, &token_source), target).await? {

@@ -168,6 +168,44 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
         e.contains("is it the agents' gRPC port (server.grpc_listen"),
         "{e}"
     );
+    // The same without a token: the port is named first, not a token file that is not there.
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            c.grpc.clone(),
+        ],
+        vec![],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("is it the agents' gRPC port (server.grpc_listen")
+            && !e.contains("needs a token"),
+        "{e}"
+    );
+    // The API itself without a token: where a token comes from, and that none was written.
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            c.api.clone(),
+        ],
+        vec![],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("the coordinator's API needs a token: export VANTAGE_API_TOKEN")
+            && e.contains("no `vantage serve` here has written it"),
+        "{e}"
+    );
     // An agent pointed at the API port.
     let a = agent(&c.api, "eu", &crate::procs::agent_token("eu"));
     let line = a.wait_for(
