@@ -326,3 +326,49 @@ fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
     let delete = r.finding(FindingId::TransportDelete).expect("eu's fault");
     assert_ne!(summary::unknown_fix(&r), Some(delete.remediation.as_str()));
 }
+
+/// Where a finding was seen says which regions count: all of them, only those whose evidence
+/// counts (another's vantage was degraded), one only, or that a region did not report.
+#[test]
+fn seen_from_names_the_regions_whose_evidence_counts() {
+    use vantage_agent::catalog::FindingId;
+    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
+    let assemble = |regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]| {
+        crate::checks::assemble(
+            &target,
+            "2026-11-30T10:00:00Z".into(),
+            1,
+            &requested.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
+            regions,
+            &degraded.iter().map(|r| r.to_string()).collect(),
+        )
+    };
+    let failing = |region: &str| {
+        let mut r = clean(region);
+        fail(
+            &mut r,
+            "transport.delete",
+            Severity::Medium,
+            "200 to DELETE",
+        );
+        r
+    };
+    let both = assemble(vec![failing("eu"), failing("us")], &["eu", "us"], &[]);
+    let f = both.finding(FindingId::TransportDelete).unwrap();
+    assert_eq!(
+        summary::seen_from(f, &both),
+        "seen from every region (eu, us)"
+    );
+    let degraded = assemble(vec![failing("eu"), clean("us")], &["eu", "us"], &["us"]);
+    let f = degraded.finding(FindingId::TransportDelete).unwrap();
+    assert_eq!(
+        summary::seen_from(f, &degraded),
+        "seen from every region whose evidence counts (eu)"
+    );
+    let one = assemble(vec![failing("eu"), clean("us")], &["eu", "us"], &[]);
+    let f = one.finding(FindingId::TransportDelete).unwrap();
+    assert_eq!(summary::seen_from(f, &one), "seen from eu only");
+    let missing = assemble(vec![clean("eu")], &["eu", "ap"], &[]);
+    let f = missing.finding(FindingId::FleetRegionMissing).unwrap();
+    assert_eq!(summary::seen_from(f, &missing), "ap did not report");
+}

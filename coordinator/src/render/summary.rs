@@ -120,16 +120,26 @@ fn skipped_count(report: &Report) -> usize {
         .count()
 }
 
-/// Where a finding was seen, in plain words: `seen from local`, `seen from every region
-/// (eu, us)`, `seen from ap only`.
+/// Where a finding was seen, in plain words: `seen from local`, `seen from every region (eu,
+/// us)`, `seen from every region whose evidence counts (eu)` (another region's vantage was
+/// degraded), `seen from ap only`, `ap did not report`.
 pub fn seen_from(f: &Finding, report: &Report) -> String {
     let regions = f.regions.join(", ");
     if regions.is_empty() {
         return "not tied to a region".into();
     }
+    let reported = report.regions.iter().filter(|r| r.reported()).count();
     match f.scope {
+        // A region that did not report saw nothing: the finding says it did not report.
+        _ if f.id == vantage_agent::catalog::FindingId::FleetRegionMissing => {
+            format!("{regions} did not report")
+        }
         _ if report.regions.len() <= 1 => format!("seen from {regions}"),
-        Scope::Global => format!("seen from every region that reported ({regions})"),
+        Scope::Global if f.regions.len() >= reported => {
+            format!("seen from every region ({regions})")
+        }
+        // Global over the regions whose evidence counts: a degraded vantage's does not.
+        Scope::Global => format!("seen from every region whose evidence counts ({regions})"),
         Scope::Regional => format!("seen from {regions} only"),
     }
 }
