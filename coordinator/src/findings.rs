@@ -93,7 +93,7 @@ vantage_agent::spec_table! {
         }
         TlsHandshake => {
             title: "The TLS handshake fails",
-            remediation: "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates.",
+            remediation: "Serve a chain the clients trust (a public CA; for a laboratory, the CA given to --ca-file or --target-ca-file): a leaf certificate (not a CA certificate), valid for the host name, with its intermediates. The evidence says what the handshake refused.",
             spec: "RFC 8446; RFC 6125",
             severity: High,
             derived: None,

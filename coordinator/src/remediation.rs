@@ -18,7 +18,7 @@ pub fn for_cause(finding: FindingId, cause: Cause) -> Option<&'static str> {
             "The answer to one MCP request is larger than any MCP response should be, or never ends: make sure POST on this URL reaches the MCP server, not a stream or a download."
         }
         (EraDetect | NetConnect, Cause::Tls) | (TlsHandshake, Cause::Tls) => {
-            "Serve a certificate chain that a public trust store accepts, valid for the host name, including intermediates; and serve TLS on this port."
+            "Serve a chain the clients trust (a public CA; for a laboratory, the CA given to --ca-file or --target-ca-file): a leaf certificate (not a CA certificate), valid for the host name, with its intermediates; and serve TLS on this port. The evidence says what the handshake refused."
         }
         (NetConnect | EgressBlocked, Cause::Timeout) => {
             "The connection attempts got no answer at all (a silent drop): a firewall, security group or network ACL discards the packets. Allow the port from the internet, or from the regions named."
