@@ -5,10 +5,10 @@
 use vantage_agent::catalog::{CheckId, FindingId, Stage};
 use vantage_agent::model::{Outcome, Severity};
 use vantage_agent::{Credentials, ProbeOptions};
-use vantage_coordinator::fixture::{
+use vantage_coordinator::report::Decision;
+use vantage_fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
-use vantage_coordinator::report::Decision;
 
 use crate::support::{above_info, check_with, ids, options, outcome, vantage};
 

@@ -4,8 +4,8 @@
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_agent::probe::dns::ResolverChoice;
-use vantage_coordinator::fixture::Fixture;
 use vantage_coordinator::report::Decision;
+use vantage_fixture::Fixture;
 
 use crate::support::{above_info, check_with, ids, options, outcome, LabCa, LabDns, TlsFront};
 

@@ -3,8 +3,8 @@
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Era, Outcome, Severity};
-use vantage_coordinator::fixture::{Fault, Fixture};
 use vantage_coordinator::report::Decision;
+use vantage_fixture::{Fault, Fixture};
 
 use crate::support::{above_info, check, ids, outcome};
 
@@ -402,7 +402,7 @@ async fn a_legacy_server_is_listed_in_a_session() {
 /// asserts it on every run; this keeps it true without running the bench).
 #[tokio::test]
 async fn the_listing_benchmarks_200_tool_server_is_read_whole_and_passes() {
-    let surface = vantage_coordinator::fixture::SurfaceConfig {
+    let surface = vantage_fixture::SurfaceConfig {
         extra_tools: 195,
         page_size: 50,
     };

@@ -4,8 +4,8 @@
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
-use vantage_coordinator::fixture::{Hostile, HostileServer};
 use vantage_coordinator::report::Decision;
+use vantage_fixture::{Hostile, HostileServer};
 
 use crate::support::{above_info, check, ids, outcome};
 
