@@ -13,6 +13,7 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock rustfmt.toml clippy.toml ./
 COPY proto proto
 COPY agent agent
+COPY fixture fixture
 COPY coordinator coordinator
 RUN cargo build --release --locked --bin vantage --bin vantage-agent \
  && install -D -m 0755 target/release/vantage /out/vantage \

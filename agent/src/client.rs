@@ -20,10 +20,12 @@ use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::backoff::Backoff;
 use crate::convert::{region_to_pb, JobError};
-use crate::dial::{self, not_grpc_hint, Coordinator, DialError, Dialer};
+use crate::dial::{self, Coordinator, Dialer};
 use crate::egress::Ceiling;
 use crate::job::{Job, MIN_DEADLINE};
 use crate::model::{RegionResult, RegionStatus};
+pub use crate::session::SessionError;
+use crate::session::{classify, Ended};
 use crate::state::Counted;
 use crate::stop::{close, drain, Running};
 use crate::Engine;
@@ -55,28 +57,6 @@ pub struct AgentConfig {
     pub ceiling: Option<Ceiling>,
 }
 
-/// Why a session ended.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    #[error("the coordinator refused this agent ({0}); check the agent token and region")]
-    Permission(String),
-    #[error("{0}")]
-    Transport(String),
-    #[error(transparent)]
-    Dial(#[from] DialError),
-}
-
-/// How a session ended without an error.
-#[derive(Debug)]
-pub(crate) enum Ended {
-    /// The coordinator closed the stream.
-    Closed,
-    /// The coordinator is going away and asked agents to reconnect now.
-    Reconnect(String),
-    /// This agent was told to stop.
-    Stopped,
-}
-
 /// Run until `stop` turns true: connect, serve, reconnect. On stop, a registered agent says
 /// it is leaving and drains its running jobs (at most `drain_timeout`) before returning.
 pub async fn run(cfg: AgentConfig, state: Arc<AgentState>, stop: watch::Receiver<bool>) {
@@ -102,7 +82,7 @@ pub async fn run_with_dialer(
         }
         let wait = match outcome {
             Ok(Ended::Stopped) => return,
-            Ok(Ended::Reconnect(reason)) => {
+            Ok(Ended::Reconnect { reason }) => {
                 tracing::info!(region = %cfg.region, "the coordinator is going away ({reason}); reconnecting now");
                 state.set_error(format!(
                     "reconnecting: the coordinator went away ({reason})"
@@ -110,16 +90,18 @@ pub async fn run_with_dialer(
                 backoff.reset();
                 backoff.next_wait()
             }
-            Err(SessionError::Permission(msg)) => {
-                tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
-                state.set_error(format!("refused: {msg}"));
-                backoff.max()
-            }
-            Err(e @ (SessionError::Transport(_) | SessionError::Dial(_))) => {
-                tracing::warn!(region = %cfg.region, "coordinator connection: {e}");
-                state.set_error(e.to_string());
-                backoff.next_wait()
-            }
+            Err(e) => match e.refusal() {
+                Some(msg) => {
+                    tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
+                    state.set_error(format!("refused: {msg}"));
+                    backoff.max()
+                }
+                None => {
+                    tracing::warn!(region = %cfg.region, "coordinator connection: {e}");
+                    state.set_error(e.to_string());
+                    backoff.next_wait()
+                }
+            },
             Ok(Ended::Closed) => {
                 tracing::warn!(region = %cfg.region, "the coordinator closed the stream");
                 state.set_error("the coordinator closed the stream".into());
@@ -163,9 +145,7 @@ async fn session(
     let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
         format!("Bearer {}", cfg.token.expose_secret())
             .parse()
-            .map_err(|_| {
-                SessionError::Permission("the token is not a valid header value".into())
-            })?;
+            .map_err(|source| SessionError::TokenNotAHeader { source })?;
     let mut client = FleetClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
         req.metadata_mut().insert("authorization", header.clone());
         Ok(req)
@@ -195,20 +175,12 @@ async fn session(
                 Code::Unauthenticated | Code::PermissionDenied
             ) =>
         {
-            return Err(SessionError::Permission(status.message().to_string()))
+            return Err(SessionError::Refused { status })
         }
-        Err(status) => {
-            let hint = not_grpc_hint(status.message())
-                .map(|h| format!("; {h}"))
-                .unwrap_or_default();
-            return Err(SessionError::Transport(format!(
-                "attach: {}{hint}",
-                status.message()
-            )));
-        }
+        Err(status) => return Err(SessionError::Attach { status }),
     };
     state.connected.store(true, Ordering::SeqCst);
-    let first = inbound.message().await.map_err(|s| classify(&s, false))?;
+    let first = inbound.message().await.map_err(|s| classify(s, false))?;
     let heartbeat = match first.and_then(|m| m.kind) {
         Some(pb::coordinator_message::Kind::Registered(r)) => {
             *registered = true;
@@ -216,11 +188,7 @@ async fn session(
             tracing::info!(region = %r.region, "registered with the coordinator");
             Duration::from_millis(u64::from(r.heartbeat_interval_ms.max(100)))
         }
-        _ => {
-            return Err(SessionError::Transport(
-                "the coordinator did not confirm the registration".into(),
-            ))
-        }
+        _ => return Err(SessionError::Unconfirmed),
     };
 
     let hb_tx = tx.clone();
@@ -258,7 +226,7 @@ async fn session(
         let msg = match next {
             Ok(Some(m)) => m,
             Ok(None) => break Ok(Ended::Closed),
-            Err(s) => break Err(classify(&s, true)),
+            Err(s) => break Err(classify(s, true)),
         };
         match msg.kind {
             Some(pb::coordinator_message::Kind::Job(job)) => {
@@ -284,7 +252,7 @@ async fn session(
                 }
             }
             Some(pb::coordinator_message::Kind::Reconnect(r)) => {
-                break Ok(Ended::Reconnect(r.reason));
+                break Ok(Ended::Reconnect { reason: r.reason });
             }
             _ => {}
         }
@@ -299,44 +267,6 @@ async fn session(
         close(tx, &mut inbound).await;
     }
     result
-}
-
-/// Why the stream failed. Before the coordinator confirmed the registration, an answer that
-/// is not gRPC gets the wrong-port hint; after it, the peer was the coordinator, and the
-/// connection broke (a restart, a reset, or a silence the keepalive noticed).
-fn classify(s: &tonic::Status, confirmed: bool) -> SessionError {
-    match s.code() {
-        Code::Unauthenticated | Code::PermissionDenied => {
-            SessionError::Permission(s.message().to_string())
-        }
-        _ if confirmed => {
-            // A status with a transport error behind it: the connection broke. Without
-            // one: the coordinator ended the stream with it.
-            let mut root = None;
-            let mut source = std::error::Error::source(s);
-            while let Some(e) = source {
-                root = Some(e.to_string());
-                source = e.source();
-            }
-            SessionError::Transport(match root {
-                Some(root) if !s.message().contains(root.as_str()) => format!(
-                    "stream: {} ({root}); the connection to the coordinator broke",
-                    s.message()
-                ),
-                Some(_) => format!(
-                    "stream: {}; the connection to the coordinator broke",
-                    s.message()
-                ),
-                None => format!("stream: {}", s.message()),
-            })
-        }
-        _ => {
-            let hint = not_grpc_hint(s.message())
-                .map(|h| format!("; {h}"))
-                .unwrap_or_default();
-            SessionError::Transport(format!("stream: {}{hint}", s.message()))
-        }
-    }
 }
 
 /// The job `p` describes, if this agent runs it: it converts, and its policy is within the

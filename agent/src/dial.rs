@@ -65,8 +65,8 @@ pub enum DialError {
         coordinator: String,
         source: tonic::transport::Error,
     },
-    #[error("TLS: {0}")]
-    Tls(tonic::transport::Error),
+    #[error("TLS: {source}")]
+    Tls { source: tonic::transport::Error },
     #[error("connecting to {coordinator}: {source}")]
     Connect {
         coordinator: String,
@@ -104,7 +104,9 @@ pub async fn channel(to: Coordinator<'_>, dialer: &Dialer) -> Result<Channel, Di
         if let Some((cert, key)) = to.identity {
             tls = tls.identity(Identity::from_pem(cert, key));
         }
-        endpoint = endpoint.tls_config(tls).map_err(DialError::Tls)?;
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|source| DialError::Tls { source })?;
     }
     (dialer.0)(endpoint)
         .await

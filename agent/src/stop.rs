@@ -10,7 +10,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use vantage_proto::v1 as pb;
 
-use crate::client::{AgentConfig, Ended, SessionError};
+use crate::client::AgentConfig;
+use crate::session::{Ended, SessionError};
 
 pub(crate) type Running = Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>;
 

@@ -7,8 +7,10 @@ use url::{Host, Url};
 /// Why a target URL was refused. Each message says how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
+    /// The parser's own error is kept (typed) and said in the message; it is not also a
+    /// `source`, which a chain printer (`{:#}`) would print a second time.
     #[error("not a URL ({0}); give the full endpoint, e.g. https://mcp.example.com/mcp")]
-    Unparsable(String),
+    Unparsable(url::ParseError),
     #[error("scheme `{0}` is not probed; use http:// or https://")]
     Scheme(String),
     #[error("the URL carries user information; remove it and name a credential with --token-env")]
@@ -34,7 +36,7 @@ pub struct Target {
 
 impl Target {
     pub fn parse(input: &str) -> Result<Self, TargetError> {
-        let url = Url::parse(input.trim()).map_err(|e| TargetError::Unparsable(e.to_string()))?;
+        let url = Url::parse(input.trim()).map_err(TargetError::Unparsable)?;
         let https = match url.scheme() {
             "https" => true,
             "http" => false,

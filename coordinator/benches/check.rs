@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use vantage_agent::egress::{ClientSettings, EgressClient, EgressPolicy};
 use vantage_agent::probe::http::{exchange, Limits, ProbeRequest, SseRead};
 use vantage_agent::{Engine, Job, ProbeOptions, Target};
-use vantage_coordinator::fixture::Fixture;
+use vantage_fixture::Fixture;
 
 /// The goal, stated once: here, in the output and (through check.json) in BENCHMARKS.md.
 const GOAL_MEDIAN_MS: f64 = 20.0;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use vantage_agent::surface::ListKind;
 use vantage_agent::{Engine, Job, ProbeOptions, Target};
-use vantage_coordinator::fixture::{Fixture, SurfaceConfig};
+use vantage_fixture::{Fixture, SurfaceConfig};
 
 fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     v.sort();

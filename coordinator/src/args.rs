@@ -10,8 +10,8 @@ use vantage_agent::credentials;
 use vantage_agent::logging::LogFormat;
 use vantage_agent::Credentials;
 use vantage_coordinator::exit::{FailOn, FailOnSeverity};
-use vantage_coordinator::fixture::{Fault, Hostile};
 use vantage_coordinator::render::Format;
+use vantage_fixture::{Fault, Hostile};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -8,9 +8,9 @@ use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
-use vantage_coordinator::fixture::{Fault, Fixture, HostileServer};
 use vantage_coordinator::report::Report;
 use vantage_coordinator::{explain, local, report};
+use vantage_fixture::{Fault, Fixture, HostileServer};
 
 use crate::args::*;
 use crate::output::{check_output_path, emit, live, to_stdout};

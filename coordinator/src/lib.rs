@@ -9,7 +9,6 @@ pub mod config;
 pub mod exit;
 pub mod explain;
 pub mod findings;
-pub mod fixture;
 pub mod fleet;
 pub mod local;
 pub mod merge;

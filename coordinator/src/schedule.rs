@@ -131,7 +131,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn scheduled_runs_feed_the_metrics_and_only_on_demand_reports_are_stored() {
-        let fixture = crate::fixture::Fixture::start(&[]).await.unwrap();
+        let fixture = vantage_fixture::Fixture::start(&[]).await.unwrap();
         let checks = Arc::new(checks());
         let check = Scheduled {
             target: vantage_agent::Target::parse(&fixture.url()).unwrap(),

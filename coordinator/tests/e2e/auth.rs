@@ -1,16 +1,17 @@
 //! The authorization boundary against the protected fixture: each fault alone yields its
 //! finding with its severity and nothing else above info; the clean protected fixture passes
-//! with a valid token and is `unknown` (exit 3) without one; tokens never leak.
+//! with a valid token and is `unknown` (exit 3) without one; tokens never leak. Each check's
+//! own outcome and observation is the agent's test (`agent/tests/engine/auth.rs`).
 
-use vantage_agent::catalog::{CheckId, FindingId, Stage};
-use vantage_agent::model::{Outcome, Severity};
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::Severity;
 use vantage_agent::{Credentials, ProbeOptions};
-use vantage_coordinator::fixture::{
+use vantage_coordinator::report::Decision;
+use vantage_fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
-use vantage_coordinator::report::Decision;
 
-use crate::support::{above_info, check_with, ids, options, outcome, vantage};
+use crate::support::{above_info, check_with, ids, options, vantage};
 
 use Severity::{Critical, High, Low, Medium};
 
@@ -31,52 +32,14 @@ async fn the_clean_protected_fixture_passes_with_a_token() {
     let report = check_with(&fixture.url(), all_tokens()).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
     assert_eq!(report.decision, Decision::Pass);
-    let region = &report.regions[0];
-    assert!(region.protected && region.authenticated);
-    for id in vantage_agent::catalog::in_stage(Stage::Auth) {
-        assert_eq!(
-            outcome(&report, id).outcome,
-            Outcome::Pass,
-            "{id}: {}",
-            outcome(&report, id).observed
-        );
-    }
-    // The transport checks ran authenticated.
-    assert_eq!(
-        outcome(&report, CheckId::HeadersMissingMethod).outcome,
-        Outcome::Pass
-    );
-    assert_eq!(
-        outcome(&report, CheckId::MethodUnknown).outcome,
-        Outcome::Pass
-    );
 }
 
 #[tokio::test]
-async fn without_a_token_the_decision_is_unknown_and_what_could_run_is_reported() {
+async fn without_a_token_the_decision_is_unknown_and_a_credential_is_required() {
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let report = check_with(&fixture.url(), options()).await;
     assert_eq!(report.decision, Decision::Unknown);
     assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
-    for id in [
-        CheckId::AuthChallenge,
-        CheckId::AuthPrm,
-        CheckId::AuthAsMetadata,
-        CheckId::AuthGarbageToken,
-    ] {
-        assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
-    }
-    let skipped = outcome(&report, CheckId::HeadersMissingMethod);
-    assert_eq!(skipped.outcome, Outcome::Skip);
-    assert!(
-        skipped.observed.contains("--token-env"),
-        "{}",
-        skipped.observed
-    );
-    assert_eq!(
-        outcome(&report, CheckId::AuthWrongAudience).outcome,
-        Outcome::Skip
-    );
 }
 
 #[tokio::test]
@@ -179,12 +142,6 @@ async fn a_refused_credential_is_said_plainly() {
     o.credentials.token = Some("not-the-right-token".to_string().into());
     let report = check_with(&fixture.url(), o).await;
     assert_eq!(report.decision, Decision::Unknown);
-    let c = outcome(&report, CheckId::HeadersMissingMethod);
-    assert!(
-        c.observed.contains("credential was refused"),
-        "{}",
-        c.observed
-    );
 }
 
 #[tokio::test]
@@ -276,8 +233,6 @@ async fn a_token_echoed_by_the_server_is_scrubbed_from_the_report() {
         !json.contains(FIXTURE_TOKEN),
         "the echoed token reached the report"
     );
-    let c = outcome(&report, CheckId::MethodUnknown);
-    assert!(c.observed.contains("[redacted]"), "{}", c.observed);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! what to fix and change nothing.
 
 use serde_json::Value;
-use vantage_coordinator::fixture::{Fault, Fixture};
+use vantage_fixture::{Fault, Fixture};
 
 use crate::support::{assert_valid, vantage, vantage_async};
 

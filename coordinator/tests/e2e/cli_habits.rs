@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use vantage_coordinator::fixture::{Fault, Fixture};
+use vantage_fixture::{Fault, Fixture};
 
 use crate::support::{assert_valid, vantage, vantage_async};
 

@@ -34,7 +34,7 @@ fn readme() -> String {
 fn generated_types_appear_only_where_the_codemap_says() {
     let root = root();
     let mut files = Vec::new();
-    for dir in ["agent/src", "coordinator/src"] {
+    for dir in ["agent/src", "coordinator/src", "fixture/src"] {
         rust_files(&root.join(dir), &mut files);
     }
     assert!(
@@ -62,6 +62,64 @@ fn generated_types_appear_only_where_the_codemap_says() {
         assert!(
             readme.contains(file),
             "README's code map does not name {file}"
+        );
+    }
+}
+
+/// The workspace's members, as the root `Cargo.toml` lists them.
+fn members() -> Vec<String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .expect("Cargo.toml lists the workspace members on one line");
+    let list = line.split_once('[').unwrap().1.split_once(']').unwrap().0;
+    list.split(',')
+        .map(|m| m.trim().trim_matches('"').to_string())
+        .filter(|m| !m.is_empty())
+        .collect()
+}
+
+#[test]
+fn every_crate_is_in_the_codemap_and_the_image() {
+    let members = members();
+    assert!(
+        members.len() >= 4 && members.iter().any(|m| m == "fixture"),
+        "the workspace members were read: {members:?}"
+    );
+    let readme = readme();
+    let dockerfile = std::fs::read_to_string(root().join("Dockerfile")).unwrap();
+    for member in &members {
+        assert!(
+            readme.contains(&format!("\n{member}/ ")),
+            "README's code map has no `{member}/` entry"
+        );
+        assert!(
+            dockerfile.contains(&format!("\nCOPY {member} {member}\n")),
+            "the Dockerfile's build stage does not copy {member}/ (cargo build --locked needs every workspace member)"
+        );
+    }
+    // The fixture's modules are in its section of the map, each by name.
+    let start = readme.find("\nfixture/ ").unwrap();
+    let end = start + 1 + readme[start + 1..].find("\ncoordinator/ ").unwrap();
+    let section = &readme[start..end];
+    let src = root().join("fixture/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 5, "the scan found the fixture: {files:?}");
+    for file in files {
+        // `mcp` for mcp.rs, `lab` for lab/mod.rs, `lab/dns` for lab/dns.rs.
+        let rel = file.strip_prefix(&src).unwrap().with_extension("");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let name = rel.strip_suffix("/mod").unwrap_or(&rel);
+        let named = if name.contains('/') {
+            section.contains(&format!(" {name} "))
+        } else {
+            section.contains(&format!("\n  {name} "))
+        };
+        assert!(
+            named || name == "lib",
+            "README's code map does not name fixture/src/{rel}.rs (as `{name}`)"
         );
     }
 }

@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use vantage_coordinator::fixture::{Hostile, HostileServer};
+use vantage_fixture::{Hostile, HostileServer};
 
 use crate::procs::{agent, agent_health, agent_token, bin, coordinator, Proc, API_TOKEN};
 use crate::support::{http, Scratch};

@@ -10,8 +10,8 @@ use tokio::net::TcpListener;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
 use vantage_agent::{Engine, ProbeOptions, Target};
-use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer, FIXTURE_TOKEN};
 use vantage_coordinator::report::{Decision, Scope};
+use vantage_fixture::{Fault, Fixture, Hostile, HostileServer, FIXTURE_TOKEN};
 
 use crate::evidence_support::{canned, check_of, json_check, row, shape};
 use crate::support::{check_with, options, DnsMode, LabCa, LabDns, TlsFront};

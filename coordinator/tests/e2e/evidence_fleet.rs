@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::net::TcpListener;
-use vantage_coordinator::fixture::{
-    Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN,
-};
+use vantage_fixture::{Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN};
 
 use crate::evidence_support::{check_of, free_port, json_check, row, s, shape};
 use crate::fleet::{check, wait_agents};

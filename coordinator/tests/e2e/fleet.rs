@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use vantage_coordinator::fixture::{Fault, Fixture, FIXTURE_TOKEN};
+use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::procs::{
     agent, agent_health, agent_token, coordinator, free_addr, start_coordinator, Coordinator, Proc,
@@ -943,11 +943,9 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
     let _a = agent(&c.grpc, "eu", &agent_token("eu"));
     wait_agents(&c, 1, Duration::from_secs(15)).await;
-    let hostile = vantage_coordinator::fixture::HostileServer::start(
-        vantage_coordinator::fixture::Hostile::NeverAnswers,
-    )
-    .await
-    .unwrap();
+    let hostile = vantage_fixture::HostileServer::start(vantage_fixture::Hostile::NeverAnswers)
+        .await
+        .unwrap();
     let clean = Fixture::start(&[]).await.unwrap();
     // Three checks of a target that never answers occupy the agent for their deadline...
     let mut hostile_ids = Vec::new();

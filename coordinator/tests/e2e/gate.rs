@@ -4,7 +4,7 @@
 //! consumers) and Markdown show it.
 
 use serde_json::Value;
-use vantage_coordinator::fixture::{Fault, Fixture};
+use vantage_fixture::{Fault, Fixture};
 
 use crate::junit_consumer::{cases_with, consume};
 use crate::support::{assert_valid, vantage_env, Scratch};

@@ -5,9 +5,9 @@
 use clap::ValueEnum;
 use vantage_agent::catalog::FindingId;
 use vantage_coordinator::exit::{FailOn, FailOnSeverity, Gate};
-use vantage_coordinator::fixture::{Fault, Fixture};
 use vantage_coordinator::render::junit;
 use vantage_coordinator::report::Decision;
+use vantage_fixture::{Fault, Fixture};
 
 use crate::junit_consumer::{cases_with, consume};
 use crate::support::check;

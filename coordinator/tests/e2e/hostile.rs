@@ -1,22 +1,18 @@
-//! Hostile targets cost bounded time and memory: each check ends by its deadline with a
-//! finding, and reads stop at the engine's byte caps (asserted through the evidence, not
-//! through wall time).
+//! Hostile targets end with a finding and never a passing decision; what the engine observed
+//! of them (each check's outcome and cause, the byte caps, bounded memory) is the agent's
+//! test (`agent/tests/engine/hostile.rs`); here is what the merge and the command make of it.
 
-use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
-use vantage_coordinator::fixture::{Hostile, HostileServer};
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
+use vantage_fixture::{Hostile, HostileServer};
 
-use crate::support::{above_info, check, ids, outcome};
+use crate::support::{above_info, check, ids};
 
 #[tokio::test]
 async fn a_target_that_never_answers_times_out_with_a_finding() {
     let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let report = check(&server.url()).await;
-    assert_eq!(report.regions[0].status, RegionStatus::Complete);
-    let era = outcome(&report, CheckId::EraDetect);
-    assert_eq!(era.outcome, Outcome::Fail);
-    assert_eq!(era.cause, Some(Cause::Timeout));
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
     assert_eq!(report.decision, Decision::Blocked);
 }
@@ -25,9 +21,6 @@ async fn a_target_that_never_answers_times_out_with_a_finding() {
 async fn an_endless_body_stops_at_the_body_cap() {
     let server = HostileServer::start(Hostile::EndlessBody).await.unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, CheckId::EraDetect);
-    assert_eq!(era.outcome, Outcome::Fail);
-    assert!(era.observed.contains("body size cap"), "{}", era.observed);
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
 }
 
@@ -37,8 +30,6 @@ async fn a_gigabyte_content_length_is_never_trusted() {
         .await
         .unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, CheckId::EraDetect);
-    assert!(era.observed.contains("body size cap"), "{}", era.observed);
     assert_eq!(above_info(&report), ids(&[("era.detect", Severity::High)]));
 }
 
@@ -46,12 +37,6 @@ async fn a_gigabyte_content_length_is_never_trusted() {
 async fn an_endless_event_stream_stops_at_a_stream_cap() {
     let server = HostileServer::start(Hostile::EndlessSse).await.unwrap();
     let report = check(&server.url()).await;
-    let era = outcome(&report, CheckId::EraDetect);
-    assert!(
-        era.observed.contains("stream size cap") || era.observed.contains("SSE event count cap"),
-        "{}",
-        era.observed
-    );
     assert_eq!(report.decision, Decision::Blocked);
 }
 
@@ -59,9 +44,6 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
 async fn a_redirect_to_itself_is_not_followed() {
     let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
     let report = check(&server.url()).await;
-    let c = outcome(&report, CheckId::RedirectNone);
-    assert_eq!(c.outcome, Outcome::Fail);
-    assert_eq!(c.cause, Some(Cause::SameHost));
     // Never followed, so no MCP answer: the region did not observe the target, and a
     // finding says so (probe.incomplete, naming redirect.none as what it saw).
     assert_eq!(
@@ -130,168 +112,32 @@ async fn a_tls_handshake_that_never_completes_times_out() {
         .await
         .unwrap();
     let report = check(&server.https_url()).await;
-    let hs = outcome(&report, CheckId::TlsHandshake);
-    assert_eq!(
-        (hs.outcome, hs.cause),
-        (Outcome::Fail, Some(Cause::Timeout)),
-        "{}",
-        hs.observed
-    );
     assert_eq!(
         above_info(&report),
         ids(&[("tls.handshake", Severity::High)])
     );
 }
 
-/// Peak memory of this process while 100 hostile checks run at once, from the kernel's own
-/// accounting (VmHWM): bounded by the read caps, not by what the targets send.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
-    fn vm_hwm_kib() -> u64 {
-        std::fs::read_to_string("/proc/self/status")
-            .unwrap()
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
-            .unwrap()
-    }
-    let kinds = [
-        Hostile::EndlessBody,
-        Hostile::EndlessSse,
-        Hostile::HugeContentLength,
-        Hostile::GzipBomb,
-        Hostile::DeepJson,
-        Hostile::HugeHeaders,
-        Hostile::NeverAnswers,
-        Hostile::SlowDrip,
-        Hostile::NotJson,
-        Hostile::RedirectSelf,
-        Hostile::EndlessPages,
-        Hostile::HugeToolList,
-    ];
-    let mut servers = Vec::new();
-    for k in kinds {
-        servers.push(HostileServer::start(k).await.unwrap());
-    }
-    let before = vm_hwm_kib();
-    let engine = vantage_agent::Engine::new(crate::support::options()).unwrap();
-    let targets: Vec<vantage_agent::Target> = (0..100)
-        .map(|i| vantage_agent::Target::parse(&servers[i % servers.len()].url()).unwrap())
-        .collect();
-    let reports = futures::future::join_all(targets.iter().map(|t| engine.run(t))).await;
-    let after = vm_hwm_kib();
-    let grown_mib = after.saturating_sub(before) as f64 / 1024.0;
-    eprintln!(
-        "100 concurrent hostile checks: peak RSS {before} KiB -> {after} KiB (+{grown_mib:.1} MiB)"
-    );
-    assert_eq!(reports.len(), 100);
-    // Each kind's own verdict is `every_hostile_behaviour_ends_with_a_finding`'s; here, with
-    // 100 runs sharing two cores, a slow target may meet the run's overall deadline before
-    // its own timeout: that is a named bound too (`unknown`, cause `deadline`), never a pass;
-    // and a 100 MiB list read by 100 runs on a loaded machine may run out its per-exchange
-    // timeout before its byte cap (cause `timeout`, a bound as well). Never a pass.
-    for (i, r) in reports.iter().enumerate() {
-        assert!(
-            r.checks.iter().any(|c| c.outcome == Outcome::Fail
-                || (c.outcome != Outcome::Pass
-                    && matches!(
-                        c.cause,
-                        Some(Cause::SizeCap | Cause::Deadline | Cause::Timeout)
-                    ))),
-            "{:?}: a hostile target must fail something, or hit a named cap, a timeout or the deadline: {:#?}",
-            kinds[i % kinds.len()],
-            r.checks
-                .iter()
-                .filter(|c| c.outcome != Outcome::Pass)
-                .map(|c| (c.id, c.outcome, c.cause, &c.observed))
-                .collect::<Vec<_>>()
-        );
-    }
-    // 100 checks x a few exchanges x the 256 KiB body cap, and the listing's 4 MiB page for
-    // the few huge tool lists among them, is the worst case; a 1 GiB body, an endless
-    // stream, a gzip bomb, 10,000 pages or a 100 MiB tool list must not show up here.
-    assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
-}
-
-/// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page:
-/// the listing stops at its bounds, names the bound in a finding, never passes what it did
-/// not read (the decision is `unknown`, with `probe.incomplete` naming the rules cut short),
-/// and the run's memory stays bounded (the evidence names the caps; no timing).
+/// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page: the
+/// listing stops at its bounds (the agent's test) and the report never passes what it did
+/// not read (the decision is `unknown`, with `probe.incomplete` naming the rules cut short).
 #[tokio::test]
 async fn hostile_surfaces_stop_at_the_listing_bounds() {
     let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
     let report = check(&pages.url()).await;
-    let c = outcome(&report, CheckId::PaginationCursor);
-    assert_eq!(
-        (c.outcome, c.severity, c.cause),
-        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-        "{}",
-        c.observed
-    );
-    assert!(
-        c.observed.contains("page cap (100 pages)"),
-        "{}",
-        c.observed
-    );
-    let tools = report.regions[0]
-        .surface
-        .as_ref()
-        .unwrap()
-        .list(vantage_agent::surface::ListKind::Tools)
-        .unwrap()
-        .clone();
-    assert_eq!((tools.pages, tools.complete), (100, false));
-    assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
-    for id in [
-        CheckId::ToolsListShape,
-        CheckId::ToolsNameFormat,
-        CheckId::ToolsSchemaValid,
-    ] {
-        let c = outcome(&report, id);
-        assert_eq!(
-            (c.outcome, c.cause),
-            (Outcome::Unknown, Some(Cause::SizeCap)),
-            "{id}: a part is never a pass"
-        );
-    }
     // What was not read is never passed (checks.md 4.1): the rules cut short by the bound
     // are named by probe.incomplete, and the decision is unknown, not pass or review.
     unread_surface_is_unknown(&report, "page cap (100 pages)");
 
     let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
     let report = check(&huge.url()).await;
-    let c = outcome(&report, CheckId::ToolsSurfaceSize);
-    assert_eq!(
-        (c.outcome, c.severity, c.cause),
-        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-        "{}",
-        c.observed
-    );
-    assert!(
-        c.observed.contains("page size cap (4 MiB"),
-        "{}",
-        c.observed
-    );
-    let c = outcome(&report, CheckId::ToolsListShape);
-    assert_eq!(
-        (c.outcome, c.cause),
-        (Outcome::Unknown, Some(Cause::SizeCap)),
-        "{}",
-        c.observed
-    );
     unread_surface_is_unknown(&report, "page size cap (4 MiB");
-    let bounds = report.regions[0].surface.as_ref().unwrap().bounds;
-    assert_eq!(
-        (bounds.max_pages, bounds.max_page_bytes),
-        (100, 4 * 1024 * 1024),
-        "the bounds are in the report"
-    );
 }
 
 /// Issue 15 review, item 3: resources/list or prompts/list cut at the page bound never
 /// decides `pass`: the rules that needed the whole list (`caps.discover-matches-handlers`,
-/// `cache.hints`) are `unknown` (size-cap), `probe.incomplete` names them, exit 4. The tool
-/// rules, whose list was read whole, still pass.
+/// `cache.hints`) are `unknown` (size-cap: the agent's test), `probe.incomplete` names
+/// them, exit 4.
 #[tokio::test]
 async fn endless_resource_and_prompt_lists_never_decide_pass() {
     use vantage_agent::surface::ListKind;
@@ -302,38 +148,6 @@ async fn endless_resource_and_prompt_lists_never_decide_pass() {
     ] {
         let server = HostileServer::start(kind).await.unwrap();
         let report = check(&server.url()).await;
-        let read = report.regions[0]
-            .surface
-            .as_ref()
-            .and_then(|s| s.list(list).cloned())
-            .expect("the list is in the report");
-        assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
-        for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
-            let c = outcome(&report, id);
-            assert_eq!(
-                (c.outcome, c.severity, c.cause),
-                (Outcome::Unknown, None, Some(Cause::SizeCap)),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
-            assert!(
-                c.observed.contains("page cap (100 pages)"),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
-        }
-        let c = outcome(&report, CheckId::PaginationCursor);
-        assert_eq!(
-            (c.outcome, c.severity, c.cause),
-            (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-            "{kind:?}: {}",
-            c.observed
-        );
-        assert_eq!(
-            outcome(&report, CheckId::ToolsListShape).outcome,
-            Outcome::Pass,
-            "{kind:?}: the tool list was read whole"
-        );
         assert_eq!(
             report.decision,
             Decision::Unknown,

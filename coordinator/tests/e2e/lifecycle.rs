@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
+use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::procs::{
     agent, agent_health, agent_token, agent_with, coordinator, free_addr, start_coordinator,

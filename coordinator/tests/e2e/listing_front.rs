@@ -233,8 +233,8 @@ mod tests {
     use vantage_agent::catalog::{CheckId, FindingId};
     use vantage_agent::model::{Cause, Outcome, Severity};
     use vantage_coordinator::exit::{for_report, FailOn};
-    use vantage_coordinator::fixture::Fixture;
     use vantage_coordinator::report::{Decision, Report};
+    use vantage_fixture::Fixture;
 
     use super::{Answer, FrontServer, Mode, When};
     use crate::support::{check_with, options, outcome};

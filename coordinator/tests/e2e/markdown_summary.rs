@@ -2,8 +2,8 @@
 //! target's URL holds (issue 15 review, item 5): a `|` in a path used to split the row.
 
 use vantage_coordinator::exit::Gate;
-use vantage_coordinator::fixture::Fixture;
 use vantage_coordinator::render::{render_many, Format, RenderOptions};
+use vantage_fixture::Fixture;
 
 use crate::support::check;
 

@@ -1,9 +1,11 @@
-//! No import circles between the coordinator's modules. The module tree is read from
-//! `lib.rs` and `main.rs` as rustc reads it (`mod x;`, `#[path]`); each file belongs to its
-//! top-level module (`checks/dispatch.rs` is `lib::checks`); a `crate::x` reference (also
-//! inside `use crate::{x, y}`) is an edge to that crate's module `x`, and the binary's
-//! `vantage_coordinator::x` one to the library's. Test code (`#[cfg(test)]` modules) is left
-//! out: a test may use any helper; the production modules must point one way.
+//! No import circles between the modules of the coordinator and of the fixture crate. The
+//! module tree is read from `lib.rs` and `main.rs` (and `fixture/src/lib.rs`) as rustc reads
+//! it (`mod x;`, `#[path]`); each file belongs to its top-level module (`checks/dispatch.rs`
+//! is `lib::checks`); a `crate::x` reference (also inside `use crate::{x, y}`) is an edge to
+//! that crate's module `x`, and the binary's `vantage_coordinator::x` one to the library's.
+//! Test code (`#[cfg(test)]` modules) is left out: a test may use any helper; the production
+//! modules must point one way. The coordinator's library never names the fixture crate: only
+//! the binary serves it (`vantage demo`, `vantage fixture`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -168,14 +170,22 @@ fn references(text: &str, prefix: &str) -> BTreeSet<String> {
     out
 }
 
-/// The graph of the binary's and the library's top-level modules, and how many files it read.
-fn module_graph() -> (Graph, usize) {
+/// The graph of the top-level modules of the coordinator's library and binary and of the
+/// fixture crate, how many files it read, and the modules (`lib::x`, `bin::y`) whose
+/// production code names `vantage_fixture`.
+fn module_graph() -> (Graph, usize, BTreeSet<String>) {
     let src = src();
+    let fixture = src.join("../../fixture/src/lib.rs");
     // (crate, its top-level modules, file -> (top module, text))
     let mut crates = Vec::new();
-    for (krate, root) in [("lib", "lib.rs"), ("bin", "main.rs")] {
-        let root = src.join(root);
+    let mut roots = Vec::new();
+    for (krate, root) in [
+        ("lib", src.join("lib.rs")),
+        ("bin", src.join("main.rs")),
+        ("fixture", fixture),
+    ] {
         let text = strip_tests(&std::fs::read_to_string(&root).unwrap());
+        roots.push((krate, text.clone()));
         let mut tops = BTreeSet::new();
         let mut files = Vec::new();
         let mut todo: Vec<(String, PathBuf)> = children(&root, &text);
@@ -196,6 +206,17 @@ fn module_graph() -> (Graph, usize) {
     let lib_tops = crates[0].1.clone();
     let mut graph = Graph::new();
     let mut read = 0;
+    let mut naming_fixture = BTreeSet::new();
+    for (krate, text) in &roots {
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !references(&code, "vantage_fixture").is_empty() {
+            naming_fixture.insert(format!("{krate}::(root)"));
+        }
+    }
     for (krate, tops, files) in &crates {
         for (top, text) in files {
             read += 1;
@@ -211,6 +232,9 @@ fn module_graph() -> (Graph, usize) {
                     node.insert(format!("{krate}::{m}"));
                 }
             }
+            if !references(&code, "vantage_fixture").is_empty() {
+                naming_fixture.insert(from.clone());
+            }
             if *krate == "bin" {
                 for m in references(&code, "vantage_coordinator") {
                     if lib_tops.contains(&m) {
@@ -220,7 +244,7 @@ fn module_graph() -> (Graph, usize) {
             }
         }
     }
-    (graph, read)
+    (graph, read, naming_fixture)
 }
 
 /// A circle of `graph`, as the path that closes it, if there is one.
@@ -257,7 +281,7 @@ fn find_circle(graph: &Graph) -> Option<Vec<String>> {
 
 #[test]
 fn the_coordinator_modules_import_each_other_without_circles() {
-    let (graph, files) = module_graph();
+    let (graph, files, _) = module_graph();
     assert!(files > 40, "the walk found the sources: {files}");
     // The walk sees real edges, the binary's into the library too.
     for (from, to) in [
@@ -266,6 +290,10 @@ fn the_coordinator_modules_import_each_other_without_circles() {
         ("lib::checks", "lib::merge"),
         ("bin::cli", "bin::output"),
         ("bin::remote", "lib::api"),
+        ("fixture::mcp", "fixture::auth"),
+        ("fixture::auth", "fixture::ctx"),
+        ("fixture::surface", "fixture::ctx"),
+        ("fixture::hostile", "fixture::server"),
     ] {
         assert!(
             graph.get(from).is_some_and(|t| t.contains(to)),
@@ -274,9 +302,27 @@ fn the_coordinator_modules_import_each_other_without_circles() {
     }
     if let Some(circle) = find_circle(&graph) {
         panic!(
-            "an import circle between the coordinator's modules: {}; move what both need into a module of its own",
+            "an import circle between the modules: {}; move what both need into a module of its own",
             circle.join(" -> ")
         );
+    }
+}
+
+#[test]
+fn only_the_binary_serves_the_fixture() {
+    let (graph, _, naming) = module_graph();
+    assert!(
+        graph.contains_key("fixture::server"),
+        "the walk read the fixture crate: {graph:#?}"
+    );
+    let library: Vec<&String> = naming.iter().filter(|m| m.starts_with("lib::")).collect();
+    assert!(
+        library.is_empty(),
+        "the coordinator's library names vantage_fixture in {library:?}; only the binary (`vantage demo`, `vantage fixture`) and tests may"
+    );
+    // The scan sees the binary's use of it.
+    for m in ["bin::cli", "bin::args"] {
+        assert!(naming.contains(m), "{m} names vantage_fixture: {naming:?}");
     }
 }
 

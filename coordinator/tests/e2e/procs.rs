@@ -213,7 +213,7 @@ fn start_coordinator_full(
     for r in regions {
         cmd.env(format!("T_AGENT_{}", r.to_uppercase()), agent_token(r));
     }
-    cmd.env("T_CRED_PROD", vantage_coordinator::fixture::FIXTURE_TOKEN);
+    cmd.env("T_CRED_PROD", vantage_fixture::FIXTURE_TOKEN);
     let proc = Proc::spawn(cmd);
     let line = proc.wait_for("vantage serve: api", Duration::from_secs(20));
     let mut words = line.split_whitespace();

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::progress::{Progress, ProgressStage as S};
 use vantage_agent::{Credentials, Engine, ProbeOptions, Target};
-use vantage_coordinator::fixture::{Fault, Fixture, FIXTURE_TOKEN};
+use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::support::{options, LabCa, LabDns, TlsFront};
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use vantage_coordinator::fixture::{Fault, Fixture};
+use vantage_fixture::{Fault, Fixture};
 
 use crate::procs::{bin, free_addr, Proc};
 

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use vantage_coordinator::fixture::Fixture;
+use vantage_fixture::Fixture;
 
 use crate::procs::coordinator;
 use crate::support::{http, tmpdir};

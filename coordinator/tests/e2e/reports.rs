@@ -5,7 +5,7 @@
 use serde_json::Value;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
-use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
+use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::junit_consumer::{cases_with, consume};
 use crate::support::{options, outcome, vantage_async};

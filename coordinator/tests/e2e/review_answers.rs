@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
-use vantage_coordinator::fixture::{Fixture, Hostile, HostileServer};
 use vantage_coordinator::report::Decision;
+use vantage_fixture::{Fixture, Hostile, HostileServer};
 
 use crate::evidence_support::{check_of, json_check, row, shape, StripHeader};
 use crate::review_support::{response, rpc_error, RawServer};

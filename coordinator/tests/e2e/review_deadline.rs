@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
-use vantage_coordinator::fixture::{Fault, Fixture, Hostile, HostileServer};
 use vantage_coordinator::report::{Decision, Report, Scope};
+use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::evidence_support::{check_of, json_check, row, shape};
 use crate::support::{check_with, options};

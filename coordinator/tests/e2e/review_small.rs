@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome};
-use vantage_coordinator::fixture::Fixture;
+use vantage_fixture::Fixture;
 
 use crate::support::{check, check_with, options, outcome, TlsFront};
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
-use vantage_coordinator::fixture::{
+use vantage_fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
 

@@ -5,7 +5,7 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use vantage_coordinator::fixture::{Fixture, Hostile, HostileServer};
+use vantage_fixture::{Fixture, Hostile, HostileServer};
 
 use crate::procs::{agent, agent_token, coordinator, Proc, API_TOKEN};
 
@@ -140,7 +140,7 @@ async fn a_terminal_shows_the_stage_and_elapsed_time_and_colour() {
 #[tokio::test]
 async fn a_pipe_never_receives_an_escape_code() {
     let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
-    let fixture = Fixture::start(&[vantage_coordinator::fixture::Fault::GetHtml])
+    let fixture = Fixture::start(&[vantage_fixture::Fault::GetHtml])
         .await
         .unwrap();
     for (url, extra) in [

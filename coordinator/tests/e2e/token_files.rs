@@ -6,7 +6,7 @@
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use vantage_coordinator::fixture::Fixture;
+use vantage_fixture::Fixture;
 
 use crate::procs::{bin, Proc};
 use crate::support::Scratch;

@@ -1,0 +1,28 @@
+//! The probe engine's own observations, with no coordinator and no process: an [`Engine`]
+//! runs a [`Job`] against the in-repo fixture (`vantage_fixture`) with its faults, its
+//! authorization server, hostile targets, and the lab (a DNS server and a TLS front on
+//! loopback), and each test asserts per check id the outcome, severity, cause and what was
+//! observed (the agent's `RegionResult`).
+//!
+//! What the coordinator makes of these results (findings, the decision, exit codes, reports)
+//! is tested in `coordinator/tests/e2e` (`fixture_faults`, `auth`, `dns_tls`, `hostile`).
+//!
+//! [`Engine`]: vantage_agent::Engine
+//! [`Job`]: vantage_agent::Job
+
+// Helpers outside `#[test]` functions (the lab, the fixtures) unwrap too: a test's setup.
+#![allow(clippy::unwrap_used)]
+
+#[path = "engine/run.rs"]
+mod run;
+
+#[path = "engine/auth.rs"]
+mod auth;
+#[path = "engine/dns_tls.rs"]
+mod dns_tls;
+#[path = "engine/faults.rs"]
+mod faults;
+#[path = "engine/hostile.rs"]
+mod hostile;
+#[path = "engine/listing.rs"]
+mod listing;

@@ -1,0 +1,218 @@
+//! The authorization checks against the protected fixture (its bearer-token gate, protected
+//! resource metadata and authorization server metadata): each fault alone breaks its own
+//! check; with every token the clean protected fixture passes; without one the checks that
+//! need it are skipped with the reason; a token the server echoes never reaches the result.
+
+use vantage_agent::catalog::{in_stage, CheckId, Stage};
+use vantage_agent::model::{Cause, Outcome, Severity};
+use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
+
+use crate::run::{all_tokens, check, options, problems, run_with, Problem};
+
+use Outcome::{Fail, Warn};
+use Severity::{Critical, High, Low, Medium};
+
+#[tokio::test]
+async fn the_clean_protected_fixture_passes_with_a_token() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let region = run_with(&fixture.url(), all_tokens()).await;
+    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    assert!(region.protected && region.authenticated);
+    for id in in_stage(Stage::Auth) {
+        let c = check(&region, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+    // The transport checks ran authenticated.
+    for id in [CheckId::HeadersMissingMethod, CheckId::MethodUnknown] {
+        assert_eq!(check(&region, id).outcome, Outcome::Pass, "{id}");
+    }
+}
+
+#[tokio::test]
+async fn without_a_token_what_could_run_ran_and_the_rest_says_why_not() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let region = run_with(&fixture.url(), options()).await;
+    assert!(region.protected && !region.authenticated);
+    for id in [
+        CheckId::AuthChallenge,
+        CheckId::AuthPrm,
+        CheckId::AuthAsMetadata,
+        CheckId::AuthGarbageToken,
+    ] {
+        assert_eq!(check(&region, id).outcome, Outcome::Pass, "{id}");
+    }
+    let skipped = check(&region, CheckId::HeadersMissingMethod);
+    assert_eq!(skipped.outcome, Outcome::Skip);
+    assert!(
+        skipped.observed.contains("--token-env"),
+        "{}",
+        skipped.observed
+    );
+    assert_eq!(
+        check(&region, CheckId::AuthWrongAudience).outcome,
+        Outcome::Skip
+    );
+}
+
+/// The engine's side of `coordinator/tests/e2e/auth.rs`'s table.
+#[tokio::test]
+async fn each_auth_fault_breaks_its_own_check_alone() {
+    type Row = (Fault, &'static [Problem]);
+    let table: &[Row] = &[
+        (
+            Fault::AuthNoChallenge,
+            &[(CheckId::AuthChallenge, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthChallengeNoMetadata,
+            &[(CheckId::AuthChallenge, Warn, Some(Low), None)],
+        ),
+        (
+            Fault::AuthMetadata404,
+            &[(CheckId::AuthPrm, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthPrmTrailingSlash,
+            &[(CheckId::AuthPrm, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthPrmOtherHost,
+            &[(CheckId::AuthPrm, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthPrmNoServers,
+            &[(CheckId::AuthPrm, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthIssuerMismatch,
+            &[(CheckId::AuthAsMetadata, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthNoS256,
+            &[(CheckId::AuthAsMetadata, Fail, Some(High), None)],
+        ),
+        (
+            Fault::AuthGarbageAccepted,
+            &[(
+                CheckId::AuthGarbageToken,
+                Fail,
+                Some(Critical),
+                Some(Cause::TokenAccepted),
+            )],
+        ),
+        (
+            Fault::AuthWrongAudienceAccepted,
+            &[(
+                CheckId::AuthWrongAudience,
+                Fail,
+                Some(Critical),
+                Some(Cause::TokenAccepted),
+            )],
+        ),
+        (
+            Fault::AuthNoScope200,
+            &[(CheckId::AuthInsufficientScope, Fail, Some(Medium), None)],
+        ),
+        (
+            Fault::AuthMetadataRedirect,
+            &[(
+                CheckId::AuthMetadataRedirect,
+                Fail,
+                Some(High),
+                Some(Cause::CrossHost),
+            )],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (fault, expected) in table {
+        let fixture = Fixture::start(&[*fault]).await.unwrap();
+        let region = run_with(&fixture.url(), all_tokens()).await;
+        let got = problems(&region);
+        if got != *expected {
+            failures.push(format!(
+                "{}: expected {expected:?}, got {got:?}",
+                fault.name()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn observations_name_the_rule_that_failed() {
+    let fixture = Fixture::start(&[Fault::AuthPrmTrailingSlash])
+        .await
+        .unwrap();
+    let region = run_with(&fixture.url(), all_tokens()).await;
+    let prm = check(&region, CheckId::AuthPrm);
+    assert!(
+        prm.observed.contains("not the endpoint URL"),
+        "{}",
+        prm.observed
+    );
+    let fixture = Fixture::start(&[Fault::AuthIssuerMismatch]).await.unwrap();
+    let region = run_with(&fixture.url(), all_tokens()).await;
+    let as_md = check(&region, CheckId::AuthAsMetadata);
+    assert!(
+        as_md.observed.contains("issuer.vantage-fixture.invalid"),
+        "{}",
+        as_md.observed
+    );
+}
+
+#[tokio::test]
+async fn expect_auth_makes_an_open_endpoint_fail_the_challenge() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut o = options();
+    o.expect_auth = true;
+    let region = run_with(&fixture.url(), o).await;
+    let got = problems(&region);
+    assert_eq!(
+        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+        vec![(CheckId::AuthChallenge, Some(High))],
+        "{got:?}"
+    );
+}
+
+/// The engine sees the same broken rule on a protected endpoint as on an open one (medium);
+/// that a protected endpoint makes it high is the merge's reading (`coordinator/src/merge.rs`,
+/// e2e `auth::a_foreign_origin_on_a_protected_endpoint_is_high`).
+#[tokio::test]
+async fn a_foreign_origin_on_a_protected_endpoint_fails_the_origin_check() {
+    let fixture = Fixture::start(&[Fault::Protected, Fault::OriginAccepted])
+        .await
+        .unwrap();
+    let region = run_with(&fixture.url(), all_tokens()).await;
+    assert!(region.protected);
+    assert_eq!(
+        problems(&region),
+        vec![(CheckId::SecurityOrigin, Fail, Some(Medium), None)]
+    );
+}
+
+#[tokio::test]
+async fn a_refused_credential_is_said_plainly() {
+    let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
+    let mut o = options();
+    o.credentials.token = Some("not-the-right-token".to_string().into());
+    let region = run_with(&fixture.url(), o).await;
+    let c = check(&region, CheckId::HeadersMissingMethod);
+    assert!(
+        c.observed.contains("credential was refused"),
+        "{}",
+        c.observed
+    );
+}
+
+#[tokio::test]
+async fn a_token_echoed_by_the_server_is_scrubbed_from_the_result() {
+    let fixture = Fixture::start(&[Fault::AuthEchoToken]).await.unwrap();
+    let region = run_with(&fixture.url(), all_tokens()).await;
+    let json = serde_json::to_string(&region).unwrap();
+    assert!(
+        !json.contains(FIXTURE_TOKEN),
+        "the echoed token reached the result"
+    );
+    let c = check(&region, CheckId::MethodUnknown);
+    assert!(c.observed.contains("[redacted]"), "{}", c.observed);
+}

@@ -1,0 +1,228 @@
+//! DNS and TLS against real servers on loopback (the fixture's lab): a small authoritative
+//! DNS server answering per name, and a TLS front with a lab CA (trusted, or not).
+
+use vantage_agent::catalog::CheckId;
+use vantage_agent::model::{Cause, Outcome, Severity};
+use vantage_agent::probe::dns::ResolverChoice;
+use vantage_agent::ProbeOptions;
+use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
+use vantage_fixture::Fixture;
+
+use crate::run::{check, options, problems, run_with};
+
+use Outcome::{Fail, Warn};
+
+async fn lab() -> (Fixture, LabCa, LabDns) {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let ca = LabCa::new();
+    let dns = LabDns::start(&[
+        ("mcp.vantage.test", &["127.0.0.1"]),
+        ("v6only.vantage.test", &["::1"]),
+        ("dual.vantage.test", &["127.0.0.1", "::1"]),
+    ])
+    .await;
+    (fixture, ca, dns)
+}
+
+fn resolving_with(dns: &LabDns) -> ProbeOptions {
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts
+}
+
+#[tokio::test]
+async fn a_named_https_target_in_the_lab_passes() {
+    let (fixture, ca, dns) = lab().await;
+    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 90);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let mut opts = resolving_with(&dns);
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let region = run_with(&url, opts.clone()).await;
+    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    let dns_obs = region.dns.as_ref().unwrap();
+    assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
+    assert!(dns_obs.has_a && dns_obs.all_global);
+    assert_eq!(check(&region, CheckId::TlsHandshake).outcome, Outcome::Pass);
+    assert_eq!(check(&region, CheckId::TlsExpiry).outcome, Outcome::Pass);
+
+    // Without --assume-global, loopback is what it is: not globally routable.
+    opts.assume_global.clear();
+    let region = run_with(&url, opts.clone()).await;
+    let got = problems(&region);
+    assert_eq!(
+        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+        vec![(CheckId::DnsGlobalAddresses, Some(Severity::High))],
+        "{got:?}"
+    );
+    assert!(check(&region, CheckId::DnsGlobalAddresses)
+        .observed
+        .contains("127.0.0.1 is loopback"));
+
+    // Without the lab CA, the chain is untrusted.
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    opts.extra_ca_pem = None;
+    let region = run_with(&url, opts).await;
+    assert_eq!(
+        problems(&region),
+        vec![(
+            CheckId::TlsHandshake,
+            Fail,
+            Some(Severity::High),
+            Some(Cause::Tls)
+        )]
+    );
+    let hs = check(&region, CheckId::TlsHandshake);
+    assert!(
+        hs.observed.contains("UnknownIssuer") || hs.observed.contains("issuer"),
+        "{}",
+        hs.observed
+    );
+    assert_eq!(check(&region, CheckId::EraDetect).outcome, Outcome::Skip);
+}
+
+#[tokio::test]
+async fn a_certificate_for_another_name_or_expiring_soon() {
+    let (fixture, ca, dns) = lab().await;
+    let mut opts = resolving_with(&dns);
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+
+    let (cert, key) = ca.leaf(&["other.vantage.test"], 90);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let hs = check(&run_with(&url, opts.clone()).await, CheckId::TlsHandshake);
+    assert_eq!(hs.outcome, Fail);
+    assert!(
+        hs.observed.contains("NotValidForName") || hs.observed.contains("name"),
+        "{}",
+        hs.observed
+    );
+
+    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 5);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let region = run_with(&url, opts).await;
+    let exp = check(&region, CheckId::TlsExpiry);
+    assert_eq!((exp.outcome, exp.severity), (Warn, Some(Severity::Medium)));
+    assert_eq!(
+        problems(&region),
+        vec![(CheckId::TlsExpiry, Warn, Some(Severity::Medium), exp.cause)]
+    );
+}
+
+#[tokio::test]
+async fn nxdomain_and_aaaa_only_answers() {
+    let (fixture, _ca, dns) = lab().await;
+    let port = fixture.addr.port();
+    let mut opts = resolving_with(&dns);
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+
+    let url = format!("http://absent.vantage.test:{port}/mcp");
+    let region = run_with(&url, opts.clone()).await;
+    assert_eq!(
+        problems(&region),
+        vec![(
+            CheckId::DnsResolve,
+            Fail,
+            Some(Severity::High),
+            Some(Cause::Nxdomain)
+        )]
+    );
+    assert_eq!(region.dns.as_ref().unwrap().rcode, "NXDOMAIN");
+    assert_eq!(check(&region, CheckId::NetConnect).outcome, Outcome::Skip);
+
+    let url = format!("http://v6only.vantage.test:{port}/mcp");
+    let region = run_with(&url, opts.clone()).await;
+    let a = check(&region, CheckId::DnsARecord);
+    assert_eq!(
+        (a.outcome, a.severity),
+        (Fail, Some(Severity::High)),
+        "{}",
+        a.observed
+    );
+    let dns_obs = region.dns.as_ref().unwrap();
+    assert!(!dns_obs.has_a);
+    assert_eq!(dns_obs.aaaa, vec!["::1".to_string()]);
+
+    // Both families resolve; the fixture listens on IPv4 only, so IPv6 fails while IPv4 works.
+    let url = format!("http://dual.vantage.test:{port}/mcp");
+    let region = run_with(&url, opts).await;
+    let v6 = check(&region, CheckId::NetIpv6);
+    assert_eq!(
+        (v6.outcome, v6.severity),
+        (Warn, Some(Severity::Low)),
+        "{}",
+        v6.observed
+    );
+    assert_eq!(check(&region, CheckId::NetConnect).outcome, Outcome::Pass);
+    // A plain-http named target is a finding of its own.
+    assert_eq!(check(&region, CheckId::TlsPlainHttp).outcome, Fail);
+}
+
+#[tokio::test]
+async fn a_fleet_vantage_refuses_non_global_addresses() {
+    let (fixture, _ca, dns) = lab().await;
+    let mut opts = resolving_with(&dns);
+    opts.allow_named_target = false;
+    let url = format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port());
+    let region = run_with(&url, opts).await;
+    // A refusal is no evidence either way: unknown, with the address, its class and the fix.
+    let c = check(&region, CheckId::NetConnect);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::PolicyRefused))
+    );
+    assert_eq!(
+        c.observed,
+        "refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"
+    );
+    let era = check(&region, CheckId::EraDetect);
+    assert_eq!(era.outcome, Outcome::Skip);
+    assert!(
+        era.observed.contains("egress policy refused"),
+        "{}",
+        era.observed
+    );
+}
+
+#[tokio::test]
+async fn a_dns_answer_with_hundreds_of_records_costs_a_bounded_number_of_connections() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let mut addrs: Vec<std::net::IpAddr> = vec!["127.0.0.1".parse().unwrap()];
+    addrs.extend(
+        (1..300u32).map(|i| std::net::IpAddr::from([127, 0, (i / 250 + 1) as u8, (i % 250) as u8])),
+    );
+    let table = [("many.vantage.test.".to_string(), addrs)]
+        .into_iter()
+        .collect();
+    let dns = LabDns::start_table(table).await;
+    let mut opts = resolving_with(&dns);
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let url = format!("http://many.vantage.test:{}/mcp", fixture.addr.port());
+    let region = run_with(&url, opts).await;
+    let d = region.dns.as_ref().unwrap();
+    assert_eq!(
+        d.a.len(),
+        300,
+        "every record arrived (over TCP after the truncated UDP answer)"
+    );
+    let c = check(&region, CheckId::NetConnect);
+    assert!(
+        c.observed.contains("more addresses not tried"),
+        "{}",
+        c.observed
+    );
+    let tried = c.observed.split("; ").count();
+    assert_eq!(
+        tried,
+        vantage_agent::probe::connect::MAX_ADDRESSES,
+        "{}",
+        c.observed
+    );
+    // The fixture listens on 127.0.0.1 only: the other IPv4 addresses tried refuse.
+    assert_eq!((c.outcome, c.cause), (Fail, Some(Cause::Refused)));
+}

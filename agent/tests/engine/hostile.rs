@@ -1,0 +1,319 @@
+//! Hostile targets cost bounded time and memory: each check ends by its deadline with a
+//! failure or a named bound, and reads stop at the engine's byte caps (asserted through what
+//! was observed, not through wall time).
+
+use vantage_agent::catalog::CheckId;
+use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
+use vantage_agent::surface::ListKind;
+use vantage_fixture::{Hostile, HostileServer};
+
+use crate::run::{check, options, problems, run};
+
+use Outcome::{Fail, Warn};
+
+#[tokio::test]
+async fn a_target_that_never_answers_times_out() {
+    let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let region = run(&server.url()).await;
+    assert_eq!(region.status, RegionStatus::Complete);
+    assert_eq!(
+        problems(&region),
+        vec![(
+            CheckId::EraDetect,
+            Fail,
+            Some(Severity::High),
+            Some(Cause::Timeout)
+        )]
+    );
+}
+
+#[tokio::test]
+async fn an_endless_body_stops_at_the_body_cap() {
+    let server = HostileServer::start(Hostile::EndlessBody).await.unwrap();
+    let region = run(&server.url()).await;
+    let era = check(&region, CheckId::EraDetect);
+    assert_eq!(era.outcome, Fail);
+    assert!(era.observed.contains("body size cap"), "{}", era.observed);
+    let got = problems(&region);
+    assert_eq!(
+        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+        vec![(CheckId::EraDetect, Some(Severity::High))],
+        "{got:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_gigabyte_content_length_is_never_trusted() {
+    let server = HostileServer::start(Hostile::HugeContentLength)
+        .await
+        .unwrap();
+    let region = run(&server.url()).await;
+    let era = check(&region, CheckId::EraDetect);
+    assert!(era.observed.contains("body size cap"), "{}", era.observed);
+    let got = problems(&region);
+    assert_eq!(
+        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+        vec![(CheckId::EraDetect, Some(Severity::High))],
+        "{got:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_endless_event_stream_stops_at_a_stream_cap() {
+    let server = HostileServer::start(Hostile::EndlessSse).await.unwrap();
+    let region = run(&server.url()).await;
+    let era = check(&region, CheckId::EraDetect);
+    assert_eq!((era.outcome, era.severity), (Fail, Some(Severity::High)));
+    assert!(
+        era.observed.contains("stream size cap") || era.observed.contains("SSE event count cap"),
+        "{}",
+        era.observed
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_to_itself_is_not_followed() {
+    let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
+    let region = run(&server.url()).await;
+    assert_eq!(
+        problems(&region),
+        vec![(
+            CheckId::RedirectNone,
+            Fail,
+            Some(Severity::Medium),
+            Some(Cause::SameHost)
+        )]
+    );
+}
+
+/// Every other hostile behaviour ends by its deadline with `era.detect` failing, high, and
+/// an observation that names what happened; nothing panics.
+#[tokio::test]
+async fn every_hostile_behaviour_ends_with_a_failure() {
+    let table: &[(Hostile, &[&str])] = &[
+        (Hostile::SlowDrip, &["no response", "did not", "body"]),
+        (Hostile::LyingLength, &["body cut short"]),
+        (Hostile::GzipBomb, &["not MCP"]),
+        (Hostile::DeepJson, &["not MCP"]),
+        (Hostile::HugeHeaders, &["server/discover"]),
+        (Hostile::ResetMidBody, &["body cut short"]),
+        (Hostile::InvalidUtf8, &["not MCP"]),
+        (Hostile::NotJson, &["Service Unavailable"]),
+    ];
+    for (kind, needles) in table {
+        let server = HostileServer::start(*kind).await.unwrap();
+        let region = run(&server.url()).await;
+        let era = check(&region, CheckId::EraDetect);
+        assert!(era.outcome.is_problem(), "{kind:?}: {era:?}");
+        assert!(era.severity >= Some(Severity::High), "{kind:?}: {era:?}");
+        assert!(
+            needles.iter().any(|n| era.observed.contains(n)),
+            "{kind:?}: observed {}",
+            era.observed
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tls_handshake_that_never_completes_times_out() {
+    let server = HostileServer::start(Hostile::TlsNeverCompletes)
+        .await
+        .unwrap();
+    let region = run(&server.https_url()).await;
+    assert_eq!(
+        problems(&region),
+        vec![(
+            CheckId::TlsHandshake,
+            Fail,
+            Some(Severity::High),
+            Some(Cause::Timeout)
+        )],
+        "{}",
+        check(&region, CheckId::TlsHandshake).observed
+    );
+}
+
+/// Peak memory of this process while 100 hostile checks run at once, from the kernel's own
+/// accounting (VmHWM): bounded by the read caps, not by what the targets send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
+    fn vm_hwm_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
+            .unwrap()
+    }
+    let kinds = [
+        Hostile::EndlessBody,
+        Hostile::EndlessSse,
+        Hostile::HugeContentLength,
+        Hostile::GzipBomb,
+        Hostile::DeepJson,
+        Hostile::HugeHeaders,
+        Hostile::NeverAnswers,
+        Hostile::SlowDrip,
+        Hostile::NotJson,
+        Hostile::RedirectSelf,
+        Hostile::EndlessPages,
+        Hostile::HugeToolList,
+    ];
+    let mut servers = Vec::new();
+    for k in kinds {
+        servers.push(HostileServer::start(k).await.unwrap());
+    }
+    let before = vm_hwm_kib();
+    let engine = vantage_agent::Engine::new(options()).unwrap();
+    let targets: Vec<vantage_agent::Target> = (0..100)
+        .map(|i| vantage_agent::Target::parse(&servers[i % servers.len()].url()).unwrap())
+        .collect();
+    let results = futures::future::join_all(targets.iter().map(|t| engine.run(t))).await;
+    let after = vm_hwm_kib();
+    let grown_mib = after.saturating_sub(before) as f64 / 1024.0;
+    eprintln!(
+        "100 concurrent hostile checks: peak RSS {before} KiB -> {after} KiB (+{grown_mib:.1} MiB)"
+    );
+    assert_eq!(results.len(), 100);
+    // Each kind's own verdict is the tests above; here, with 100 runs sharing two cores, a
+    // slow target may meet the run's overall deadline before its own timeout: that is a
+    // named bound too (`unknown`, cause `deadline`), never a pass; and a 100 MiB list read
+    // by 100 runs on a loaded machine may run out its per-exchange timeout before its byte
+    // cap (cause `timeout`, a bound as well). Never a pass.
+    for (i, r) in results.iter().enumerate() {
+        assert!(
+            r.checks.iter().any(|c| c.outcome == Fail
+                || (c.outcome != Outcome::Pass
+                    && matches!(
+                        c.cause,
+                        Some(Cause::SizeCap | Cause::Deadline | Cause::Timeout)
+                    ))),
+            "{:?}: a hostile target must fail something, or hit a named cap, a timeout or the deadline: {:#?}",
+            kinds[i % kinds.len()],
+            r.checks
+                .iter()
+                .filter(|c| c.outcome != Outcome::Pass)
+                .map(|c| (c.id, c.outcome, c.cause, &c.observed))
+                .collect::<Vec<_>>()
+        );
+    }
+    // 100 checks x a few exchanges x the 256 KiB body cap, and the listing's 4 MiB page for
+    // the few huge tool lists among them, is the worst case; a 1 GiB body, an endless
+    // stream, a gzip bomb, 10,000 pages or a 100 MiB tool list must not show up here.
+    assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
+}
+
+/// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page: the
+/// listing stops at its bounds, names the bound, and never passes what it did not read.
+#[tokio::test]
+async fn hostile_surfaces_stop_at_the_listing_bounds() {
+    let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
+    let region = run(&pages.url()).await;
+    let c = check(&region, CheckId::PaginationCursor);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page cap (100 pages)"),
+        "{}",
+        c.observed
+    );
+    let tools = region
+        .surface
+        .as_ref()
+        .unwrap()
+        .list(ListKind::Tools)
+        .unwrap()
+        .clone();
+    assert_eq!((tools.pages, tools.complete), (100, false));
+    assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
+    for id in [
+        CheckId::ToolsListShape,
+        CheckId::ToolsNameFormat,
+        CheckId::ToolsSchemaValid,
+    ] {
+        let c = check(&region, id);
+        assert_eq!(
+            (c.outcome, c.cause),
+            (Outcome::Unknown, Some(Cause::SizeCap)),
+            "{id}: a part is never a pass"
+        );
+    }
+
+    let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
+    let region = run(&huge.url()).await;
+    let c = check(&region, CheckId::ToolsSurfaceSize);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("page size cap (4 MiB"),
+        "{}",
+        c.observed
+    );
+    let c = check(&region, CheckId::ToolsListShape);
+    assert_eq!(
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::SizeCap)),
+        "{}",
+        c.observed
+    );
+    let bounds = region.surface.as_ref().unwrap().bounds;
+    assert_eq!(
+        (bounds.max_pages, bounds.max_page_bytes),
+        (100, 4 * 1024 * 1024),
+        "the bounds are in the result"
+    );
+}
+
+/// resources/list or prompts/list cut at the page bound: the rules that needed the whole
+/// list are `unknown` (size-cap) naming the bound; the tool rules, whose list was read whole,
+/// still pass.
+#[tokio::test]
+async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
+    for (kind, list) in [
+        (Hostile::EndlessResourcePages, ListKind::Resources),
+        (Hostile::EndlessPromptPages, ListKind::Prompts),
+    ] {
+        let server = HostileServer::start(kind).await.unwrap();
+        let region = run(&server.url()).await;
+        let read = region
+            .surface
+            .as_ref()
+            .and_then(|s| s.list(list).cloned())
+            .expect("the list is in the result");
+        assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
+        for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
+            let c = check(&region, id);
+            assert_eq!(
+                (c.outcome, c.severity, c.cause),
+                (Outcome::Unknown, None, Some(Cause::SizeCap)),
+                "{kind:?} {id}: {}",
+                c.observed
+            );
+            assert!(
+                c.observed.contains("page cap (100 pages)"),
+                "{kind:?} {id}: {}",
+                c.observed
+            );
+        }
+        let c = check(&region, CheckId::PaginationCursor);
+        assert_eq!(
+            (c.outcome, c.severity, c.cause),
+            (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+            "{kind:?}: {}",
+            c.observed
+        );
+        assert_eq!(
+            check(&region, CheckId::ToolsListShape).outcome,
+            Outcome::Pass,
+            "{kind:?}: the tool list was read whole"
+        );
+    }
+}
