@@ -200,6 +200,48 @@ fn counterexample_a_missing_a_record_warning_is_no_high_split_horizon() {
     );
 }
 
+/// Counterexample (strengthened property (d), seeds 7 to 10 at 20,000 cases): a region whose
+/// DNS section listed a non-global address while its `dns.global-addresses` carried a cause
+/// of the vantage's own (a resolver failure: no evidence) was still classed non-global, so it
+/// was named in a `high` split horizon beside info warnings elsewhere. A fault of the
+/// vantage never becomes a finding about the target (`checks.md` 4.1): the answer has no
+/// class, and the gap is `probe.resolver-failed`.
+#[test]
+fn counterexample_a_non_global_answer_without_evidence_has_no_class() {
+    fn judged_by_a_failed_resolver(r: &mut RegionResult) {
+        non_global_info(r);
+        set(
+            r,
+            CheckId::DnsGlobalAddresses,
+            Outcome::Fail,
+            Some(Severity::High),
+            Some(Cause::ResolverFailure),
+        );
+    }
+    check(
+        "non-global without evidence",
+        vec![
+            Step {
+                eu: &[],
+                us: &[judged_by_a_failed_resolver],
+                findings: vec![f(ProbeResolverFailed, Medium, Regional, &["us"])],
+                decision: Decision::Unknown,
+            },
+            // With an info warning that A is missing in eu: us has no answer to compare
+            // eu's with, so there is no split horizon (it was high, naming us).
+            Step {
+                eu: &[aaaa_only_info_warning],
+                us: &[judged_by_a_failed_resolver],
+                findings: vec![
+                    f(DnsNoARecord, Info, Regional, &["eu"]),
+                    f(ProbeResolverFailed, Medium, Regional, &["us"]),
+                ],
+                decision: Decision::Unknown,
+            },
+        ],
+    );
+}
+
 /// The split horizon takes the worst departure among the regions it names.
 #[test]
 fn a_split_horizon_is_as_severe_as_its_worst_departure() {

@@ -52,8 +52,16 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
         };
     }
     dns.addresses().next()?;
+    // Whether the addresses are global is the agent's judgement in `dns.global-addresses`:
+    // a non-global answer is one that check failed (or warned about), one it passed is
+    // global; where it has no evidence (a cause of the vantage's own), the answer has no
+    // class (`checks.md` 4.1: a fault of the vantage is never a finding about the target).
     if !dns.all_global {
-        return Some(DnsClass::NonGlobal);
+        match r.check(CheckId::DnsGlobalAddresses).map(reading) {
+            Some(Reading::Problem) => return Some(DnsClass::NonGlobal),
+            Some(Reading::Pass) => {}
+            _ => return None,
+        }
     }
     let has_a = r
         .check(CheckId::DnsARecord)
@@ -93,9 +101,9 @@ fn matches_reference(c: DnsClass, with_a: bool) -> bool {
 /// (`checks.md` 4.1: a difference is reported at its own severity), so a region failing the
 /// same way later, which ends the disagreement, can never lower the decision: the per-check
 /// finding of that failure carries at least this severity, whatever the other regions saw.
-/// An answer whose class no failing check backs (a report whose DNS section and checks
-/// disagree) counts at the split horizon's catalogue severity: the answer is the evidence.
-fn departure(r: &RegionResult, class: DnsClass) -> Severity {
+/// Every class but a global answer rests on such a failure ([`dns_class`]), and a global
+/// answer is odd only when its A query found no A record: `None` only for a reference answer.
+fn departure(r: &RegionResult, class: DnsClass) -> Option<Severity> {
     let check = match class {
         DnsClass::Nxdomain | DnsClass::NoData => CheckId::DnsResolve,
         DnsClass::NonGlobal => CheckId::DnsGlobalAddresses,
@@ -103,7 +111,7 @@ fn departure(r: &RegionResult, class: DnsClass) -> Severity {
     };
     r.check(check)
         .filter(|c| reading(c) == Reading::Problem)
-        .map_or(Severity::High, |c| c.severity.unwrap_or(Severity::Medium))
+        .map(|c| c.severity.unwrap_or(Severity::Medium))
 }
 
 /// `dns.split-horizon` when regions' answers differ in class, else `dns.answers-differ`
@@ -143,11 +151,12 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             (classes.iter().collect(), ev)
         };
         ev.dedup();
+        // Never reached with `None`: every odd region departs with a failure (`departure`).
         let severity = odd
             .iter()
-            .map(|(r, c)| departure(r, *c))
+            .filter_map(|(r, c)| departure(r, *c))
             .max()
-            .unwrap_or(Severity::High);
+            .unwrap_or(Severity::Info);
         let odd: Vec<String> = odd.iter().map(|(r, _)| r.region.clone()).collect();
         acc.add(
             FindingId::DnsSplitHorizon,
