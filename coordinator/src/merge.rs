@@ -2,8 +2,16 @@
 //! The rules are `checks.md` sections 3 and 4, and 4.1 above all: never pass what was not
 //! seen. Only results that are evidence about the target vote ([`evidence`]); a finding is
 //! global only when every effective region has evidence for its check and failed it; only a
-//! `fail` creates `edge.divergent`, never above the failing check's own severity; a fault of
-//! the vantage never becomes a finding about the target; the decision is monotone.
+//! `fail` creates `edge.divergent`; a fault of the vantage never becomes a finding about the
+//! target; the decision is monotone.
+//!
+//! One rule keeps it monotone where regions are compared: **a comparison finding is never
+//! worse than the failures it compares** (`dns.split-horizon`, `edge.divergent`; see
+//! `dns::departure` and `check_findings`). A comparison needs a region that saw otherwise;
+//! when that region later fails the same way (a worse observation), the comparison ends and
+//! only the per-check finding is left, which carries the worst severity of every region that
+//! failed. Were the comparison above its failures, a milder failure elsewhere would lower
+//! the decision.
 
 mod decide;
 mod dns;

@@ -297,8 +297,16 @@ pub(super) fn refresh(r: &mut RegionResult) {
 }
 
 /// The checks whose failure can raise `f` (for `edge.divergent`: any shape, era, transport,
-/// authorization or listing check).
+/// authorization or listing check; for `dns.split-horizon`, besides `dns.resolve`, the DNS
+/// checks whose failure puts a region's answer in another class: `merge/dns.rs`).
 pub(super) fn raisers(f: FindingId) -> Vec<CheckId> {
+    if f == FindingId::DnsSplitHorizon {
+        return vec![
+            CheckId::DnsResolve,
+            CheckId::DnsARecord,
+            CheckId::DnsGlobalAddresses,
+        ];
+    }
     if f == FindingId::EdgeDivergent {
         return CheckId::ALL
             .iter()

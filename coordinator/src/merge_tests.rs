@@ -650,3 +650,6 @@ fn finding_ids_follow_the_catalogue() {
 
 #[path = "merge_issue12_tests.rs"]
 mod issue12;
+
+#[path = "merge_monotone_tests.rs"]
+mod monotone;

@@ -3,7 +3,9 @@
 //! stale edge, an old replica, another backend) is `edge.divergent` with the names added,
 //! removed and changed there; the same items in another order is `surface.order-differs`
 //! (low). Only whole lists read in the same era are compared: a list a region could not
-//! finish decides nothing. Pure, like the merge that calls it.
+//! finish decides nothing. When no reading is shared by more regions than another (two
+//! regions that disagree), which region diverges cannot be told: every region is named, and
+//! the evidence says so. Pure, like the merge that calls it.
 
 use std::collections::BTreeMap;
 
@@ -123,6 +125,32 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
             continue;
         }
         let method = kind.method();
+        // No majority: another reading has as many regions as the reference, which is then
+        // only the point of comparison (the first region's, by name), never the right one.
+        let no_majority = votes
+            .values()
+            .filter(|n| **n == votes[reference.digests().0])
+            .count()
+            > 1;
+        if no_majority {
+            let sets_differ = seen
+                .iter()
+                .any(|(_, s)| s.digests().1 != reference.digests().1);
+            let f = if sets_differ {
+                &mut divergent
+            } else {
+                &mut reordered
+            };
+            let mut all: Vec<&str> = seen.iter().map(|(r, _)| *r).collect();
+            all.sort();
+            f.regions.extend(agreeing.iter().map(|r| r.to_string()));
+            f.evidence.push(format!(
+                "{method}: {} read it {} ways, none shared by more regions than another, so which region diverges cannot be told; compared with what {} read",
+                all.join(", "),
+                votes.len(),
+                agreeing.join(", ")
+            ));
+        }
         for (region, s) in &seen {
             if s.digests().0 == reference.digests().0 {
                 continue;

@@ -134,3 +134,105 @@ fn what_was_not_read_whole_or_in_the_same_era_is_not_compared() {
     let none = RegionResult::absent("x", RegionStatus::Complete);
     assert!(compare(&[&eu, &none]).is_empty());
 }
+
+/// Two regions that disagree: no reading is shared by more regions, so neither is "the
+/// divergent one" (it used to be the region whose name sorts later). Both are named, the
+/// evidence says which view is the odd one cannot be told, and the answer does not depend on
+/// the order the regions arrive in.
+#[test]
+fn two_regions_that_disagree_are_both_named_with_no_majority() {
+    let eu = region("eu", Era::Modern, vec![tools(NEW)]);
+    let us = region(
+        "us",
+        Era::Modern,
+        vec![tools(&[("add", "0"), ("sub", "1"), ("legacy_div", "1")])],
+    );
+    let found = compare(&[&us, &eu]);
+    assert_eq!(found, compare(&[&eu, &us]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(
+        (f.id, f.severity, f.regions.clone()),
+        (
+            FindingId::EdgeDivergent,
+            Severity::Medium,
+            vec!["eu".to_string(), "us".to_string()]
+        )
+    );
+    assert_eq!(
+        f.evidence,
+        vec![
+            "tools/list: eu, us read it 2 ways, none shared by more regions than another, so \
+             which region diverges cannot be told; compared with what eu read",
+            "us: tools/list differs from eu: added legacy_div; removed mul; changed add",
+        ]
+    );
+}
+
+/// The same with only the order differing: `surface.order-differs` names both regions.
+#[test]
+fn two_regions_listing_in_different_orders_are_both_named() {
+    let eu = region("eu", Era::Modern, vec![tools(NEW)]);
+    let us = region(
+        "us",
+        Era::Modern,
+        vec![tools(&[("mul", "1"), ("add", "1"), ("sub", "1")])],
+    );
+    let found = compare(&[&eu, &us]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        (found[0].id, found[0].severity, found[0].regions.clone()),
+        (
+            FindingId::SurfaceOrderDiffers,
+            Severity::Low,
+            vec!["eu".to_string(), "us".to_string()]
+        )
+    );
+    assert!(
+        found[0].evidence[0].contains("which region diverges cannot be told"),
+        "{:?}",
+        found[0].evidence
+    );
+}
+
+/// Regions -> the regions `edge.divergent` names: a plurality names the others; a tie at
+/// the top (2 against 2, three different readings) names every region.
+#[test]
+fn only_a_reading_more_regions_share_makes_the_others_divergent() {
+    const OLD: &[(&str, &str)] = &[("add", "1"), ("sub", "1")];
+    const ODD: &[(&str, &str)] = &[("add", "2")];
+    type Readings = &'static [(&'static str, &'static [(&'static str, &'static str)])];
+    let cases: &[(Readings, &[&str])] = &[
+        (&[("eu", NEW), ("us", NEW), ("ap", OLD)], &["ap"]),
+        (
+            &[("eu", NEW), ("us", NEW), ("ap", OLD), ("sa", ODD)],
+            &["ap", "sa"],
+        ),
+        (
+            &[("eu", NEW), ("us", NEW), ("ap", OLD), ("sa", OLD)],
+            &["ap", "eu", "sa", "us"],
+        ),
+        (
+            &[("eu", NEW), ("us", OLD), ("ap", ODD)],
+            &["ap", "eu", "us"],
+        ),
+    ];
+    for (regions, named) in cases {
+        let rs: Vec<RegionResult> = regions
+            .iter()
+            .map(|(name, items)| region(name, Era::Modern, vec![tools(items)]))
+            .collect();
+        let refs: Vec<&RegionResult> = rs.iter().collect();
+        let found = compare(&refs);
+        assert_eq!(found.len(), 1, "{regions:?}: {found:#?}");
+        assert_eq!(found[0].id, FindingId::EdgeDivergent);
+        assert_eq!(found[0].regions, *named, "{regions:?}");
+        let tied = named.len() == regions.len();
+        assert_eq!(
+            found[0].evidence[0].contains("cannot be told"),
+            tied,
+            "{:?}",
+            found[0].evidence
+        );
+    }
+}

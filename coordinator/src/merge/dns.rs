@@ -1,14 +1,15 @@
 //! Split horizon (`checks.md` 3): regions that disagree on the class of DNS answer. Only
 //! answers are compared: a region whose own resolver failed has no class (that is
 //! `probe.resolver-failed`, never a fact about the zone), and "A present or absent" counts
-//! only where the A query was answered.
+//! only where the A query was answered. Like every comparison finding, the split horizon is
+//! never worse than the failures it compares (see [`departure`]).
 
 use std::collections::BTreeSet;
 
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
 
-use super::evidence::has_evidence;
+use super::evidence::{has_evidence, reading, Reading};
 use super::Acc;
 use crate::report::Scope;
 
@@ -51,8 +52,16 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
         };
     }
     dns.addresses().next()?;
+    // Whether the addresses are global is the agent's judgement in `dns.global-addresses`:
+    // a non-global answer is one that check failed (or warned about), one it passed is
+    // global; where it has no evidence (a cause of the vantage's own), the answer has no
+    // class (`checks.md` 4.1: a fault of the vantage is never a finding about the target).
     if !dns.all_global {
-        return Some(DnsClass::NonGlobal);
+        match r.check(CheckId::DnsGlobalAddresses).map(reading) {
+            Some(Reading::Problem) => return Some(DnsClass::NonGlobal),
+            Some(Reading::Pass) => {}
+            _ => return None,
+        }
     }
     let has_a = r
         .check(CheckId::DnsARecord)
@@ -85,6 +94,26 @@ fn matches_reference(c: DnsClass, with_a: bool) -> bool {
     }
 }
 
+/// How severe a region's departure from the other regions' answers is: the severity its
+/// agent gave the failure that puts it in its class (`dns.resolve` for NXDOMAIN or no data,
+/// `dns.global-addresses` for a non-global answer, `dns.a-record` for a missing A record),
+/// warnings included at their own severity. The comparison never raises an observation
+/// (`checks.md` 4.1: a difference is reported at its own severity), so a region failing the
+/// same way later, which ends the disagreement, can never lower the decision: the per-check
+/// finding of that failure carries at least this severity, whatever the other regions saw.
+/// Every class but a global answer rests on such a failure ([`dns_class`]), and a global
+/// answer is odd only when its A query found no A record: `None` only for a reference answer.
+fn departure(r: &RegionResult, class: DnsClass) -> Option<Severity> {
+    let check = match class {
+        DnsClass::Nxdomain | DnsClass::NoData => CheckId::DnsResolve,
+        DnsClass::NonGlobal => CheckId::DnsGlobalAddresses,
+        DnsClass::Global { .. } => CheckId::DnsARecord,
+    };
+    r.check(check)
+        .filter(|c| reading(c) == Reading::Problem)
+        .map(|c| c.severity.unwrap_or(Severity::Medium))
+}
+
 /// `dns.split-horizon` when regions' answers differ in class, else `dns.answers-differ`
 /// (info) when only the global addresses differ.
 pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
@@ -103,13 +132,12 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
     let evidence = || classes.iter().map(|(r, _)| describe_dns(r)).collect();
     if kinds.len() > 1 || a_known.len() > 1 {
         let any_global = kinds.contains(&0);
-        let (odd, mut ev): (Vec<String>, Vec<String>) = if any_global {
+        let (odd, mut ev): (Vec<&(&RegionResult, DnsClass)>, Vec<String>) = if any_global {
             // The public answer is the reference: a global one, with A if any region got A.
             let with_a = a_known.contains(&true);
             let odd = classes
                 .iter()
                 .filter(|(_, c)| !matches_reference(*c, with_a))
-                .map(|(r, _)| r.region.clone())
                 .collect();
             (odd, evidence())
         } else {
@@ -120,12 +148,19 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
                 "no region received a global answer, so which view is the odd one cannot be told"
                     .into(),
             );
-            (classes.iter().map(|(r, _)| r.region.clone()).collect(), ev)
+            (classes.iter().collect(), ev)
         };
         ev.dedup();
+        // Never reached with `None`: every odd region departs with a failure (`departure`).
+        let severity = odd
+            .iter()
+            .filter_map(|(r, c)| departure(r, *c))
+            .max()
+            .unwrap_or(Severity::Info);
+        let odd: Vec<String> = odd.iter().map(|(r, _)| r.region.clone()).collect();
         acc.add(
             FindingId::DnsSplitHorizon,
-            Severity::High,
+            severity,
             Scope::Regional,
             &odd,
             ev,
