@@ -4,7 +4,7 @@
 use vantage_agent::model::{Outcome, RegionResult, Severity};
 
 use crate::report::{
-    Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Decision, Finding, Report, Scope,
+    Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Decision, Finding, Report,
 };
 
 /// Findings that drive `decision`, most severe first (the merge sorts them so).
