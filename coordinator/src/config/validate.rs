@@ -162,7 +162,7 @@ impl Config {
             ("probe.assume_global", &self.probe.assume_global),
             ("probe.allow_non_global", &self.probe.allow_non_global),
         ] {
-            if let Some(message) = list.iter().find_map(|p| egress_catch_all(p)) {
+            if let Some(message) = list.iter().find_map(egress_catch_all) {
                 return Err(invalid(key, message));
             }
         }
