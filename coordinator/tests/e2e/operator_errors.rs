@@ -187,6 +187,24 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
             && !e.contains("needs a token"),
         "{e}"
     );
+    // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            c.api.replace("http://", "https://"),
+        ],
+        vec![],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("it answered in plain HTTP, not TLS: write --coordinator http://"),
+        "{e}"
+    );
     // The API itself without a token: where a token comes from, and that none was written.
     let o = run_async(
         "vantage",
