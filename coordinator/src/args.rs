@@ -130,13 +130,13 @@ pub enum ColorChoice {
 pub struct Probe {
     /// Treat CIDR as globally routable (laboratories whose "public" addresses come from
     /// documentation ranges). Repeatable. Never on by default.
-    #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_cidr)]
+    #[arg(long = "assume-global", value_name = "CIDR", value_parser = parse_egress_cidr)]
     pub assume_global: Vec<IpNet>,
     /// Let the probe connect to non-global addresses in CIDR (the probe.allow_non_global of
     /// this check). The target you name is always probed; URLs it names (metadata,
     /// authorization servers) on other non-global addresses are refused unless allowed
     /// here. Repeatable.
-    #[arg(long = "allow-non-global", value_name = "CIDR", value_parser = parse_cidr)]
+    #[arg(long = "allow-non-global", value_name = "CIDR", value_parser = parse_egress_cidr)]
     pub allow_non_global: Vec<IpNet>,
     /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
     #[arg(long = "ca-file", value_name = "PEM")]
@@ -361,6 +361,16 @@ pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
         .map_err(|_| {
             format!("`{s}` is not a CIDR prefix; write e.g. 198.51.100.0/24 or 2001:db8:b::/64")
         })
+}
+
+/// A CIDR for an egress exception: one that covers every address is refused, as the
+/// configuration refuses it.
+pub fn parse_egress_cidr(s: &str) -> Result<IpNet, String> {
+    let prefix = parse_cidr(s)?;
+    match vantage_coordinator::config::egress_catch_all(&prefix) {
+        Some(why) => Err(why),
+        None => Ok(prefix),
+    }
 }
 
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.

@@ -16,8 +16,9 @@
 //! ```
 //!
 //! `severity` is the ceiling of what was accepted: the same finding at a higher severity
-//! (a regional fault that became global, a low one that became high) is a new fault, not
-//! the accepted one, and fails the gate; the entry is reported stale with both severities.
+//! (a low one that became high) is a new fault, not the accepted one: it is not accepted,
+//! the gate judges it as it would without the entry, and the entry is reported stale with
+//! both severities.
 //! `vantage baseline --from` writes each finding's severity; an entry without one accepts
 //! the finding at any severity.
 

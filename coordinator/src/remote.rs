@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use secrecy::ExposeSecret;
 use vantage_agent::{credentials, Target};
-use vantage_coordinator::api::types::{Accepted, ErrorBody, Health, NewCheck};
+use vantage_coordinator::api::types::{Accepted, ErrorBody, NewCheck};
 use vantage_coordinator::report::Report;
 
 use crate::args::{CheckArgs, Fleet};
@@ -82,18 +82,19 @@ fn no_token(fleet: &Fleet, base: &str) -> String {
     )
 }
 
-/// Whether `base` answers as the coordinator's API (`GET /healthz`, no token needed): the
-/// likely mistake behind a missing token is another port (the agents' gRPC port, an agent's
-/// health port), and that is what to say first.
+/// Whether `base` answers as the coordinator's API: `GET /v1/agents` without a token is a
+/// 401 with the API's JSON error there, and nowhere else (the metrics port and an agent's
+/// health port answer `/healthz` too). The likely mistake behind a missing token is another
+/// port, and that is what to say first.
 async fn not_the_api(client: &reqwest::Client, base: &str) -> Option<String> {
-    match client.get(format!("{base}/healthz")).send().await {
+    match client.get(format!("{base}/v1/agents")).send().await {
         Err(e) => Some(unreachable(base, &e)),
         Ok(resp) => {
             let status = resp.status();
             let body = resp.text().await.unwrap_or_default();
-            let health = serde_json::from_str::<Health>(&body).is_ok();
-            (!(status.is_success() && health))
-                .then(|| format!("--coordinator {base}: {}", api_error(status, &body)))
+            let the_api = status == reqwest::StatusCode::UNAUTHORIZED
+                && serde_json::from_str::<ErrorBody>(&body).is_ok();
+            (!the_api).then(|| format!("--coordinator {base}: {}", api_error(status, &body)))
         }
     }
 }
@@ -110,7 +111,10 @@ fn unreachable(base: &str, e: &reqwest::Error) -> String {
         chain.push_str(&c.to_string());
         cause = c.source();
     }
-    let hint = if e.is_connect() {
+    let plain_answer = chain.contains("corrupt message") || chain.contains("InvalidContentType");
+    let hint = if base.starts_with("https://") && plain_answer {
+        "it answered in plain HTTP, not TLS: write --coordinator http://… (the API serves TLS only with [server.tls])"
+    } else if e.is_connect() {
         "is the coordinator running? Its API listens on server.api_listen (default 127.0.0.1:8080)"
     } else if e.is_timeout() {
         "the API did not answer in time"

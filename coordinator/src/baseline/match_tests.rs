@@ -286,7 +286,13 @@ fn an_entry_accepts_a_finding_up_to_its_severity_and_no_worse() {
                 )),
                 "{note}"
             );
+            // Judged as without the entry: a medium fails a review gate, not the default.
             assert_eq!(Gate::new(FailOn::Review, None).exit_code(&r), GATE_FAILED);
+            assert_eq!(Gate::default().exit_code(&r), 0);
+            assert_eq!(
+                Gate::default().exit_code(&r),
+                Gate::default().exit_code(&one_failure("transport.get", failed))
+            );
         }
     }
     // No ceiling: any severity.

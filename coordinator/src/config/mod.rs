@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use vantage_agent::Target;
 
 pub use error::{ConfigError, Origin};
-pub use validate::resolve;
+pub use validate::{egress_catch_all, resolve};
 
 /// The whole configuration.
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]

@@ -144,6 +144,12 @@ impl Config {
 /// command line's bound too).
 const MAX_CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Why an egress exception (`assume_global`, `allow_non_global`, or their flags) that covers
+/// every address is refused; `None` for a real prefix.
+pub fn egress_catch_all(prefix: &ipnet::IpNet) -> Option<String> {
+    (prefix.prefix_len() == 0).then(|| format!("{prefix} covers every address, which switches the egress policy off (every vantage would connect anywhere a target points it, internal services included); name the lab's own prefixes, e.g. 198.51.100.0/24"))
+}
+
 impl Config {
     /// Limits that would switch a protection off or make the coordinator useless.
     fn validate_limits(&self, origin: &Origin) -> Result<(), ConfigError> {
@@ -156,11 +162,8 @@ impl Config {
             ("probe.assume_global", &self.probe.assume_global),
             ("probe.allow_non_global", &self.probe.allow_non_global),
         ] {
-            if let Some(all) = list.iter().find(|p| p.prefix_len() == 0) {
-                return Err(invalid(
-                    key,
-                    format!("{all} covers every address, which switches the egress policy off (every vantage would connect anywhere a target points it, internal services included); name the lab's own prefixes, e.g. 198.51.100.0/24"),
-                ));
+            if let Some(message) = list.iter().find_map(egress_catch_all) {
+                return Err(invalid(key, message));
             }
         }
         let t = self.probe.check_timeout;

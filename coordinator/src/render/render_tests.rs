@@ -363,7 +363,7 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
     let f = degraded.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(
         summary::seen_from(f, &degraded),
-        "seen from every region whose evidence counts (eu)"
+        "seen from eu; us degraded (its evidence does not count)"
     );
     let one = assemble(vec![failing("eu"), clean("us")], &["eu", "us"], &[]);
     let f = one.finding(FindingId::TransportDelete).unwrap();
@@ -371,4 +371,36 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
     let missing = assemble(vec![clean("eu")], &["eu", "ap"], &[]);
     let f = missing.finding(FindingId::FleetRegionMissing).unwrap();
     assert_eq!(summary::seen_from(f, &missing), "ap did not report");
+    // A finding of eu beside the missing ap: ap had no evidence, so not "every region".
+    let missing = assemble(vec![failing("eu")], &["eu", "ap"], &[]);
+    let f = missing.finding(FindingId::TransportDelete).unwrap();
+    assert_eq!(
+        summary::seen_from(f, &missing),
+        "seen from eu; no evidence from ap"
+    );
+    // us could not connect: it has no evidence about DELETE (checks.md 3), so eu's finding
+    // is not "eu only" as if us had looked.
+    let mut us = clean("us");
+    for c in us.checks.iter_mut() {
+        if c.id.stage() > vantage_agent::catalog::Stage::Net {
+            c.outcome = Outcome::Skip;
+            c.severity = None;
+            c.observed = "not run: no connection".into();
+        }
+    }
+    set(
+        &mut us,
+        "net.connect",
+        Outcome::Fail,
+        Some(Severity::High),
+        None,
+        "refused",
+    );
+    let silent = assemble(vec![failing("eu"), us], &["eu", "us"], &[]);
+    let f = silent.finding(FindingId::TransportDelete).unwrap();
+    assert_eq!(f.scope, crate::report::Scope::Regional);
+    assert_eq!(
+        summary::seen_from(f, &silent),
+        "seen from eu; no evidence from us"
+    );
 }

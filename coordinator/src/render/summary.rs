@@ -4,7 +4,7 @@
 use vantage_agent::model::{Outcome, RegionResult, Severity};
 
 use crate::report::{
-    Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Decision, Finding, Report, Scope,
+    Acceptance, AcceptanceStatus, BaselineEntry, BaselineStatus, Decision, Finding, Report,
 };
 
 /// Findings that drive `decision`, most severe first (the merge sorts them so).
@@ -121,27 +121,86 @@ fn skipped_count(report: &Report) -> usize {
 }
 
 /// Where a finding was seen, in plain words: `seen from local`, `seen from every region (eu,
-/// us)`, `seen from every region whose evidence counts (eu)` (another region's vantage was
-/// degraded), `seen from ap only`, `ap did not report`.
+/// us)`, `seen from eu only` (us had evidence and did not see it), `seen from eu; no evidence
+/// from us` (us could not observe what the finding is about: checks.md 3, a region without
+/// evidence is neither for nor against), `seen from eu; us degraded (its evidence does not
+/// count)`, `ap did not report`.
 pub fn seen_from(f: &Finding, report: &Report) -> String {
+    use vantage_agent::catalog::{CheckId, FindingId};
     let regions = f.regions.join(", ");
     if regions.is_empty() {
         return "not tied to a region".into();
     }
-    let reported = report.regions.iter().filter(|r| r.reported()).count();
-    match f.scope {
-        // A region that did not report saw nothing: the finding says it did not report.
-        _ if f.id == vantage_agent::catalog::FindingId::FleetRegionMissing => {
-            format!("{regions} did not report")
-        }
-        _ if report.regions.len() <= 1 => format!("seen from {regions}"),
-        Scope::Global if f.regions.len() >= reported => {
-            format!("seen from every region ({regions})")
-        }
-        // Global over the regions whose evidence counts: a degraded vantage's does not.
-        Scope::Global => format!("seen from every region whose evidence counts ({regions})"),
-        Scope::Regional => format!("seen from {regions} only"),
+    if f.id == FindingId::FleetRegionMissing {
+        return format!("{regions} did not report");
     }
+    // Requested regions that did not report are not in `report.regions`.
+    let missing: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|m| m.id == FindingId::FleetRegionMissing)
+        .flat_map(|m| m.regions.iter().map(String::as_str))
+        .filter(|r| !report.regions.iter().any(|x| x.region == *r))
+        .collect();
+    if report.regions.len() + missing.len() <= 1 {
+        return format!("seen from {regions}");
+    }
+    let degraded: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|d| d.id == FindingId::FleetVantageDegraded && d.id != f.id)
+        .flat_map(|d| d.regions.iter().map(String::as_str))
+        .filter(|r| !f.regions.iter().any(|x| x == r))
+        .collect();
+    // The checks a failure of which is this finding: a region has evidence about it when
+    // one of them passed or failed there. Findings no check maps to (comparisons between
+    // regions, the vantage's own gaps) say nothing of the others.
+    let checks: Vec<CheckId> = CheckId::ALL
+        .iter()
+        .copied()
+        .filter(|c| c.findings().any(|x| x == f.id))
+        .collect();
+    let evidence_in = |r: &RegionResult| {
+        checks.is_empty()
+            || (r.reported()
+                && r.checks.iter().any(|c| {
+                    checks.contains(&c.id)
+                        && matches!(
+                            crate::merge::evidence::reading(c),
+                            crate::merge::evidence::Reading::Pass
+                                | crate::merge::evidence::Reading::Problem
+                        )
+                }))
+    };
+    let others: Vec<&RegionResult> = report
+        .regions
+        .iter()
+        .filter(|r| !f.regions.contains(&r.region) && !degraded.contains(&r.region.as_str()))
+        .collect();
+    let silent: Vec<&str> = others
+        .iter()
+        .filter(|r| !evidence_in(r))
+        .map(|r| r.region.as_str())
+        .chain(missing.iter().copied())
+        .collect();
+    let looked = others.iter().filter(|r| evidence_in(r)).count();
+    let mut out = if looked > 0 {
+        format!("seen from {regions} only")
+    } else if silent.is_empty() && degraded.is_empty() {
+        format!("seen from every region ({regions})")
+    } else {
+        format!("seen from {regions}")
+    };
+    if !silent.is_empty() {
+        out.push_str(&format!("; no evidence from {}", silent.join(", ")));
+    }
+    if !degraded.is_empty() {
+        out.push_str(&format!(
+            "; {} degraded (its evidence does not count)",
+            degraded.join(", ")
+        ));
+    }
+    out
 }
 
 /// A region's skipped (or not run, or unknown) checks, grouped by reason, in check order.

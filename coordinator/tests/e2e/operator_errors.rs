@@ -187,6 +187,24 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
             && !e.contains("needs a token"),
         "{e}"
     );
+    // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            c.api.replace("http://", "https://"),
+        ],
+        vec![],
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("it answered in plain HTTP, not TLS: write --coordinator http://"),
+        "{e}"
+    );
     // The API itself without a token: where a token comes from, and that none was written.
     let o = run_async(
         "vantage",
@@ -371,5 +389,46 @@ async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
     assert!(
         !path.exists(),
         "the generated token file is removed at exit"
+    );
+}
+
+/// An egress exception that covers every address is refused on the command line as the
+/// configuration refuses it (it would switch the egress policy off for the URLs a hostile
+/// target names), with the fix; a real prefix is accepted.
+#[test]
+fn catch_all_egress_exceptions_are_refused_on_the_command_line_too() {
+    for (flag, value) in [
+        ("--allow-non-global", "0.0.0.0/0"),
+        ("--assume-global", "::/0"),
+        ("--assume-global", "0.0.0.0/0"),
+    ] {
+        let o = run(
+            "vantage",
+            &["check", "http://127.0.0.1:9/mcp", flag, value],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(1), "{flag} {value}");
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "{value} covers every address, which switches the egress policy off"
+            )) && e.contains("name the lab's own prefixes"),
+            "{e}"
+        );
+    }
+    // `serve --check` says the same of the configuration.
+    let dir = Scratch::new("operr-catchall");
+    let cfg = dir.join("vantage.toml");
+    std::fs::write(&cfg, "[probe]\nallow_non_global = [\"0.0.0.0/0\"]\n").unwrap();
+    let o = run(
+        "vantage",
+        &["serve", "--check", "--config", &cfg.display().to_string()],
+        &[],
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("0.0.0.0/0 covers every address"),
+        "{}",
+        stderr(&o)
     );
 }

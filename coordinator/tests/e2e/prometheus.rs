@@ -362,6 +362,20 @@ async fn the_metrics_port_serves_monitoring_only_with_the_same_auth() {
         .expect("the ready line names the metrics port")
         .to_string();
     assert_ne!(metrics, c.api);
+    // `vantage check --coordinator` pointed at the metrics port without a token names the
+    // port, not a token file.
+    let out = std::process::Command::new(crate::procs::bin("vantage"))
+        .args(["check", "http://127.0.0.1:9/mcp", "--coordinator", &metrics])
+        .env_remove("VANTAGE_API_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("the metrics port serves GET /metrics") && !e.contains("needs a token"),
+        "{e}"
+    );
     let get = |url: String, token: Option<&'static str>| async move {
         let mut req = crate::support::http().get(url);
         if let Some(t) = token {
