@@ -163,6 +163,12 @@ pub async fn connect_all(
     let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
     let v6_verdict = if v6.is_empty() {
         Verdict::skip("no IPv6 address")
+    } else if !v4_ok {
+        // The rule compares the families: with no IPv4 address that connects there is
+        // nothing to compare with (net.connect judges the IPv6 addresses alone).
+        Verdict::skip(
+            "no IPv4 address connected to compare with; net.connect judges the IPv6 addresses",
+        )
     } else if v6.iter().all(|a| a.result.is_err()) && v4_ok {
         Verdict::warn(
             Severity::Low,

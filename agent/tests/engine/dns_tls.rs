@@ -147,6 +147,11 @@ async fn nxdomain_and_aaaa_only_answers() {
     let dns_obs = region.dns.as_ref().unwrap();
     assert!(!dns_obs.has_a);
     assert_eq!(dns_obs.aaaa, vec!["::1".to_string()]);
+    // The fixture listens on IPv4 only: ::1 refuses, so net.connect fails, and net.ipv6 has
+    // no IPv4 address to compare with: a skip, never "0 of 1 connected" as a pass.
+    assert_eq!(check(&region, CheckId::NetConnect).outcome, Fail);
+    let v6 = check(&region, CheckId::NetIpv6);
+    assert_eq!(v6.outcome, Outcome::Skip, "{}", v6.observed);
 
     // Both families resolve; the fixture listens on IPv4 only, so IPv6 fails while IPv4 works.
     let url = format!("http://dual.vantage.test:{port}/mcp");
