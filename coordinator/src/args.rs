@@ -22,7 +22,7 @@ use vantage_fixture::{Fault, Hostile};
 from the outside: DNS, connectivity, TLS, redirects, era, and the transport and header rules, \
 each probe changing one thing in an otherwise valid request. The report says pass, review, \
 blocked or unknown, with evidence and a fix for every finding.",
-    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n  vantage check --targets endpoints.txt --baseline baseline.toml   # many endpoints, known findings accepted\n  vantage completions bash > /etc/bash_completion.d/vantage\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required, no credential), 4 unknown (a region did not report)."
+    after_help = "Examples:\n  vantage demo                                   # a built-in target with a few faults\n  vantage check https://mcp.example.com/mcp\n  vantage check https://mcp.example.com/mcp -f json -o report.json\n  vantage check http://127.0.0.1:3000/mcp --fail-on review   # a CI gate\n  vantage check --targets endpoints.txt --baseline baseline.toml   # many endpoints, a baseline\n  vantage completions bash > /etc/bash_completion.d/vantage\n\nExit codes of check: 0 gate passed, 1 usage or internal error, 2 gate failed,\n3 unknown (authorization required and no credential, or the credential refused),\n4 unknown (a region did not report or did not observe the target, or a check had no evidence)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -33,6 +33,9 @@ pub struct Cli {
 pub enum Command {
     /// Check MCP endpoints (one, or several under one gate): from this machine (one
     /// in-process vantage named `local`), or from a fleet's regions with --coordinator.
+    #[command(
+        override_usage = "vantage check [OPTIONS] <URL>...\n       vantage check [OPTIONS] --targets <FILE> [URL]..."
+    )]
     Check(Box<CheckArgs>),
     /// Run the coordinator: agent gRPC, the HTTP API, /metrics and an in-process vantage.
     Serve(ServeArgs),

@@ -256,12 +256,14 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
     );
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut n = 0;
+    let mut unacceptable: Vec<&str> = Vec::new();
     for report in reports {
         for f in &report.findings {
-            if f.severity <= Severity::Info
-                || UNKNOWN_CAUSES.contains(&f.id.as_str())
-                || f.id == FindingId::FleetVantageDegraded
-            {
+            if f.severity <= Severity::Info {
+                continue;
+            }
+            if UNKNOWN_CAUSES.contains(&f.id.as_str()) || f.id == FindingId::FleetVantageDegraded {
+                unacceptable.push(f.id.as_str());
                 continue;
             }
             let regions: Vec<Option<&String>> = match f.scope {
@@ -289,7 +291,15 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
             }
         }
     }
-    if n == 0 {
+    unacceptable.sort();
+    unacceptable.dedup();
+    if !unacceptable.is_empty() {
+        out.push_str(&format!(
+            "\n# Not written: {} say(s) nothing about the endpoint (nothing was observed, or the fault is the vantage's) and cannot be accepted; fix what stopped the observation and check again.\n",
+            unacceptable.join(", ")
+        ));
+    }
+    if n == 0 && unacceptable.is_empty() {
         out.push_str("\n# No finding above info: nothing to accept.\n");
     }
     out

@@ -288,6 +288,32 @@ fn a_starting_baseline_round_trips() {
     assert!(r.baseline.as_ref().unwrap().stale.is_empty());
     let clean_report = report(vec![clean("local")]);
     assert!(starting(&[&clean_report], "r", day("2027-01-01")).contains("nothing to accept"));
+    // A report whose only finding says nothing about the endpoint: said, not "nothing above
+    // info".
+    let mut gap = clean("local");
+    crate::test_reports::set(
+        &mut gap,
+        "transport.get",
+        vantage_agent::model::Outcome::Unknown,
+        None,
+        Some(vantage_agent::model::Cause::Deadline),
+        "the run's deadline passed",
+    );
+    let gap = report(vec![gap]);
+    assert!(
+        gap.finding(FindingId::ProbeIncomplete).is_some(),
+        "{:?}",
+        gap.findings
+    );
+    let text = starting(&[&gap], "r", day("2027-01-01"));
+    assert!(
+        !text.contains("[[accept]]") && !text.contains("nothing to accept"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# Not written: probe.incomplete say(s) nothing about the endpoint"),
+        "{text}"
+    );
 }
 
 /// An unreadable file: the cause is typed, and said once however the error is printed.

@@ -115,6 +115,10 @@ pub fn write_baseline(args: &crate::args::BaselineArgs) -> anyhow::Result<u8> {
                 if entries == 1 { "y" } else { "ies" },
                 path.display()
             );
+            // What could not be written says why on the terminal too, not only in the file.
+            if let Some(line) = text.lines().find(|l| l.starts_with("# Not written: ")) {
+                eprintln!("baseline: {}", &line["# Not written: ".len()..]);
+            }
         }
         None => print!("{text}"),
     }
