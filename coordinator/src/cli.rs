@@ -10,7 +10,7 @@ use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::report::Report;
 use vantage_coordinator::{explain, local, report};
-use vantage_fixture::{Fault, Fixture, HostileServer};
+use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::args::*;
 use crate::output::{check_output_path, emit, live, to_stdout};
@@ -281,7 +281,12 @@ async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
     let _guard: Box<dyn std::any::Any> = match args.hostile {
         Some(kind) => {
             let server = HostileServer::serve(listener, kind)?;
-            url = server.url();
+            // A target that speaks (or stalls) TLS is checked over https://.
+            url = if kind == Hostile::TlsNeverCompletes {
+                server.https_url()
+            } else {
+                server.url()
+            };
             Box::new(server)
         }
         None => {
