@@ -11,6 +11,7 @@ use crate::engine::{Engine, State};
 use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
+use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::probe::{era, redirect};
@@ -199,10 +200,18 @@ impl Engine {
             );
             return;
         }
+        // An initialize answered for another reason (a rate limit, an unavailable gateway)
+        // says nothing about the 2025-11-25 path: it never makes a dual-era server "modern
+        // only" nor a legacy one "not MCP" (4.1).
+        let init_other = initialize
+            .as_ref()
+            .filter(|i| !era::initialize_works(i))
+            .and_then(|i| reason::another_reason(i, Subject::Discover, token.is_some()));
         let mut get_fallback = None;
         if !era::discover_works(&discover)
             && !era::modern_signal(&discover)
             && !initialize.as_ref().is_some_and(era::initialize_works)
+            && init_other.is_none()
         {
             let req = ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")])
                 .with_bearer(token);
@@ -211,13 +220,58 @@ impl Engine {
                 .await
                 .ok();
         }
-        let era = era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
-        st.era = Some(era);
-        rec.record(
-            CheckId::EraDetect,
-            era::era_verdict(era, Some(&discover), initialize.as_ref()),
-            t,
-        );
+        let mut unsure = None;
+        let era = match &init_other {
+            Some(o) if works(&discover) => {
+                // Modern for certain; dual-era or not is unknown.
+                let why = format!("initialize: {}", o.head);
+                rec.record(
+                    CheckId::EraDetect,
+                    Verdict::unknown(
+                        o.cause,
+                        format!(
+                            "the server speaks 2026-07-28 (server/discover: {}), but whether it also speaks 2025-11-25 was not observed: {}; {}",
+                            discover.summary(),
+                            why,
+                            o.advice
+                        ),
+                    ),
+                    t,
+                );
+                st.era = Some(Era::Unknown);
+                unsure = Some(why);
+                Era::Modern
+            }
+            Some(o) => {
+                st.era = Some(Era::Unknown);
+                rec.record(
+                    CheckId::EraDetect,
+                    Verdict::unknown(
+                        o.cause,
+                        format!(
+                            "server/discover: {}; initialize: {}: whether the endpoint speaks MCP was not observed; {}",
+                            discover.summary(),
+                            o.head,
+                            o.advice
+                        ),
+                    ),
+                    t,
+                );
+                rec.unknown_rest(o.cause, &format!("not run: initialize was {}", o.head));
+                return;
+            }
+            None => {
+                let era =
+                    era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
+                st.era = Some(era);
+                rec.record(
+                    CheckId::EraDetect,
+                    era::era_verdict(era, Some(&discover), initialize.as_ref()),
+                    t,
+                );
+                era
+            }
+        };
 
         let mut seen: Vec<Exchange> = vec![discover.clone()];
         if let Some(i) = &initialize {
@@ -254,6 +308,7 @@ impl Engine {
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
         let (discover_ref, initialize_ref) = (&discover, initialize.as_ref());
+        let unsure = &unsure;
         let runs = probes.iter().enumerate().map(|(i, &probe)| {
             let caps = &caps;
             async move {
@@ -283,7 +338,13 @@ impl Engine {
                     Some(discover_ref)
                 };
                 match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (probe, probe.judge(&ex, era, control), Some(ex), started),
+                    Ok(ex) => {
+                        let v = match unsure {
+                            Some(why) => probe.judge_unsure_era(&ex, control, token.is_some(), why),
+                            None => probe.judge(&ex, era, control, token.is_some()),
+                        };
+                        (probe, v, Some(ex), started)
+                    }
                     // No answer at all: a failure at most as severe as the check can be
                     // (an informational check stays informational).
                     Err(e) => (

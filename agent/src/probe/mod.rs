@@ -7,6 +7,7 @@ pub mod era;
 pub mod http;
 pub mod listing;
 pub mod observed;
+pub mod reason;
 pub mod redirect;
 pub mod request;
 pub mod sse;
