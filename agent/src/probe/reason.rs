@@ -74,6 +74,12 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
             format!("a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time"),
             "check the upstream and the gateway's timeout",
         ),
+        // A token probe asks whether the authorization layer let the token through: a
+        // server error, even one in a JSON-RPC body, does not say.
+        500..=599 if subject == Subject::Token => other(
+            format!("a server error: answered {seen}"),
+            "check the server's log and check again",
+        ),
         500 if subject != Subject::Discover && !mcp_body => other(
             format!("a server error without an MCP answer: answered {seen}"),
             "check the server's log and check again",
@@ -167,6 +173,8 @@ mod tests {
         assert!(head(500, None, Token, false).is_some());
         assert!(head(500, None, Discover, false).is_none());
         assert!(another_reason(&rpc_err(500), Rule, false).is_none());
+        assert!(another_reason(&rpc_err(500), Token, false).is_some());
+        assert!(head(501, None, Token, false).is_some());
         // 401: the subject of a token probe; the authorization layer for anything else;
         // the given credential refused when one was sent.
         assert!(head(401, None, Token, false).is_none());

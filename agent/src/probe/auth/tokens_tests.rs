@@ -78,8 +78,38 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
         let v = must_refuse(&refused, "t");
         assert_eq!((v.severity, v.cause), (Some(Severity::Medium), None));
     }
-    // A server error says nothing about acceptance.
-    assert_eq!(must_refuse(&ex(503, None, Body::Empty), "t").cause, None);
+    // A rate limit or a server error says nothing about acceptance: unknown, never a
+    // failure (front.py tok with ST=429/500/502/503).
+    for status in [429, 500, 502, 503, 504] {
+        let v = must_refuse(
+            &ex(status, None, Body::Json(json!({"error": "try later"}))),
+            "t",
+        );
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            "{status}: {}",
+            v.observed
+        );
+        let v = insufficient_scope(&ex(status, None, Body::Empty));
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Unknown, Some(Cause::OtherReason)),
+            "{status}"
+        );
+    }
+    // Even a JSON-RPC body on a 500 is no proof the token got through.
+    let rpc500 = ex(
+        500,
+        None,
+        Body::Json(json!({"jsonrpc": "2.0", "id": 900, "error": {"code": -32603, "message": "x"}})),
+    );
+    assert_eq!(must_refuse(&rpc500, "t").outcome, Outcome::Unknown);
+    // A redirect instead of 401 is still a failure of the MUST.
+    assert_eq!(
+        must_refuse(&ex(302, None, Body::Empty), "t").severity,
+        Some(Severity::Medium)
+    );
     // Insufficient scope: let through is a failure, 403 with the error passes.
     assert_eq!(insufficient_scope(&no_session).outcome, Outcome::Fail);
     assert_eq!(
