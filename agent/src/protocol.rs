@@ -362,11 +362,13 @@ impl Engine {
         });
         let results = futures::future::join_all(runs).await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
+        let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
         for (probe, verdict, ex, started) in results {
             let outcome = verdict.outcome;
             rec.record(probe.check(), verdict, started);
-            if let Some(ex) = ex {
-                answered.push((probe.check(), outcome, ex));
+            match ex {
+                Some(ex) => answered.push((probe.check(), outcome, ex)),
+                None => unanswered.push((probe.check(), outcome)),
             }
         }
         let exchanges: Vec<&Exchange> = seen
@@ -379,9 +381,10 @@ impl Engine {
             0,
         );
         if era.speaks_2026() {
-            let triples: Vec<(CheckId, Outcome, &Exchange)> = answered
+            let triples: Vec<(CheckId, Outcome, Option<&Exchange>)> = answered
                 .iter()
-                .map(|(id, outcome, ex)| (*id, *outcome, ex))
+                .map(|(id, outcome, ex)| (*id, *outcome, Some(ex)))
+                .chain(unanswered.iter().map(|(id, outcome)| (*id, *outcome, None)))
                 .collect();
             rec.record_ms(
                 CheckId::JsonrpcErrorBody,

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod connect;
 pub mod dns;
 pub mod era;
+pub mod error_body;
 pub mod http;
 pub mod listing;
 pub mod observed;

@@ -346,28 +346,6 @@ fn a_probe_answered_for_another_reason_is_unknown_with_that_reason() {
 }
 
 #[test]
-fn error_body_names_bare_refusals_not_already_failed() {
-    let bare = ex(400, Some("text/plain"), Body::Empty);
-    let good = rpc_err(400, -32020, None);
-    let v = error_body(&[
-        (CheckId::HeadersMissingMethod, Outcome::Pass, &bare),
-        (CheckId::MetaMissing, Outcome::Pass, &good),
-    ]);
-    assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)));
-    assert!(v.observed.contains("headers.missing-method"));
-    // a check that already failed on its bare body is not counted twice
-    let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, &html(404))]);
-    assert_eq!(v.outcome, Outcome::Pass);
-    // 403 and 405 bodies are not MCP-level refusals
-    let v = error_body(&[(
-        CheckId::SecurityOrigin,
-        Outcome::Pass,
-        &ex(403, None, Body::Empty),
-    )]);
-    assert_eq!(v.outcome, Outcome::Skip);
-}
-
-#[test]
 fn sse_buffering_is_informational() {
     let sse = ex(
         200,
