@@ -307,60 +307,14 @@ impl Engine {
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
-        let (discover_ref, initialize_ref) = (&discover, initialize.as_ref());
-        let unsure = &unsure;
-        let runs = probes.iter().enumerate().map(|(i, &probe)| {
-            let caps = &caps;
-            async move {
-                let started = Instant::now();
-                let rpc_id = 100 + i as i64;
-                let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
-                    Ok(ProbeRequest::legacy_initialize(rpc_id)
-                        .with_header("Origin", transport::FOREIGN_ORIGIN))
-                } else {
-                    probe.request(rpc_id, caps)
-                };
-                let req = match req {
-                    // A browser's CORS preflight never carries credentials.
-                    Ok(r) if probe == TransportProbe::Preflight => r,
-                    Ok(r) => r.with_bearer(token),
-                    Err(reason) => return (probe, Verdict::skip(reason), None, started),
-                };
-                let mode = if probe == TransportProbe::Get {
-                    SseRead::HeadersOnly
-                } else {
-                    SseRead::UntilResponse
-                };
-                // The control: the same valid request without the probe's change.
-                let control = if probe == TransportProbe::Origin && !era.speaks_2026() {
-                    initialize_ref
-                } else {
-                    Some(discover_ref)
-                };
-                match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => {
-                        let v = match unsure {
-                            Some(why) => probe.judge_unsure_era(&ex, control, token.is_some(), why),
-                            None => probe.judge(&ex, era, control, token.is_some()),
-                        };
-                        (probe, v, Some(ex), started)
-                    }
-                    // No answer at all: a failure at most as severe as the check can be
-                    // (an informational check stays informational).
-                    Err(e) => (
-                        probe,
-                        Verdict::fail(
-                            Severity::Medium.min(probe.check().spec().max_severity),
-                            format!("no response: {}", e.message),
-                        )
-                        .cause(e.cause),
-                        None,
-                        started,
-                    ),
-                }
-            }
-        });
-        let results = futures::future::join_all(runs).await;
+        let judging = crate::transport_stage::Judging {
+            era,
+            unsure: unsure.as_deref(),
+            token,
+        };
+        let results = self
+            .transport_probes(target, client, deadline, &probes, &caps, &judging)
+            .await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
         let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
         for (probe, verdict, ex, started) in results {

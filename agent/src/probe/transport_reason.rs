@@ -82,6 +82,17 @@ impl TransportProbe {
             ));
         }
         let s = ex.summary();
+        // The Origin guard's 403 means something only when the same request without the
+        // foreign Origin, sent alongside it, was served: a WAF that blocks this vantage
+        // answers both with a 403.
+        if let (TransportProbe::Origin, 403, Some(c)) = (self, ex.status, control) {
+            if let Some(o) = reason::another_reason(c, Subject::Discover, token) {
+                return Some(Verdict::unknown(
+                    o.cause,
+                    format!("{s}: the same request without the foreign Origin, sent alongside it, was not served either ({}), so the 403 is not known to be the Origin guard's", o.head),
+                ));
+            }
+        }
         if !(400..500).contains(&ex.status) {
             return None;
         }

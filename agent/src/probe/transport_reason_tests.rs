@@ -196,3 +196,27 @@ fn an_unsure_era_leaves_only_the_era_dependent_verdicts_unknown() {
     let v = TransportProbe::MissingMethod.judge_unsure_era(&right, c, false, why);
     assert_eq!(v.outcome, Outcome::Pass);
 }
+
+/// Red-team defect 5 (front.py waf403): a WAF that starts blocking mid-run answers the
+/// Origin probe and the control sent alongside it with the same 403 text/plain. That is no
+/// pass; neither is a 403 next to a control that was rate limited.
+#[test]
+fn the_origin_guard_needs_a_served_control_alongside() {
+    let waf = text(403, "forbidden");
+    for era in [Era::Modern, Era::Legacy] {
+        let v = TransportProbe::Origin.judge(&waf, era, Some(&waf), false);
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Unknown, Some(Cause::OtherReason)),
+            "{}",
+            v.observed
+        );
+        let limited = ex(429, None, Body::Empty, &[("retry-after", "5")]);
+        let v = TransportProbe::Origin.judge(&waf, era, Some(&limited), false);
+        assert_eq!(v.outcome, Outcome::Unknown, "{}", v.observed);
+        assert!(v.observed.contains("rate limited"), "{}", v.observed);
+        // Served control: the 403 is the guard's.
+        let v = TransportProbe::Origin.judge(&waf, era, Some(&served()), false);
+        assert_eq!(v.outcome, Outcome::Pass);
+    }
+}
