@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::egress::EgressClient;
 use crate::engine::Engine;
-use crate::model::{Era, Severity};
+use crate::model::Era;
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::Verdict;
@@ -137,12 +137,78 @@ fn judge(
     }
 }
 
-/// No answer at all: a failure at most as severe as the check can be (an informational
-/// check stays informational).
+/// No answer at all (the connection closed or reset, no first byte in time, a body cut
+/// short): nothing was served, so nothing is known about the rule. `unknown` with the
+/// exchange's cause (`reset`, `timeout`), which the merge names `probe.incomplete`, as the
+/// listing does; never a failure such as `security.origin-not-validated`.
 fn no_response(probe: TransportProbe, e: &ExchangeError) -> Verdict {
-    Verdict::fail(
-        Severity::Medium.min(probe.check().spec().max_severity),
-        format!("no response: {}", e.message),
+    Verdict::unknown(
+        e.cause,
+        format!(
+            "no response, so what {} tests was not observed: {}",
+            probe.check(),
+            e.message
+        ),
     )
-    .cause(e.cause)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Cause, Outcome};
+
+    /// Red-team defect 6 (front.py drop): the connection closed without a response raised
+    /// security.origin-not-validated (a failure of security.origin).
+    #[test]
+    fn no_response_is_unknown_with_its_cause_for_every_probe() {
+        for probe in TransportProbe::MODERN {
+            for cause in [Cause::Reset, Cause::Timeout] {
+                let e = ExchangeError {
+                    cause,
+                    message: "the connection was closed before a response".into(),
+                };
+                let v = no_response(*probe, &e);
+                assert_eq!(
+                    (v.outcome, v.severity, v.cause),
+                    (Outcome::Unknown, None, Some(cause)),
+                    "{probe:?}"
+                );
+                assert!(v.observed.contains(&probe.check().to_string()));
+            }
+        }
+    }
+
+    /// The Origin probe answered 403 while the control sent alongside got no answer: no
+    /// pass.
+    #[test]
+    fn an_unanswered_control_leaves_the_origin_403_unknown() {
+        let ex = Exchange {
+            status: 403,
+            headers: Default::default(),
+            content_type: None,
+            body: crate::probe::http::Body::Empty,
+            elapsed_ms: 1,
+            first_byte_ms: 1,
+            capped: None,
+        };
+        let j = Judging {
+            era: Era::Modern,
+            unsure: None,
+            token: None,
+        };
+        let lost = Err(ExchangeError {
+            cause: Cause::Reset,
+            message: "closed".into(),
+        });
+        let v = judge(TransportProbe::Origin, &ex, Some(&lost), &j);
+        assert_eq!((v.outcome, v.cause), (Outcome::Unknown, Some(Cause::Reset)));
+        let served = Ok(Exchange {
+            status: 200,
+            ..ex.clone()
+        });
+        assert_eq!(
+            judge(TransportProbe::Origin, &ex, Some(&served), &j).outcome,
+            Outcome::Pass
+        );
+    }
 }
