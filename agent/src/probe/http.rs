@@ -122,6 +122,14 @@ impl Exchange {
         }
     }
 
+    /// The content coding of the body when it is not identity (`gzip`, `br`, …): such a
+    /// body was not decoded, so it was not observed (`probe::reason`).
+    pub fn encoding(&self) -> Option<&str> {
+        self.header("content-encoding")
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+    }
+
     pub fn is_sse(&self) -> bool {
         self.content_type.as_deref() == Some("text/event-stream")
     }
@@ -297,7 +305,7 @@ pub async fn exchange_at(
         capped: None,
     };
     if ex.is_sse() {
-        if sse == SseRead::HeadersOnly {
+        if sse == SseRead::HeadersOnly || ex.encoding().is_some() {
             ex.body = Body::Unread;
         } else {
             let id = req.rpc_id().cloned();
@@ -344,7 +352,19 @@ pub async fn exchange_at(
         // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
         // would leave most of itself behind.
         let bytes = observed::scrub_bytes(&bytes, &secrets);
-        ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
+        ex.body = match ex.encoding() {
+            // Never parsed (nor quoted) as if plain.
+            Some(coding) if !bytes.is_empty() => Body::Other {
+                excerpt: format!(
+                    "({} bytes in Content-Encoding {}, not decoded)",
+                    bytes.len(),
+                    clip(coding, 20)
+                ),
+                len: bytes.len(),
+                invalid_json: false,
+            },
+            _ => classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some()),
+        };
         if let Body::Json(v) = &mut ex.body {
             observed::sanitize_json(v, &secrets);
         }
@@ -643,3 +663,7 @@ pub fn io_cause(io: &std::io::Error) -> Option<Cause> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+#[path = "encoding_tests.rs"]
+mod encoding_tests;

@@ -61,6 +61,23 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
             advice,
         })
     };
+    // A body in a content coding the vantage did not ask for (it sends Accept-Encoding:
+    // identity) was not observed. The token probes and the Origin guard's 403 are judged
+    // on the status alone.
+    if let Some(coding) = ex.encoding() {
+        let status_only =
+            subject == Subject::Token || (subject == Subject::Origin && ex.status == 403);
+        if !status_only {
+            return other(
+                format!(
+                    "answered {} with its body in Content-Encoding {} although only identity was accepted (Accept-Encoding: identity), so the body was not observed",
+                    ex.status,
+                    clip(coding, 20)
+                ),
+                "serve the endpoint's answers uncompressed to a client that asks for identity",
+            );
+        }
+    }
     match ex.status {
         429 => other(
             format!("rate limited: answered {seen}{retry}"),
