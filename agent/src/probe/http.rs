@@ -115,6 +115,17 @@ impl Exchange {
         }
     }
 
+    /// The id of a JSON-RPC *result* in the body when it does not echo `id`, the request's:
+    /// such a result is not an answer to the request (a response MUST carry its request's
+    /// id). An error may carry `null` when the request's id could not be read, so only
+    /// results are held to it.
+    pub fn result_id_mismatch(&self, id: &Value) -> Option<Value> {
+        match self.rpc() {
+            Some(Rpc::Result { id: got, .. }) if &got != id => Some(got),
+            _ => None,
+        }
+    }
+
     pub fn rpc_error_code(&self) -> Option<i64> {
         match self.rpc() {
             Some(Rpc::Error { code, .. }) => Some(code),
