@@ -650,16 +650,46 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
         }
         source = err.source();
     }
-    let mut message = e.to_string();
-    let mut inner = std::error::Error::source(e);
-    while let Some(err) = inner {
-        message = format!("{message}: {err}");
-        inner = err.source();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut innermost: &(dyn std::error::Error + 'static) = e;
+    while let Some(err) = source {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if let Some(plain) = hyper_words(h) {
+                return plain;
+            }
+        }
+        innermost = err;
+        source = err.source();
     }
+    // Plain words, not the client library's chain ("error sending request for url (…):
+    // client error (SendRequest): …"): the innermost error says what happened.
     ExchangeError {
         cause: Cause::Malformed,
-        message,
+        message: format!("{stage}the request failed: {innermost}"),
     }
+}
+
+/// What a hyper error means, in plain words, with its cause.
+fn hyper_words(h: &hyper::Error) -> Option<ExchangeError> {
+    let (cause, message) = if h.is_incomplete_message() || h.is_canceled() || h.is_closed() {
+        (
+            Cause::Reset,
+            "the connection was closed before a response (no status line)",
+        )
+    } else if h.is_parse() || h.is_parse_status() {
+        (
+            Cause::Malformed,
+            "the answer was not valid HTTP (its status line or headers could not be read)",
+        )
+    } else if h.is_timeout() {
+        (Cause::Timeout, "no response in time")
+    } else {
+        return None;
+    };
+    Some(ExchangeError {
+        cause,
+        message: message.into(),
+    })
 }
 
 pub fn io_cause(io: &std::io::Error) -> Option<Cause> {
@@ -678,3 +708,7 @@ pub fn io_cause(io: &std::io::Error) -> Option<Cause> {
 #[cfg(test)]
 #[path = "encoding_tests.rs"]
 mod encoding_tests;
+
+#[cfg(test)]
+#[path = "words_tests.rs"]
+mod words_tests;
