@@ -276,9 +276,8 @@ pub(crate) async fn read(
             // Not an answer to this request (transport.post-result-shape, a MUST): the list
             // does not work for a client, which matches answers by id.
             let page = out.pages + 1;
-            let why = format!(
-                "{} page {page} was answered {} with id {}, not the request's id {id}: not an answer to the request (a JSON-RPC response MUST echo its request's id)",
-                kind.method(),
+            let answer = format!(
+                "{} with id {}, not the request's id {id}: not an answer to the request (a JSON-RPC response MUST echo its request's id)",
                 ex.status,
                 clip(&got.to_string(), 40)
             );
@@ -286,9 +285,10 @@ pub(crate) async fn read(
                 out.stop = Some(Stop::Refused {
                     status: ex.status,
                     code: None,
-                    summary: why,
+                    summary: answer,
                 });
             } else {
+                let why = format!("{} page {page} was answered {answer}", kind.method());
                 out.cursor_problems.push(Severity::Medium, why.clone());
                 out.stop = Some(Stop::Broken(why));
             }
