@@ -16,11 +16,12 @@ pub const OTHER_RULE_CODES: &[i64] = &[-32020, -32021, -32022, -32602, -32601, -
 
 impl TransportProbe {
     /// What this probe asks about, for [`reason::another_reason`].
+    /// The Origin probe and the CORS preflight both carry a foreign `Origin`: a 403 is the
+    /// answer about it (the guard refusing it, no grant for it).
     fn subject(self) -> Subject {
-        if self == TransportProbe::Origin {
-            Subject::Origin
-        } else {
-            Subject::Rule
+        match self {
+            TransportProbe::Origin | TransportProbe::Preflight => Subject::Origin,
+            _ => Subject::Rule,
         }
     }
 
