@@ -225,8 +225,8 @@ impl Engine {
             Some(o) if works(&discover) => {
                 // Modern for certain; dual-era or not is unknown.
                 let why = format!("initialize: {}", o.head);
-                rec.record(
-                    CheckId::EraDetect,
+                // A refused discover with a 2026 code is a failure whatever the other era.
+                let verdict = if era::discover_works(&discover) {
                     Verdict::unknown(
                         o.cause,
                         format!(
@@ -235,9 +235,11 @@ impl Engine {
                             why,
                             o.advice
                         ),
-                    ),
-                    t,
-                );
+                    )
+                } else {
+                    era::era_verdict(Era::Modern, Some(&discover), initialize.as_ref())
+                };
+                rec.record(CheckId::EraDetect, verdict, t);
                 st.era = Some(Era::Unknown);
                 unsure = Some(why);
                 Era::Modern

@@ -23,7 +23,8 @@ pub enum Subject {
     Rule,
     /// The Origin guard: a 403 is its subject, whatever its body.
     Origin,
-    /// A token probe: 401 and 403 are its subject (the authorization layer's answer).
+    /// A token probe: 401 and 403 are its subject (the authorization layer's answer), and so
+    /// is a 500 (the server's own answer to the token).
     Token,
 }
 
@@ -91,17 +92,17 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
             format!("a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time"),
             "check the upstream and the gateway's timeout",
         ),
-        // A token probe asks whether the authorization layer let the token through: a
-        // server error, even one in a JSON-RPC body, does not say.
-        500..=599 if subject == Subject::Token => other(
-            format!("a server error: answered {seen}"),
-            "check the server's log and check again",
-        ),
-        500 if subject != Subject::Discover && !mcp_body => other(
+        // A bare 500 is no MCP answer to a changed request (a gateway's or framework's
+        // generic error). Not for a token probe: the same request without a token got its
+        // 401, so a 500 is the server's own answer to the token (not a 401, and no claim that
+        // it was accepted); nor for discovery, left to the era rules.
+        500 if matches!(subject, Subject::Rule | Subject::Origin) && !mcp_body => other(
             format!("a server error without an MCP answer: answered {seen}"),
             "check the server's log and check again",
         ),
         401 | 403 if subject == Subject::Token => None,
+        // The Origin guard's answer, with or without a credential.
+        403 if subject == Subject::Origin => None,
         401 | 403 if token => Some(Other {
             cause: Cause::CredentialRefused,
             head: format!("the credential given was refused: answered {seen}"),
@@ -117,7 +118,6 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
                 "name a credential with --token-env",
             )
         }
-        403 if subject == Subject::Origin => None,
         403 if subject == Subject::Discover || !mcp_body => other(
             format!("refused before the MCP layer: answered {seen} (an access rule, a WAF or a gateway in front of the server refuses this vantage)"),
             "allow this vantage's address, or name a credential with --token-env",
@@ -187,11 +187,10 @@ mod tests {
         // A bare 500 is another reason for a probe, not for discovery; a JSON-RPC 500 is the
         // MCP layer answering.
         assert!(head(500, None, Rule, false).is_some());
-        assert!(head(500, None, Token, false).is_some());
+        assert!(head(500, None, Token, false).is_none());
         assert!(head(500, None, Discover, false).is_none());
         assert!(another_reason(&rpc_err(500), Rule, false).is_none());
-        assert!(another_reason(&rpc_err(500), Token, false).is_some());
-        assert!(head(501, None, Token, false).is_some());
+        assert!(another_reason(&rpc_err(500), Token, false).is_none());
         // 401: the subject of a token probe; the authorization layer for anything else;
         // the given credential refused when one was sent.
         assert!(head(401, None, Token, false).is_none());
@@ -207,6 +206,14 @@ mod tests {
         // 403: the Origin guard's subject; a bare one is a refusal in front of the MCP layer
         // for a rule probe; a JSON-RPC 403 is the MCP layer's own answer.
         assert!(head(403, None, Origin, false).is_none());
+        assert!(
+            head(403, None, Origin, true).is_none(),
+            "the guard's 403 is no credential refused"
+        );
+        assert_eq!(
+            head(401, None, Origin, true).unwrap().0,
+            Cause::CredentialRefused
+        );
         assert!(head(403, None, Token, false).is_none());
         assert!(head(403, None, Rule, false)
             .unwrap()

@@ -70,8 +70,8 @@ fn refused_by_authorization(ex: &Exchange) -> bool {
     })
 }
 
-/// A rate limit, an unavailable server or gateway, or a server error says neither that the
-/// token was accepted nor that it was refused ([`reason::another_reason`]): `unknown`, with
+/// A rate limit, an unavailable server or a gateway's error says neither that the token was
+/// accepted nor that it was refused ([`reason::another_reason`]): `unknown`, with
 /// the reason, never a failure (`checks.md` 4.1, 2.5). Only an answer from the MCP layer (a
 /// 2xx, or a 4xx such as 400 "no valid session") means the token was let through.
 fn not_an_answer(ex: &Exchange, what: &str) -> Option<Verdict> {
@@ -93,9 +93,9 @@ pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
         _ if refused_by_authorization(ex) => {
             Verdict::fail(Severity::Medium, format!("{s}: {what} was refused, but it MUST get 401"))
         }
-        300..=399 => Verdict::fail(
+        300..=399 | 500..=599 => Verdict::fail(
             Severity::Medium,
-            format!("{s}: {what} MUST get 401 (a redirect does not say whether it was accepted)"),
+            format!("{s}: {what} MUST get 401 (this answer does not say whether it was accepted)"),
         ),
         _ => Verdict::fail(
             Severity::Critical,
@@ -126,7 +126,7 @@ pub fn insufficient_scope(ex: &Exchange) -> Verdict {
         403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
         401 => Verdict::warn(Severity::Low, format!("{s}: a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\", not 401")),
         _ if refused_by_authorization(ex) => Verdict::warn(Severity::Low, format!("{s}: refused, but a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\"")),
-        300..=399 => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
+        300..=399 | 500..=599 => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
         _ => Verdict::fail(Severity::Medium, format!("{s}: a token without the required scope was let through (anything but 401/403 means the request reached the MCP layer)")),
     }
 }

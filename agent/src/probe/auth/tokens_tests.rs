@@ -78,9 +78,9 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
         let v = must_refuse(&refused, "t");
         assert_eq!((v.severity, v.cause), (Some(Severity::Medium), None));
     }
-    // A rate limit or a server error says nothing about acceptance: unknown, never a
-    // failure (front.py tok with ST=429/500/502/503).
-    for status in [429, 500, 502, 503, 504] {
+    // A rate limit, an unavailable server or a gateway's error says nothing about the token:
+    // unknown, never a failure (front.py tok with ST=429/502/503/504).
+    for status in [429, 502, 503, 504] {
         let v = must_refuse(
             &ex(status, None, Body::Json(json!({"error": "try later"}))),
             "t",
@@ -98,13 +98,18 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
             "{status}"
         );
     }
-    // Even a JSON-RPC body on a 500 is no proof the token got through.
-    let rpc500 = ex(
-        500,
-        None,
-        Body::Json(json!({"jsonrpc": "2.0", "id": 900, "error": {"code": -32603, "message": "x"}})),
+    // A 500 is the server's own answer to the token (the request without one got its 401):
+    // not the 401 the rule asks for, and no claim that it was accepted.
+    let v = must_refuse(&ex(500, None, Body::Empty), "t");
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Fail, Some(Severity::Medium), None)
     );
-    assert_eq!(must_refuse(&rpc500, "t").outcome, Outcome::Unknown);
+    assert!(
+        v.observed.contains("does not say whether it was accepted"),
+        "{}",
+        v.observed
+    );
     // A redirect instead of 401 is still a failure of the MUST.
     assert_eq!(
         must_refuse(&ex(302, None, Body::Empty), "t").severity,
