@@ -6,6 +6,7 @@ pub mod dns;
 pub mod era;
 pub mod error_body;
 pub mod http;
+pub mod http_error;
 pub mod listing;
 pub mod observed;
 pub mod reason;
