@@ -30,6 +30,7 @@ mod state;
 mod stop;
 pub mod surface;
 pub mod target;
+mod transport_stage;
 
 pub use credentials::Credentials;
 pub use engine::{Engine, EngineError, ProbeOptions};

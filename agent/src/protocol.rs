@@ -11,6 +11,7 @@ use crate::engine::{Engine, State};
 use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ProbeRequest, SseRead};
+use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::probe::{era, redirect};
@@ -199,10 +200,18 @@ impl Engine {
             );
             return;
         }
+        // An initialize answered for another reason (a rate limit, an unavailable gateway)
+        // says nothing about the 2025-11-25 path: it never makes a dual-era server "modern
+        // only" nor a legacy one "not MCP" (4.1).
+        let init_other = initialize
+            .as_ref()
+            .filter(|i| !era::initialize_works(i))
+            .and_then(|i| reason::another_reason(i, Subject::Discover, token.is_some()));
         let mut get_fallback = None;
         if !era::discover_works(&discover)
             && !era::modern_signal(&discover)
             && !initialize.as_ref().is_some_and(era::initialize_works)
+            && init_other.is_none()
         {
             let req = ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")])
                 .with_bearer(token);
@@ -211,13 +220,60 @@ impl Engine {
                 .await
                 .ok();
         }
-        let era = era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
-        st.era = Some(era);
-        rec.record(
-            CheckId::EraDetect,
-            era::era_verdict(era, Some(&discover), initialize.as_ref()),
-            t,
-        );
+        let mut unsure = None;
+        let era = match &init_other {
+            Some(o) if works(&discover) => {
+                // Modern for certain; dual-era or not is unknown.
+                let why = format!("initialize: {}", o.head);
+                // A refused discover with a 2026 code is a failure whatever the other era.
+                let verdict = if era::discover_works(&discover) {
+                    Verdict::unknown(
+                        o.cause,
+                        format!(
+                            "the server speaks 2026-07-28 (server/discover: {}), but whether it also speaks 2025-11-25 was not observed: {}; {}",
+                            discover.summary(),
+                            why,
+                            o.advice
+                        ),
+                    )
+                } else {
+                    era::era_verdict(Era::Modern, Some(&discover), initialize.as_ref())
+                };
+                rec.record(CheckId::EraDetect, verdict, t);
+                st.era = Some(Era::Unknown);
+                unsure = Some(why);
+                Era::Modern
+            }
+            Some(o) => {
+                st.era = Some(Era::Unknown);
+                rec.record(
+                    CheckId::EraDetect,
+                    Verdict::unknown(
+                        o.cause,
+                        format!(
+                            "server/discover: {}; initialize: {}: whether the endpoint speaks MCP was not observed; {}",
+                            discover.summary(),
+                            o.head,
+                            o.advice
+                        ),
+                    ),
+                    t,
+                );
+                rec.unknown_rest(o.cause, &format!("not run: initialize was {}", o.head));
+                return;
+            }
+            None => {
+                let era =
+                    era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
+                st.era = Some(era);
+                rec.record(
+                    CheckId::EraDetect,
+                    era::era_verdict(era, Some(&discover), initialize.as_ref()),
+                    t,
+                );
+                era
+            }
+        };
 
         let mut seen: Vec<Exchange> = vec![discover.clone()];
         if let Some(i) = &initialize {
@@ -253,59 +309,22 @@ impl Engine {
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
         let caps = era::capabilities(&discover).unwrap_or_default();
-        let (discover_ref, initialize_ref) = (&discover, initialize.as_ref());
-        let runs = probes.iter().enumerate().map(|(i, &probe)| {
-            let caps = &caps;
-            async move {
-                let started = Instant::now();
-                let rpc_id = 100 + i as i64;
-                let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
-                    Ok(ProbeRequest::legacy_initialize(rpc_id)
-                        .with_header("Origin", transport::FOREIGN_ORIGIN))
-                } else {
-                    probe.request(rpc_id, caps)
-                };
-                let req = match req {
-                    // A browser's CORS preflight never carries credentials.
-                    Ok(r) if probe == TransportProbe::Preflight => r,
-                    Ok(r) => r.with_bearer(token),
-                    Err(reason) => return (probe, Verdict::skip(reason), None, started),
-                };
-                let mode = if probe == TransportProbe::Get {
-                    SseRead::HeadersOnly
-                } else {
-                    SseRead::UntilResponse
-                };
-                // The control: the same valid request without the probe's change.
-                let control = if probe == TransportProbe::Origin && !era.speaks_2026() {
-                    initialize_ref
-                } else {
-                    Some(discover_ref)
-                };
-                match self.send(client, target, &req, deadline, mode).await {
-                    Ok(ex) => (probe, probe.judge(&ex, era, control), Some(ex), started),
-                    // No answer at all: a failure at most as severe as the check can be
-                    // (an informational check stays informational).
-                    Err(e) => (
-                        probe,
-                        Verdict::fail(
-                            Severity::Medium.min(probe.check().spec().max_severity),
-                            format!("no response: {}", e.message),
-                        )
-                        .cause(e.cause),
-                        None,
-                        started,
-                    ),
-                }
-            }
-        });
-        let results = futures::future::join_all(runs).await;
+        let judging = crate::transport_stage::Judging {
+            era,
+            unsure: unsure.as_deref(),
+            token,
+        };
+        let results = self
+            .transport_probes(target, client, deadline, &probes, &caps, &judging)
+            .await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
+        let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
         for (probe, verdict, ex, started) in results {
             let outcome = verdict.outcome;
             rec.record(probe.check(), verdict, started);
-            if let Some(ex) = ex {
-                answered.push((probe.check(), outcome, ex));
+            match ex {
+                Some(ex) => answered.push((probe.check(), outcome, ex)),
+                None => unanswered.push((probe.check(), outcome)),
             }
         }
         let exchanges: Vec<&Exchange> = seen
@@ -318,9 +337,10 @@ impl Engine {
             0,
         );
         if era.speaks_2026() {
-            let triples: Vec<(CheckId, Outcome, &Exchange)> = answered
+            let triples: Vec<(CheckId, Outcome, Option<&Exchange>)> = answered
                 .iter()
-                .map(|(id, outcome, ex)| (*id, *outcome, ex))
+                .map(|(id, outcome, ex)| (*id, *outcome, Some(ex)))
+                .chain(unanswered.iter().map(|(id, outcome)| (*id, *outcome, None)))
                 .collect();
             rec.record_ms(
                 CheckId::JsonrpcErrorBody,

@@ -315,7 +315,7 @@ crate::spec_table! {
             also: &[],
             max_severity: Low,
             evidence: None,
-            source: TRANSPORT,
+            source: "agent/src/probe/error_body.rs",
         }
         CapsDiscoverMatchesHandlers => {
             stage: Listing,

@@ -60,6 +60,18 @@ impl EgressClient {
                 .dns_resolver(resolver.clone())
                 .pool_max_idle_per_host(idle_per_host)
                 .user_agent(concat!("vantage/", env!("CARGO_PKG_VERSION")))
+                // Every answer is observed as sent: only identity is asked for, and nothing
+                // is decoded behind the checks' back (whatever reqwest features another
+                // crate of the build enables). An encoded answer is not an observation of
+                // its body (`probe::reason`).
+                .default_headers(http::HeaderMap::from_iter([(
+                    http::header::ACCEPT_ENCODING,
+                    http::HeaderValue::from_static("identity"),
+                )]))
+                .no_gzip()
+                .no_brotli()
+                .no_deflate()
+                .no_zstd()
                 .build()
         };
         let http = build(settings.idle_per_host)?;

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::http::{clip, Body, Exchange, Rpc, MODERN_VERSION};
+use super::reason::{self, Subject};
 use super::verdict::Verdict;
 use crate::model::{Era, Severity};
 
@@ -39,29 +40,15 @@ pub fn http_sse_endpoint(ex: &Exchange) -> bool {
 
 /// Why a request was answered for another reason than MCP's: a rate limit (429), a server
 /// or gateway that is unavailable (502, 503, 504), or a refusal in front of the MCP layer
-/// (403). Such an answer says nothing about whether the endpoint speaks MCP (`checks.md`
-/// 4.1): the era is unknown, not "not MCP".
+/// (403), as [`reason::another_reason`] decides for discovery. Such an answer says nothing
+/// about whether the endpoint speaks MCP (`checks.md` 4.1): the era is unknown, not "not
+/// MCP".
 pub fn other_reason(ex: &Exchange) -> Option<String> {
-    let retry = ex
-        .header("retry-after")
-        .map(|r| format!(", Retry-After: {}", clip(r, 40)))
-        .unwrap_or_default();
-    let seen = ex.summary();
-    Some(match ex.status {
-        429 => format!(
-            "rate limited: answered {seen}{retry}. Whether the endpoint speaks MCP was not observed; check again after the Retry-After time, or ask its operator to allow this vantage's address"
-        ),
-        503 => format!(
-            "unavailable: answered {seen}{retry} (the server, or a gateway in front of it, is overloaded or down). Whether the endpoint speaks MCP was not observed; check again later"
-        ),
-        502 | 504 => format!(
-            "a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time. Whether the endpoint speaks MCP was not observed; check the upstream and the gateway's timeout"
-        ),
-        403 => format!(
-            "refused before the MCP layer: answered {seen} to a valid request without a token (an access rule, a WAF or a gateway in front of the server refuses this vantage). Whether the endpoint speaks MCP was not observed; allow this vantage's address, or name a credential with --token-env"
-        ),
-        _ => return None,
-    })
+    let o = reason::another_reason(ex, Subject::Discover, false)?;
+    Some(format!(
+        "{}. Whether the endpoint speaks MCP was not observed; {}",
+        o.head, o.advice
+    ))
 }
 
 /// Classify the era from the discover and initialize exchanges (and the GET fallback).

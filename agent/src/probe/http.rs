@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use http::HeaderMap;
 use serde_json::Value;
 
+use super::http_error::first_byte_timeout;
+pub use super::http_error::{classify_reqwest, io_cause};
 use super::observed;
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
@@ -115,11 +117,30 @@ impl Exchange {
         }
     }
 
+    /// The id of a JSON-RPC *result* in the body when it does not echo `id`, the request's:
+    /// such a result is not an answer to the request (a response MUST carry its request's
+    /// id). An error may carry `null` when the request's id could not be read, so only
+    /// results are held to it.
+    pub fn result_id_mismatch(&self, id: &Value) -> Option<Value> {
+        match self.rpc() {
+            Some(Rpc::Result { id: got, .. }) if &got != id => Some(got),
+            _ => None,
+        }
+    }
+
     pub fn rpc_error_code(&self) -> Option<i64> {
         match self.rpc() {
             Some(Rpc::Error { code, .. }) => Some(code),
             _ => None,
         }
+    }
+
+    /// The content coding of the body when it is not identity (`gzip`, `br`, …): such a
+    /// body was not decoded, so it was not observed (`probe::reason`).
+    pub fn encoding(&self) -> Option<&str> {
+        self.header("content-encoding")
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
     }
 
     pub fn is_sse(&self) -> bool {
@@ -297,7 +318,7 @@ pub async fn exchange_at(
         capped: None,
     };
     if ex.is_sse() {
-        if sse == SseRead::HeadersOnly {
+        if sse == SseRead::HeadersOnly || ex.encoding().is_some() {
             ex.body = Body::Unread;
         } else {
             let id = req.rpc_id().cloned();
@@ -344,7 +365,19 @@ pub async fn exchange_at(
         // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
         // would leave most of itself behind.
         let bytes = observed::scrub_bytes(&bytes, &secrets);
-        ex.body = classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some());
+        ex.body = match ex.encoding() {
+            // Never parsed (nor quoted) as if plain.
+            Some(coding) if !bytes.is_empty() => Body::Other {
+                excerpt: format!(
+                    "({} bytes in Content-Encoding {}, not decoded)",
+                    bytes.len(),
+                    clip(coding, 20)
+                ),
+                len: bytes.len(),
+                invalid_json: false,
+            },
+            _ => classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some()),
+        };
         if let Body::Json(v) = &mut ex.body {
             observed::sanitize_json(v, &secrets);
         }
@@ -565,81 +598,10 @@ pub fn fmt_wait(d: Duration) -> String {
     }
 }
 
-/// The request went out on a connection and nothing came back: not a status line, not a
-/// byte. (The engine only sends after `net.connect` reached the same address.)
-fn first_byte_timeout(budget: Duration) -> ExchangeError {
-    ExchangeError {
-        cause: Cause::Timeout,
-        message: format!(
-            "accepted the connection, never answered within {} (no status line: timed out waiting for the first byte)",
-            fmt_wait(budget)
-        ),
-    }
-}
+#[cfg(test)]
+#[path = "encoding_tests.rs"]
+mod encoding_tests;
 
-/// Map a client error to a cause, walking the source chain for the I/O or TLS error. The
-/// message names the stage that failed: connect, TLS, first byte or body.
-pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
-    // The egress policy's resolver refused every address of a name, or found none.
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(egress) = err.downcast_ref::<EgressError>() {
-            return egress.clone().into();
-        }
-        source = err.source();
-    }
-    if e.is_timeout() && e.is_connect() {
-        return ExchangeError {
-            cause: Cause::Timeout,
-            message: format!(
-                "connect: no connection (TCP, then TLS for https) within {}",
-                fmt_wait(budget)
-            ),
-        };
-    }
-    if e.is_timeout() {
-        return first_byte_timeout(budget);
-    }
-    let stage = if e.is_connect() { "connect: " } else { "" };
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            if let Some(cause) = io_cause(io) {
-                return ExchangeError {
-                    cause,
-                    message: format!("{stage}{io}"),
-                };
-            }
-        }
-        if let Some(tls) = err.downcast_ref::<rustls::Error>() {
-            return ExchangeError {
-                cause: Cause::Tls,
-                message: format!("TLS handshake: {}", super::tls::tls_words(tls)),
-            };
-        }
-        source = err.source();
-    }
-    let mut message = e.to_string();
-    let mut inner = std::error::Error::source(e);
-    while let Some(err) = inner {
-        message = format!("{message}: {err}");
-        inner = err.source();
-    }
-    ExchangeError {
-        cause: Cause::Malformed,
-        message,
-    }
-}
-
-pub fn io_cause(io: &std::io::Error) -> Option<Cause> {
-    use std::io::ErrorKind as K;
-    Some(match io.kind() {
-        K::ConnectionRefused => Cause::Refused,
-        K::TimedOut => Cause::Timeout,
-        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
-            Cause::Reset
-        }
-        K::HostUnreachable | K::NetworkUnreachable | K::AddrNotAvailable => Cause::Unreachable,
-        _ => return None,
-    })
-}
+#[cfg(test)]
+#[path = "words_tests.rs"]
+mod words_tests;

@@ -397,46 +397,7 @@ pub fn sse_buffering(exchanges: &[&Exchange]) -> Verdict {
     ))
 }
 
-/// The checks whose refusals must carry a JSON-RPC error body.
-pub const RPC_ERROR_CHECKS: &[CheckId] = &[
-    CheckId::HeadersMissingMethod,
-    CheckId::HeadersMethodMismatch,
-    CheckId::HeadersNameMismatch,
-    CheckId::HeadersMissingVersion,
-    CheckId::VersionUnsupported,
-    CheckId::MetaMissing,
-    CheckId::MethodUnknown,
-];
-
-/// `jsonrpc.error-body`: bare 4xx answers among checks that did not already fail on them.
-pub fn error_body(seen: &[(CheckId, Outcome, &Exchange)]) -> Verdict {
-    let considered: Vec<_> = seen
-        .iter()
-        .filter(|(id, _, _)| RPC_ERROR_CHECKS.contains(id))
-        .collect();
-    if considered.is_empty() {
-        return Verdict::skip("no MCP-level refusal was observed");
-    }
-    let bare: Vec<String> = considered
-        .iter()
-        .filter(|(_, outcome, ex)| !matches!(outcome, Outcome::Fail) && bare_4xx(ex))
-        .map(|(id, _, ex)| format!("{id}: {}", ex.summary()))
-        .collect();
-    if bare.is_empty() {
-        Verdict::pass(format!(
-            "{} refusals carried JSON-RPC error bodies",
-            considered.len()
-        ))
-    } else {
-        Verdict::warn(
-            Severity::Low,
-            format!(
-                "bare 4xx without a JSON-RPC body (an intermediary answering?): {}",
-                bare.join("; ")
-            ),
-        )
-    }
-}
+pub use super::error_body::{error_body, RPC_ERROR_CHECKS};
 
 #[cfg(test)]
 #[path = "transport_tests.rs"]

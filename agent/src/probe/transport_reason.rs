@@ -4,6 +4,7 @@
 //! check is `unknown` with that reason, never a pass and never a warning under another id.
 
 use super::http::Exchange;
+use super::reason::{self, Subject};
 use super::transport::TransportProbe;
 use super::verdict::Verdict;
 use crate::model::{Cause, Era};
@@ -14,48 +15,97 @@ use crate::model::{Cause, Era};
 pub const OTHER_RULE_CODES: &[i64] = &[-32020, -32021, -32022, -32602, -32601, -32600, -32700];
 
 impl TransportProbe {
+    /// What this probe asks about, for [`reason::another_reason`].
+    /// The Origin probe and the CORS preflight both carry a foreign `Origin`: a 403 is the
+    /// answer about it (the guard refusing it, no grant for it).
+    fn subject(self) -> Subject {
+        match self {
+            TransportProbe::Origin | TransportProbe::Preflight => Subject::Origin,
+            _ => Subject::Rule,
+        }
+    }
+
     /// Evaluate the probe's exchange against `control`, the answer to the same valid
-    /// request without the probe's change: a refusal the control gets too was answered for
-    /// another reason than the one the probe tests, so it is `unknown` for this check, with
-    /// that reason (`checks.md` 4.1), never a pass and never a warning under another id.
-    pub fn judge(self, ex: &Exchange, era: Era, control: Option<&Exchange>) -> Verdict {
-        if let Some(v) = self.other_reason(ex, control) {
+    /// request without the probe's change, sent alongside it: an answer for another reason
+    /// (a rate limit, an unavailable server, the authorization layer, a refusal in front of
+    /// the MCP layer: [`reason::another_reason`]), or a refusal the control gets too, says
+    /// nothing about the rule the probe tests, so it is `unknown` for this check, with that
+    /// reason (`checks.md` 4.1), never a pass and never a warning under another id. `token`:
+    /// the probe carried the operator's credential.
+    pub fn judge(
+        self,
+        ex: &Exchange,
+        era: Era,
+        control: Option<&Exchange>,
+        token: bool,
+    ) -> Verdict {
+        if let Some(v) = self.other_reason(ex, control, token) {
             return v;
         }
         self.evaluate(ex, era)
     }
 
-    fn other_reason(self, ex: &Exchange, control: Option<&Exchange>) -> Option<Verdict> {
-        let changes_one_thing = matches!(
-            self,
-            TransportProbe::MissingMethod
-                | TransportProbe::MethodMismatch
-                | TransportProbe::NameMismatch
-                | TransportProbe::MissingVersion
-                | TransportProbe::VersionUnsupported
-                | TransportProbe::MetaMissing
-                | TransportProbe::UnknownMethod
-                | TransportProbe::Origin
-        );
-        if !changes_one_thing || !(400..500).contains(&ex.status) {
-            return None;
+    /// [`judge`](Self::judge) on a server known to speak 2026-07-28 whose 2025-11-25 path was
+    /// not observed (initialize was answered for another reason): modern-only or dual-era is
+    /// unknown, so a verdict that depends on which is `unknown` too; one that does not
+    /// stands.
+    pub fn judge_unsure_era(
+        self,
+        ex: &Exchange,
+        control: Option<&Exchange>,
+        token: bool,
+        why: &str,
+    ) -> Verdict {
+        let modern = self.judge(ex, Era::Modern, control, token);
+        let dual = self.judge(ex, Era::Dual, control, token);
+        if (modern.outcome, modern.severity) == (dual.outcome, dual.severity) {
+            return modern;
+        }
+        Verdict::unknown(
+            Cause::OtherReason,
+            format!(
+                "{}: compliant on a dual-era server but not on a modern-only one, and whether this server also speaks 2025-11-25 was not observed ({why})",
+                ex.summary()
+            ),
+        )
+    }
+
+    fn other_reason(
+        self,
+        ex: &Exchange,
+        control: Option<&Exchange>,
+        token: bool,
+    ) -> Option<Verdict> {
+        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
+            return Some(Verdict::unknown(
+                o.cause,
+                o.explain(&format!("what {} tests", self.check())),
+            ));
         }
         let s = ex.summary();
+        // The Origin guard's 403 means something only when the same request without the
+        // foreign Origin, sent alongside it, was served: a WAF that blocks this vantage
+        // answers both with a 403.
+        if let (TransportProbe::Origin, 403, Some(c)) = (self, ex.status, control) {
+            if let Some(o) = reason::another_reason(c, Subject::Discover, token) {
+                return Some(Verdict::unknown(
+                    o.cause,
+                    format!("{s}: the same request without the foreign Origin, sent alongside it, was not served either ({}), so the 403 is not known to be the Origin guard's", o.head),
+                ));
+            }
+        }
+        if !(400..500).contains(&ex.status) {
+            return None;
+        }
         if let Some(c) = control {
             if c.status == ex.status && c.rpc_error_code() == ex.rpc_error_code() {
                 return Some(Verdict::unknown(
                     Cause::OtherReason,
-                    format!("{s}: answered for another reason than the one this check tests: the valid request without this probe's change is refused the same way ({}), so nothing was learnt about the rule", c.summary()),
+                    format!("{s}: answered for another reason than the one this check tests: the valid request without this probe's change, sent alongside it, is refused the same way ({}), so nothing was learnt about the rule", c.summary()),
                 ));
             }
         }
         if self == TransportProbe::Origin && ex.status != 403 {
-            if ex.status == 401 {
-                return Some(Verdict::unknown(
-                    Cause::OtherReason,
-                    format!("{s}: the authorization layer answered, so nothing was learnt about the Origin guard"),
-                ));
-            }
             if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
                 return Some(Verdict::unknown(
                     Cause::OtherReason,
@@ -66,3 +116,7 @@ impl TransportProbe {
         None
     }
 }
+
+#[cfg(test)]
+#[path = "transport_reason_tests.rs"]
+mod tests;

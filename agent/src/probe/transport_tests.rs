@@ -288,7 +288,7 @@ fn origin_wants_403() {
 #[test]
 fn a_probe_answered_for_another_reason_is_unknown_with_that_reason() {
     let stripped = rpc_err(400, -32020, None);
-    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&stripped));
+    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&stripped), false);
     assert_eq!(
         (v.outcome, v.severity, v.cause),
         (Outcome::Unknown, None, Some(Cause::OtherReason))
@@ -299,59 +299,50 @@ fn a_probe_answered_for_another_reason_is_unknown_with_that_reason() {
         v.observed
     );
     // Without a control, the code alone names another rule.
-    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    let v = TransportProbe::Origin.judge(&stripped, Era::Modern, Some(&rpc_ok(200)), false);
     assert_eq!(
         (v.outcome, v.cause),
         (Outcome::Unknown, Some(Cause::OtherReason))
     );
     assert!(v.observed.contains("-32020"), "{}", v.observed);
     // 401 to the Origin probe: the authorization layer answered.
-    let v =
-        TransportProbe::Origin.judge(&ex(401, None, Body::Empty), Era::Modern, Some(&rpc_ok(200)));
+    let v = TransportProbe::Origin.judge(
+        &ex(401, None, Body::Empty),
+        Era::Modern,
+        Some(&rpc_ok(200)),
+        false,
+    );
     assert_eq!(v.outcome, Outcome::Unknown);
     // A bare 400 while the control is served: refused for the Origin, not with 403.
-    let v =
-        TransportProbe::Origin.judge(&ex(400, None, Body::Empty), Era::Modern, Some(&rpc_ok(200)));
+    let v = TransportProbe::Origin.judge(
+        &ex(400, None, Body::Empty),
+        Era::Modern,
+        Some(&rpc_ok(200)),
+        false,
+    );
     assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)));
     assert_eq!(
         TransportProbe::Origin
-            .judge(&ex(403, None, Body::Empty), Era::Modern, Some(&stripped))
+            .judge(
+                &ex(403, None, Body::Empty),
+                Era::Modern,
+                Some(&stripped),
+                false
+            )
             .outcome,
         Outcome::Pass
     );
     // The header probes: a "pass" that the unchanged request gets too is no evidence.
-    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&stripped));
+    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&stripped), false);
     assert_eq!(v.outcome, Outcome::Unknown);
-    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    let v = TransportProbe::MissingMethod.judge(&stripped, Era::Modern, Some(&rpc_ok(200)), false);
     assert_eq!(v.outcome, Outcome::Pass);
     // A failure the control does not share stays a failure.
-    let v = TransportProbe::MetaMissing.judge(&stripped, Era::Modern, Some(&rpc_ok(200)));
+    let v = TransportProbe::MetaMissing.judge(&stripped, Era::Modern, Some(&rpc_ok(200)), false);
     assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
     // GET is not a changed POST: a page stays a failure whatever the control got.
-    let v = TransportProbe::Get.judge(&html(200), Era::Modern, Some(&stripped));
+    let v = TransportProbe::Get.judge(&html(200), Era::Modern, Some(&stripped), false);
     assert_eq!(v.outcome, Outcome::Fail);
-}
-
-#[test]
-fn error_body_names_bare_refusals_not_already_failed() {
-    let bare = ex(400, Some("text/plain"), Body::Empty);
-    let good = rpc_err(400, -32020, None);
-    let v = error_body(&[
-        (CheckId::HeadersMissingMethod, Outcome::Pass, &bare),
-        (CheckId::MetaMissing, Outcome::Pass, &good),
-    ]);
-    assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)));
-    assert!(v.observed.contains("headers.missing-method"));
-    // a check that already failed on its bare body is not counted twice
-    let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, &html(404))]);
-    assert_eq!(v.outcome, Outcome::Pass);
-    // 403 and 405 bodies are not MCP-level refusals
-    let v = error_body(&[(
-        CheckId::SecurityOrigin,
-        Outcome::Pass,
-        &ex(403, None, Body::Empty),
-    )]);
-    assert_eq!(v.outcome, Outcome::Skip);
 }
 
 #[test]

@@ -14,6 +14,7 @@ use super::AuthStage;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Era, Severity};
 use crate::probe::http::{Exchange, ProbeRequest};
+use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
 
 /// A fresh random token for one run, from the operating system's CSPRNG: 32 bytes in
@@ -69,8 +70,23 @@ fn refused_by_authorization(ex: &Exchange) -> bool {
     })
 }
 
+/// A rate limit, an unavailable server or a gateway's error says neither that the token was
+/// accepted nor that it was refused ([`reason::another_reason`]): `unknown`, with
+/// the reason, never a failure (`checks.md` 4.1, 2.5). Only an answer from the MCP layer (a
+/// 2xx, or a 4xx such as 400 "no valid session") means the token was let through.
+fn not_an_answer(ex: &Exchange, what: &str) -> Option<Verdict> {
+    let o = reason::another_reason(ex, Subject::Token, false)?;
+    Some(Verdict::unknown(
+        o.cause,
+        o.explain(&format!("whether {what} is refused")),
+    ))
+}
+
 /// The verdict on a token that must be refused with 401.
 pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
+    if let Some(v) = not_an_answer(ex, what) {
+        return v;
+    }
     let s = ex.summary();
     match ex.status {
         401 => Verdict::pass(s),
@@ -91,6 +107,9 @@ pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
 
 /// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (SHOULD).
 pub fn insufficient_scope(ex: &Exchange) -> Verdict {
+    if let Some(v) = not_an_answer(ex, "a token lacking a scope") {
+        return v;
+    }
     let s = ex.summary();
     let error = ex
         .headers

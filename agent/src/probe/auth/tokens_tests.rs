@@ -78,8 +78,43 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
         let v = must_refuse(&refused, "t");
         assert_eq!((v.severity, v.cause), (Some(Severity::Medium), None));
     }
-    // A server error says nothing about acceptance.
-    assert_eq!(must_refuse(&ex(503, None, Body::Empty), "t").cause, None);
+    // A rate limit, an unavailable server or a gateway's error says nothing about the token:
+    // unknown, never a failure (front.py tok with ST=429/502/503/504).
+    for status in [429, 502, 503, 504] {
+        let v = must_refuse(
+            &ex(status, None, Body::Json(json!({"error": "try later"}))),
+            "t",
+        );
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            "{status}: {}",
+            v.observed
+        );
+        let v = insufficient_scope(&ex(status, None, Body::Empty));
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Unknown, Some(Cause::OtherReason)),
+            "{status}"
+        );
+    }
+    // A 500 is the server's own answer to the token (the request without one got its 401):
+    // not the 401 the rule asks for, and no claim that it was accepted.
+    let v = must_refuse(&ex(500, None, Body::Empty), "t");
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (Outcome::Fail, Some(Severity::Medium), None)
+    );
+    assert!(
+        v.observed.contains("does not say whether it was accepted"),
+        "{}",
+        v.observed
+    );
+    // A redirect instead of 401 is still a failure of the MUST.
+    assert_eq!(
+        must_refuse(&ex(302, None, Body::Empty), "t").severity,
+        Some(Severity::Medium)
+    );
     // Insufficient scope: let through is a failure, 403 with the error passes.
     assert_eq!(insufficient_scope(&no_session).outcome, Outcome::Fail);
     assert_eq!(

@@ -410,3 +410,7 @@ fn surface(l: &Listing<'_>, era: Era, reads: &[ListRead]) -> Surface {
 #[cfg(test)]
 #[path = "egress_tests.rs"]
 mod egress_tests;
+
+#[cfg(test)]
+#[path = "id_tests.rs"]
+mod id_tests;

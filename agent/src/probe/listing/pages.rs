@@ -13,7 +13,7 @@ use super::rules::another_reason;
 use super::session::Session;
 use super::Listing;
 use crate::model::{Cause, Severity};
-use crate::probe::http::{Limits, Rpc, SseRead};
+use crate::probe::http::{clip, Limits, Rpc, SseRead};
 use crate::surface::{
     item_canonical, item_digest, list_digests, ListKind, ListSurface, SurfaceItem,
 };
@@ -270,6 +270,28 @@ pub(crate) async fn read(
             };
             spent.fetch_add(page_cap, Ordering::Relaxed);
             out.stop = Some(Stop::Cap(what));
+            break;
+        }
+        if let Some(got) = ex.result_id_mismatch(&json!(id)) {
+            // Not an answer to this request (transport.post-result-shape, a MUST): the list
+            // does not work for a client, which matches answers by id.
+            let page = out.pages + 1;
+            let answer = format!(
+                "{} with id {}, not the request's id {id}: not an answer to the request (a JSON-RPC response MUST echo its request's id)",
+                ex.status,
+                clip(&got.to_string(), 40)
+            );
+            if out.pages == 0 {
+                out.stop = Some(Stop::Refused {
+                    status: ex.status,
+                    code: None,
+                    summary: answer,
+                });
+            } else {
+                let why = format!("{} page {page} was answered {answer}", kind.method());
+                out.cursor_problems.push(Severity::Medium, why.clone());
+                out.stop = Some(Stop::Broken(why));
+            }
             break;
         }
         let result = match ex.rpc() {

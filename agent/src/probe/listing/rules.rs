@@ -9,8 +9,8 @@ use super::pages::{ListRead, Stop};
 use super::problems::Problems;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Severity};
-use crate::probe::era;
-use crate::probe::http::{clip, Exchange, ExchangeError, Rpc};
+use crate::probe::http::{Exchange, ExchangeError, Rpc};
+use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::Verdict;
 use crate::surface::ListKind;
 
@@ -56,36 +56,34 @@ pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
     }
 }
 
-/// An answer to a list request that says nothing about the list (`checks.md` 4.1): a
-/// rate limit, an unavailable server or gateway, a refusal in front of the MCP layer (the
-/// engine's [`era::other_reason`], as for discovery), or the authorization layer. A 401/403
-/// when a credential was given is that credential refused (`credential-refused`); a 401
-/// without one is `other-reason`, naming the flag (the region is not known to be protected,
-/// since its discovery was served without a credential). Returns the cause and why.
+/// An answer to a list request that says nothing about the list (`checks.md` 4.1), as the
+/// engine's one rule ([`reason::another_reason`], as for discovery) decides: a rate limit,
+/// an unavailable server or gateway, a refusal in front of the MCP layer, or the
+/// authorization layer. A 401/403 when a credential was given is that credential refused
+/// (`credential-refused`); a 401 without one is `other-reason`, naming the flag (the region
+/// is not known to be protected, since its discovery was served without a credential).
+/// Returns the cause and why.
 pub(crate) fn another_reason(ex: &Exchange, method: &str, token: bool) -> Option<(Cause, String)> {
+    let o = reason::another_reason(ex, Subject::Discover, token)?;
     let s = ex.summary();
-    if token && matches!(ex.status, 401 | 403) {
+    if o.cause == Cause::CredentialRefused {
         return Some((
-            Cause::CredentialRefused,
+            o.cause,
             format!("{method} answered {s}: the credential given was refused there, although the server's discovery accepted it; check the token named by --token-env (its audience and scopes)"),
         ));
     }
     if ex.status == 401 {
-        let challenge = ex
-            .header("www-authenticate")
-            .map(|c| format!(" (WWW-Authenticate: {})", clip(c, 120)))
-            .unwrap_or_default();
         return Some((
-            Cause::OtherReason,
-            format!("{method} answered {s}{challenge}: the authorization layer asks for a credential there, although the server's discovery (server/discover or initialize) was served without one; name a credential with --token-env"),
+            o.cause,
+            format!("{method}: {}, although the server's discovery (server/discover or initialize) was served without one; name a credential with --token-env", o.head),
         ));
     }
-    let reason = era::other_reason(ex)?;
-    // The first clause: what happened, without discovery's advice.
-    let head = reason.split(". ").next().unwrap_or(&reason);
     Some((
-        Cause::OtherReason,
-        format!("{method}: {head}; nothing about the list was observed, check again later"),
+        o.cause,
+        format!(
+            "{method}: {}; nothing about the list was observed, check again later",
+            o.head
+        ),
     ))
 }
 

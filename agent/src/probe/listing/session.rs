@@ -97,6 +97,15 @@ pub(crate) async fn open_legacy(
             cause: e.cause,
             message: format!("initialize: {}", e.message),
         })?;
+    if let Some(got) = ex.result_id_mismatch(&json!(rpc_id)) {
+        // Not an answer to this initialize: no session can be built on it.
+        return Err(OpenError {
+            cause: Cause::Malformed,
+            message: format!(
+                "initialize was answered with id {got}, not the request's id {rpc_id}: not an answer to the request (a JSON-RPC response MUST echo its request's id)"
+            ),
+        });
+    }
     let Some(Rpc::Result { result, .. }) = ex.rpc().filter(|_| (200..300).contains(&ex.status))
     else {
         // Era detection saw initialize work: refused now, it was answered for another reason.

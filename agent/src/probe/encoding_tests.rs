@@ -1,0 +1,108 @@
+//! Red-team defect 7: a compressed answer was parsed as if plain (era legacy, gzip bytes
+//! quoted as evidence). Every request asks for `Accept-Encoding: identity`; an answer in
+//! another coding is kept undecoded, never parsed, and is no observation of its body.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use super::*;
+use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::probe::reason::{another_reason, Subject};
+
+/// A loopback server answering each request with `answer`, reporting each request's head.
+async fn server(answer: Vec<u8>) -> (std::net::SocketAddr, mpsc::UnboundedReceiver<String>) {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            let (tx, answer) = (tx.clone(), answer.clone());
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let mut got = Vec::new();
+                while let Ok(n) = s.read(&mut buf).await {
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+                        let _ = tx.send(head);
+                        let _ = s.write_all(&answer).await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, rx)
+}
+
+fn client() -> EgressClient {
+    let policy = crate::job::Policy {
+        assume_global: Vec::new(),
+        allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+    };
+    EgressClient::new(
+        EgressPolicy::new(&policy),
+        ClientSettings {
+            tls: crate::probe::tls::client_config(None).unwrap(),
+            connect_timeout: Duration::from_secs(5),
+            resolver: crate::probe::dns::ResolverChoice {
+                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
+            },
+            pinned: Vec::new(),
+            idle_per_host: 0,
+        },
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn identity_is_asked_for_and_an_encoded_body_is_not_observed() {
+    // A valid discover result, as gzip bytes would carry it: what matters is that it is
+    // never read as JSON while it is labelled gzip.
+    let body = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#;
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(body);
+    let (addr, mut heads) = server(answer).await;
+    let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
+    let req = ProbeRequest::modern("server/discover", 1, Default::default());
+    let ex = exchange(
+        &client(),
+        &url,
+        &req,
+        &Limits::default(),
+        Duration::from_secs(30),
+        SseRead::UntilResponse,
+    )
+    .await
+    .unwrap();
+    let head = heads.recv().await.unwrap();
+    assert!(
+        head.contains("\r\naccept-encoding: identity"),
+        "the request asks for identity: {head}"
+    );
+    assert_eq!(ex.encoding(), Some("gzip"));
+    assert!(ex.rpc().is_none(), "an encoded body is never parsed");
+    assert!(
+        ex.summary().contains("Content-Encoding gzip, not decoded"),
+        "{}",
+        ex.summary()
+    );
+    for subject in [Subject::Discover, Subject::Rule] {
+        let o = another_reason(&ex, subject, false).expect("not an observation");
+        assert_eq!(o.cause, Cause::OtherReason);
+        assert!(o.head.contains("Content-Encoding gzip"), "{}", o.head);
+    }
+    // The era stage reads it as another reason, never "not MCP" nor "legacy".
+    assert!(super::super::era::other_reason(&ex).is_some());
+    // A token probe is judged on its status alone.
+    assert!(another_reason(&ex, Subject::Token, false).is_none());
+}

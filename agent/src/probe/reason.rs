@@ -1,0 +1,225 @@
+//! The one decision "this answer was given for another reason than the rule a probe asks
+//! about" (`checks.md` 4.1): a rate limit, an unavailable server or gateway, a server error
+//! with no MCP answer in it, a refusal in front of the MCP layer, or the authorization layer
+//! answering a probe that is not about authorization. Such an answer is no evidence either
+//! way: the check is `unknown` with the reason (the merge names `probe.incomplete`), never a
+//! pass and never a failure. Discovery ([`super::era::other_reason`]), the transport checks,
+//! the token probes and the listing all ask here.
+
+use super::http::{clip, Exchange};
+use crate::model::Cause;
+
+/// What the probe asks about, as far as "another reason" depends on it: an answer that is
+/// the probe's own subject is never another reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// A valid `server/discover` (or a list request): does the endpoint speak MCP? Any 403
+    /// is a refusal in front of it; a 500 is left to the era rules (a 2025-11-25 server may
+    /// answer an unknown method with one).
+    Discover,
+    /// A request changed in one way, asking about an MCP rule (headers, version, method,
+    /// transport verbs, CORS): 401, a 403 without a JSON-RPC body, 429, 502-504 and a 500
+    /// without a JSON-RPC body say nothing about the rule.
+    Rule,
+    /// The Origin guard: a 403 is its subject, whatever its body.
+    Origin,
+    /// A token probe: 401 and 403 are its subject (the authorization layer's answer), and so
+    /// is a 500 (the server's own answer to the token).
+    Token,
+}
+
+/// Why an answer says nothing about the rule under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Other {
+    pub cause: Cause,
+    /// What happened, e.g. `rate limited: answered 429 application/json …, Retry-After: 60`.
+    pub head: String,
+    /// What to do about it.
+    pub advice: &'static str,
+}
+
+impl Other {
+    /// `head (advice)`: for a check's evidence.
+    pub fn explain(&self, what: &str) -> String {
+        format!("{}: {what} was not observed; {}", self.head, self.advice)
+    }
+}
+
+/// Whether `ex`, an answer to a probe about `subject`, was given for another reason.
+/// `token`: the probe carried the operator's credential (a 401/403 is then that credential
+/// refused, `credential-refused`).
+pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Other> {
+    let seen = ex.summary();
+    let retry = ex
+        .header("retry-after")
+        .map(|r| format!(", Retry-After: {}", clip(r, 40)))
+        .unwrap_or_default();
+    let mcp_body = ex.rpc().is_some();
+    let other = |head: String, advice: &'static str| {
+        Some(Other {
+            cause: Cause::OtherReason,
+            head,
+            advice,
+        })
+    };
+    // A body in a content coding the vantage did not ask for (it sends Accept-Encoding:
+    // identity) was not observed. The token probes and the Origin guard's 403 are judged
+    // on the status alone.
+    if let Some(coding) = ex.encoding() {
+        let status_only =
+            subject == Subject::Token || (subject == Subject::Origin && ex.status == 403);
+        if !status_only {
+            return other(
+                format!(
+                    "answered {} with its body in Content-Encoding {} although only identity was accepted (Accept-Encoding: identity), so the body was not observed",
+                    ex.status,
+                    clip(coding, 20)
+                ),
+                "serve the endpoint's answers uncompressed to a client that asks for identity",
+            );
+        }
+    }
+    match ex.status {
+        429 => other(
+            format!("rate limited: answered {seen}{retry}"),
+            "check again after the Retry-After time, or ask its operator to allow this vantage's address",
+        ),
+        503 => other(
+            format!("unavailable: answered {seen}{retry} (the server, or a gateway in front of it, is overloaded or down)"),
+            "check again later",
+        ),
+        502 | 504 => other(
+            format!("a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time"),
+            "check the upstream and the gateway's timeout",
+        ),
+        // A bare 500 is no MCP answer to a changed request (a gateway's or framework's
+        // generic error). Not for a token probe: the same request without a token got its
+        // 401, so a 500 is the server's own answer to the token (not a 401, and no claim that
+        // it was accepted); nor for discovery, left to the era rules.
+        500 if matches!(subject, Subject::Rule | Subject::Origin) && !mcp_body => other(
+            format!("a server error without an MCP answer: answered {seen}"),
+            "check the server's log and check again",
+        ),
+        401 | 403 if subject == Subject::Token => None,
+        // The Origin guard's answer, with or without a credential.
+        403 if subject == Subject::Origin => None,
+        401 | 403 if token => Some(Other {
+            cause: Cause::CredentialRefused,
+            head: format!("the credential given was refused: answered {seen}"),
+            advice: "check the token named by --token-env (its audience and scopes)",
+        }),
+        401 => {
+            let challenge = ex
+                .header("www-authenticate")
+                .map(|c| format!(" (WWW-Authenticate: {})", clip(c, 120)))
+                .unwrap_or_default();
+            other(
+                format!("the authorization layer answered {seen}{challenge}"),
+                "name a credential with --token-env",
+            )
+        }
+        403 if subject == Subject::Discover || !mcp_body => other(
+            format!("refused before the MCP layer: answered {seen} (an access rule, a WAF or a gateway in front of the server refuses this vantage)"),
+            "allow this vantage's address, or name a credential with --token-env",
+        ),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::{HeaderMap, HeaderValue};
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::probe::http::Body;
+
+    fn ex(status: u16, body: Option<Value>) -> Exchange {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("60"));
+        Exchange {
+            status,
+            headers,
+            content_type: body.as_ref().map(|_| "application/json".into()),
+            body: body.map_or(Body::Empty, Body::Json),
+            elapsed_ms: 1,
+            first_byte_ms: 1,
+            capped: None,
+        }
+    }
+
+    fn rpc_err(status: u16) -> Exchange {
+        ex(
+            status,
+            Some(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}})),
+        )
+    }
+
+    #[test]
+    fn the_table_by_subject() {
+        use Subject::*;
+        let head = |st: u16, body: Option<Value>, s: Subject, token: bool| {
+            another_reason(&ex(st, body), s, token).map(|o| (o.cause, o.head))
+        };
+        for s in [Discover, Rule, Origin, Token] {
+            let (cause, h) = head(429, Some(json!({"error": "x"})), s, false).unwrap();
+            assert_eq!(cause, Cause::OtherReason);
+            assert!(
+                h.starts_with("rate limited") && h.contains("Retry-After: 60"),
+                "{h}"
+            );
+            assert!(head(503, None, s, false)
+                .unwrap()
+                .1
+                .starts_with("unavailable"));
+            assert!(head(502, None, s, false)
+                .unwrap()
+                .1
+                .starts_with("a gateway"));
+            assert!(head(504, None, s, false)
+                .unwrap()
+                .1
+                .starts_with("a gateway"));
+            for st in [200, 202, 400, 404, 405] {
+                assert!(head(st, None, s, false).is_none(), "{st} {s:?}");
+            }
+        }
+        // A bare 500 is another reason for a probe, not for discovery; a JSON-RPC 500 is the
+        // MCP layer answering.
+        assert!(head(500, None, Rule, false).is_some());
+        assert!(head(500, None, Token, false).is_none());
+        assert!(head(500, None, Discover, false).is_none());
+        assert!(another_reason(&rpc_err(500), Rule, false).is_none());
+        assert!(another_reason(&rpc_err(500), Token, false).is_none());
+        // 401: the subject of a token probe; the authorization layer for anything else;
+        // the given credential refused when one was sent.
+        assert!(head(401, None, Token, false).is_none());
+        assert_eq!(head(401, None, Rule, false).unwrap().0, Cause::OtherReason);
+        assert_eq!(
+            head(401, None, Origin, false).unwrap().0,
+            Cause::OtherReason
+        );
+        assert_eq!(
+            head(401, None, Rule, true).unwrap().0,
+            Cause::CredentialRefused
+        );
+        // 403: the Origin guard's subject; a bare one is a refusal in front of the MCP layer
+        // for a rule probe; a JSON-RPC 403 is the MCP layer's own answer.
+        assert!(head(403, None, Origin, false).is_none());
+        assert!(
+            head(403, None, Origin, true).is_none(),
+            "the guard's 403 is no credential refused"
+        );
+        assert_eq!(
+            head(401, None, Origin, true).unwrap().0,
+            Cause::CredentialRefused
+        );
+        assert!(head(403, None, Token, false).is_none());
+        assert!(head(403, None, Rule, false)
+            .unwrap()
+            .1
+            .starts_with("refused before the MCP layer"));
+        assert!(another_reason(&rpc_err(403), Rule, false).is_none());
+        assert!(another_reason(&rpc_err(403), Discover, false).is_some());
+    }
+}

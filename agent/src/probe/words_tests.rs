@@ -1,0 +1,67 @@
+//! Red-team nit 8: evidence quoted the client library's error chain ("error sending request
+//! for url (…): client error (SendRequest): connection closed before message completed").
+//! A connection closed before a response reads as plain words, with cause `reset`.
+
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+
+use super::*;
+use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+
+#[tokio::test]
+async fn a_connection_closed_before_a_response_is_said_plainly() {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            // Read the request, then close without a byte of an answer (front.py drop).
+            let mut buf = vec![0u8; 8192];
+            let _ = s.read(&mut buf).await;
+            drop(s);
+        }
+    });
+    let client = EgressClient::new(
+        EgressPolicy::new(&crate::job::Policy {
+            assume_global: Vec::new(),
+            allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+        }),
+        ClientSettings {
+            tls: crate::probe::tls::client_config(None).unwrap(),
+            connect_timeout: Duration::from_secs(5),
+            resolver: crate::probe::dns::ResolverChoice {
+                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
+            },
+            pinned: Vec::new(),
+            idle_per_host: 0,
+        },
+    )
+    .unwrap();
+    let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
+    let req = ProbeRequest::modern("server/discover", 1, Default::default());
+    let e = exchange(
+        &client,
+        &url,
+        &req,
+        &Limits::default(),
+        Duration::from_secs(30),
+        SseRead::UntilResponse,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.cause, Cause::Reset, "{}", e.message);
+    assert!(
+        e.message
+            .starts_with("the connection was closed before a response"),
+        "{}",
+        e.message
+    );
+    for library in [
+        "error sending request",
+        "SendRequest",
+        "client error",
+        "http://",
+    ] {
+        assert!(!e.message.contains(library), "{}", e.message);
+    }
+}
