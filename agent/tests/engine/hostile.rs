@@ -93,7 +93,6 @@ async fn every_hostile_behaviour_ends_with_a_failure() {
     let table: &[(Hostile, &[&str])] = &[
         (Hostile::SlowDrip, &["no response", "did not", "body"]),
         (Hostile::LyingLength, &["body cut short"]),
-        (Hostile::GzipBomb, &["not MCP"]),
         (Hostile::DeepJson, &["not MCP"]),
         (Hostile::HugeHeaders, &["server/discover"]),
         (Hostile::ResetMidBody, &["body cut short"]),
@@ -112,6 +111,22 @@ async fn every_hostile_behaviour_ends_with_a_failure() {
             era.observed
         );
     }
+    // A gzip bomb to a client that accepts identity only: the body is never decoded, so
+    // era.detect has no evidence either way (unknown, another reason), never "not MCP".
+    let server = HostileServer::start(Hostile::GzipBomb).await.unwrap();
+    let region = run(&server.url()).await;
+    let era = check(&region, CheckId::EraDetect);
+    assert_eq!(
+        (era.outcome, era.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        "{}",
+        era.observed
+    );
+    assert!(
+        era.observed.contains("Content-Encoding gzip"),
+        "{}",
+        era.observed
+    );
 }
 
 #[tokio::test]
@@ -179,14 +194,20 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
     // slow target may meet the run's overall deadline before its own timeout: that is a
     // named bound too (`unknown`, cause `deadline`), never a pass; and a 100 MiB list read
     // by 100 runs on a loaded machine may run out its per-exchange timeout before its byte
-    // cap (cause `timeout`, a bound as well). Never a pass.
+    // cap (cause `timeout`, a bound as well); a gzip bomb to a client that accepts identity
+    // only is not observed at all (`unknown`, cause `other-reason`). Never a pass.
     for (i, r) in results.iter().enumerate() {
         assert!(
             r.checks.iter().any(|c| c.outcome == Fail
                 || (c.outcome != Outcome::Pass
                     && matches!(
                         c.cause,
-                        Some(Cause::SizeCap | Cause::Deadline | Cause::Timeout)
+                        Some(
+                            Cause::SizeCap
+                                | Cause::Deadline
+                                | Cause::Timeout
+                                | Cause::OtherReason
+                        )
                     ))),
             "{:?}: a hostile target must fail something, or hit a named cap, a timeout or the deadline: {:#?}",
             kinds[i % kinds.len()],

@@ -71,7 +71,6 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
             FindingId::EraDetect,
             &["body cut short"],
         ),
-        (Hostile::GzipBomb, FindingId::EraDetect, &["not MCP"]),
         (Hostile::DeepJson, FindingId::EraDetect, &["not MCP"]),
         (
             Hostile::HugeHeaders,
@@ -104,6 +103,21 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
         );
         assert_ne!(report.decision, Decision::Pass, "{kind:?}");
     }
+    // A gzip bomb sent to a client that accepts identity only: its body is never decoded, so
+    // nothing about the endpoint was observed (unknown, probe.incomplete), never "not MCP".
+    let server = HostileServer::start(Hostile::GzipBomb).await.unwrap();
+    let report = check(&server.url()).await;
+    assert_eq!(report.decision, Decision::Unknown, "{:#?}", report.findings);
+    let f = report
+        .finding(FindingId::ProbeIncomplete)
+        .unwrap_or_else(|| panic!("no probe.incomplete: {:#?}", report.findings));
+    assert!(
+        f.evidence[0].starts_with("local: era.detect (")
+            && f.evidence[0].contains("Content-Encoding gzip although only identity was accepted"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(report.finding(FindingId::EraDetect).is_none());
 }
 
 #[tokio::test]
