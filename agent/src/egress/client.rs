@@ -131,6 +131,40 @@ impl EgressClient {
     }
 }
 
+/// A client for the crate's own tests: `policy`, `pinned` names, no resolver that answers
+/// (127.0.0.1:9: a test that reaches its listener did no lookup), no idle pool.
+#[cfg(test)]
+pub(crate) fn test_client(
+    policy: EgressPolicy,
+    pinned: Vec<(String, Vec<std::net::IpAddr>)>,
+) -> EgressClient {
+    EgressClient::new(
+        policy,
+        ClientSettings {
+            tls: crate::probe::tls::client_config(None).unwrap(),
+            connect_timeout: std::time::Duration::from_secs(2),
+            resolver: crate::probe::dns::ResolverChoice {
+                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
+            },
+            pinned,
+            idle_per_host: 0,
+        },
+    )
+    .unwrap()
+}
+
+/// [`test_client`] with loopback allowed (127.0.0.0/8), nothing pinned.
+#[cfg(test)]
+pub(crate) fn loopback_test_client() -> EgressClient {
+    test_client(
+        EgressPolicy::new(&crate::job::Policy {
+            assume_global: Vec::new(),
+            allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+        }),
+        Vec::new(),
+    )
+}
+
 #[cfg(test)]
 #[path = "client_tests.rs"]
 mod tests;

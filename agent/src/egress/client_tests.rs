@@ -51,20 +51,7 @@ async fn listener() -> (
 }
 
 fn client(policy: EgressPolicy, pinned: Vec<(String, Vec<IpAddr>)>) -> EgressClient {
-    EgressClient::new(
-        policy,
-        ClientSettings {
-            tls: crate::probe::tls::client_config(None).unwrap(),
-            connect_timeout: std::time::Duration::from_secs(2),
-            // Nothing answers here: a test that reaches its listener did no lookup.
-            resolver: crate::probe::dns::ResolverChoice {
-                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
-            },
-            pinned,
-            idle_per_host: 0,
-        },
-    )
-    .unwrap()
+    super::test_client(policy, pinned)
 }
 
 async fn get(

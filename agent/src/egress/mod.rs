@@ -34,6 +34,8 @@ use ipnet::IpNet;
 use url::{Host, Url};
 
 pub use ceiling::{Ceiling, Wider};
+#[cfg(test)]
+pub(crate) use client::{loopback_test_client, test_client};
 pub use client::{ClientSettings, EgressClient};
 
 use crate::job::Policy;

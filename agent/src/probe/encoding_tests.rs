@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::*;
-use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::egress::EgressClient;
 use crate::probe::reason::{another_reason, Subject};
 
 /// A loopback server answering each request with `answer`, reporting each request's head.
@@ -41,23 +41,7 @@ async fn server(answer: Vec<u8>) -> (std::net::SocketAddr, mpsc::UnboundedReceiv
 }
 
 fn client() -> EgressClient {
-    let policy = crate::job::Policy {
-        assume_global: Vec::new(),
-        allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
-    };
-    EgressClient::new(
-        EgressPolicy::new(&policy),
-        ClientSettings {
-            tls: crate::probe::tls::client_config(None).unwrap(),
-            connect_timeout: Duration::from_secs(5),
-            resolver: crate::probe::dns::ResolverChoice {
-                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
-            },
-            pinned: Vec::new(),
-            idle_per_host: 0,
-        },
-    )
-    .unwrap()
+    crate::egress::loopback_test_client()
 }
 
 #[tokio::test]

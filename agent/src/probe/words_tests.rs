@@ -7,7 +7,6 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 
 use super::*;
-use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
 
 #[tokio::test]
 async fn a_connection_closed_before_a_response_is_said_plainly() {
@@ -21,22 +20,7 @@ async fn a_connection_closed_before_a_response_is_said_plainly() {
             drop(s);
         }
     });
-    let client = EgressClient::new(
-        EgressPolicy::new(&crate::job::Policy {
-            assume_global: Vec::new(),
-            allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
-        }),
-        ClientSettings {
-            tls: crate::probe::tls::client_config(None).unwrap(),
-            connect_timeout: Duration::from_secs(5),
-            resolver: crate::probe::dns::ResolverChoice {
-                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
-            },
-            pinned: Vec::new(),
-            idle_per_host: 0,
-        },
-    )
-    .unwrap();
+    let client = crate::egress::loopback_test_client();
     let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
     let req = ProbeRequest::modern("server/discover", 1, Default::default());
     let e = exchange(

@@ -35,6 +35,29 @@ async fn run_async(name: &'static str, args: Vec<String>, env: Vec<(String, Stri
     .unwrap()
 }
 
+/// `vantage check http://127.0.0.1:9/mcp --coordinator URL` (with the API token when
+/// `token`): it must refuse (exit 1); its stderr.
+async fn check_via(coordinator: String, token: bool) -> String {
+    let env = if token {
+        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())]
+    } else {
+        Vec::new()
+    };
+    let o = run_async(
+        "vantage",
+        vec![
+            "check".into(),
+            "http://127.0.0.1:9/mcp".into(),
+            "--coordinator".into(),
+            coordinator,
+        ],
+        env,
+    )
+    .await;
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr(&o)
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -151,74 +174,26 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     let dir = Scratch::new("operr-ports");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
     // `vantage check` pointed at the gRPC port.
-    let o = run_async(
-        "vantage",
-        vec![
-            "check".into(),
-            "http://127.0.0.1:9/mcp".into(),
-            "--coordinator".into(),
-            c.grpc.clone(),
-        ],
-        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())],
-    )
-    .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
+    let e = check_via(c.grpc.clone(), true).await;
     assert!(
         e.contains("is it the agents' gRPC port (server.grpc_listen"),
         "{e}"
     );
     // The same without a token: the port is named first, not a token file that is not there.
-    let o = run_async(
-        "vantage",
-        vec![
-            "check".into(),
-            "http://127.0.0.1:9/mcp".into(),
-            "--coordinator".into(),
-            c.grpc.clone(),
-        ],
-        vec![],
-    )
-    .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
+    let e = check_via(c.grpc.clone(), false).await;
     assert!(
         e.contains("is it the agents' gRPC port (server.grpc_listen")
             && !e.contains("needs a token"),
         "{e}"
     );
     // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
-    let o = run_async(
-        "vantage",
-        vec![
-            "check".into(),
-            "http://127.0.0.1:9/mcp".into(),
-            "--coordinator".into(),
-            c.api.replace("http://", "https://"),
-        ],
-        vec![],
-    )
-    .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
+    let e = check_via(c.api.replace("http://", "https://"), false).await;
     assert!(
         e.contains("it answered in plain HTTP, not TLS: write --coordinator http://"),
         "{e}"
     );
     // The API itself without a token: where a token comes from, and that none was written.
-    let o = run_async(
-        "vantage",
-        vec![
-            "check".into(),
-            "http://127.0.0.1:9/mcp".into(),
-            "--coordinator".into(),
-            c.api.clone(),
-        ],
-        vec![],
-    )
-    .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
+    let e = check_via(c.api.clone(), false).await;
     assert!(
         e.contains("the coordinator's API needs a token: export VANTAGE_API_TOKEN")
             && e.contains("no `vantage serve` here has written it"),
@@ -241,19 +216,7 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     assert_eq!(resp.status().as_u16(), 503);
     assert!(resp.text().await.unwrap().contains("gRPC port"));
     // `vantage check` pointed at that agent's health port: named, not "404: " and nothing.
-    let o = run_async(
-        "vantage",
-        vec![
-            "check".into(),
-            "http://127.0.0.1:9/mcp".into(),
-            "--coordinator".into(),
-            format!("http://{health}"),
-        ],
-        vec![("VANTAGE_API_TOKEN".into(), crate::procs::API_TOKEN.into())],
-    )
-    .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
+    let e = check_via(format!("http://{health}"), true).await;
     assert!(
         e.contains("the coordinator refused the check: 404 with")
             && e.contains("which is not the coordinator's API")

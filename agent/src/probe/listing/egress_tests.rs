@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::rules::CHECKS;
-use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::egress::{EgressClient, EgressPolicy};
 use crate::engine::{Engine, ProbeOptions, State};
 use crate::job::Policy;
 use crate::model::{Cause, Era, Outcome};
@@ -35,19 +35,7 @@ async fn counting_listener() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
 
 /// A client whose policy allows no non-global address (loopback included).
 fn refusing_client() -> EgressClient {
-    EgressClient::new(
-        EgressPolicy::new(&Policy::default()),
-        ClientSettings {
-            tls: crate::probe::tls::client_config(None).unwrap(),
-            connect_timeout: Duration::from_secs(2),
-            resolver: crate::probe::dns::ResolverChoice {
-                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
-            },
-            pinned: Vec::new(),
-            idle_per_host: 0,
-        },
-    )
-    .unwrap()
+    crate::egress::test_client(EgressPolicy::new(&Policy::default()), Vec::new())
 }
 
 #[tokio::test]

@@ -9,9 +9,8 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::catalog::CheckId;
-use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
+use crate::egress::EgressClient;
 use crate::engine::{Engine, ProbeOptions, State};
-use crate::job::Policy;
 use crate::model::{Era, Outcome, Severity};
 use crate::probe::verdict::Recorder;
 use crate::target::Target;
@@ -63,22 +62,7 @@ async fn id_swapping_server() -> std::net::SocketAddr {
 }
 
 fn loopback_client() -> EgressClient {
-    EgressClient::new(
-        EgressPolicy::new(&Policy {
-            assume_global: Vec::new(),
-            allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
-        }),
-        ClientSettings {
-            tls: crate::probe::tls::client_config(None).unwrap(),
-            connect_timeout: Duration::from_secs(5),
-            resolver: crate::probe::dns::ResolverChoice {
-                nameservers: vec!["127.0.0.1:9".parse().unwrap()],
-            },
-            pinned: Vec::new(),
-            idle_per_host: 0,
-        },
-    )
-    .unwrap()
+    crate::egress::loopback_test_client()
 }
 
 #[tokio::test]
