@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use vantage_agent::pem::{self, PemError};
 use vantage_agent::{Engine, Policy, ProbeOptions};
@@ -106,12 +106,27 @@ fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
     server.tls_config(tls_config).map_err(ServeError::Tls)
 }
 
-/// Serve an axum router until `stop` turns true.
+/// The gRPC listener's connections, with TCP_NODELAY. tonic sets it only on listeners it
+/// binds itself. Without it (Nagle's algorithm), a small write that follows another one
+/// still unacknowledged waits for the peer's delayed ACK, about 40 ms on Linux: the p99 of
+/// BENCHMARKS.md's "Multi-region overhead".
+fn grpc_incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+/// Serve an axum router until `stop` turns true. Every accepted connection gets
+/// TCP_NODELAY (see `grpc_incoming`): axum does not set it.
 fn http(
     listener: TcpListener,
     router: axum::Router,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> JoinHandle<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY on an accepted connection: {e}");
+        }
+    });
     tokio::spawn(async move {
         let _ = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
@@ -225,7 +240,7 @@ pub async fn serve(
     let grpc = tokio::spawn(
         server
             .add_service(service.into_server())
-            .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), async move {
+            .serve_with_incoming_shutdown(grpc_incoming(grpc_listener), async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             }),
     );
