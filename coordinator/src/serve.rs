@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::serve::{ListenerExt, TapIo};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
@@ -114,21 +115,26 @@ fn grpc_incoming(listener: TcpListener) -> TcpIncoming {
     TcpIncoming::from(listener).with_nodelay(Some(true))
 }
 
-/// Serve an axum router until `stop` turns true. Every accepted connection gets
-/// TCP_NODELAY (see `grpc_incoming`): axum does not set it.
+/// An HTTP listener's connections, with TCP_NODELAY (see `grpc_incoming`): axum does not
+/// set it.
+fn http_incoming(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(nodelay as fn(&mut TcpStream))
+}
+
+fn nodelay(tcp: &mut TcpStream) {
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!("TCP_NODELAY on an accepted connection: {e}");
+    }
+}
+
+/// Serve an axum router until `stop` turns true.
 fn http(
     listener: TcpListener,
     router: axum::Router,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> JoinHandle<()> {
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY on an accepted connection: {e}");
-        }
-    });
     tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
+        let _ = axum::serve(http_incoming(listener), router)
             .with_graceful_shutdown(async move {
                 let _ = stop.wait_for(|s| *s).await;
             })
@@ -334,3 +340,7 @@ pub async fn serve(
     tracing::info!("stopped");
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "serve_tests.rs"]
+mod tests;
