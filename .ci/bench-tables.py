@@ -169,6 +169,16 @@ def sec_memory(d):
         f"{n(large['targets'])} targets | {mib(eight['rss_kib'])} against {mib(large['rss_kib'])} | "
         f"{eight['memory']['threads']} threads, {eight['memory']['arenas']} malloc arenas "
         f"({mib(eight['memory']['arenas_kib'])}) |",
+    ]
+    one = m.get("one_arena")
+    if one:
+        rows.append(
+            f"| glibc malloc bounded to one arena (MALLOC_ARENA_MAX=1), {n(one['targets'])} targets | "
+            f"{mib(one['rss_kib'])} against {mib(large['rss_kib'])}; peak after the scrapes "
+            f"{mib(one['hwm_after_scrape_kib'])} against {mib(large['hwm_after_scrape_kib'])} | "
+            f"main heap {mib(one['memory']['main_heap_kib'])}, {one['memory']['arenas']} thread arenas; "
+            "an option of the environment, not the default (section 2's text) |")
+    rows += [
         f"| one stored on-demand report | **{store['per_report_kib']:.1f} KiB** | "
         f"{store['reports']} kept; at the default `max_reports = 1000`, up to "
         f"{mib(store['per_report_kib'] * 1000)}; scheduled runs are not stored |",

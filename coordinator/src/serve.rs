@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use axum::serve::{ListenerExt, TapIo};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use vantage_agent::pem::{self, PemError};
 use vantage_agent::{Engine, Policy, ProbeOptions};
@@ -106,6 +107,26 @@ fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
     server.tls_config(tls_config).map_err(ServeError::Tls)
 }
 
+/// The gRPC listener's connections, with TCP_NODELAY. tonic sets it only on listeners it
+/// binds itself. Without it (Nagle's algorithm), a small write that follows another one
+/// still unacknowledged waits for the peer's delayed ACK, about 40 ms on Linux: the p99 of
+/// BENCHMARKS.md's "Multi-region overhead".
+fn grpc_incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+/// An HTTP listener's connections, with TCP_NODELAY (see `grpc_incoming`): axum does not
+/// set it.
+fn http_incoming(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(nodelay as fn(&mut TcpStream))
+}
+
+fn nodelay(tcp: &mut TcpStream) {
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!("TCP_NODELAY on an accepted connection: {e}");
+    }
+}
+
 /// Serve an axum router until `stop` turns true.
 fn http(
     listener: TcpListener,
@@ -113,7 +134,7 @@ fn http(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
+        let _ = axum::serve(http_incoming(listener), router)
             .with_graceful_shutdown(async move {
                 let _ = stop.wait_for(|s| *s).await;
             })
@@ -225,7 +246,7 @@ pub async fn serve(
     let grpc = tokio::spawn(
         server
             .add_service(service.into_server())
-            .serve_with_incoming_shutdown(TcpListenerStream::new(grpc_listener), async move {
+            .serve_with_incoming_shutdown(grpc_incoming(grpc_listener), async move {
                 let _ = grpc_stop.wait_for(|s| *s).await;
             }),
     );
@@ -319,3 +340,7 @@ pub async fn serve(
     tracing::info!("stopped");
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "serve_tests.rs"]
+mod tests;
