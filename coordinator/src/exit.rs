@@ -225,6 +225,25 @@ impl Gate {
                     } else {
                         "authorization required and no credential given"
                     }
+                } else if report.decision != Decision::Unknown {
+                    // The merge decided, and the baseline accepted what it decided on: what
+                    // is left was not observed.
+                    let accepted: Vec<&str> = report
+                        .findings
+                        .iter()
+                        .filter(|f| f.is_accepted())
+                        .map(|f| f.id.as_str())
+                        .collect();
+                    let regions = crate::merge::not_observing(report).join(", ");
+                    return format!(
+                        "gate: unknown (exit {code}: with {} accepted by the baseline, nothing else was observed{}; a baseline accepts a fault, it does not stand in for an observation)",
+                        accepted.join(", "),
+                        if regions.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" from {regions}")
+                        }
+                    );
                 } else {
                     "not everything due was observed: a region, or a check"
                 };
