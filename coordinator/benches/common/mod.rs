@@ -34,6 +34,24 @@ pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The median and the 99th percentile of `v`, in milliseconds.
+pub fn median_p99_ms(mut v: Vec<std::time::Duration>) -> (f64, f64) {
+    v.sort();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    (
+        ms(v[v.len() / 2]),
+        ms(v[(v.len() * 99 / 100).min(v.len() - 1)]),
+    )
+}
+
+/// The multi-threaded runtime a bench runs in.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// An environment variable as a number, or the default.
 pub fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)
