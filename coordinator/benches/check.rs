@@ -36,12 +36,9 @@ fn main() {
         let mut full = Vec::with_capacity(runs);
         let (mut exchanges, mut checks_run) = (0, 0);
         for _ in 0..runs {
-            let before = fixture.requests();
-            let t = Instant::now();
-            let report = vantage_coordinator::local::check(&engine, &job).await;
-            full.push(t.elapsed());
-            exchanges = fixture.requests() - before;
-            assert_eq!(report.decision.as_str(), "pass");
+            let (took, counted, report) = common::timed_check(&fixture, &engine, &job).await;
+            full.push(took);
+            exchanges = counted;
             checks_run = report.regions[0]
                 .checks
                 .iter()

@@ -12,8 +12,6 @@
 
 mod common;
 
-use std::time::Instant;
-
 use vantage_agent::surface::ListKind;
 use vantage_agent::{Engine, Job, ProbeOptions, Target};
 use vantage_fixture::{Fixture, SurfaceConfig};
@@ -52,18 +50,12 @@ fn main() {
         let (mut full, mut today) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
         let (mut exchanges_full, mut exchanges_today) = (0, 0);
         for _ in 0..runs {
-            let before = fixture.requests();
-            let t = Instant::now();
-            let r = vantage_coordinator::local::check(&with, &job).await;
-            full.push(t.elapsed());
-            exchanges_full = fixture.requests() - before;
-            assert_eq!(r.decision.as_str(), "pass");
-            let before = fixture.requests();
-            let t = Instant::now();
-            let r = vantage_coordinator::local::check(&without, &job).await;
-            today.push(t.elapsed());
-            exchanges_today = fixture.requests() - before;
-            assert_eq!(r.decision.as_str(), "pass");
+            let (took, exchanges, _) = common::timed_check(&fixture, &with, &job).await;
+            full.push(took);
+            exchanges_full = exchanges;
+            let (took, exchanges, _) = common::timed_check(&fixture, &without, &job).await;
+            today.push(took);
+            exchanges_today = exchanges;
         }
         let (fm, fp) = common::median_p99_ms(full);
         let (tm, tp) = common::median_p99_ms(today);

@@ -44,6 +44,26 @@ pub fn median_p99_ms(mut v: Vec<std::time::Duration>) -> (f64, f64) {
     )
 }
 
+/// One check of `job` by `engine` against the in-process `fixture`, which must pass: how long
+/// it took, how many HTTP exchanges the fixture counted, and the report.
+pub async fn timed_check(
+    fixture: &vantage_fixture::Fixture,
+    engine: &vantage_agent::Engine,
+    job: &vantage_agent::Job,
+) -> (
+    std::time::Duration,
+    u64,
+    vantage_coordinator::report::Report,
+) {
+    let before = fixture.requests();
+    let t = std::time::Instant::now();
+    let report = vantage_coordinator::local::check(engine, job).await;
+    let took = t.elapsed();
+    let exchanges = fixture.requests() - before;
+    assert_eq!(report.decision.as_str(), "pass");
+    (took, exchanges, report)
+}
+
 /// The multi-threaded runtime a bench runs in.
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
