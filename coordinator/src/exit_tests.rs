@@ -5,7 +5,7 @@ use vantage_agent::model::{Outcome, RegionStatus, Severity};
 
 use super::*;
 use crate::test_reports::{
-    clean, one_failure, report, report_degraded, report_requested, set, unreachable,
+    clean, fail, one_failure, report, report_degraded, report_requested, unreachable,
 };
 
 fn gate(fail_on: FailOn, sev: Option<FailOnSeverity>) -> Gate {
@@ -137,14 +137,7 @@ fn the_threshold_is_the_lower_of_the_two_rules() {
 #[test]
 fn a_degraded_vantage_never_fails_the_gate() {
     let mut eu = clean("eu");
-    set(
-        &mut eu,
-        "net.connect",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "timeout",
-    );
+    fail(&mut eu, "net.connect", Severity::High, "timeout");
     let r = report_degraded(&["eu", "us"], vec![eu, clean("us")], &["eu"]);
     let f = r
         .finding(vantage_agent::catalog::FindingId::FleetVantageDegraded)
@@ -208,14 +201,7 @@ fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
     );
     // Two regions: eu sees a blocking fault, us is degraded and observed nothing.
     let mut eu = clean("eu");
-    set(
-        &mut eu,
-        "method.unknown",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "404 page",
-    );
+    fail(&mut eu, "method.unknown", Severity::High, "404 page");
     let mut fleet = report_degraded(&["eu", "us"], vec![eu, refused("us")], &["us"]);
     assert_eq!(fleet.decision, Decision::Blocked, "{:?}", fleet.findings);
     assert!(fleet.finding(FindingId::FleetVantageDegraded).is_some());
@@ -237,14 +223,7 @@ fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
     let mut eu = clean("eu");
     let mut us = clean("us");
     for r in [&mut eu, &mut us] {
-        set(
-            r,
-            "method.unknown",
-            Outcome::Fail,
-            Some(Severity::High),
-            None,
-            "404 page",
-        );
+        fail(r, "method.unknown", Severity::High, "404 page");
     }
     let mut seen = report(vec![eu, us]);
     assert_eq!(seen.decision, Decision::Blocked);
