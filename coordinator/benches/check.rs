@@ -20,24 +20,9 @@ use vantage_fixture::Fixture;
 /// The goal, stated once: here, in the output and (through check.json) in BENCHMARKS.md.
 const GOAL_MEDIAN_MS: f64 = 20.0;
 
-fn stats(mut v: Vec<Duration>) -> (f64, f64) {
-    v.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    (
-        ms(v[v.len() / 2]),
-        ms(v[(v.len() * 99 / 100).min(v.len() - 1)]),
-    )
-}
-
 fn main() {
-    let runs: usize = std::env::var("VANTAGE_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runs = common::env_or("VANTAGE_BENCH_RUNS", 200) as usize;
+    let rt = common::runtime();
     rt.block_on(async {
         let fixture = Fixture::start(&[]).await.expect("fixture");
         let target = Target::parse(&fixture.url()).expect("url");
@@ -51,12 +36,9 @@ fn main() {
         let mut full = Vec::with_capacity(runs);
         let (mut exchanges, mut checks_run) = (0, 0);
         for _ in 0..runs {
-            let before = fixture.requests();
-            let t = Instant::now();
-            let report = vantage_coordinator::local::check(&engine, &job).await;
-            full.push(t.elapsed());
-            exchanges = fixture.requests() - before;
-            assert_eq!(report.decision.as_str(), "pass");
+            let (took, counted, report) = common::timed_check(&fixture, &engine, &job).await;
+            full.push(took);
+            exchanges = counted;
             checks_run = report.regions[0]
                 .checks
                 .iter()
@@ -89,8 +71,8 @@ fn main() {
             floor.push(t.elapsed());
             assert_eq!(ex.status, 200);
         }
-        let (fm, fp) = stats(full);
-        let (rm, rp) = stats(floor);
+        let (fm, fp) = common::median_p99_ms(full);
+        let (rm, rp) = common::median_p99_ms(floor);
         println!("bench check (clean fixture, loopback, {runs} runs)");
         println!("  full single-vantage check   median {fm:8.2} ms   p99 {fp:8.2} ms   (goal: median < {GOAL_MEDIAN_MS} ms)");
         println!("  floor: one discover round   median {rm:8.2} ms   p99 {rp:8.2} ms");

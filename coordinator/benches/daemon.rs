@@ -99,36 +99,54 @@ fn scraper(c: &reqwest::Client, url: String, interval: Duration) -> tokio::task:
     })
 }
 
-async fn vantage(
+/// What one row puts on each daemon: `n` targets (distinct URLs on `target`), each every
+/// `interval`, measured over `window`; the daemon's files go in `dir`.
+#[derive(Clone, Copy)]
+struct Load<'a> {
     n: usize,
     interval: Duration,
     window: Duration,
-    target: &Nginx,
-    dir: &Path,
-) -> Side {
+    target: &'a Nginx,
+    dir: &'a Path,
+}
+
+/// The daemon `pid`'s CPU time and the target's exchanges over the load's window, then its
+/// memory; the caller fills in what it counts as verdicts.
+async fn measure(pid: u32, load: Load<'_>) -> Side {
+    let (cpu0, _, _) = accounting(pid);
+    let ex0 = load.target.exchanges();
+    tokio::time::sleep(load.window).await;
+    let (cpu1, hwm, rss) = accounting(pid);
+    let ex1 = load.target.exchanges();
+    Side {
+        exchanges: ex1.saturating_sub(ex0),
+        cpu_s: cpu1 - cpu0,
+        hwm_kib: hwm,
+        rss_kib: rss,
+        memory: smaps::breakdown(pid),
+        ..Side::default()
+    }
+}
+
+async fn vantage(load: Load<'_>) -> Side {
     let mut config = common::SERVE_LOOPBACK.to_string();
-    for i in 0..n {
+    for i in 0..load.n {
         config.push_str(&format!(
             "[[checks]]\ntarget = \"{}\"\ninterval = \"{}ms\"\n",
-            target.url(i),
-            interval.as_millis()
+            load.target.url(i),
+            load.interval.as_millis()
         ));
     }
-    let (child, api, _) = common::serve(env!("CARGO_BIN_EXE_vantage"), &config, &[], dir);
+    let (child, api, _) = common::serve(env!("CARGO_BIN_EXE_vantage"), &config, &[], load.dir);
     let pid = child.id();
     let _guard = Guard(vec![child]);
     let c = common::client();
     let metrics = format!("{api}/metrics");
-    let prometheus = scraper(&c, metrics.clone(), interval);
+    let prometheus = scraper(&c, metrics.clone(), load.interval);
     // Every target has started (its first run falls within the first interval).
-    tokio::time::sleep(interval + Duration::from_secs(1)).await;
+    tokio::time::sleep(load.interval + Duration::from_secs(1)).await;
     let before = scrape(&c, &metrics).await;
-    let (cpu0, _, _) = accounting(pid);
-    let ex0 = target.exchanges();
-    tokio::time::sleep(window).await;
-    let (cpu1, hwm, rss) = accounting(pid);
-    let ex1 = target.exchanges();
-    let memory = smaps::breakdown(pid);
+    let measured = measure(pid, load).await;
     let after = scrape(&c, &metrics).await;
     prometheus.abort();
     let delta = |family: &str, filter: &str| {
@@ -136,14 +154,10 @@ async fn vantage(
             .max(0.0) as u64
     };
     Side {
-        exchanges: ex1.saturating_sub(ex0),
-        cpu_s: cpu1 - cpu0,
         verdicts: delta("vantage_runs_total", ""),
         passes: delta("vantage_runs_total", "decision=\"pass\""),
         missed: delta("vantage_scheduled_runs_skipped_total", ""),
-        hwm_kib: hwm,
-        rss_kib: rss,
-        memory,
+        ..measured
     }
 }
 
@@ -168,20 +182,13 @@ fn blackbox_config() -> String {
     s
 }
 
-async fn blackbox(
-    bin: &str,
-    n: usize,
-    interval: Duration,
-    window: Duration,
-    target: &Nginx,
-    dir: &Path,
-) -> Side {
-    std::fs::write(dir.join("blackbox.yml"), blackbox_config()).expect("blackbox config");
+async fn blackbox(bin: &str, load: Load<'_>) -> Side {
+    std::fs::write(load.dir.join("blackbox.yml"), blackbox_config()).expect("blackbox config");
     let port = common::free_port();
     let child = std::process::Command::new(bin)
         .arg(format!(
             "--config.file={}",
-            dir.join("blackbox.yml").display()
+            load.dir.join("blackbox.yml").display()
         ))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         .stdout(std::process::Stdio::null())
@@ -202,16 +209,19 @@ async fn blackbox(
     }
     let ok = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicU64::new(0));
-    let mut tasks = vec![scraper(&c, metrics, interval)];
-    for i in 0..n {
+    let mut tasks = vec![scraper(&c, metrics, load.interval)];
+    for i in 0..load.n {
         let (c, ok, failed) = (c.clone(), ok.clone(), failed.clone());
         let url = format!(
             "http://127.0.0.1:{port}/probe?module=mcp_discover&target={}",
-            target.url(i)
+            load.target.url(i)
         );
         // Prometheus spreads its targets over the interval and never overlaps one target's
         // scrapes.
-        let offset = interval.mul_f64(i as f64 / n as f64);
+        let (interval, offset) = (
+            load.interval,
+            load.interval.mul_f64(i as f64 / load.n as f64),
+        );
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep(offset).await;
             let mut tick = tokio::time::interval(interval);
@@ -227,27 +237,18 @@ async fn blackbox(
             }
         }));
     }
-    tokio::time::sleep(interval + Duration::from_secs(1)).await;
+    tokio::time::sleep(load.interval + Duration::from_secs(1)).await;
     let (ok0, failed0) = (ok.load(Ordering::Relaxed), failed.load(Ordering::Relaxed));
-    let (cpu0, _, _) = accounting(pid);
-    let ex0 = target.exchanges();
-    tokio::time::sleep(window).await;
-    let (cpu1, hwm, rss) = accounting(pid);
-    let ex1 = target.exchanges();
-    let memory = smaps::breakdown(pid);
+    let measured = measure(pid, load).await;
     let (ok1, failed1) = (ok.load(Ordering::Relaxed), failed.load(Ordering::Relaxed));
     for t in tasks {
         t.abort();
     }
     Side {
-        exchanges: ex1.saturating_sub(ex0),
-        cpu_s: cpu1 - cpu0,
         verdicts: ok1 - ok0,
         passes: ok1 - ok0,
         missed: failed1 - failed0,
-        hwm_kib: hwm,
-        rss_kib: rss,
-        memory,
+        ..measured
     }
 }
 
@@ -293,9 +294,16 @@ fn main() {
         let interval = Duration::from_millis(((n * 1000) / rate).max(1000) as u64);
         let window = min_window.max(interval * 2);
         let load0 = common::loadavg();
+        let load = Load {
+            n,
+            interval,
+            window,
+            target: &target,
+            dir: &dir,
+        };
         let (v, b) = rt.block_on(async {
-            let v = vantage(n, interval, window, &target, &dir).await;
-            let b = blackbox(bb, n, interval, window, &target, &dir).await;
+            let v = vantage(load).await;
+            let b = blackbox(bb, load).await;
             (v, b)
         });
         let row = Row {

@@ -12,30 +12,13 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use vantage_agent::surface::ListKind;
 use vantage_agent::{Engine, Job, ProbeOptions, Target};
 use vantage_fixture::{Fixture, SurfaceConfig};
 
-fn stats(mut v: Vec<Duration>) -> (f64, f64) {
-    v.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    (
-        ms(v[v.len() / 2]),
-        ms(v[(v.len() * 99 / 100).min(v.len() - 1)]),
-    )
-}
-
 fn main() {
-    let runs: usize = std::env::var("VANTAGE_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runs = common::env_or("VANTAGE_BENCH_RUNS", 100) as usize;
+    let rt = common::runtime();
     rt.block_on(async {
         let surface = SurfaceConfig {
             extra_tools: 195,
@@ -67,21 +50,15 @@ fn main() {
         let (mut full, mut today) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
         let (mut exchanges_full, mut exchanges_today) = (0, 0);
         for _ in 0..runs {
-            let before = fixture.requests();
-            let t = Instant::now();
-            let r = vantage_coordinator::local::check(&with, &job).await;
-            full.push(t.elapsed());
-            exchanges_full = fixture.requests() - before;
-            assert_eq!(r.decision.as_str(), "pass");
-            let before = fixture.requests();
-            let t = Instant::now();
-            let r = vantage_coordinator::local::check(&without, &job).await;
-            today.push(t.elapsed());
-            exchanges_today = fixture.requests() - before;
-            assert_eq!(r.decision.as_str(), "pass");
+            let (took, exchanges, _) = common::timed_check(&fixture, &with, &job).await;
+            full.push(took);
+            exchanges_full = exchanges;
+            let (took, exchanges, _) = common::timed_check(&fixture, &without, &job).await;
+            today.push(took);
+            exchanges_today = exchanges;
         }
-        let (fm, fp) = stats(full);
-        let (tm, tp) = stats(today);
+        let (fm, fp) = common::median_p99_ms(full);
+        let (tm, tp) = common::median_p99_ms(today);
         println!(
             "bench listing (a {}-tool server, {} pages of tools, {} bytes of tool definitions, loopback, {runs} runs each)",
             tools.count, tools.pages, tools.bytes

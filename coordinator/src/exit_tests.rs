@@ -4,7 +4,9 @@ use vantage_agent::model::RegionResult;
 use vantage_agent::model::{Outcome, RegionStatus, Severity};
 
 use super::*;
-use crate::test_reports::{clean, one_failure, report, report_requested, set};
+use crate::test_reports::{
+    clean, fail, one_failure, report, report_degraded, report_requested, unreachable,
+};
 
 fn gate(fail_on: FailOn, sev: Option<FailOnSeverity>) -> Gate {
     Gate::new(fail_on, sev)
@@ -135,25 +137,8 @@ fn the_threshold_is_the_lower_of_the_two_rules() {
 #[test]
 fn a_degraded_vantage_never_fails_the_gate() {
     let mut eu = clean("eu");
-    set(
-        &mut eu,
-        "net.connect",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "timeout",
-    );
-    let requested = vec!["eu".to_string(), "us".to_string()];
-    let degraded: std::collections::BTreeSet<String> = ["eu".to_string()].into();
-    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
-    let r = crate::checks::assemble(
-        &target,
-        "2026-11-30T10:00:00Z".into(),
-        1,
-        &requested,
-        vec![eu, clean("us")],
-        &degraded,
-    );
+    fail(&mut eu, "net.connect", Severity::High, "timeout");
+    let r = report_degraded(&["eu", "us"], vec![eu, clean("us")], &["eu"]);
     let f = r
         .finding(vantage_agent::catalog::FindingId::FleetVantageDegraded)
         .expect("degraded finding");
@@ -176,24 +161,13 @@ fn the_worst_exit_code_of_many_endpoints() {
 }
 
 /// A region that could not connect: net.connect refused, everything after it not run.
-fn unreachable(region: &str) -> RegionResult {
-    use vantage_agent::catalog::Stage;
-    let mut r = clean(region);
-    set(
-        &mut r,
-        "net.connect",
-        Outcome::Fail,
-        Some(Severity::High),
+/// `region`'s connection to the target was refused.
+fn refused(region: &str) -> RegionResult {
+    unreachable(
+        region,
         Some(vantage_agent::model::Cause::Refused),
         "127.0.0.1:9: connection refused",
-    );
-    for c in r.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
-        c.outcome = Outcome::Skip;
-        c.severity = None;
-        c.cause = None;
-        c.observed = "not run: no connection".into();
-    }
-    r
+    )
 }
 
 fn accept(r: &mut Report, id: vantage_agent::catalog::FindingId) {
@@ -215,7 +189,7 @@ fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
     use vantage_agent::catalog::FindingId;
     let g = gate(FailOn::Blocked, None);
     // One vantage, nothing listens.
-    let mut dead = report(vec![unreachable("local")]);
+    let mut dead = report(vec![refused("local")]);
     assert_eq!(dead.decision, Decision::Blocked, "{:?}", dead.findings);
     accept(&mut dead, FindingId::NetConnect);
     assert_eq!(g.decision(&dead), Decision::Unknown);
@@ -227,23 +201,8 @@ fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
     );
     // Two regions: eu sees a blocking fault, us is degraded and observed nothing.
     let mut eu = clean("eu");
-    set(
-        &mut eu,
-        "method.unknown",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "404 page",
-    );
-    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
-    let mut fleet = crate::checks::assemble(
-        &target,
-        "2026-11-30T10:00:00Z".into(),
-        1,
-        &["eu".to_string(), "us".to_string()],
-        vec![eu, unreachable("us")],
-        &["us".to_string()].into(),
-    );
+    fail(&mut eu, "method.unknown", Severity::High, "404 page");
+    let mut fleet = report_degraded(&["eu", "us"], vec![eu, refused("us")], &["us"]);
     assert_eq!(fleet.decision, Decision::Blocked, "{:?}", fleet.findings);
     assert!(fleet.finding(FindingId::FleetVantageDegraded).is_some());
     let blocking = fleet
@@ -264,14 +223,7 @@ fn accepting_a_finding_never_passes_a_target_that_was_not_observed() {
     let mut eu = clean("eu");
     let mut us = clean("us");
     for r in [&mut eu, &mut us] {
-        set(
-            r,
-            "method.unknown",
-            Outcome::Fail,
-            Some(Severity::High),
-            None,
-            "404 page",
-        );
+        fail(r, "method.unknown", Severity::High, "404 page");
     }
     let mut seen = report(vec![eu, us]);
     assert_eq!(seen.decision, Decision::Blocked);

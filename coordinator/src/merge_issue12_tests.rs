@@ -17,6 +17,64 @@ fn skip_from(r: &mut RegionResult, from: CheckId) {
     }
 }
 
+/// `name`'s own resolver failed with `rcode`: dns.resolve unknown, the rest skipped.
+fn resolver_failed(name: &str, rcode: &str, why: &str) -> RegionResult {
+    let mut r = clean(name);
+    r.dns = Some(DnsObservation {
+        rcode: rcode.into(),
+        ..Default::default()
+    });
+    skip_from(&mut r, CheckId::DnsARecord);
+    unknown(&mut r, CheckId::DnsResolve, Cause::ResolverError, why);
+    r
+}
+
+/// `name`'s resolver answered NXDOMAIN: no address, dns.resolve failed, the rest skipped.
+fn nxdomain(name: &str) -> RegionResult {
+    let mut r = clean(name);
+    let d = r.dns.as_mut().unwrap();
+    d.rcode = "NXDOMAIN".into();
+    d.a.clear();
+    d.has_a = false;
+    stop_at(
+        &mut r,
+        CheckId::DnsResolve,
+        Severity::High,
+        Some(Cause::Nxdomain),
+    );
+    r
+}
+
+/// The merge of `regions`, each requested under its own name, none degraded.
+fn merged(regions: Vec<RegionResult>) -> Merged {
+    let names: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    run(regions, &names, &[])
+}
+
+/// The one finding above info is `id` at medium over `scope` in `region`, and the decision
+/// is unknown.
+#[track_caller]
+fn assert_unknown_by(m: &Merged, id: FindingId, scope: Scope, region: &str) {
+    assert_eq!(shape(m), vec![f(id, Severity::Medium, scope, &[region])]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+}
+
+fn has(m: &Merged, id: FindingId) -> bool {
+    m.findings.iter().any(|f| f.id == id)
+}
+
+#[track_caller]
+fn assert_no_dns_finding(m: &Merged) {
+    assert!(
+        m.findings
+            .iter()
+            .all(|f| !f.id.as_str().starts_with("dns.")),
+        "{:?}",
+        shape(m)
+    );
+}
+
 /// 1: the in-process vantage refused a loopback target by policy and skipped every check:
 /// it was `pass`. It did not observe the target: `probe.policy-refused`, unknown.
 #[test]
@@ -30,17 +88,8 @@ fn reproduction_1_a_refusal_by_policy_is_unknown_never_pass() {
         Cause::PolicyRefused,
         "127.0.0.1 is non-global",
     );
-    let m = run(vec![local], &["local"], &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::ProbePolicyRefused,
-            Severity::Medium,
-            Scope::Global,
-            &["local"]
-        )]
-    );
-    assert_eq!(m.decision, Decision::Unknown);
+    let m = merged(vec![local]);
+    assert_unknown_by(&m, FindingId::ProbePolicyRefused, Scope::Global, "local");
     assert!(m.reason.contains("probe.policy-refused"), "{}", m.reason);
     let fix = &m.findings[0].remediation;
     assert!(
@@ -72,46 +121,17 @@ fn reproduction_2_a_deadline_leaves_unrun_checks_unknown_and_the_decision_unknow
         c.cause = Some(Cause::Deadline);
         c.observed = "not run: the overall deadline (8 s) ran out first".into();
     }
-    let m = run(vec![eu], &["eu"], &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::ProbeIncomplete,
-            Severity::Medium,
-            Scope::Global,
-            &["eu"]
-        )]
-    );
-    assert_eq!(m.decision, Decision::Unknown);
+    let m = merged(vec![eu]);
+    assert_unknown_by(&m, FindingId::ProbeIncomplete, Scope::Global, "eu");
     let ev = &m.findings[0].evidence;
     assert!(
         ev[0].contains("dns.resolve, dns.a-record") && ev[0].contains("deadline"),
         "{ev:?}"
     );
     // And a resolver that failed on its own: probe.resolver-failed, never dns.resolve.
-    let mut us = clean("us");
-    us.dns = Some(DnsObservation {
-        rcode: "TIMEOUT".into(),
-        ..Default::default()
-    });
-    skip_from(&mut us, CheckId::DnsARecord);
-    unknown(
-        &mut us,
-        CheckId::DnsResolve,
-        Cause::ResolverError,
-        "the resolver did not answer",
-    );
-    let m = run(vec![us], &["us"], &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::ProbeResolverFailed,
-            Severity::Medium,
-            Scope::Global,
-            &["us"]
-        )]
-    );
-    assert_eq!(m.decision, Decision::Unknown);
+    let us = resolver_failed("us", "TIMEOUT", "the resolver did not answer");
+    let m = merged(vec![us]);
+    assert_unknown_by(&m, FindingId::ProbeResolverFailed, Scope::Global, "us");
 }
 
 /// 3: `edge.divergent` from warnings: an info warning made the decision `review`, a low one
@@ -125,12 +145,8 @@ fn reproduction_3_warnings_never_diverge_and_a_divergence_is_never_worse_than_it
     ] {
         let mut eu = clean("eu");
         set(&mut eu, id, Outcome::Warn, Some(sev), None);
-        let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
-        assert!(
-            m.findings.iter().all(|f| f.id != FindingId::EdgeDivergent),
-            "{id}: {:?}",
-            shape(&m)
-        );
+        let m = merged(vec![eu, clean("us")]);
+        assert!(!has(&m, FindingId::EdgeDivergent), "{id}: {:?}", shape(&m));
         assert_eq!(m.decision, Decision::Pass, "{id}: {}", m.reason);
         assert!(m.findings.iter().all(|f| f.severity <= sev), "{id}");
     }
@@ -142,7 +158,7 @@ fn reproduction_3_warnings_never_diverge_and_a_divergence_is_never_worse_than_it
         Severity::Medium,
         None,
     );
-    let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    let m = merged(vec![eu, clean("us")]);
     assert!(shape(&m).contains(&f(
         FindingId::EdgeDivergent,
         Severity::Medium,
@@ -163,17 +179,7 @@ fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
         Severity::High,
         Some(Cause::Timeout),
     );
-    let mut us = clean("us");
-    us.dns.as_mut().unwrap().rcode = "NXDOMAIN".into();
-    us.dns.as_mut().unwrap().a.clear();
-    us.dns.as_mut().unwrap().has_a = false;
-    stop_at(
-        &mut us,
-        CheckId::DnsResolve,
-        Severity::High,
-        Some(Cause::Nxdomain),
-    );
-    let m = run(vec![eu, us], &["eu", "us"], &[]);
+    let m = merged(vec![eu, nxdomain("us")]);
     assert_eq!(
         shape(&m),
         vec![
@@ -200,49 +206,20 @@ fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
 #[test]
 fn reproduction_5_a_failed_query_is_not_an_absent_record() {
     let mut ap = clean("ap");
-    let dns = ap.dns.as_mut().unwrap();
-    dns.a.clear();
-    dns.has_a = false;
-    dns.aaaa = vec!["2001:db8:b::10".into()];
+    aaaa_only_answer(&mut ap);
     unknown(
         &mut ap,
         CheckId::DnsARecord,
         Cause::ResolverError,
         "the A query failed (TIMEOUT)",
     );
-    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::ProbeResolverFailed,
-            Severity::Medium,
-            Scope::Regional,
-            &["ap"]
-        )]
-    );
-    assert_eq!(m.decision, Decision::Unknown);
+    let m = merged(vec![clean("eu"), clean("us"), ap]);
+    assert_unknown_by(&m, FindingId::ProbeResolverFailed, Scope::Regional, "ap");
 
     // rcode ERROR (the vantage's own resolver could not be used): no class, no split horizon.
-    let mut ap = clean("ap");
-    ap.dns = Some(DnsObservation {
-        rcode: "ERROR".into(),
-        ..Default::default()
-    });
-    skip_from(&mut ap, CheckId::DnsARecord);
-    unknown(
-        &mut ap,
-        CheckId::DnsResolve,
-        Cause::ResolverError,
-        "could not be used",
-    );
-    let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &[]);
-    assert!(
-        m.findings
-            .iter()
-            .all(|f| !f.id.as_str().starts_with("dns.")),
-        "{:?}",
-        shape(&m)
-    );
+    let ap = resolver_failed("ap", "ERROR", "could not be used");
+    let m = merged(vec![clean("eu"), clean("us"), ap]);
+    assert_no_dns_finding(&m);
     assert!(shape(&m).contains(&f(
         FindingId::ProbeResolverFailed,
         Severity::Medium,
@@ -254,21 +231,7 @@ fn reproduction_5_a_failed_query_is_not_an_absent_record() {
     // cannot be told, so every region is named (the plurality named eu alone).
     let mut eu = clean("eu");
     resolved_internal(&mut eu);
-    let nx = |name: &str| {
-        let mut r = clean(name);
-        let d = r.dns.as_mut().unwrap();
-        d.rcode = "NXDOMAIN".into();
-        d.a.clear();
-        d.has_a = false;
-        stop_at(
-            &mut r,
-            CheckId::DnsResolve,
-            Severity::High,
-            Some(Cause::Nxdomain),
-        );
-        r
-    };
-    let m = run(vec![eu, nx("us"), nx("ap")], EU_US_AP, &[]);
+    let m = merged(vec![eu, nxdomain("us"), nxdomain("ap")]);
     let split = m
         .findings
         .iter()
@@ -295,21 +258,9 @@ fn reproduction_7_a_refused_credential_is_named_as_refused() {
         Cause::CredentialRefused,
         "401 to the given token",
     );
-    let m = run(vec![eu], &["eu"], &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::AuthCredentialRefused,
-            Severity::Medium,
-            Scope::Global,
-            &["eu"]
-        )]
-    );
-    assert!(m
-        .findings
-        .iter()
-        .all(|f| f.id != FindingId::AuthCredentialRequired));
-    assert_eq!(m.decision, Decision::Unknown);
+    let m = merged(vec![eu]);
+    assert_unknown_by(&m, FindingId::AuthCredentialRefused, Scope::Global, "eu");
+    assert!(!has(&m, FindingId::AuthCredentialRequired));
 }
 
 /// 8: the Origin probe refused for another reason (a gateway stripped Mcp-Method) was a low
@@ -323,18 +274,9 @@ fn reproduction_8_a_probe_answered_for_another_reason_is_no_pass() {
         Cause::OtherReason,
         "400 -32020: another rule",
     );
-    let m = run(vec![eu], &["eu"], &[]);
-    assert_eq!(
-        shape(&m),
-        vec![f(
-            FindingId::ProbeIncomplete,
-            Severity::Medium,
-            Scope::Global,
-            &["eu"]
-        )]
-    );
-    assert!(m.findings.iter().all(|f| f.id != FindingId::SecurityOrigin));
-    assert_eq!(m.decision, Decision::Unknown);
+    let m = merged(vec![eu]);
+    assert_unknown_by(&m, FindingId::ProbeIncomplete, Scope::Global, "eu");
+    assert!(!has(&m, FindingId::SecurityOrigin));
 }
 
 /// Counterexample (proptest): a warning on dns.resolve in one region was merged into the
@@ -349,7 +291,7 @@ fn counterexample_a_dns_resolve_warning_is_not_split_horizon() {
         Some(Severity::Info),
         Some(Cause::NoAnswer),
     );
-    let m = run(vec![clean("eu"), us], &["eu", "us"], &[]);
+    let m = merged(vec![clean("eu"), us]);
     assert!(
         m.findings.iter().all(|f| f.severity <= Severity::Info),
         "{:?}",
@@ -363,17 +305,14 @@ fn counterexample_a_dns_resolve_warning_is_not_split_horizon() {
 fn counterexample_only_a_blocking_network_failure_explains_a_divergence() {
     let mut eu = clean("eu");
     fail(&mut eu, CheckId::AuthChallenge, Severity::High, None);
-    let before = run(vec![eu.clone(), clean("us")], &["eu", "us"], &[]);
+    let before = merged(vec![eu.clone(), clean("us")]);
     fail(&mut eu, CheckId::DnsGlobalAddresses, Severity::Info, None);
-    let after = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    let after = merged(vec![eu, clean("us")]);
     assert_eq!(
         (before.decision, after.decision),
         (Decision::Blocked, Decision::Blocked)
     );
-    assert!(after
-        .findings
-        .iter()
-        .any(|f| f.id == FindingId::EdgeDivergent));
+    assert!(has(&after, FindingId::EdgeDivergent));
 }
 
 /// Counterexample (proptest): a dns.resolve failure whose cause is not the zone's answer
@@ -388,18 +327,9 @@ fn counterexample_a_dns_failure_without_a_zone_answer_is_the_resolvers() {
         Severity::High,
         Some(Cause::ResolverFailure),
     );
-    let m = run(vec![clean("eu"), us], &["eu", "us"], &[]);
-    assert!(
-        m.findings
-            .iter()
-            .all(|f| !f.id.as_str().starts_with("dns.")),
-        "{:?}",
-        shape(&m)
-    );
-    assert!(m
-        .findings
-        .iter()
-        .any(|f| f.id == FindingId::ProbeResolverFailed));
+    let m = merged(vec![clean("eu"), us]);
+    assert_no_dns_finding(&m);
+    assert!(has(&m, FindingId::ProbeResolverFailed));
     assert_eq!(m.decision, Decision::Unknown);
 }
 
@@ -413,7 +343,7 @@ fn counterexample_a_dns_failure_without_a_zone_answer_is_the_resolvers() {
 fn counterexample_a_divergence_is_capped_by_the_failures_own_finding() {
     let mut eu = clean("eu");
     fail(&mut eu, CheckId::AuthWrongAudience, Severity::High, None);
-    let m = run(vec![eu, clean("us")], &["eu", "us"], &[]);
+    let m = merged(vec![eu, clean("us")]);
     let shape = shape(&m);
     assert!(
         shape.contains(&f(

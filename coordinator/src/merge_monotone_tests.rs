@@ -36,40 +36,12 @@ fn rank(d: Decision) -> u8 {
     }
 }
 
-/// The region's resolver answered a CGNAT address; its agent judged that at `severity`.
-fn non_global(r: &mut RegionResult, severity: Severity) {
-    let dns = r.dns.as_mut().expect("dns");
-    dns.a = vec!["100.64.0.10".into()];
-    dns.all_global = false;
-    fail(
-        r,
-        CheckId::DnsGlobalAddresses,
-        severity,
-        Some(Cause::NonGlobal),
-    );
-}
-
 fn non_global_info(r: &mut RegionResult) {
     non_global(r, Severity::Info);
 }
 
 fn non_global_high(r: &mut RegionResult) {
     non_global(r, Severity::High);
-}
-
-/// AAAA only, judged by the agent as `outcome` at `severity`.
-fn aaaa_only(r: &mut RegionResult, outcome: Outcome, severity: Severity) {
-    let d = r.dns.as_mut().expect("dns");
-    d.a.clear();
-    d.aaaa = vec!["2001:db8:b::10".into()];
-    d.has_a = false;
-    set(
-        r,
-        CheckId::DnsARecord,
-        outcome,
-        Some(severity),
-        Some(Cause::NoAnswer),
-    );
 }
 
 fn aaaa_only_info_warning(r: &mut RegionResult) {

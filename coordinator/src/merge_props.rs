@@ -40,7 +40,7 @@
 //! `merge/evidence.rs` and `merge/dns.rs` were not mutated in that run.
 
 #[path = "merge_props_gen.rs"]
-mod gen;
+pub(super) mod gen;
 
 use proptest::prelude::*;
 use vantage_agent::catalog::{CheckId, FindingId, Stage};

@@ -72,14 +72,39 @@ fn fail(r: &mut RegionResult, id: CheckId, severity: Severity, cause: Option<Cau
 
 /// The region's resolver answered an internal (CGNAT) address, as split-horizon DNS does.
 fn resolved_internal(r: &mut RegionResult) {
+    non_global(r, Severity::High);
+}
+
+/// The region's resolver answered a CGNAT address; its agent judged that at `severity`.
+fn non_global(r: &mut RegionResult, severity: Severity) {
     let dns = r.dns.as_mut().expect("dns");
     dns.a = vec!["100.64.0.10".into()];
     dns.all_global = false;
     fail(
         r,
         CheckId::DnsGlobalAddresses,
-        Severity::High,
+        severity,
         Some(Cause::NonGlobal),
+    );
+}
+
+/// The region's resolver answered AAAA only: no A record in its DNS section.
+fn aaaa_only_answer(r: &mut RegionResult) {
+    let dns = r.dns.as_mut().expect("dns");
+    dns.a.clear();
+    dns.aaaa = vec!["2001:db8:b::10".into()];
+    dns.has_a = false;
+}
+
+/// AAAA only, judged by the agent as `outcome` at `severity`.
+fn aaaa_only(r: &mut RegionResult, outcome: Outcome, severity: Severity) {
+    aaaa_only_answer(r);
+    set(
+        r,
+        CheckId::DnsARecord,
+        outcome,
+        Some(severity),
+        Some(Cause::NoAnswer),
     );
 }
 
@@ -216,16 +241,7 @@ fn split_horizon_answer_vs_nxdomain() {
 #[test]
 fn split_horizon_a_vs_aaaa_only() {
     let mut eu = clean("eu");
-    let d = eu.dns.as_mut().unwrap();
-    d.a.clear();
-    d.aaaa = vec!["2001:db8:b::10".into()];
-    d.has_a = false;
-    fail(
-        &mut eu,
-        CheckId::DnsARecord,
-        Severity::High,
-        Some(Cause::NoAnswer),
-    );
+    aaaa_only(&mut eu, Outcome::Fail, Severity::High);
     let m = run(vec![eu, clean("us"), clean("ap")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
@@ -252,16 +268,7 @@ fn no_a_record_everywhere_is_global_and_not_split() {
         .iter()
         .map(|r| {
             let mut x = clean(r);
-            let d = x.dns.as_mut().unwrap();
-            d.a.clear();
-            d.aaaa = vec!["2001:db8:b::10".into()];
-            d.has_a = false;
-            fail(
-                &mut x,
-                CheckId::DnsARecord,
-                Severity::High,
-                Some(Cause::NoAnswer),
-            );
+            aaaa_only(&mut x, Outcome::Fail, Severity::High);
             x
         })
         .collect();
@@ -609,15 +616,6 @@ fn info_and_low_do_not_change_a_pass() {
 /// one of the conditional ones it declares, and each declared one is reachable.
 #[test]
 fn finding_ids_follow_the_catalogue() {
-    let causes = [
-        None,
-        Some(Cause::Timeout),
-        Some(Cause::Refused),
-        Some(Cause::CrossHost),
-        Some(Cause::SameHost),
-        Some(Cause::TokenAccepted),
-        Some(Cause::NonGlobal),
-    ];
     let eras = [
         Era::Modern,
         Era::Dual,
@@ -632,7 +630,7 @@ fn finding_ids_follow_the_catalogue() {
         for outcome in [Outcome::Fail, Outcome::Warn] {
             for regional in [false, true] {
                 for era in eras {
-                    for cause in causes {
+                    for cause in super::props::gen::CAUSES {
                         let id = finding_id(check, outcome, regional, cause, era);
                         assert!(declared.contains(&id), "{check} maps to {id}, undeclared");
                         reached.insert(id);

@@ -104,13 +104,7 @@ const DEFAULT_TOKEN_ENV: &str = "VANTAGE_API_TOKEN";
 
 /// Why the API did not answer, with the likely mistake.
 fn unreachable(base: &str, e: &reqwest::Error) -> String {
-    let mut chain = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(c) = cause {
-        chain.push_str(": ");
-        chain.push_str(&c.to_string());
-        cause = c.source();
-    }
+    let chain = cause(e);
     let plain_answer = chain.contains("corrupt message") || chain.contains("InvalidContentType");
     let hint = if base.starts_with("https://") && plain_answer {
         "it answered in plain HTTP, not TLS: write --coordinator http://… (the API serves TLS only with [server.tls])"

@@ -119,6 +119,15 @@ mod tests {
     use super::*;
     use crate::test_reports::{clean, fail, report};
 
+    /// `regions` merged into a report, its findings annotated once more (`assemble` does it
+    /// too) with the stacks the regions proved.
+    fn annotated(regions: Vec<RegionResult>) -> crate::report::Report {
+        let mut r = report(regions);
+        let regions = r.regions.clone();
+        annotate(&mut r.findings, &regions);
+        r
+    }
+
     fn sighting(r: &mut RegionResult, check: CheckId, stack: Stack, evidence: &str) {
         r.stacks.push(StackSighting {
             check,
@@ -142,9 +151,7 @@ mod tests {
             Stack::Nginx,
             "404 page signed nginx",
         );
-        let mut r = report(vec![eu]);
-        let regions = r.regions.clone();
-        annotate(&mut r.findings, &regions);
+        let r = annotated(vec![eu]);
         let f = r.finding(FindingId::MethodUnknown).unwrap();
         assert!(
             f.remediation
@@ -165,14 +172,12 @@ mod tests {
     fn no_fingerprint_or_no_entry_keeps_the_generic_fix() {
         let mut eu = clean("eu");
         fail(&mut eu, "method.unknown", Severity::High, "404 text/html");
-        let mut r = report(vec![eu.clone()]);
-        let generic = r
+        let generic = report(vec![eu.clone()])
             .finding(FindingId::MethodUnknown)
             .unwrap()
             .remediation
             .clone();
-        let regions = r.regions.clone();
-        annotate(&mut r.findings, &regions);
+        let r = annotated(vec![eu.clone()]);
         assert_eq!(
             r.finding(FindingId::MethodUnknown).unwrap().remediation,
             generic
@@ -184,9 +189,7 @@ mod tests {
             Stack::Vercel,
             "x-vercel-id: x",
         );
-        let mut r = report(vec![eu]);
-        let regions = r.regions.clone();
-        annotate(&mut r.findings, &regions);
+        let r = annotated(vec![eu]);
         let f = r.finding(FindingId::MethodUnknown).unwrap();
         assert_eq!(
             (f.remediation.as_str(), f.stack.is_none()),
@@ -210,9 +213,7 @@ mod tests {
             Stack::Nginx,
             "Server: nginx",
         );
-        let mut r = report(vec![eu.clone()]);
-        let regions = r.regions.clone();
-        annotate(&mut r.findings, &regions);
+        let r = annotated(vec![eu.clone()]);
         assert!(r.finding(FindingId::DiscoverShape).unwrap().stack.is_none());
         fail(
             &mut eu,
@@ -220,9 +221,7 @@ mod tests {
             Severity::High,
             "400 application/json JSON-RPC error -32020",
         );
-        let mut r = report(vec![eu]);
-        let regions = r.regions.clone();
-        annotate(&mut r.findings, &regions);
+        let r = annotated(vec![eu]);
         assert!(r
             .finding(FindingId::DiscoverShape)
             .unwrap()

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use vantage_agent::catalog::Stage;
 use vantage_agent::model::{
     Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
 };
@@ -74,6 +75,27 @@ pub fn skip(r: &mut RegionResult, id: &str, reason: &str) {
     set(r, id, Outcome::Skip, None, None, reason);
 }
 
+/// `region` could not connect: net.connect failed (high, with `cause` and `observed`) and
+/// every check after the connect stage was not run.
+pub fn unreachable(region: &str, cause: Option<Cause>, observed: &str) -> RegionResult {
+    let mut r = clean(region);
+    set(
+        &mut r,
+        "net.connect",
+        Outcome::Fail,
+        Some(Severity::High),
+        cause,
+        observed,
+    );
+    for c in r.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.cause = None;
+        c.observed = "not run: no connection".into();
+    }
+    r
+}
+
 /// Merge `regions` (all requested) into a report for `http://127.0.0.1:9/mcp`.
 pub fn report(regions: Vec<RegionResult>) -> Report {
     let requested: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();
@@ -82,6 +104,25 @@ pub fn report(regions: Vec<RegionResult>) -> Report {
 
 /// Merge with an explicit list of requested regions (some may be absent).
 pub fn report_requested(requested: &[String], regions: Vec<RegionResult>) -> Report {
+    assembled(requested, regions, &BTreeSet::new())
+}
+
+/// Merge with the regions requested and the vantages degraded named by the caller.
+pub fn report_degraded(
+    requested: &[&str],
+    regions: Vec<RegionResult>,
+    degraded: &[&str],
+) -> Report {
+    let requested: Vec<String> = requested.iter().map(|r| r.to_string()).collect();
+    let degraded = degraded.iter().map(|r| r.to_string()).collect();
+    assembled(&requested, regions, &degraded)
+}
+
+fn assembled(
+    requested: &[String],
+    regions: Vec<RegionResult>,
+    degraded: &BTreeSet<String>,
+) -> Report {
     let target = Target::parse("http://127.0.0.1:9/mcp").expect("target");
     crate::checks::assemble(
         &target,
@@ -89,7 +130,7 @@ pub fn report_requested(requested: &[String], regions: Vec<RegionResult>) -> Rep
         40,
         requested,
         regions,
-        &BTreeSet::new(),
+        degraded,
     )
 }
 

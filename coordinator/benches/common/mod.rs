@@ -34,6 +34,44 @@ pub fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
     v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// The median and the 99th percentile of `v`, in milliseconds.
+pub fn median_p99_ms(mut v: Vec<std::time::Duration>) -> (f64, f64) {
+    v.sort();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    (
+        ms(v[v.len() / 2]),
+        ms(v[(v.len() * 99 / 100).min(v.len() - 1)]),
+    )
+}
+
+/// One check of `job` by `engine` against the in-process `fixture`, which must pass: how long
+/// it took, how many HTTP exchanges the fixture counted, and the report.
+pub async fn timed_check(
+    fixture: &vantage_fixture::Fixture,
+    engine: &vantage_agent::Engine,
+    job: &vantage_agent::Job,
+) -> (
+    std::time::Duration,
+    u64,
+    vantage_coordinator::report::Report,
+) {
+    let before = fixture.requests();
+    let t = std::time::Instant::now();
+    let report = vantage_coordinator::local::check(engine, job).await;
+    let took = t.elapsed();
+    let exchanges = fixture.requests() - before;
+    assert_eq!(report.decision.as_str(), "pass");
+    (took, exchanges, report)
+}
+
+/// The multi-threaded runtime a bench runs in.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// An environment variable as a number, or the default.
 pub fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -93,13 +93,6 @@ impl std::fmt::Debug for Registry {
     }
 }
 
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 impl Registry {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
@@ -124,7 +117,7 @@ impl Registry {
             in_flight: 0,
             queued: 0,
             dropped: 0,
-            last_seen: unix_now(),
+            last_seen: crate::clock::unix_now(),
         };
         g.agents.insert(
             session,
@@ -187,7 +180,7 @@ impl Registry {
         let mut g = self.lock();
         if let Some(e) = g.agents.get_mut(&session) {
             e.last_seen = Instant::now();
-            e.info.last_seen = unix_now();
+            e.info.last_seen = crate::clock::unix_now();
             if let Some(hb) = hb {
                 e.info.in_flight = hb.in_flight;
                 e.info.queued = hb.queued;

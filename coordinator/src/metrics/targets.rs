@@ -95,13 +95,6 @@ pub(super) struct Targets {
     inner: Mutex<Inner>,
 }
 
-fn now_unix() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 impl Targets {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
@@ -168,7 +161,7 @@ impl Targets {
         if let Some(i) = DECISIONS.iter().position(|d| *d == report.decision) {
             t.runs[i] += 1;
         }
-        t.last_run = Some(now_unix());
+        t.last_run = Some(crate::clock::unix_now());
         t.run = Some(Run {
             decision: report.decision,
             gate_decision: crate::exit::Gate::default().decision(report),

@@ -5,7 +5,9 @@ use vantage_agent::model::{Outcome, RegionResult, RegionStatus, Severity};
 
 use super::*;
 use crate::exit::{FailOn, FailOnSeverity, Gate};
-use crate::test_reports::{clean, fail, one_failure, report, report_requested, set, skip};
+use crate::test_reports::{
+    clean, fail, one_failure, report, report_degraded, report_requested, set, skip, unreachable,
+};
 
 fn opts(format: Format, gate: Gate, detail: Detail) -> RenderOptions {
     RenderOptions {
@@ -284,7 +286,7 @@ fn junit_never_shows_green_while_the_gate_is_unknown_or_failed() {
 /// under the gate is the degraded vantage's, never another region's fault.
 #[test]
 fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
-    use vantage_agent::catalog::{FindingId, Stage};
+    use vantage_agent::catalog::FindingId;
     let mut eu = clean("eu");
     fail(
         &mut eu,
@@ -292,29 +294,8 @@ fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
         Severity::Medium,
         "200 to DELETE",
     );
-    let mut us = clean("us");
-    set(
-        &mut us,
-        "net.connect",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "no connection",
-    );
-    for c in us.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
-        c.outcome = Outcome::Skip;
-        c.severity = None;
-        c.observed = "not run: no connection".into();
-    }
-    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
-    let r = crate::checks::assemble(
-        &target,
-        "2026-11-30T10:00:00Z".into(),
-        1,
-        &["eu".to_string(), "us".to_string()],
-        vec![eu, us],
-        &["us".to_string()].into(),
-    );
+    let us = unreachable("us", None, "no connection");
+    let r = report_degraded(&["eu", "us"], vec![eu, us], &["us"]);
     assert_eq!(r.decision, crate::report::Decision::Unknown, "{}", r.reason);
     let degraded = r
         .finding(FindingId::FleetVantageDegraded)
@@ -332,17 +313,6 @@ fn the_fix_of_an_unknown_is_about_the_region_that_did_not_observe() {
 #[test]
 fn seen_from_names_the_regions_whose_evidence_counts() {
     use vantage_agent::catalog::FindingId;
-    let target = vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap();
-    let assemble = |regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]| {
-        crate::checks::assemble(
-            &target,
-            "2026-11-30T10:00:00Z".into(),
-            1,
-            &requested.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
-            regions,
-            &degraded.iter().map(|r| r.to_string()).collect(),
-        )
-    };
     let failing = |region: &str| {
         let mut r = clean(region);
         fail(
@@ -353,26 +323,26 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
         );
         r
     };
-    let both = assemble(vec![failing("eu"), failing("us")], &["eu", "us"], &[]);
+    let both = report_degraded(&["eu", "us"], vec![failing("eu"), failing("us")], &[]);
     let f = both.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(
         summary::seen_from(f, &both),
         "seen from every region (eu, us)"
     );
-    let degraded = assemble(vec![failing("eu"), clean("us")], &["eu", "us"], &["us"]);
+    let degraded = report_degraded(&["eu", "us"], vec![failing("eu"), clean("us")], &["us"]);
     let f = degraded.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(
         summary::seen_from(f, &degraded),
         "seen from eu; us degraded (its evidence does not count)"
     );
-    let one = assemble(vec![failing("eu"), clean("us")], &["eu", "us"], &[]);
+    let one = report_degraded(&["eu", "us"], vec![failing("eu"), clean("us")], &[]);
     let f = one.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(summary::seen_from(f, &one), "seen from eu only");
-    let missing = assemble(vec![clean("eu")], &["eu", "ap"], &[]);
+    let missing = report_degraded(&["eu", "ap"], vec![clean("eu")], &[]);
     let f = missing.finding(FindingId::FleetRegionMissing).unwrap();
     assert_eq!(summary::seen_from(f, &missing), "ap did not report");
     // A finding of eu beside the missing ap: ap had no evidence, so not "every region".
-    let missing = assemble(vec![failing("eu")], &["eu", "ap"], &[]);
+    let missing = report_degraded(&["eu", "ap"], vec![failing("eu")], &[]);
     let f = missing.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(
         summary::seen_from(f, &missing),
@@ -380,23 +350,8 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
     );
     // us could not connect: it has no evidence about DELETE (checks.md 3), so eu's finding
     // is not "eu only" as if us had looked.
-    let mut us = clean("us");
-    for c in us.checks.iter_mut() {
-        if c.id.stage() > vantage_agent::catalog::Stage::Net {
-            c.outcome = Outcome::Skip;
-            c.severity = None;
-            c.observed = "not run: no connection".into();
-        }
-    }
-    set(
-        &mut us,
-        "net.connect",
-        Outcome::Fail,
-        Some(Severity::High),
-        None,
-        "refused",
-    );
-    let silent = assemble(vec![failing("eu"), us], &["eu", "us"], &[]);
+    let us = unreachable("us", None, "refused");
+    let silent = report_degraded(&["eu", "us"], vec![failing("eu"), us], &[]);
     let f = silent.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(f.scope, crate::report::Scope::Regional);
     assert_eq!(

@@ -6,8 +6,9 @@
 // Usage: node server-legacy.mjs PORT [paged]   (prints "listening PORT" when ready)
 //   paged  serves tools/list five tools a page: McpServer's handlers return every tool in
 //          one page and ignore `cursor`, so this mode sets the low-level Server's
-//          ListToolsRequestSchema handler, which pages by cursor and refuses a cursor it did
-//          not issue with McpError(InvalidParams), i.e. JSON-RPC -32602.
+//          ListToolsRequestSchema handler (../paged-tools.mjs, shared with the v2 peer),
+//          which pages by cursor and refuses a cursor it did not issue with
+//          McpError(InvalidParams), i.e. JSON-RPC -32602.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -20,6 +21,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { registerPagedTools } from '../paged-tools.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const paged = process.argv.slice(3).includes('paged');
@@ -42,27 +44,10 @@ function tools() {
 function build() {
   const server = new McpServer({ name: 'vantage-control-ts-v1', version: '1.0.0' });
   if (paged) {
-    const defs = tools().map(([name, description, shape]) => ({
-      name,
-      description,
-      inputSchema: z.toJSONSchema(z.object(shape)),
-    }));
-    server.server.registerCapabilities({ tools: { listChanged: true } });
-    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
-      const cursor = request.params?.cursor;
-      let start = 0;
-      if (cursor !== undefined) {
-        const m = /^page-(\d+)$/.exec(cursor);
-        if (!m || Number(m[1]) * PAGE >= defs.length) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
-        start = Number(m[1]) * PAGE;
-      }
-      const end = Math.min(start + PAGE, defs.length);
-      return { tools: defs.slice(start, end), ...(end < defs.length && { nextCursor: `page-${end / PAGE}` }) };
-    });
-    server.server.setRequestHandler(CallToolRequestSchema, (request) => {
-      const found = tools().find(([name]) => name === request.params.name);
-      if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-      return found[3](request.params.arguments ?? {});
+    registerPagedTools(server.server, {
+      methods: [ListToolsRequestSchema, CallToolRequestSchema],
+      tools, pageSize: PAGE, z,
+      invalidParams: (message) => new McpError(ErrorCode.InvalidParams, message),
     });
   } else {
     for (const [name, description, shape, run] of tools()) {

@@ -8,9 +8,10 @@
 //   paged  serves tools/list five tools a page. McpServer's own list handlers return every
 //          tool in one page and ignore `cursor` (the SDK has no page-size option), so this
 //          mode registers the tools on the SDK's low-level Server instead: its
-//          setRequestHandler('tools/list') handler pages by cursor and refuses a cursor it did
-//          not issue with ProtocolError(InvalidParams), i.e. JSON-RPC -32602. Everything
-//          else (resources, the template, prompts, subscriptions/listen) stays McpServer's.
+//          setRequestHandler('tools/list') handler (../paged-tools.mjs, shared with the
+//          1.x peer) pages by cursor and refuses a cursor it did not issue with
+//          ProtocolError(InvalidParams), i.e. JSON-RPC -32602. Everything else
+//          (resources, the template, prompts, subscriptions/listen) stays McpServer's.
 //   old    an older backend: `lookup` gone, `legacy_report` added, `add` described otherwise
 //          (the region suite's stale edge)
 import { createServer } from 'node:http';
@@ -27,6 +28,7 @@ import {
   ResourceTemplate,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { registerPagedTools } from '../paged-tools.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const mode = process.argv[3] ?? 'dual';
@@ -59,32 +61,10 @@ function tools() {
 function factory() {
   const server = new McpServer({ name: 'vantage-control-ts', version: '1.0.0' });
   if (paged) {
-    const defs = tools().map(([name, description, shape]) => ({
-      name,
-      description,
-      inputSchema: z.toJSONSchema(z.object(shape)),
-    }));
-    server.server.registerCapabilities({ tools: { listChanged: true } });
-    server.server.setRequestHandler('tools/list', (request) => {
-      const cursor = request.params?.cursor;
-      let start = 0;
-      if (cursor !== undefined) {
-        const m = /^page-(\d+)$/.exec(cursor);
-        if (!m || Number(m[1]) * PAGE >= defs.length) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
-        }
-        start = Number(m[1]) * PAGE;
-      }
-      const end = Math.min(start + PAGE, defs.length);
-      return {
-        tools: defs.slice(start, end),
-        ...(end < defs.length && { nextCursor: `page-${end / PAGE}` }),
-      };
-    });
-    server.server.setRequestHandler('tools/call', (request) => {
-      const found = tools().find(([name]) => name === request.params.name);
-      if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-      return found[3](request.params.arguments ?? {});
+    registerPagedTools(server.server, {
+      methods: ['tools/list', 'tools/call'],
+      tools, pageSize: PAGE, z,
+      invalidParams: (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message),
     });
   } else {
     for (const [name, description, shape, run] of tools()) {
