@@ -450,10 +450,10 @@ vantage_agent::spec_table! {
         }
         ProbeIncomplete => {
             title: "The vantage could not observe everything it had to",
-            remediation: "Checks ran out of time, were answered for another reason than the one they test, or were judged on part of a list (the evidence lists them and what stopped them): raise --timeout (or the job's deadline) if the deadline ran out; look at what answered in their place (a gateway, a missing header) before trusting a pass; and when the listing stopped at one of its bounds (pages, page or total size), the server's lists are larger than a client should have to read: shrink or paginate them, since the unread rest is never passed.",
+            remediation: "Checks ran out of time, were answered for another reason than the one they test, or were judged on part of a list (the evidence lists them and what stopped them): raise --timeout (or the job's deadline) if the deadline ran out; look at what answered in their place (a gateway, a missing header) before trusting a pass; and when the listing stopped at one of its bounds (pages, page or total size), the server's lists are larger than a client should have to read: shrink or paginate them, since the unread rest is never passed; checks missing from a region's result were not run by its agent (an older version): run the same Vantage version on the agents and the coordinator.",
             spec: "not a protocol rule: never pass what was not seen (a check with no evidence is neither a pass nor a failure)",
             severity: Medium,
-            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way (a list the listing could not read to its end included)")),
+            derived: Some((EVIDENCE, "the deadline ran out before the region observed the target, or checks had no evidence either way (a list the listing could not read to its end included), or a region's result did not carry every check")),
         }
         ProbeResolverFailed => {
             title: "The vantage's own resolver failed",

@@ -130,6 +130,16 @@ async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, 
             tracing::error!(region, job = %job_id, "the agent refused the job: {reason}");
             (absent(RegionStatus::Error), Some(refused(&reason)))
         }
+        Ok(Ok(JobOutcome::Unusable {
+            reason,
+            agent_version,
+        })) => {
+            tracing::error!(region, job = %job_id, agent_version, "the agent's result cannot be read: {reason}");
+            (
+                absent(RegionStatus::Error),
+                Some(unusable(&reason, &agent_version)),
+            )
+        }
         Ok(Ok(JobOutcome::AgentLost)) | Ok(Err(_)) => {
             tracing::warn!(region, job = %job_id, "the agent went away before it answered the job");
             (absent(RegionStatus::Error), Some(lost()))
@@ -161,6 +171,18 @@ fn refused(reason: &str) -> Absence {
     Absence {
         what: format!("the agent is connected and refused the job: {reason}"),
         fix,
+    }
+}
+
+/// An agent whose result this coordinator cannot read: a version apart (a newer agent sends
+/// a check id this coordinator does not know). The region decides nothing, at once.
+fn unusable(reason: &str, agent_version: &str) -> Absence {
+    Absence {
+        what: format!(
+            "the agent (version {agent_version}) answered with a result this coordinator (version {}) cannot read: {reason}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        fix: "run the same Vantage version on the agents and the coordinator (upgrade the older side); until then this region decides nothing".into(),
     }
 }
 
@@ -261,6 +283,49 @@ mod tests {
         // A region without an agent is named as such.
         let none = d.vantage("us").run("us", &job).await;
         assert_eq!(none.status, RegionStatus::NoAgent);
+    }
+
+    /// An agent whose result cannot be read (a newer version) leaves its region `error` at
+    /// once, naming both versions and the fix.
+    #[tokio::test]
+    async fn an_unreadable_result_is_an_errored_region_with_both_versions() {
+        let registry = Arc::new(Registry::default());
+        let (tx, mut rx) = mpsc::channel(8);
+        let session = registry.register("a1".into(), "eu".into(), "9.9.9".into(), tx);
+        let d = dispatcher(registry.clone());
+        let agent = tokio::spawn(async move {
+            let Some(ToAgent::Job { id, .. }) = rx.recv().await else {
+                panic!("no job arrived");
+            };
+            registry.complete(
+                session,
+                &id,
+                JobOutcome::Unusable {
+                    reason: "check id: unknown value `transport.future-rule`".into(),
+                    agent_version: "9.9.9".into(),
+                },
+            );
+        });
+        let job = d.job(&request());
+        let (region, why) = d.vantage("eu").run_explained("eu", &job).await;
+        agent.await.unwrap();
+        assert_eq!(
+            (region.status, region.checks.len()),
+            (RegionStatus::Error, 0)
+        );
+        let why = why.expect("the unreadable result is explained");
+        assert_eq!(
+            why.what,
+            format!(
+                "the agent (version 9.9.9) answered with a result this coordinator (version {}) cannot read: check id: unknown value `transport.future-rule`",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(
+            why.fix.starts_with("run the same Vantage version"),
+            "{}",
+            why.fix
+        );
     }
 
     /// The report names why each region has no result, with the fix that fits it; a region

@@ -65,6 +65,12 @@ pub enum JobOutcome {
     Refused(String),
     /// The agent disconnected or was dropped before answering.
     AgentLost,
+    /// The agent answered with a result this coordinator cannot read (an agent newer than
+    /// the coordinator: a check id it does not know), and why.
+    Unusable {
+        reason: String,
+        agent_version: String,
+    },
 }
 
 struct Pending {

@@ -135,6 +135,9 @@ pub fn credential_required(r: &RegionResult) -> bool {
             .any(|c| c.cause == Some(Cause::CredentialRefused))
 }
 
+/// Why a catalogued check is missing from a region's result.
+pub const NOT_IN_RESULT: &str = "not in this region's result: its vantage did not run them (an agent older than the coordinator does not know them); run the same Vantage version on the agents and the coordinator";
+
 /// Add, for every effective region, the findings that name its gaps: every check with no
 /// evidence (by cause), and a region that did not observe the target with nothing else to
 /// say why. Returns the regions that did not observe the target.
@@ -153,6 +156,22 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
                 Some((_, _, ids)) => ids.push(c.id.as_str()),
                 None => groups.push((fid, why, vec![c.id.as_str()])),
             }
+        }
+        // A check the region's result does not carry was not run there: every engine
+        // reports every catalogued check (a skip where it does not apply), so only an agent
+        // older than the coordinator, which does not know the check, leaves one out. No
+        // evidence, never a pass.
+        let absent: Vec<&str> = CheckId::ALL
+            .iter()
+            .filter(|&&id| r.check(id).is_none())
+            .map(|id| id.as_str())
+            .collect();
+        if !absent.is_empty() {
+            groups.push((
+                FindingId::ProbeIncomplete,
+                NOT_IN_RESULT.to_string(),
+                absent,
+            ));
         }
         let obs = observation(r);
         if !obs.observed {
@@ -252,3 +271,7 @@ pub(crate) fn unexplained_regions(regions: &[&RegionResult], acc: &mut Acc) {
 #[cfg(test)]
 #[path = "evidence_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "absent_checks_tests.rs"]
+mod absent_checks_tests;
