@@ -106,6 +106,23 @@ pub(crate) fn head_and_length(text: &str) -> Option<(usize, usize)> {
     Some((end, len))
 }
 
+/// The check `id` of `region`, asserted to have come out `outcome` for `cause`.
+pub(crate) fn check_came_out<'a>(
+    report: &'a Value,
+    region: &str,
+    id: &str,
+    outcome: &str,
+    cause: &str,
+) -> &'a Value {
+    let c = check_of(report, region, id);
+    assert_eq!(
+        (c["outcome"].as_str(), c["cause"].as_str()),
+        (Some(outcome), Some(cause)),
+        "{region} {id}: {c}"
+    );
+    c
+}
+
 /// A server that answers every request with `status` and `headers`, and records the
 /// Authorization header of each request.
 pub(crate) async fn canned(

@@ -12,7 +12,8 @@ use vantage_coordinator::report::Decision;
 use vantage_fixture::{Hostile, HostileServer};
 
 use crate::evidence_support::{
-    behind_a_gateway_stripping_mcp_method, check_of, finding, json_check, row, shape,
+    behind_a_gateway_stripping_mcp_method, check_came_out, check_of, finding, json_check, row,
+    shape,
 };
 use crate::review_support::{response, rpc_error, RawServer};
 use crate::support::check;
@@ -26,10 +27,19 @@ async fn always(
     RawServer::start(Arc::new(move |_req: &str| response(status, headers, &body))).await
 }
 
+/// What a server answers for another reason (status, headers, body), the reason the
+/// evidence names, and what else it must carry.
+type AnswerRow = (
+    &'static str,
+    &'static [&'static [u8]],
+    Vec<u8>,
+    &'static str,
+    Option<&'static str>,
+);
+
 #[tokio::test]
 async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdict() {
-    // (status, headers, body, the reason the evidence names, what else it must carry)
-    let table: [(&str, &[&[u8]], Vec<u8>, &str, Option<&str>); 3] = [
+    let table: [AnswerRow; 3] = [
         (
             "429 Too Many Requests",
             &[b"retry-after: 60", b"content-type: text/plain"],
@@ -66,12 +76,7 @@ async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdi
             (Some("unknown"), 4),
             "{reason}"
         );
-        let era = check_of(&report, "local", "era.detect");
-        assert_eq!(
-            (era["outcome"].as_str(), era["cause"].as_str()),
-            (Some("unknown"), Some("other-reason")),
-            "{reason}"
-        );
+        let era = check_came_out(&report, "local", "era.detect", "unknown", "other-reason");
         let observed = era["observed"].as_str().unwrap();
         assert!(observed.contains(reason), "{observed}");
         assert!(!observed.contains("not MCP"), "{observed}");
@@ -79,11 +84,7 @@ async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdi
             assert!(observed.contains(also), "{era}");
         }
         // What could not run says why, and is not a skip.
-        let get = check_of(&report, "local", "transport.get");
-        assert_eq!(
-            (get["outcome"].as_str(), get["cause"].as_str()),
-            (Some("unknown"), Some("other-reason"))
-        );
+        check_came_out(&report, "local", "transport.get", "unknown", "other-reason");
         let f = finding(&report, "probe.incomplete");
         assert!(f["evidence"].to_string().contains(reason), "{f}");
     }

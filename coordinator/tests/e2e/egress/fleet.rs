@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Hostile, Lab, SECRET};
-use crate::evidence_support::{check_of, finding};
+use crate::evidence_support::{check_came_out, check_of, finding};
 use crate::fleet::{check, wait_agents};
 use crate::procs::{agent_token, agent_with, free_addr, start_coordinator};
 use crate::support::tmpdir;
@@ -52,12 +52,7 @@ async fn the_in_process_vantage_of_vantage_serve_refuses_the_metadata_url() {
     let text = report.to_string();
     assert!(!text.contains(SECRET), "{report:#}");
     assert_eq!(report["regions"][0]["region"], "local");
-    let prm = check_of(&report, "local", "auth.prm");
-    assert_eq!(
-        (prm["outcome"].as_str(), prm["cause"].as_str()),
-        (Some("unknown"), Some("policy-refused")),
-        "{prm}"
-    );
+    let prm = check_came_out(&report, "local", "auth.prm", "unknown", "policy-refused");
     let observed = prm["observed"].as_str().unwrap();
     assert!(
         observed.contains("refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"),

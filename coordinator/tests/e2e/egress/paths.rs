@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::lab::RebindDns;
 use super::{Hostile, Lab, SECRET};
-use crate::evidence_support::check_of;
+use crate::evidence_support::{check_came_out, check_of};
 use crate::support::{assert_valid, vantage_env};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,13 +64,7 @@ impl Run {
 
     /// `id` is unknown because the policy refused, and says so.
     fn refused(&self, id: &str) -> String {
-        let c = self.check(id);
-        assert_eq!(
-            (c["outcome"].as_str(), c["cause"].as_str()),
-            (Some("unknown"), Some("policy-refused")),
-            "{:?} {id}: {c}",
-            self.case
-        );
+        let c = check_came_out(&self.report, "local", id, "unknown", "policy-refused");
         let observed = c["observed"].as_str().unwrap().to_string();
         assert!(
             observed.contains(&self.case.refusal()),
@@ -269,11 +263,12 @@ async fn a_redirect_on_metadata() {
     })
     .await
     {
-        let c = r.check("auth.metadata-redirect");
-        assert_eq!(
-            (c["outcome"].as_str(), c["cause"].as_str()),
-            (Some("fail"), Some("cross-host")),
-            "{c}"
+        check_came_out(
+            &r.report,
+            "local",
+            "auth.metadata-redirect",
+            "fail",
+            "cross-host",
         );
         r.not_followed("auth.metadata-redirect");
     }
