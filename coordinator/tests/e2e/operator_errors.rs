@@ -173,32 +173,41 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
 async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     let dir = Scratch::new("operr-ports");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
-    // `vantage check` pointed at the gRPC port.
-    let e = check_via(c.grpc.clone(), true).await;
-    assert!(
-        e.contains("is it the agents' gRPC port (server.grpc_listen"),
-        "{e}"
-    );
-    // The same without a token: the port is named first, not a token file that is not there.
-    let e = check_via(c.grpc.clone(), false).await;
-    assert!(
-        e.contains("is it the agents' gRPC port (server.grpc_listen")
-            && !e.contains("needs a token"),
-        "{e}"
-    );
-    // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
-    let e = check_via(c.api.replace("http://", "https://"), false).await;
-    assert!(
-        e.contains("it answered in plain HTTP, not TLS: write --coordinator http://"),
-        "{e}"
-    );
-    // The API itself without a token: where a token comes from, and that none was written.
-    let e = check_via(c.api.clone(), false).await;
-    assert!(
-        e.contains("the coordinator's API needs a token: export VANTAGE_API_TOKEN")
-            && e.contains("no `vantage serve` here has written it"),
-        "{e}"
-    );
+    let grpc_port = "is it the agents' gRPC port (server.grpc_listen";
+    // (--coordinator, with the API token, what the refusal says, what it must not say)
+    for (url, token, says, never) in [
+        // `vantage check` pointed at the gRPC port.
+        (c.grpc.clone(), true, &[grpc_port][..], &[][..]),
+        // The same without a token: the port is named first, not a token file that is not
+        // there.
+        (c.grpc.clone(), false, &[grpc_port], &["needs a token"]),
+        // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
+        (
+            c.api.replace("http://", "https://"),
+            false,
+            &["it answered in plain HTTP, not TLS: write --coordinator http://"],
+            &[],
+        ),
+        // The API itself without a token: where a token comes from, and that none was
+        // written.
+        (
+            c.api.clone(),
+            false,
+            &[
+                "the coordinator's API needs a token: export VANTAGE_API_TOKEN",
+                "no `vantage serve` here has written it",
+            ],
+            &[],
+        ),
+    ] {
+        let e = check_via(url.clone(), token).await;
+        for s in says {
+            assert!(e.contains(s), "{url}: {s:?} missing: {e}");
+        }
+        for s in never {
+            assert!(!e.contains(s), "{url}: {s:?} present: {e}");
+        }
+    }
     // An agent pointed at the API port.
     let a = agent(&c.api, "eu", &crate::procs::agent_token("eu"));
     let line = a.wait_for(
