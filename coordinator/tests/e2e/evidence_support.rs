@@ -1,7 +1,9 @@
-//! Helpers of the issue 12 reproductions (`evidence.rs`, `evidence_fleet.rs`): the report
-//! as JSON from the `vantage` binary and its finding rows, a canned HTTP server that records
-//! the Authorization header it gets, a gateway that strips one request header, and the
-//! TypeScript SDK 1.x example server with its demo authorization server.
+//! Helpers of the issue 12 reproductions (`evidence.rs`, `evidence_fleet.rs`), shared by the
+//! review, egress, gate and report tests: the report as JSON from the `vantage` binary, its
+//! finding rows and its findings and checks by id, the head of an HTTP request, a canned
+//! HTTP server that records the Authorization header it gets, a gateway that strips one
+//! request header (and a check through it), and the TypeScript SDK 1.x example server with
+//! its demo authorization server.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

@@ -1,5 +1,6 @@
 //! Real processes for the fleet tests: the `vantage serve` coordinator and `vantage-agent`s,
-//! each killed by its own pid when dropped, with their output captured for inspection.
+//! each killed by its own pid when dropped, with their output captured for inspection; and
+//! polling until something such a process does has happened.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
