@@ -5,18 +5,13 @@
 use serde_json::Value;
 
 use crate::procs::{coordinator, API_TOKEN};
+use crate::support::{http, tmpdir};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_methods_and_unknown_paths_get_json_errors() {
-    let dir = std::env::temp_dir().join(format!("vantage-api-errors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tmpdir("api-errors");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap();
+    let client = http();
     use reqwest::Method as M;
     let cases: &[(M, &str, u16, &str, Option<&str>)] = &[
         (
@@ -93,10 +88,9 @@ async fn wrong_methods_and_unknown_paths_get_json_errors() {
 /// Bad bodies get a 400 that names the fix in the API's own terms; nothing is started.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_bodies_name_the_fix_for_an_api_caller() {
-    let dir = std::env::temp_dir().join(format!("vantage-api-bodies-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tmpdir("api-bodies");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
-    let client = crate::support::http();
+    let client = http();
     let post = |body: String, query: &'static str| {
         client
             .post(format!("{}/v1/checks{query}", c.api))

@@ -3,34 +3,13 @@
 //! 1 with "following the check: … connection refused".
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vantage_fixture::{Hostile, HostileServer};
 
+use crate::fleet::wait_in_flight;
 use crate::procs::{agent, agent_health, agent_token, bin, coordinator, Proc, API_TOKEN};
-use crate::support::{http, Scratch};
-
-async fn in_flight(p: &Proc) {
-    let metrics = format!("http://{}/metrics", agent_health(p));
-    let start = Instant::now();
-    loop {
-        let text = match http().get(&metrics).send().await {
-            Ok(r) => r.text().await.unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        if text
-            .lines()
-            .any(|l| l.starts_with("vantage_agent_jobs_in_flight{") && l.ends_with(" 1"))
-        {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the job never started"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
+use crate::support::Scratch;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
@@ -59,7 +38,7 @@ async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
     ])
     .env("VANTAGE_API_TOKEN", API_TOKEN);
     let mut client = Proc::spawn(cmd);
-    in_flight(&eu).await;
+    wait_in_flight(&eu, 1, Duration::from_secs(20)).await;
     c.proc.signal("TERM");
     let status = client.wait_exit(Duration::from_secs(60));
     let out = client.output();

@@ -10,7 +10,9 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use vantage_fixture::{Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN};
 
-use crate::evidence_support::{check_of, free_port, json_check, row, s, shape};
+use crate::evidence_support::{
+    check_came_out, check_of, finding, free_port, json_check, row, s, shape,
+};
 use crate::fleet::{check, wait_agents};
 use crate::procs::{agent_token, agent_with, coordinator, start_coordinator_env, Proc, API_TOKEN};
 use crate::support::{vantage_env, LabDns};
@@ -44,11 +46,7 @@ async fn reproduction_1_a_fleet_vantage_that_refused_by_policy_never_passes() {
         vec![row("probe.policy-refused", "medium", "global", &["local"])]
     );
     assert_eq!((code, report["decision"].as_str()), (4, Some("unknown")));
-    let nc = check_of(&report, "local", "net.connect");
-    assert_eq!(
-        (nc["outcome"].as_str(), nc["cause"].as_str()),
-        (Some("unknown"), Some("policy-refused"))
-    );
+    check_came_out(&report, "local", "net.connect", "unknown", "policy-refused");
     let out = vantage_env(&["check", &target, "--coordinator", &c.api], &env).await;
     assert_eq!(out.status.code(), Some(4));
     let text = s(&out.stdout);
@@ -76,12 +74,15 @@ async fn reproduction_1_a_fleet_vantage_that_refused_by_policy_never_passes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Two agents, each asking its own lab resolver: `eu` and `us` get the views given.
-async fn two_regions(
+/// The report of a check of `http://mcp.vantage.test:PORT/mcp` by two agents, each asking
+/// its own lab resolver: `eu` and `us` get the views given. The fleet is gone when it
+/// returns.
+async fn two_regions_report(
     name: &str,
+    port: u16,
     eu: &[(&str, &[&str])],
     us: &[(&str, &[&str])],
-) -> (crate::procs::Coordinator, Vec<Proc>, Vec<LabDns>, PathBuf) {
+) -> serde_json::Value {
     let dir = tmpdir(name);
     let c = coordinator(
         &dir,
@@ -103,7 +104,14 @@ async fn two_regions(
         })
         .collect();
     wait_agents(&c, 2, Duration::from_secs(15)).await;
-    (c, agents, dns, dir)
+    let report = check(
+        &c,
+        json!({"target": format!("http://mcp.vantage.test:{port}/mcp")}),
+    )
+    .await;
+    drop((agents, dns, c));
+    std::fs::remove_dir_all(&dir).ok();
+    report
 }
 
 /// 3: an info warning (`transport.sse-buffering`) in one region raised `edge.divergent`
@@ -114,15 +122,11 @@ async fn reproduction_3_a_warning_in_one_region_is_no_divergence() {
     let port = clean.addr.port();
     let other = TcpListener::bind(("127.0.0.2", port)).await.unwrap();
     let buffered = Fixture::serve(other, &[Fault::SseNoAccelBuffering]);
-    let (c, _agents, _dns, dir) = two_regions(
+    let report = two_regions_report(
         "ev-warn",
+        port,
         &[("mcp.vantage.test", &["127.0.0.1"])],
         &[("mcp.vantage.test", &["127.0.0.2"])],
-    )
-    .await;
-    let report = check(
-        &c,
-        json!({"target": format!("http://mcp.vantage.test:{port}/mcp")}),
     )
     .await;
     // A named http:// target is a real high finding everywhere; nothing diverges.
@@ -130,12 +134,7 @@ async fn reproduction_3_a_warning_in_one_region_is_no_divergence() {
         shape(&report),
         vec![row("tls.plain-http", "high", "global", &["eu", "us"])]
     );
-    let sse = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "transport.sse-buffering")
-        .expect("the info finding");
+    let sse = finding(&report, "transport.sse-buffering");
     assert_eq!(
         (sse["severity"].as_str(), sse["regions"][0].as_str()),
         (Some("info"), Some("us"))
@@ -145,7 +144,6 @@ async fn reproduction_3_a_warning_in_one_region_is_no_divergence() {
         "warn"
     );
     drop((clean, buffered));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// 4: eu cannot connect while us gets NXDOMAIN: a global `net.connect` ("no vantage can
@@ -153,15 +151,11 @@ async fn reproduction_3_a_warning_in_one_region_is_no_divergence() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
     let port = free_port();
-    let (c, _agents, _dns, dir) = two_regions(
+    let report = two_regions_report(
         "ev-scope",
+        port,
         &[("mcp.vantage.test", &["127.0.0.3"])],
         &[("other.vantage.test", &["127.0.0.1"])],
-    )
-    .await;
-    let report = check(
-        &c,
-        json!({"target": format!("http://mcp.vantage.test:{port}/mcp")}),
     )
     .await;
     assert_eq!(
@@ -172,7 +166,6 @@ async fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
         ]
     );
     assert_eq!(report["decision"], "blocked");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// 7: fleet jobs carried only the main token, so `auth.wrong-audience` and

@@ -1,7 +1,9 @@
-//! Helpers of the issue 12 reproductions (`evidence.rs`, `evidence_fleet.rs`): the report
-//! as JSON from the `vantage` binary and its finding rows, a canned HTTP server that records
-//! the Authorization header it gets, a gateway that strips one request header, and the
-//! TypeScript SDK 1.x example server with its demo authorization server.
+//! Helpers of the issue 12 reproductions (`evidence.rs`, `evidence_fleet.rs`), shared by the
+//! review, egress, gate and report tests: the report as JSON from the `vantage` binary, its
+//! finding rows and its findings and checks by id, the head of an HTTP request, a canned
+//! HTTP server that records the Authorization header it gets, a gateway that strips one
+//! request header (and a check through it), and the TypeScript SDK 1.x example server with
+//! its demo authorization server.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -14,6 +16,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+use vantage_fixture::{Fault, Fixture};
 
 use crate::support::vantage_env;
 
@@ -72,20 +75,54 @@ pub(crate) fn row(
     )
 }
 
+/// The item of the JSON array `items` whose `key` is `value`.
+fn item<'a>(items: &'a Value, key: &str, value: &str) -> Option<&'a Value> {
+    items.as_array().unwrap().iter().find(|x| x[key] == value)
+}
+
+/// The finding `id` of a JSON report; it must be there.
+pub(crate) fn finding<'a>(report: &'a Value, id: &str) -> &'a Value {
+    item(&report["findings"], "id", id)
+        .unwrap_or_else(|| panic!("{id} missing from the findings: {report}"))
+}
+
+/// The check `id` of `region` in a JSON report; it must be there.
 pub(crate) fn check_of<'a>(report: &'a Value, region: &str, id: &str) -> &'a Value {
-    report["regions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["region"] == region)
-        .and_then(|r| {
-            r["checks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["id"] == id)
-        })
+    item(&report["regions"], "region", region)
+        .and_then(|r| item(&r["checks"], "id", id))
         .unwrap_or_else(|| panic!("{region} {id} missing"))
+}
+
+/// Where the head of the HTTP request at the start of `text` ends (its blank line) and its
+/// Content-Length (0 without one); `None` while the head is incomplete.
+pub(crate) fn head_and_length(text: &str) -> Option<(usize, usize)> {
+    let end = text.find("\r\n\r\n")?;
+    let len = text[..end]
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap_or(0))
+        })
+        .unwrap_or(0);
+    Some((end, len))
+}
+
+/// The check `id` of `region`, asserted to have come out `outcome` for `cause`.
+pub(crate) fn check_came_out<'a>(
+    report: &'a Value,
+    region: &str,
+    id: &str,
+    outcome: &str,
+    cause: &str,
+) -> &'a Value {
+    let c = check_of(report, region, id);
+    assert_eq!(
+        (c["outcome"].as_str(), c["cause"].as_str()),
+        (Some(outcome), Some(cause)),
+        "{region} {id}: {c}"
+    );
+    c
 }
 
 /// A server that answers every request with `status` and `headers`, and records the
@@ -114,17 +151,9 @@ pub(crate) async fn canned(
                     }
                     have += n;
                     let text = String::from_utf8_lossy(&buf[..have]).to_string();
-                    let Some(end) = text.find("\r\n\r\n") else {
+                    let Some((end, len)) = head_and_length(&text) else {
                         continue;
                     };
-                    let len: usize = text[..end]
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
                     if have < end + 4 + len {
                         continue;
                     }
@@ -174,16 +203,8 @@ impl StripHeader {
                         }
                         buf.extend_from_slice(&chunk[..n]);
                         let text = String::from_utf8_lossy(&buf);
-                        if let Some(end) = text.find("\r\n\r\n") {
-                            let len: usize = text[..end]
-                                .lines()
-                                .find_map(|l| {
-                                    l.to_ascii_lowercase()
-                                        .strip_prefix("content-length:")
-                                        .map(|v| v.trim().parse().unwrap_or(0))
-                                })
-                                .unwrap_or(0);
-                            break (end, len);
+                        if let Some(head) = head_and_length(&text) {
+                            break head;
                         }
                     };
                     while buf.len() < head_end + 4 + len {
@@ -234,6 +255,25 @@ impl Drop for StripHeader {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// `vantage check … -f json` through a gateway that strips `Mcp-Method`, in front of the
+/// fixture with `faults`. `server/discover` is refused (400 -32020), so `discover.shape`
+/// fails for real (high): blocked, exit 2, asserted here. The report.
+pub(crate) async fn behind_a_gateway_stripping_mcp_method(faults: &[Fault]) -> Value {
+    let fixture = Fixture::start(faults).await.unwrap();
+    let gateway = StripHeader::start(fixture.addr, "mcp-method").await;
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.addr.port());
+    let (code, report) = json_check(&[&url], &[]).await;
+    let found = shape(&report);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "discover.shape" && f.1 == "high"),
+        "{found:?}"
+    );
+    assert_eq!((code, report["decision"].as_str()), (2, Some("blocked")));
+    report
 }
 
 pub(crate) fn free_port() -> u16 {

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
+use crate::evidence_support::finding;
 use crate::procs::{
-    agent, agent_health, agent_token, coordinator, free_addr, start_coordinator, Coordinator, Proc,
-    API_TOKEN,
+    agent, agent_health, agent_per_region, agent_token, coordinator, free_addr, serve_api,
+    start_coordinator, Coordinator, Proc, API_TOKEN,
 };
 use crate::support::{assert_valid, http, regions_of, tmpdir};
 
@@ -35,16 +36,24 @@ async fn call(
     )
 }
 
-async fn agents(c: &Coordinator) -> Vec<Value> {
+/// GET `path` of the API with the API token (200): the answer.
+async fn api_get(c: &Coordinator, path: &str) -> Value {
     let (st, v) = call(
         reqwest::Method::GET,
-        format!("{}/v1/agents", c.api),
+        format!("{}{path}", c.api),
         Some(API_TOKEN),
         None,
     )
     .await;
-    assert_eq!(st, 200, "{v}");
-    v["agents"].as_array().cloned().unwrap_or_default()
+    assert_eq!(st, 200, "{path}: {v}");
+    v
+}
+
+async fn agents(c: &Coordinator) -> Vec<Value> {
+    api_get(c, "/v1/agents").await["agents"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 pub(crate) async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> Duration {
@@ -62,7 +71,7 @@ pub(crate) async fn wait_agents(c: &Coordinator, n: usize, within: Duration) -> 
 
 /// Wait until the agent `p` runs at least `n` jobs (`vantage_agent_jobs_in_flight` on its
 /// `/metrics`): the jobs have arrived. Polled, at most `within`.
-async fn wait_in_flight(p: &Proc, n: u32, within: Duration) {
+pub(crate) async fn wait_in_flight(p: &Proc, n: u32, within: Duration) {
     let url = format!("http://{}/metrics", agent_health(p));
     let start = Instant::now();
     loop {
@@ -85,6 +94,22 @@ async fn wait_in_flight(p: &Proc, n: u32, within: Duration) {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// POST /v1/checks with the API token, not waiting: the status and the answer.
+async fn post_check(c: &Coordinator, body: Value) -> (u16, Value) {
+    call(
+        reqwest::Method::POST,
+        format!("{}/v1/checks", c.api),
+        Some(API_TOKEN),
+        Some(body),
+    )
+    .await
+}
+
+/// GET /v1/checks/{id} (200): the check's state or its report.
+async fn get_check(c: &Coordinator, id: &str) -> Value {
+    api_get(c, &format!("/v1/checks/{id}")).await
 }
 
 pub(crate) async fn check(c: &Coordinator, body: Value) -> Value {
@@ -114,12 +139,12 @@ async fn fleet_cli(args: &[&str], code: i32) -> std::process::Output {
     out
 }
 
-fn finding<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == id)
+/// [`fleet_cli`] with `--format json`: the document on stdout.
+async fn fleet_json(args: &[&str], code: i32) -> Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--format", "json"]);
+    let out = fleet_cli(&all, code).await;
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn complete(regions: &[&str]) -> Vec<(String, String)> {
@@ -133,10 +158,7 @@ fn complete(regions: &[&str]) -> Vec<(String, String)> {
 async fn three_agents_check_and_merge() {
     let dir = tmpdir("fleet3");
     let c = coordinator(&dir, &["eu", "us", "ap"], "127.0.0.1:0", "127.0.0.1:0", "");
-    let _agents: Vec<Proc> = ["eu", "us", "ap"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let _agents = agent_per_region(&c.grpc, &["eu", "us", "ap"]);
     wait_agents(&c, 3, Duration::from_secs(15)).await;
     let listed = agents(&c).await;
     for a in &listed {
@@ -147,34 +169,21 @@ async fn three_agents_check_and_merge() {
     let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let report = check(&c, json!({"target": fixture.url()})).await;
     assert_eq!(regions_of(&report), complete(&["ap", "eu", "us"]));
-    let f = finding(&report, "transport.get").expect("transport.get");
+    let f = finding(&report, "transport.get");
     assert_eq!(f["scope"], "global");
     assert_eq!(f["regions"], json!(["ap", "eu", "us"]));
     assert_eq!(report["decision"], "review");
 
     // The command line in fleet mode renders the same merged report.
     let (api, url) = (c.api.clone(), fixture.url());
-    let out = fleet_cli(
-        &[
-            &url,
-            "--coordinator",
-            &api,
-            "--regions",
-            "eu,us",
-            "--format",
-            "json",
-        ],
-        0,
-    )
-    .await;
-    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cli = fleet_json(&[&url, "--coordinator", &api, "--regions", "eu,us"], 0).await;
     assert_valid(&cli);
     assert_eq!(regions_of(&cli), complete(&["eu", "us"]));
 
     // Several endpoints through the fleet: one API check each, one gate, the worst exit.
     let clean = Fixture::start(&[]).await.unwrap();
     let clean_url = clean.url();
-    let out = fleet_cli(
+    let doc = fleet_json(
         &[
             &clean_url,
             &url,
@@ -184,13 +193,10 @@ async fn three_agents_check_and_merge() {
             "eu,us",
             "--fail-on",
             "review",
-            "--format",
-            "json",
         ],
         2,
     )
     .await;
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["schema"], "vantage.reports/v1");
     let reports = doc["reports"].as_array().unwrap();
     assert_eq!(reports.len(), 2);
@@ -227,33 +233,17 @@ async fn three_agents_check_and_merge() {
 async fn an_agent_killed_mid_job_leaves_its_region_missing_and_the_decision_unknown() {
     let dir = tmpdir("fleetkill");
     let c = coordinator(&dir, &["eu", "us", "ap"], "127.0.0.1:0", "127.0.0.1:0", "");
-    let mut agents_: Vec<Proc> = ["eu", "us", "ap"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let mut agents_ = agent_per_region(&c.grpc, &["eu", "us", "ap"]);
     wait_agents(&c, 3, Duration::from_secs(15)).await;
     let fixture = Fixture::start(&[Fault::Slow]).await.unwrap();
-    let (st, v) = call(
-        reqwest::Method::POST,
-        format!("{}/v1/checks", c.api),
-        Some(API_TOKEN),
-        Some(json!({"target": fixture.url()})),
-    )
-    .await;
+    let (st, v) = post_check(&c, json!({"target": fixture.url()})).await;
     assert_eq!(st, 202, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
     wait_in_flight(&agents_[2], 1, Duration::from_secs(10)).await;
     agents_[2].kill(); // ap, mid-job
     let started = Instant::now();
     let report = loop {
-        let (st, r) = call(
-            reqwest::Method::GET,
-            format!("{}/v1/checks/{id}", c.api),
-            Some(API_TOKEN),
-            None,
-        )
-        .await;
-        assert_eq!(st, 200);
+        let r = get_check(&c, &id).await;
         if r.get("state").is_none() {
             break r;
         }
@@ -265,7 +255,7 @@ async fn an_agent_killed_mid_job_leaves_its_region_missing_and_the_decision_unkn
     };
     assert_valid(&report);
     assert_eq!(report["decision"], "unknown", "{report:#}");
-    let missing = finding(&report, "fleet.region-missing").expect("region-missing");
+    let missing = finding(&report, "fleet.region-missing");
     assert_eq!(missing["regions"], json!(["ap"]));
     let statuses = regions_of(&report);
     assert!(
@@ -281,10 +271,7 @@ async fn agents_reconnect_after_a_coordinator_restart() {
     let dir = tmpdir("fleetrestart");
     let (api, grpc) = (free_addr(), free_addr());
     let mut c = coordinator(&dir, &["eu", "us", "ap"], &api, &grpc, "");
-    let _agents: Vec<Proc> = ["eu", "us", "ap"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let _agents = agent_per_region(&c.grpc, &["eu", "us", "ap"]);
     wait_agents(&c, 3, Duration::from_secs(15)).await;
     c.proc.kill();
     let config = c.config.clone();
@@ -488,10 +475,7 @@ async fn secrets_never_appear_in_responses_reports_logs_or_metrics() {
     let dir = tmpdir("fleetsecrets");
     let extra = "[[credentials]]\nname = \"prod\"\ntoken_env = \"T_CRED_PROD\"\n";
     let c = coordinator(&dir, &["eu", "us"], "127.0.0.1:0", "127.0.0.1:0", extra);
-    let agents_: Vec<Proc> = ["eu", "us"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let agents_ = agent_per_region(&c.grpc, &["eu", "us"]);
     wait_agents(&c, 2, Duration::from_secs(15)).await;
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let report = check(&c, json!({"target": fixture.url(), "credential": "prod"})).await;
@@ -569,12 +553,7 @@ async fn serve_works_with_no_config_file() {
         .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
         .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
     let p = Proc::spawn(cmd);
-    let line = p.wait_for("vantage serve: api", Duration::from_secs(20));
-    let api = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_string();
+    let api = serve_api(&p);
     let token_line = p.wait_for("API token written to", Duration::from_secs(5));
     let path = token_line.rsplit(' ').next().unwrap().to_string();
     let token = std::fs::read_to_string(&path).unwrap();
@@ -837,22 +816,10 @@ async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
     }
     let body = json!({"target": "http://127.0.0.1:1/mcp", "deadline": "1s"});
     for _ in 0..2 {
-        let (st, v) = call(
-            reqwest::Method::POST,
-            format!("{}/v1/checks", c.api),
-            Some(API_TOKEN),
-            Some(body.clone()),
-        )
-        .await;
+        let (st, v) = post_check(&c, body.clone()).await;
         assert_eq!(st, 202, "{v}");
     }
-    let (st, v) = call(
-        reqwest::Method::POST,
-        format!("{}/v1/checks", c.api),
-        Some(API_TOKEN),
-        Some(body),
-    )
-    .await;
+    let (st, v) = post_check(&c, body).await;
     assert_eq!(
         (st, v["error"]["code"].as_str()),
         (429, Some("rate_limited")),
@@ -864,13 +831,7 @@ async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
         "http://127.0.0.1:1/mcp?x=1",
         "HTTP://127.0.0.1:1/mcp/?y=2",
     ] {
-        let (st, v) = call(
-            reqwest::Method::POST,
-            format!("{}/v1/checks", c.api),
-            Some(API_TOKEN),
-            Some(json!({"target": spelling, "deadline": "1s"})),
-        )
-        .await;
+        let (st, v) = post_check(&c, json!({"target": spelling, "deadline": "1s"})).await;
         assert_eq!(
             (st, v["error"]["code"].as_str()),
             (429, Some("rate_limited")),
@@ -879,13 +840,7 @@ async fn api_tokens_rotate_and_checks_are_rate_limited_per_target() {
     }
     // Another target is not limited by the first one's budget.
     let other = json!({"target": "http://127.0.0.2:1/mcp", "deadline": "1s"});
-    let (st, _) = call(
-        reqwest::Method::POST,
-        format!("{}/v1/checks", c.api),
-        Some(API_TOKEN),
-        Some(other),
-    )
-    .await;
+    let (st, _) = post_check(&c, other).await;
     assert_eq!(st, 202);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -951,13 +906,7 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
     let mut hostile_ids = Vec::new();
     for i in 0..3 {
         let body = json!({"target": format!("{}?i={i}", hostile.url()), "deadline": "8s"});
-        let (st, v) = call(
-            reqwest::Method::POST,
-            format!("{}/v1/checks", c.api),
-            Some(API_TOKEN),
-            Some(body),
-        )
-        .await;
+        let (st, v) = post_check(&c, body).await;
         assert_eq!(st, 202);
         hostile_ids.push(v["id"].as_str().unwrap().to_string());
     }
@@ -966,14 +915,7 @@ async fn an_agent_busy_with_a_hostile_target_keeps_serving_other_jobs() {
     let report = check(&c, json!({"target": clean.url()})).await;
     assert_eq!(report["decision"], "pass");
     for id in &hostile_ids {
-        let (st, v) = call(
-            reqwest::Method::GET,
-            format!("{}/v1/checks/{id}", c.api),
-            Some(API_TOKEN),
-            None,
-        )
-        .await;
-        assert_eq!(st, 200);
+        let v = get_check(&c, id).await;
         assert_eq!(
             v["state"], "running",
             "the healthy check waited behind the hostile ones: {v}"
@@ -995,10 +937,7 @@ async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_fa
         &grpc,
         "[server]\nchecks_per_target_per_minute = 1000\n",
     );
-    let regions: Vec<Proc> = ["eu", "us"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let regions = agent_per_region(&c.grpc, &["eu", "us"]);
     wait_agents(&c, 2, Duration::from_secs(15)).await;
     let fixture = Fixture::start(&[Fault::Slow]).await.unwrap();
     let calls = (0..100).map(|i| {

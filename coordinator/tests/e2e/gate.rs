@@ -6,6 +6,7 @@
 use serde_json::Value;
 use vantage_fixture::{Fault, Fixture};
 
+use crate::evidence_support::finding;
 use crate::junit_consumer::{cases_with, consume};
 use crate::support::{assert_valid, vantage_env, Scratch};
 
@@ -229,12 +230,7 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_valid(&doc);
-    let f = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "transport.get")
-        .unwrap();
+    let f = finding(&doc, "transport.get");
     assert_eq!(f["accepted"]["status"], "accepted");
     assert_eq!(f["accepted"]["reason"], "edge page, OPS-42");
     assert_eq!(doc["decision"], "review", "the decision stays the merge's");

@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
+use crate::evidence_support::finding;
+use crate::fleet::wait_in_flight;
 use crate::procs::{
-    agent, agent_health, agent_token, agent_with, coordinator, free_addr, start_coordinator,
-    start_coordinator_with, Coordinator, Proc, API_TOKEN,
+    agent, agent_health, agent_per_region, agent_token, agent_with, coordinator, free_addr,
+    start_coordinator, start_coordinator_with, Coordinator, Proc, API_TOKEN,
 };
 use crate::support::{assert_valid, http, regions_of, Scratch};
 
@@ -44,6 +46,13 @@ async fn post_check(c: &Coordinator, body: Value, wait: bool) -> (u16, Value) {
     )
 }
 
+/// POST /v1/checks without waiting: accepted (202); the check's id.
+async fn submit(c: &Coordinator, body: Value) -> String {
+    let (st, v) = post_check(c, body, false).await;
+    assert_eq!(st, 202, "{v}");
+    v["id"].as_str().unwrap().to_string()
+}
+
 async fn agent_count(c: &Coordinator) -> usize {
     let (st, body) = get(format!("{}/v1/agents", c.api), Some(API_TOKEN)).await;
     assert_eq!(st, 200, "{body}");
@@ -51,15 +60,9 @@ async fn agent_count(c: &Coordinator) -> usize {
     v["agents"].as_array().map_or(0, Vec::len)
 }
 
-async fn until(what: &str, within: Duration, mut f: impl AsyncFnMut() -> bool) {
-    let start = Instant::now();
-    while !f().await {
-        assert!(
-            start.elapsed() < within,
-            "{what} did not happen within {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+/// [`crate::procs::until`], polled every 50 ms.
+async fn until(what: &str, within: Duration, f: impl AsyncFnMut() -> bool) {
+    crate::procs::until(what, within, Duration::from_millis(50), f).await;
 }
 
 async fn ready(p: &Proc) -> u16 {
@@ -69,19 +72,6 @@ async fn ready(p: &Proc) -> u16 {
 }
 
 /// Wait until the agent reports `n` jobs in flight on its own /metrics.
-async fn in_flight(p: &Proc, n: u32) {
-    let metrics = format!("http://{}/metrics", agent_health(p));
-    let line = format!(" {n}");
-    until("the jobs in flight", Duration::from_secs(10), async || {
-        get(metrics.clone(), None)
-            .await
-            .1
-            .lines()
-            .any(|l| l.starts_with("vantage_agent_jobs_in_flight{") && l.ends_with(&line))
-    })
-    .await;
-}
-
 /// Poll a check until it is finished.
 async fn finished(c: &Coordinator, id: &str) -> Value {
     let start = Instant::now();
@@ -119,10 +109,7 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
         &grpc,
         "[server]\ndrain_timeout = \"1s\"\n",
     );
-    let agents: Vec<Proc> = ["eu", "us"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
+    let agents = agent_per_region(&c.grpc, &["eu", "us"]);
     until("two agents", Duration::from_secs(15), async || {
         agent_count(&c).await == 2
     })
@@ -136,13 +123,7 @@ async fn sigterm_drains_tells_agents_to_reconnect_and_exits_within_the_bound() {
         .await;
     }
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
-    let (st, v) = post_check(
-        &c,
-        json!({"target": silent.url(), "deadline": "20s"}),
-        false,
-    )
-    .await;
-    assert_eq!(st, 202, "{v}");
+    submit(&c, json!({"target": silent.url(), "deadline": "20s"})).await;
     let sent = Instant::now();
     c.proc.signal("TERM");
     // While draining: not ready, and new checks are refused with a retry hint.
@@ -218,36 +199,25 @@ async fn sigterm_on_agents_mid_job_drains_or_leaves_the_region_missing() {
     .await;
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let slow = Fixture::start(&[Fault::Slow]).await.unwrap();
-    let (st, v) = post_check(
+    let on_eu = submit(
         &c,
         json!({"target": silent.url(), "regions": ["eu"], "deadline": "40s"}),
-        false,
     )
     .await;
-    assert_eq!(st, 202, "{v}");
-    let on_eu = v["id"].as_str().unwrap().to_string();
-    let (st, v) = post_check(
+    let on_us = submit(
         &c,
         json!({"target": slow.url(), "regions": ["us"], "deadline": "40s"}),
-        false,
     )
     .await;
-    assert_eq!(st, 202, "{v}");
-    let on_us = v["id"].as_str().unwrap().to_string();
     // Both agents have their job in flight (from their own metrics), then both get SIGTERM.
-    in_flight(&eu, 1).await;
-    in_flight(&us, 1).await;
+    wait_in_flight(&eu, 1, Duration::from_secs(10)).await;
+    wait_in_flight(&us, 1, Duration::from_secs(10)).await;
     eu.signal("TERM");
     us.signal("TERM");
     let report = finished(&c, &on_eu).await;
     assert_eq!(regions_of(&report), [pair("eu", "error")], "{report:#}");
     assert_eq!(report["decision"], "unknown", "{report:#}");
-    let missing = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "fleet.region-missing")
-        .expect("fleet.region-missing");
+    let missing = finding(&report, "fleet.region-missing");
     assert_eq!(missing["regions"], json!(["eu"]));
     assert_eq!(missing["severity"], "medium");
     // Why, in the report: not a bare "eu: error".

@@ -67,13 +67,7 @@ impl FrontServer {
         let front = Arc::new(Front {
             upstream: format!("http://{upstream}"),
             mode,
-            client: reqwest::Client::builder()
-                .use_preconfigured_tls(
-                    (*vantage_agent::probe::tls::client_config(None).unwrap()).clone(),
-                )
-                .no_proxy()
-                .build()
-                .unwrap(),
+            client: crate::support::http(),
         });
         let app = axum::Router::new().fallback(handle).with_state(front);
         let task = tokio::spawn(async move {
@@ -239,6 +233,16 @@ mod tests {
     use super::{Answer, FrontServer, Mode, When};
     use crate::support::{check_with, options, outcome};
 
+    /// `method` answered `answer` when `when` says, nothing unadvertised.
+    fn on(method: &'static str, when: When, answer: Answer) -> Mode {
+        Mode {
+            method,
+            when,
+            answer,
+            unadvertise: None,
+        }
+    }
+
     async fn through(mode: Mode, token: bool) -> Report {
         let fixture = Fixture::start(&[]).await.unwrap();
         let front = FrontServer::start(fixture.addr, mode).await;
@@ -293,6 +297,19 @@ mod tests {
         assert_eq!(for_report(report, FailOn::Blocked), exit);
     }
 
+    /// [`unknown_for`] for an answer that is not about the server (`other-reason`): the
+    /// gap is `probe.incomplete`, exit 4.
+    fn unknown_for_another_reason(report: &Report, ids: &[CheckId], needle: &str) {
+        unknown_for(
+            report,
+            ids,
+            Cause::OtherReason,
+            needle,
+            FindingId::ProbeIncomplete,
+            4,
+        );
+    }
+
     const TOOL_RULES: &[CheckId] = &[
         CheckId::CapsDiscoverMatchesHandlers,
         CheckId::ToolsListShape,
@@ -311,21 +328,8 @@ mod tests {
             (Answer::BadGateway, "a gateway answered 502"),
             (Answer::Unavailable, "unavailable: answered 503"),
         ] {
-            let mode = Mode {
-                method: "tools/list",
-                when: When::Always,
-                answer,
-                unadvertise: None,
-            };
-            let report = through(mode, false).await;
-            unknown_for(
-                &report,
-                TOOL_RULES,
-                Cause::OtherReason,
-                needle,
-                FindingId::ProbeIncomplete,
-                4,
-            );
+            let report = through(on("tools/list", When::Always, answer), false).await;
+            unknown_for_another_reason(&report, TOOL_RULES, needle);
             assert!(report
                 .finding(FindingId::CapsDiscoverMatchesHandlers)
                 .is_none());
@@ -338,21 +342,9 @@ mod tests {
     /// apply); with a credential given and refused there, `auth.credential-refused` (exit 3).
     #[tokio::test]
     async fn a_tools_list_answered_401_is_an_authorization_answer_not_a_broken_capability() {
-        let mode = Mode {
-            method: "tools/list",
-            when: When::Always,
-            answer: Answer::Unauthorized,
-            unadvertise: None,
-        };
+        let mode = on("tools/list", When::Always, Answer::Unauthorized);
         let report = through(mode, false).await;
-        unknown_for(
-            &report,
-            TOOL_RULES,
-            Cause::OtherReason,
-            "--token-env",
-            FindingId::ProbeIncomplete,
-            4,
-        );
+        unknown_for_another_reason(&report, TOOL_RULES, "--token-env");
         let report = through(mode, true).await;
         unknown_for(
             &report,
@@ -369,19 +361,14 @@ mod tests {
     #[tokio::test]
     async fn an_unadvertised_method_probe_answered_429_is_unknown() {
         let mode = Mode {
-            method: "prompts/list",
-            when: When::Always,
-            answer: Answer::RateLimited,
             unadvertise: Some("prompts"),
+            ..on("prompts/list", When::Always, Answer::RateLimited)
         };
         let report = through(mode, false).await;
-        unknown_for(
+        unknown_for_another_reason(
             &report,
             &[CheckId::CapsDiscoverMatchesHandlers],
-            Cause::OtherReason,
             "prompts/list: rate limited",
-            FindingId::ProbeIncomplete,
-            4,
         );
         // The tool rules had their list: they pass.
         assert_eq!(
@@ -399,14 +386,8 @@ mod tests {
             (Answer::RateLimited, "rate limited: answered 429"),
             (Answer::BadGateway, "a gateway answered 502"),
         ] {
-            let mode = Mode {
-                method: "tools/list",
-                when: When::LaterPages,
-                answer,
-                unadvertise: None,
-            };
-            let report = through(mode, false).await;
-            unknown_for(
+            let report = through(on("tools/list", When::LaterPages, answer), false).await;
+            unknown_for_another_reason(
                 &report,
                 &[
                     CheckId::PaginationCursor,
@@ -414,10 +395,7 @@ mod tests {
                     CheckId::ToolsNameFormat,
                     CheckId::CapsDiscoverMatchesHandlers,
                 ],
-                Cause::OtherReason,
                 needle,
-                FindingId::ProbeIncomplete,
-                4,
             );
             assert!(
                 report.finding(FindingId::PaginationCursor).is_none(),

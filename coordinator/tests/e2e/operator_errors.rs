@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use vantage_fixture::Fixture;
 
-use crate::procs::{agent, agent_health, bin, coordinator, Proc};
+use crate::procs::{agent, agent_health, bin, coordinator, serve_api};
 use crate::support::Scratch;
+use crate::token_files::{runtime_dir, serve, token_file};
 
 /// Run a binary with a clean environment for tokens and logs, plus `env`.
 fn run(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -54,17 +55,26 @@ async fn check_via(coordinator: String, token: bool) -> String {
         env,
     )
     .await;
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    stderr(&o)
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    e
 }
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// [`run`], which must refuse (exit 1): its stderr.
+fn refused(name: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let o = run(name, args, env);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    e
+}
+
 #[test]
 fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
-    let o = run(
+    let e = refused(
         "vantage",
         &[
             "check",
@@ -74,15 +84,13 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
         ],
         &[("VANTAGE_API_TOKEN", "x")],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
     assert!(
         e.contains("--coordinator 127.0.0.1:8080: give the API's URL with its scheme, e.g. http://127.0.0.1:8080"),
         "{e}"
     );
     assert!(!e.contains("builder error"), "{e}");
 
-    let o = run(
+    let e = refused(
         "vantage",
         &[
             "check",
@@ -92,11 +100,9 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
         ],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("`198.51.100.53` has no port; write 198.51.100.53:53"),
-        "{}",
-        stderr(&o)
+        e.contains("`198.51.100.53` has no port; write 198.51.100.53:53"),
+        "{e}"
     );
     let o = run(
         "vantage",
@@ -114,18 +120,14 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
         stderr(&o)
     );
 
-    let o = run(
+    let e = refused(
         "vantage-agent",
         &["--coordinator", "127.0.0.1:50051", "--region", "eu"],
         &[("VANTAGE_AGENT_TOKEN", "x")],
     );
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains(
-            "give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"
-        ),
-        "{}",
-        stderr(&o)
+        e.contains("give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"),
+        "{e}"
     );
 }
 
@@ -134,7 +136,7 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
     let dir = Scratch::new("operr-cafile");
     let ca = dir.join("lab-ca.pem");
     std::fs::write(&ca, crate::support::LabCa::new().ca_pem).unwrap();
-    let o = run(
+    let e = refused(
         "vantage-agent",
         &[
             "--coordinator",
@@ -148,8 +150,6 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
         ],
         &[("VANTAGE_AGENT_TOKEN", "x")],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
     assert!(
         e.contains("--ca-file is for a TLS coordinator") && e.contains("use --target-ca-file"),
         "{e}"
@@ -173,32 +173,41 @@ fn a_coordinator_ca_on_a_plain_http_coordinator_points_to_target_ca_file() {
 async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     let dir = Scratch::new("operr-ports");
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
-    // `vantage check` pointed at the gRPC port.
-    let e = check_via(c.grpc.clone(), true).await;
-    assert!(
-        e.contains("is it the agents' gRPC port (server.grpc_listen"),
-        "{e}"
-    );
-    // The same without a token: the port is named first, not a token file that is not there.
-    let e = check_via(c.grpc.clone(), false).await;
-    assert!(
-        e.contains("is it the agents' gRPC port (server.grpc_listen")
-            && !e.contains("needs a token"),
-        "{e}"
-    );
-    // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
-    let e = check_via(c.api.replace("http://", "https://"), false).await;
-    assert!(
-        e.contains("it answered in plain HTTP, not TLS: write --coordinator http://"),
-        "{e}"
-    );
-    // The API itself without a token: where a token comes from, and that none was written.
-    let e = check_via(c.api.clone(), false).await;
-    assert!(
-        e.contains("the coordinator's API needs a token: export VANTAGE_API_TOKEN")
-            && e.contains("no `vantage serve` here has written it"),
-        "{e}"
-    );
+    let grpc_port = "is it the agents' gRPC port (server.grpc_listen";
+    // (--coordinator, with the API token, what the refusal says, what it must not say)
+    for (url, token, says, never) in [
+        // `vantage check` pointed at the gRPC port.
+        (c.grpc.clone(), true, &[grpc_port][..], &[][..]),
+        // The same without a token: the port is named first, not a token file that is not
+        // there.
+        (c.grpc.clone(), false, &[grpc_port], &["needs a token"]),
+        // https:// to the plain-HTTP API: named as such, not "is the coordinator running?".
+        (
+            c.api.replace("http://", "https://"),
+            false,
+            &["it answered in plain HTTP, not TLS: write --coordinator http://"],
+            &[],
+        ),
+        // The API itself without a token: where a token comes from, and that none was
+        // written.
+        (
+            c.api.clone(),
+            false,
+            &[
+                "the coordinator's API needs a token: export VANTAGE_API_TOKEN",
+                "no `vantage serve` here has written it",
+            ],
+            &[],
+        ),
+    ] {
+        let e = check_via(url.clone(), token).await;
+        for s in says {
+            assert!(e.contains(s), "{url}: {s:?} missing: {e}");
+        }
+        for s in never {
+            assert!(!e.contains(s), "{url}: {s:?} present: {e}");
+        }
+    }
     // An agent pointed at the API port.
     let a = agent(&c.api, "eu", &crate::procs::agent_token("eu"));
     let line = a.wait_for(
@@ -229,13 +238,11 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
 fn configuration_errors_name_their_origin_and_key_once() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let example = root.join("vantage.example.toml").display().to_string();
-    let o = run(
+    let e = refused(
         "vantage",
         &["serve", "--config", &example],
         &[("VANTAGE_AGENT_TOKEN_EU_WEST", "")],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
     let needle = "[[agents]] `eu-west-1`: environment variable VANTAGE_AGENT_TOKEN_EU_WEST is not set or empty";
     assert_eq!(e.matches(needle).count(), 1, "said exactly once: {e}");
     assert!(e.contains("token_file"), "{e}");
@@ -244,17 +251,14 @@ fn configuration_errors_name_their_origin_and_key_once() {
         "no command-line flag in a config error: {e}"
     );
 
-    let o = run(
+    let e = refused(
         "vantage",
         &["serve", "--check"],
         &[("VANTAGE_SERVER__BOGUS", "1")],
     );
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o)
-            .contains("environment variable VANTAGE_SERVER__BOGUS: unknown key `server.bogus`"),
-        "{}",
-        stderr(&o)
+        e.contains("environment variable VANTAGE_SERVER__BOGUS: unknown key `server.bogus`"),
+        "{e}"
     );
     let dir = Scratch::new("operr-cfg");
     let file = dir.join("vantage.toml");
@@ -263,44 +267,28 @@ fn configuration_errors_name_their_origin_and_key_once() {
         "[fleet]\nlocal_region = \"lab\"\n\n[server]\napi_lissen = \"127.0.0.1:1\"\n",
     )
     .unwrap();
-    let o = run(
+    let e = refused(
         "vantage",
         &["serve", "--config", &file.display().to_string(), "--check"],
         &[],
     );
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains(&format!(
+        e.contains(&format!(
             "{}: unknown key `server.api_lissen` (line 5)",
             file.display()
         )),
-        "{}",
-        stderr(&o)
+        "{e}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_local_coordinator_token_is_found_used_by_file_and_removed_at_exit() {
     let dir = Scratch::new("operr-token");
-    let runtime = dir.join("runtime");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let xdg = runtime.display().to_string();
+    let xdg = runtime_dir(&dir);
     let fixture = Fixture::start(&[]).await.unwrap();
-    let mut cmd = Command::new(bin("vantage"));
-    cmd.arg("serve")
-        .env("XDG_RUNTIME_DIR", &xdg)
-        .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
-        .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0")
-        .env("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "127.0.0.0/8");
-    let mut p = Proc::spawn(cmd);
-    let line = p.wait_for("vantage serve: api", Duration::from_secs(20));
-    let api = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_string();
-    let port = api.rsplit(':').next().unwrap().trim_end_matches('/');
-    let path = runtime.join("vantage").join(format!("api-token-{port}"));
+    let mut p = serve(&xdg, "127.0.0.1:0");
+    let api = serve_api(&p);
+    let path = token_file(&xdg, &api);
     let line = p.wait_for("API token written to", Duration::from_secs(5));
     assert!(
         line.ends_with(&path.display().to_string()),
@@ -365,13 +353,11 @@ fn catch_all_egress_exceptions_are_refused_on_the_command_line_too() {
         ("--assume-global", "::/0"),
         ("--assume-global", "0.0.0.0/0"),
     ] {
-        let o = run(
+        let e = refused(
             "vantage",
             &["check", "http://127.0.0.1:9/mcp", flag, value],
             &[],
         );
-        assert_eq!(o.status.code(), Some(1), "{flag} {value}");
-        let e = stderr(&o);
         assert!(
             e.contains(&format!(
                 "{value} covers every address, which switches the egress policy off"

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use vantage_agent::catalog::CheckId;
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Era, Outcome, Severity};
 use vantage_agent::surface::ListKind;
-use vantage_coordinator::report::Decision;
+use vantage_coordinator::report::{Decision, Finding, Report};
 
 use crate::support::{above_info, check, ids, outcome};
 
@@ -140,8 +140,43 @@ pub(crate) fn url(peer: &Peer) -> String {
 /// tool-surface lint reports it at low. Nothing else is reported.
 const NO_ARG_TOOL_OPEN: (&str, Severity) = ("tools.input-constrained", Severity::Low);
 
+/// What the SDKs' default `McpServer`/`MCPServer` of the peers list (each in one page):
+/// sixteen tools, two resources, a template and two prompts.
+const DEFAULT_SERVER_LISTS: &[(ListKind, u32)] = &[
+    (ListKind::Tools, 16),
+    (ListKind::Resources, 2),
+    (ListKind::ResourceTemplates, 1),
+    (ListKind::Prompts, 2),
+];
+
+/// The findings above info are `expected`, nothing else.
+fn reported(report: &Report, expected: &[(&str, Severity)]) {
+    assert_eq!(above_info(report), ids(expected), "{:#?}", report.findings);
+}
+
+/// Check `id` came out `want`.
+fn came_out(report: &Report, id: CheckId, want: Outcome) {
+    let c = outcome(report, id);
+    assert_eq!(c.outcome, want, "{id}: {}", c.observed);
+}
+
+/// What check `id` observed says `needle`.
+fn observed_says(report: &Report, id: CheckId, needle: &str) {
+    let c = outcome(report, id);
+    assert!(c.observed.contains(needle), "{id}: {}", c.observed);
+}
+
+/// The finding `id`, whose fix starts by naming the SDK (`sdk`).
+fn fix_names_the_sdk<'a>(report: &'a Report, id: FindingId, sdk: &str) -> &'a Finding {
+    let f = report
+        .finding(id)
+        .unwrap_or_else(|| panic!("{id}: {:#?}", report.findings));
+    assert!(f.remediation.starts_with(sdk), "{id}: {}", f.remediation);
+    f
+}
+
 /// The listing ran whole: these lists, these sizes, in this era.
-fn listed(report: &vantage_coordinator::report::Report, era: Era, want: &[(ListKind, u32)]) {
+fn listed(report: &Report, era: Era, want: &[(ListKind, u32)]) {
     let surface = report.regions[0].surface.as_ref().expect("the listing ran");
     assert_eq!(surface.era, era);
     for (kind, count) in want {
@@ -165,29 +200,12 @@ fn listed(report: &vantage_coordinator::report::Report, era: Era, want: &[(ListK
 async fn typescript_sdk_v2_dual_era_is_clean() {
     let peer = ts("dual");
     let report = check(&url(&peer)).await;
-    assert_eq!(
-        above_info(&report),
-        ids(&[NO_ARG_TOOL_OPEN]),
-        "{:#?}",
-        report.findings
-    );
+    reported(&report, &[NO_ARG_TOOL_OPEN]);
     assert_eq!(report.decision, Decision::Pass);
     assert_eq!(report.era, Era::Dual);
-    assert_eq!(
-        outcome(&report, CheckId::HeadersNameMismatch).outcome,
-        Outcome::Pass
-    );
-    listed(
-        &report,
-        Era::Modern,
-        &[
-            (ListKind::Tools, 16),
-            (ListKind::Resources, 2),
-            (ListKind::ResourceTemplates, 1),
-            (ListKind::Prompts, 2),
-        ],
-    );
+    listed(&report, Era::Modern, DEFAULT_SERVER_LISTS);
     for id in [
+        CheckId::HeadersNameMismatch,
         CheckId::CapsDiscoverMatchesHandlers,
         CheckId::ToolsListShape,
         CheckId::CacheHints,
@@ -195,12 +213,9 @@ async fn typescript_sdk_v2_dual_era_is_clean() {
         CheckId::ListenAckFirst,
         CheckId::ToolsNoPerConnectionVariance,
     ] {
-        assert_eq!(outcome(&report, id).outcome, Outcome::Pass, "{id}");
+        came_out(&report, id, Outcome::Pass);
     }
-    assert_eq!(
-        outcome(&report, CheckId::PaginationCursor).outcome,
-        Outcome::Skip
-    );
+    came_out(&report, CheckId::PaginationCursor, Outcome::Skip);
     assert!(outcome(&report, CheckId::ToolsInputConstrained)
         .observed
         .starts_with("time_now:"));
@@ -212,12 +227,7 @@ async fn typescript_sdk_v2_dual_era_is_clean() {
 async fn typescript_sdk_v2_modern_only_is_clean() {
     let peer = ts("modern");
     let report = check(&url(&peer)).await;
-    assert_eq!(
-        above_info(&report),
-        ids(&[NO_ARG_TOOL_OPEN]),
-        "{:#?}",
-        report.findings
-    );
+    reported(&report, &[NO_ARG_TOOL_OPEN]);
     assert_eq!(report.era, Era::Modern);
     assert_eq!(report.decision, Decision::Pass);
 }
@@ -229,19 +239,11 @@ async fn typescript_sdk_v2_modern_only_is_clean() {
 async fn typescript_sdk_v2_paginated_is_clean() {
     let peer = ts_with("dual", &["paged"]);
     let report = check(&url(&peer)).await;
-    assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    reported(&report, &[]);
     assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
-    let c = outcome(&report, CheckId::PaginationCursor);
-    assert_eq!(c.outcome, Outcome::Pass);
-    assert!(
-        c.observed.contains("tools/list (4 pages)"),
-        "{}",
-        c.observed
-    );
-    assert_eq!(
-        outcome(&report, CheckId::PaginationInvalidCursor).outcome,
-        Outcome::Pass
-    );
+    came_out(&report, CheckId::PaginationCursor, Outcome::Pass);
+    observed_says(&report, CheckId::PaginationCursor, "tools/list (4 pages)");
+    came_out(&report, CheckId::PaginationInvalidCursor, Outcome::Pass);
     listed(&report, Era::Modern, &[(ListKind::Tools, 16)]);
 }
 
@@ -256,28 +258,11 @@ async fn typescript_sdk_v2_paginated_is_clean() {
 async fn python_sdk_default_is_clean() {
     let peer = python(None);
     let report = check(&url(&peer)).await;
-    assert_eq!(
-        above_info(&report),
-        ids(&[NO_ARG_TOOL_OPEN]),
-        "{:#?}",
-        report.findings
-    );
+    reported(&report, &[NO_ARG_TOOL_OPEN]);
     assert_eq!(report.era, Era::Dual);
     assert_eq!(report.decision, Decision::Pass);
-    listed(
-        &report,
-        Era::Modern,
-        &[
-            (ListKind::Tools, 16),
-            (ListKind::Resources, 2),
-            (ListKind::ResourceTemplates, 1),
-            (ListKind::Prompts, 2),
-        ],
-    );
-    assert_eq!(
-        outcome(&report, CheckId::ListenAckFirst).outcome,
-        Outcome::Pass
-    );
+    listed(&report, Era::Modern, DEFAULT_SERVER_LISTS);
+    came_out(&report, CheckId::ListenAckFirst, Outcome::Pass);
 }
 
 /// Python SDK in stateless mode. Observed: DELETE is answered 405 with a JSON-RPC body but
@@ -289,28 +274,14 @@ async fn python_sdk_default_is_clean() {
 async fn python_sdk_stateless_lacks_allow_on_405() {
     let peer = python(Some("stateless"));
     let report = check(&url(&peer)).await;
-    assert_eq!(
-        above_info(&report),
-        ids(&[("transport.delete", Severity::Low), NO_ARG_TOOL_OPEN]),
-        "{:#?}",
-        report.findings
+    reported(
+        &report,
+        &[("transport.delete", Severity::Low), NO_ARG_TOOL_OPEN],
     );
-    assert!(outcome(&report, CheckId::TransportDelete)
-        .observed
-        .contains("without an Allow header"));
-    assert_eq!(
-        outcome(&report, CheckId::TransportGet).outcome,
-        Outcome::Pass
-    );
+    observed_says(&report, CheckId::TransportDelete, "without an Allow header");
+    came_out(&report, CheckId::TransportGet, Outcome::Pass);
     assert_eq!(report.decision, Decision::Pass);
-    let f = report
-        .finding(vantage_agent::catalog::FindingId::TransportDelete)
-        .unwrap();
-    assert!(
-        f.remediation.starts_with("Python SDK: "),
-        "{}",
-        f.remediation
-    );
+    let f = fix_names_the_sdk(&report, FindingId::TransportDelete, "Python SDK: ");
     assert_eq!(
         f.stack.as_ref().map(|s| s.stack),
         Some(vantage_agent::stack::Stack::PythonSdk)
@@ -324,18 +295,11 @@ async fn python_sdk_stateless_lacks_allow_on_405() {
 async fn python_sdk_paginated_is_clean() {
     let peer = python_with(&["paged"]);
     let report = check(&url(&peer)).await;
-    assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
+    reported(&report, &[]);
     assert_eq!(report.decision, Decision::Pass, "{}", report.reason);
-    assert!(outcome(&report, CheckId::PaginationCursor)
-        .observed
-        .contains("tools/list (4 pages)"));
-    assert_eq!(
-        outcome(&report, CheckId::PaginationInvalidCursor).outcome,
-        Outcome::Pass
-    );
-    assert!(outcome(&report, CheckId::CapsDiscoverMatchesHandlers)
-        .observed
-        .contains("optional"));
+    observed_says(&report, CheckId::PaginationCursor, "tools/list (4 pages)");
+    came_out(&report, CheckId::PaginationInvalidCursor, Outcome::Pass);
+    observed_says(&report, CheckId::CapsDiscoverMatchesHandlers, "optional");
 }
 
 /// The legacy-only TypeScript SDK 1.x (stateful sessions): era.legacy-only, its fix naming
@@ -358,14 +322,7 @@ async fn typescript_sdk_v1_legacy_only_is_listed_in_sessions() {
         assert_eq!(report.era, Era::Legacy);
         // Every listing rule had its evidence: nothing unknown, so the medium finding decides.
         assert_eq!(report.decision, Decision::Review, "{}", report.reason);
-        let f = report
-            .finding(vantage_agent::catalog::FindingId::EraLegacyOnly)
-            .unwrap();
-        assert!(
-            f.remediation.starts_with("TypeScript SDK: "),
-            "{}",
-            f.remediation
-        );
+        let f = fix_names_the_sdk(&report, FindingId::EraLegacyOnly, "TypeScript SDK: ");
         assert!(f
             .stack
             .as_ref()
@@ -381,16 +338,11 @@ async fn typescript_sdk_v1_legacy_only_is_listed_in_sessions() {
             outcome(&report, CheckId::ToolsNoPerConnectionVariance).observed,
             "the same 12 tools over a second session"
         );
-        assert_eq!(outcome(&report, CheckId::CacheHints).outcome, Outcome::Skip);
-        let paged = outcome(&report, CheckId::PaginationCursor);
+        came_out(&report, CheckId::CacheHints, Outcome::Skip);
         if flags.is_empty() {
-            assert_eq!(paged.outcome, Outcome::Skip);
+            came_out(&report, CheckId::PaginationCursor, Outcome::Skip);
         } else {
-            assert!(
-                paged.observed.contains("tools/list (3 pages)"),
-                "{}",
-                paged.observed
-            );
+            observed_says(&report, CheckId::PaginationCursor, "tools/list (3 pages)");
         }
     }
 }

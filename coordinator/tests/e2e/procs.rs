@@ -1,5 +1,6 @@
 //! Real processes for the fleet tests: the `vantage serve` coordinator and `vantage-agent`s,
-//! each killed by its own pid when dropped, with their output captured for inspection.
+//! each killed by its own pid when dropped, with their output captured for inspection; and
+//! polling until something such a process does has happened.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
@@ -233,9 +234,45 @@ fn start_coordinator_full(
     }
 }
 
+/// Poll `f` every `every` until it holds; fail naming `what` once `within` has passed (a
+/// bound on waiting, not an assertion about time). How long it took.
+pub async fn until(
+    what: &str,
+    within: Duration,
+    every: Duration,
+    mut f: impl AsyncFnMut() -> bool,
+) -> Duration {
+    let start = Instant::now();
+    while !f().await {
+        assert!(
+            start.elapsed() < within,
+            "{what} did not happen within {within:?}"
+        );
+        tokio::time::sleep(every).await;
+    }
+    start.elapsed()
+}
+
+/// The API URL a `vantage serve` printed on its `vantage serve: api …` line.
+pub fn serve_api(p: &Proc) -> String {
+    p.wait_for("vantage serve: api", Duration::from_secs(20))
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string()
+}
+
 /// Start an agent for `region` with `token`.
 pub fn agent(grpc: &str, region: &str, token: &str) -> Proc {
     agent_with(grpc, region, token, &[])
+}
+
+/// One agent for each of `regions`, each with its region's token.
+pub fn agent_per_region(grpc: &str, regions: &[&str]) -> Vec<Proc> {
+    regions
+        .iter()
+        .map(|r| agent(grpc, r, &agent_token(r)))
+        .collect()
 }
 
 /// Start an agent with extra arguments (TLS files and the like).

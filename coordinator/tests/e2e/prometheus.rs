@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vantage_fixture::{Fault, Fixture};
 
@@ -220,16 +220,9 @@ async fn query(prom: &str, q: &str) -> Vec<serde_json::Value> {
     v["data"]["result"].as_array().cloned().unwrap_or_default()
 }
 
-async fn until(what: &str, within: Duration, mut f: impl AsyncFnMut() -> bool) -> Duration {
-    let start = Instant::now();
-    while !f().await {
-        assert!(
-            start.elapsed() < within,
-            "{what} did not happen within {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    start.elapsed()
+/// [`crate::procs::until`], polled every 250 ms (Prometheus evaluates every second).
+async fn until(what: &str, within: Duration, f: impl AsyncFnMut() -> bool) -> Duration {
+    crate::procs::until(what, within, Duration::from_millis(250), f).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@ use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
 use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
+use crate::evidence_support::finding;
 use crate::junit_consumer::{cases_with, consume};
 use crate::support::{options, outcome, vantage_async};
 
@@ -266,13 +267,8 @@ async fn a_server_that_accepts_and_never_answers_is_named_so_with_a_fix_to_match
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", s(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let f = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "era.detect")
-        .cloned()
-        .expect("era.detect, the same finding id as before");
+    // era.detect, the same finding id as before.
+    let f = finding(&report, "era.detect");
     let evidence = f["evidence"][0].as_str().unwrap();
     assert!(
         evidence.contains("server/discover: accepted the connection, never answered within 1 s"),

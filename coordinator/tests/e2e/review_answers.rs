@@ -9,9 +9,12 @@ use std::sync::Arc;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome};
 use vantage_coordinator::report::Decision;
-use vantage_fixture::{Fixture, Hostile, HostileServer};
+use vantage_fixture::{Hostile, HostileServer};
 
-use crate::evidence_support::{check_of, json_check, row, shape, StripHeader};
+use crate::evidence_support::{
+    behind_a_gateway_stripping_mcp_method, check_came_out, check_of, finding, json_check, row,
+    shape,
+};
 use crate::review_support::{response, rpc_error, RawServer};
 use crate::support::check;
 
@@ -24,38 +27,44 @@ async fn always(
     RawServer::start(Arc::new(move |_req: &str| response(status, headers, &body))).await
 }
 
+/// What a server answers for another reason (status, headers, body), the reason the
+/// evidence names, and what else it must carry.
+type AnswerRow = (
+    &'static str,
+    &'static [&'static [u8]],
+    Vec<u8>,
+    &'static str,
+    Option<&'static str>,
+);
+
 #[tokio::test]
 async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdict() {
-    let table: Vec<(RawServer, &str)> = vec![
+    let table: [AnswerRow; 3] = [
         (
-            always(
-                "429 Too Many Requests",
-                &[b"retry-after: 60", b"content-type: text/plain"],
-                b"slow down".to_vec(),
-            )
-            .await,
+            "429 Too Many Requests",
+            &[b"retry-after: 60", b"content-type: text/plain"],
+            b"slow down".to_vec(),
             "rate limited",
+            // The Retry-After the server gave.
+            Some("Retry-After: 60"),
         ),
         (
-            always(
-                "403 Forbidden",
-                &[b"content-type: application/json"],
-                rpc_error(-32000, "Forbidden by policy"),
-            )
-            .await,
+            "403 Forbidden",
+            &[b"content-type: application/json"],
+            rpc_error(-32000, "Forbidden by policy"),
             "refused before the MCP layer",
+            None,
         ),
         (
-            always(
-                "503 Service Unavailable",
-                &[b"retry-after: 120", b"content-type: text/html"],
-                b"<html>down</html>".to_vec(),
-            )
-            .await,
+            "503 Service Unavailable",
+            &[b"retry-after: 120", b"content-type: text/html"],
+            b"<html>down</html>".to_vec(),
             "unavailable",
+            None,
         ),
     ];
-    for (server, reason) in &table {
+    for (status, headers, body, reason, also) in table {
+        let server = always(status, headers, body).await;
         let (code, report) = json_check(&[&server.url()], &[]).await;
         assert_eq!(
             shape(&report),
@@ -67,39 +76,18 @@ async fn a_rate_limit_or_a_gateway_is_unknown_with_the_reason_not_a_target_verdi
             (Some("unknown"), 4),
             "{reason}"
         );
-        let era = check_of(&report, "local", "era.detect");
-        assert_eq!(
-            (era["outcome"].as_str(), era["cause"].as_str()),
-            (Some("unknown"), Some("other-reason")),
-            "{reason}"
-        );
+        let era = check_came_out(&report, "local", "era.detect", "unknown", "other-reason");
         let observed = era["observed"].as_str().unwrap();
         assert!(observed.contains(reason), "{observed}");
         assert!(!observed.contains("not MCP"), "{observed}");
+        if let Some(also) = also {
+            assert!(observed.contains(also), "{era}");
+        }
         // What could not run says why, and is not a skip.
-        let get = check_of(&report, "local", "transport.get");
-        assert_eq!(
-            (get["outcome"].as_str(), get["cause"].as_str()),
-            (Some("unknown"), Some("other-reason"))
-        );
-        let f = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["id"] == "probe.incomplete")
-            .unwrap();
+        check_came_out(&report, "local", "transport.get", "unknown", "other-reason");
+        let f = finding(&report, "probe.incomplete");
         assert!(f["evidence"].to_string().contains(reason), "{f}");
     }
-    // The Retry-After the server gave is in the evidence.
-    let (_, report) = json_check(&[&table[0].0.url()], &[]).await;
-    let era = check_of(&report, "local", "era.detect");
-    assert!(
-        era["observed"]
-            .as_str()
-            .unwrap()
-            .contains("Retry-After: 60"),
-        "{era}"
-    );
 }
 
 #[tokio::test]
@@ -136,10 +124,8 @@ async fn a_body_cut_short_says_so_and_never_not_mcp() {
 /// transport checks say why.
 #[tokio::test]
 async fn a_refused_discover_behind_a_stripping_gateway_does_not_pass_era_detect() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let gateway = StripHeader::start(fixture.addr, "mcp-method").await;
-    let url = format!("http://127.0.0.1:{}/mcp", gateway.addr.port());
-    let (code, report) = json_check(&[&url], &[]).await;
+    // discover.shape fails for real: blocked, exit 2.
+    let report = behind_a_gateway_stripping_mcp_method(&[]).await;
     let era = check_of(&report, "local", "era.detect");
     assert_eq!(
         (era["outcome"].as_str(), era["severity"].as_str()),
@@ -159,11 +145,4 @@ async fn a_refused_discover_behind_a_stripping_gateway_does_not_pass_era_detect(
         found.contains(&row("era.detect", "medium", "global", &["local"])),
         "{found:?}"
     );
-    assert!(
-        found
-            .iter()
-            .any(|f| f.0 == "discover.shape" && f.1 == "high"),
-        "{found:?}"
-    );
-    assert_eq!((code, report["decision"].as_str()), (2, Some("blocked")));
 }

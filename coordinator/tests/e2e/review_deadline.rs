@@ -10,7 +10,7 @@ use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
 use vantage_coordinator::report::{Decision, Report, Scope};
 use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
-use crate::evidence_support::{check_of, json_check, row, shape};
+use crate::evidence_support::{check_came_out, json_check, row, shape};
 use crate::support::{check_with, options};
 
 fn assert_incomplete(report: &Report) {
@@ -53,11 +53,7 @@ async fn a_slow_target_under_a_shorter_run_deadline_is_incomplete_every_time() {
             vec![row("probe.incomplete", "medium", "global", &["local"])]
         );
         assert_eq!((report["decision"].as_str(), code), (Some("unknown"), 4));
-        let era = check_of(&report, "local", "era.detect");
-        assert_eq!(
-            (era["outcome"].as_str(), era["cause"].as_str()),
-            (Some("unknown"), Some("deadline"))
-        );
+        check_came_out(&report, "local", "era.detect", "unknown", "deadline");
         assert_eq!(report["regions"][0]["status"], "partial");
     }
 }

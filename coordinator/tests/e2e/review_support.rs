@@ -9,6 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::evidence_support::head_and_length;
 use crate::support::vantage_env;
 
 /// What a raw server answers to one request (its head and body, as text).
@@ -39,17 +40,9 @@ impl RawServer {
                         }
                         buf.extend_from_slice(&chunk[..n]);
                         let text = String::from_utf8_lossy(&buf).to_string();
-                        let Some(end) = text.find("\r\n\r\n") else {
+                        let Some((end, len)) = head_and_length(&text) else {
                             continue;
                         };
-                        let len: usize = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
                         if buf.len() >= end + 4 + len {
                             let _ = s.write_all(&respond(&text)).await;
                             let _ = s.shutdown().await;

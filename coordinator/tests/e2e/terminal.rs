@@ -3,11 +3,11 @@
 //! escape code.
 
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use vantage_fixture::{Fixture, Hostile, HostileServer};
 
-use crate::procs::{agent, agent_token, coordinator, Proc, API_TOKEN};
+use crate::procs::{agent_per_region, coordinator, API_TOKEN};
 
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -163,46 +163,14 @@ async fn a_pipe_never_receives_an_escape_code() {
     }
 }
 
-async fn agents_registered(api: &str, n: usize) {
-    let tls = vantage_agent::probe::tls::client_config(None).unwrap();
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls((*tls).clone())
-        .no_proxy()
-        .build()
-        .unwrap();
-    let start = Instant::now();
-    loop {
-        let v: serde_json::Value = client
-            .get(format!("{api}/v1/agents"))
-            .bearer_auth(API_TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if v["agents"].as_array().map(Vec::len) == Some(n) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "{n} agents did not register"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fleet_mode_shows_each_region_as_it_arrives() {
     let dir = std::env::temp_dir().join(format!("vantage-pty-fleet-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let c = coordinator(&dir, &["eu", "us", "ap"], "127.0.0.1:0", "127.0.0.1:0", "");
     // ap has no agent (named at once); eu and us wait out a server that never answers.
-    let _agents: Vec<Proc> = ["eu", "us"]
-        .iter()
-        .map(|r| agent(&c.grpc, r, &agent_token(r)))
-        .collect();
-    agents_registered(&c.api, 2).await;
+    let _agents = agent_per_region(&c.grpc, &["eu", "us"]);
+    crate::fleet::wait_agents(&c, 2, Duration::from_secs(15)).await;
     let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let (code, screen) = in_pty_async(
         vec![

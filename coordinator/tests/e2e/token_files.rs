@@ -3,15 +3,33 @@
 //! the URL's port, one exiting never removes the other's, a second one on a taken port
 //! changes nothing, and a refused token (401) names where it came from.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use vantage_fixture::Fixture;
 
-use crate::procs::{bin, Proc};
+use crate::procs::{bin, serve_api, Proc};
 use crate::support::Scratch;
 
-fn serve(xdg: &str, api: &str) -> Proc {
+/// An `XDG_RUNTIME_DIR` inside `dir`, where a local `vantage serve` writes the API token it
+/// generates.
+pub(crate) fn runtime_dir(dir: &Path) -> String {
+    let runtime = dir.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    runtime.display().to_string()
+}
+
+/// The token file of the local `vantage serve` whose API is `api`, under `xdg`.
+pub(crate) fn token_file(xdg: &str, api: &str) -> PathBuf {
+    let port = api.trim_end_matches('/').rsplit(':').next().unwrap();
+    Path::new(xdg)
+        .join("vantage")
+        .join(format!("api-token-{port}"))
+}
+
+/// `vantage serve` with its runtime directory `xdg`, its API on `api`, no API token given.
+pub(crate) fn serve(xdg: &str, api: &str) -> Proc {
     let mut cmd = Command::new(bin("vantage"));
     cmd.arg("serve")
         .env("XDG_RUNTIME_DIR", xdg)
@@ -24,12 +42,7 @@ fn serve(xdg: &str, api: &str) -> Proc {
 
 /// The API URL a `vantage serve` printed.
 fn api_of(p: &Proc) -> String {
-    p.wait_for("vantage serve: api", Duration::from_secs(20))
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string()
+    serve_api(p).trim_end_matches('/').to_string()
 }
 
 async fn check(args: Vec<String>, env: Vec<(String, String)>) -> Output {
@@ -52,20 +65,23 @@ fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// [`check`], which must refuse (exit 1): its stderr.
+async fn refused(args: Vec<String>, env: Vec<(String, String)>) -> String {
+    let o = check(args, env).await;
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    e
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_local_coordinators_keep_their_own_generated_tokens() {
     let dir = Scratch::new("tokfiles");
-    let runtime = dir.join("runtime");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let xdg = runtime.display().to_string();
+    let xdg = runtime_dir(&dir);
     let fixture = Fixture::start(&[]).await.unwrap();
     let mut a = serve(&xdg, "127.0.0.1:0");
     let mut b = serve(&xdg, "127.0.0.1:0");
     let (api_a, api_b) = (api_of(&a), api_of(&b));
-    let file = |api: &str| {
-        let port = api.rsplit(':').next().unwrap();
-        runtime.join("vantage").join(format!("api-token-{port}"))
-    };
+    let file = |api: &str| token_file(&xdg, api);
     a.wait_for("API token written to", Duration::from_secs(5));
     b.wait_for("API token written to", Duration::from_secs(5));
     let (tok_a, tok_b) = (
@@ -107,7 +123,7 @@ async fn two_local_coordinators_keep_their_own_generated_tokens() {
     // A wrong token: the 401 says where it came from.
     let wrong = dir.join("wrong.token");
     std::fs::write(&wrong, "not-the-token\n").unwrap();
-    let o = check(
+    let e = refused(
         vec![
             fixture.url(),
             "--coordinator".into(),
@@ -118,8 +134,6 @@ async fn two_local_coordinators_keep_their_own_generated_tokens() {
         env.clone(),
     )
     .await;
-    assert_eq!(o.status.code(), Some(1));
-    let e = err(&o);
     assert!(
         e.contains(&format!(
             "the coordinator refused the API token from --api-token-file {}: 401",
@@ -127,7 +141,7 @@ async fn two_local_coordinators_keep_their_own_generated_tokens() {
         )),
         "{e}"
     );
-    let o = check(
+    let e = refused(
         vec![fixture.url(), "--coordinator".into(), api_a.clone()],
         vec![
             ("XDG_RUNTIME_DIR".into(), xdg.clone()),
@@ -135,14 +149,12 @@ async fn two_local_coordinators_keep_their_own_generated_tokens() {
         ],
     )
     .await;
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        err(&o).contains("the coordinator refused the API token from $VANTAGE_API_TOKEN: 401"),
-        "{}",
-        err(&o)
+        e.contains("the coordinator refused the API token from $VANTAGE_API_TOKEN: 401"),
+        "{e}"
     );
     // --api-token-env naming an unset variable is refused, not a silent fallback.
-    let o = check(
+    let e = refused(
         vec![
             fixture.url(),
             "--coordinator".into(),
@@ -153,11 +165,9 @@ async fn two_local_coordinators_keep_their_own_generated_tokens() {
         env.clone(),
     )
     .await;
-    assert_eq!(o.status.code(), Some(1));
     assert!(
-        err(&o).contains("--api-token-env VANTAGE_TEST_UNSET_TOKEN_VAR:"),
-        "{}",
-        err(&o)
+        e.contains("--api-token-env VANTAGE_TEST_UNSET_TOKEN_VAR:"),
+        "{e}"
     );
     a.signal("TERM");
     assert!(a

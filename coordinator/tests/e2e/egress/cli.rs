@@ -3,25 +3,19 @@
 //! policy), and the policy flags are refused with `--coordinator`, naming the key that
 //! sets them, before anything is sent.
 
-use super::lab::{twin_listeners, Answer, CountingServer, Request};
-use super::{hostile, internal, Hostile, SECRET};
+use super::lab::{Answer, CountingServer, Request};
+use super::{Hostile, Lab, SECRET};
 use crate::support::vantage_env;
 
 #[tokio::test]
 async fn allowing_the_internal_prefix_reaches_it_which_is_what_the_policy_prevents() {
-    let (internal_l, public_l) = twin_listeners().await;
-    let port = public_l.local_addr().unwrap().port();
-    let inside = internal(internal_l);
-    let _target = hostile(
-        public_l,
-        Hostile {
-            resource_metadata: Some(format!("http://127.0.0.1:{port}/latest/meta-data/iam")),
-            ..Hostile::default()
-        },
-    );
-    let url = format!("http://127.0.0.2:{port}/mcp");
+    let lab = Lab::start(|port| {
+        Hostile::pointing_at(format!("http://127.0.0.1:{port}/latest/meta-data/iam"))
+    })
+    .await;
+    let url = format!("http://127.0.0.2:{}/mcp", lab.port);
     let out = vantage_env(&["check", &url, "-f", "json", "--check-timeout", "2s"], &[]).await;
-    assert_eq!(inside.connections(), 0);
+    assert_eq!(lab.inside.connections(), 0);
     assert!(!String::from_utf8_lossy(&out.stdout).contains(SECRET));
     let out = vantage_env(
         &[
@@ -37,22 +31,49 @@ async fn allowing_the_internal_prefix_reaches_it_which_is_what_the_policy_preven
         &[],
     )
     .await;
-    assert!(inside.connections() > 0, "allowed, so fetched");
+    assert!(lab.inside.connections() > 0, "allowed, so fetched");
     // The credential is in the evidence (auth.prm: resource differs): the leak the policy
     // keeps out of every default report.
     assert!(String::from_utf8_lossy(&out.stdout).contains(SECRET));
 }
 
-#[tokio::test]
-async fn policy_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
+/// A stand-in for a coordinator's API that counts its connections (it would accept any
+/// check).
+async fn counting_api() -> CountingServer {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
         .await
         .unwrap();
-    let api = CountingServer::start(
+    CountingServer::start(
         listener,
         std::sync::Arc::new(|_: &Request| Answer::json(202, serde_json::json!({"id": "x"}))),
-    );
+    )
+}
+
+/// `vantage check … --coordinator API FLAG VALUE` is refused: exit 1, nothing on stdout.
+/// Its stderr.
+async fn refused_with_a_coordinator(api: &CountingServer, flag: &str, value: &str) -> String {
     let base = format!("http://{}", api.addr);
+    let out = vantage_env(
+        &[
+            "check",
+            "https://mcp.example.com/mcp",
+            "--coordinator",
+            &base,
+            flag,
+            value,
+        ],
+        &[("VANTAGE_API_TOKEN", "t")],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{flag}: {stderr}");
+    assert!(out.stdout.is_empty(), "{flag}");
+    stderr
+}
+
+#[tokio::test]
+async fn policy_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
+    let api = counting_api().await;
     for (flag, value, key) in [
         ("--assume-global", "198.51.100.0/24", "probe.assume_global"),
         (
@@ -61,27 +82,13 @@ async fn policy_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
             "probe.allow_non_global",
         ),
     ] {
-        let out = vantage_env(
-            &[
-                "check",
-                "https://mcp.example.com/mcp",
-                "--coordinator",
-                &base,
-                flag,
-                value,
-            ],
-            &[("VANTAGE_API_TOKEN", "t")],
-        )
-        .await;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let stderr = refused_with_a_coordinator(&api, flag, value).await;
         assert!(
             stderr.contains(&format!("{flag} is not sent to a fleet"))
                 && stderr.contains(key)
                 && stderr.contains("coordinator's configuration"),
             "{stderr}"
         );
-        assert!(out.stdout.is_empty());
     }
     assert_eq!(api.connections(), 0, "refused before any request");
 }
@@ -90,14 +97,7 @@ async fn policy_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
 /// what does it in a fleet; nothing is sent. (They were validated, then silently unused.)
 #[tokio::test]
 async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent() {
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .unwrap();
-    let api = CountingServer::start(
-        listener,
-        std::sync::Arc::new(|_: &Request| Answer::json(202, serde_json::json!({"id": "x"}))),
-    );
-    let base = format!("http://{}", api.addr);
+    let api = counting_api().await;
     for (flag, value, names) in [
         (
             "--check-timeout",
@@ -127,20 +127,7 @@ async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent(
             &["plain http://", "--target-ca-file", "probe.ca_file"][..],
         ),
     ] {
-        let out = vantage_env(
-            &[
-                "check",
-                "https://mcp.example.com/mcp",
-                "--coordinator",
-                &base,
-                flag,
-                value,
-            ],
-            &[("VANTAGE_API_TOKEN", "t")],
-        )
-        .await;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{flag}: {stderr}");
+        let stderr = refused_with_a_coordinator(&api, flag, value).await;
         for n in names {
             assert!(stderr.contains(n), "{flag}: {n:?} missing: {stderr}");
         }
@@ -148,7 +135,6 @@ async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent(
             stderr.contains("Drop") || stderr.contains("drop"),
             "{stderr}"
         );
-        assert!(out.stdout.is_empty());
     }
     assert_eq!(api.connections(), 0, "refused before any request");
 }

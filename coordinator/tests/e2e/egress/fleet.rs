@@ -4,18 +4,13 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::lab::twin_listeners;
-use super::{hostile, internal, Hostile, SECRET};
+use super::{Hostile, Lab, SECRET};
+use crate::evidence_support::{check_came_out, check_of, finding};
 use crate::fleet::{check, wait_agents};
 use crate::procs::{agent_token, agent_with, free_addr, start_coordinator};
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-egress-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::support::tmpdir;
 
 fn config(local_agent: bool, regions: &[&str]) -> String {
     let mut text = format!(
@@ -34,60 +29,41 @@ fn config(local_agent: bool, regions: &[&str]) -> String {
     text
 }
 
-fn check_of<'a>(region: &'a Value, id: &str) -> &'a Value {
-    region["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("{id} missing from {region}"))
-}
-
 /// The issue's reproduction: `vantage serve` with `local_agent = true` and
 /// `probe.allow_non_global = ["127.0.0.2/32"]`; the target on 127.0.0.2 answers 401 with
 /// `resource_metadata` on 127.0.0.1, which the policy does not allow. Before the fix the
 /// vantage fetched it and the credential appeared in the report's evidence.
 #[tokio::test]
 async fn the_in_process_vantage_of_vantage_serve_refuses_the_metadata_url() {
-    let (internal_l, public_l) = twin_listeners().await;
-    let port = public_l.local_addr().unwrap().port();
-    let inside = internal(internal_l);
-    let target = hostile(
-        public_l,
-        Hostile {
-            resource_metadata: Some(format!("http://127.0.0.1:{port}/latest/meta-data/iam")),
-            ..Hostile::default()
-        },
-    );
-    let dir = tmpdir("serve");
+    let lab = Lab::start(|port| {
+        Hostile::pointing_at(format!("http://127.0.0.1:{port}/latest/meta-data/iam"))
+    })
+    .await;
+    let dir = tmpdir("egress-serve");
     let path = dir.join("coordinator.toml");
     std::fs::write(&path, config(true, &[])).unwrap();
     let c = start_coordinator(&path, &[]);
     let report = check(
         &c,
-        json!({"target": format!("http://127.0.0.2:{port}/mcp"), "regions": ["local"]}),
+        json!({"target": format!("http://127.0.0.2:{}/mcp", lab.port), "regions": ["local"]}),
     )
     .await;
-    assert_eq!(inside.connections(), 0, "{report:#}");
-    assert!(target.connections() > 0);
+    lab.assert_contained(&format!("{report:#}"));
     let text = report.to_string();
     assert!(!text.contains(SECRET), "{report:#}");
-    let local = &report["regions"][0];
-    assert_eq!(local["region"], "local");
-    let prm = check_of(local, "auth.prm");
-    assert_eq!(
-        (prm["outcome"].as_str(), prm["cause"].as_str()),
-        (Some("unknown"), Some("policy-refused")),
-        "{prm}"
-    );
+    assert_eq!(report["regions"][0]["region"], "local");
+    let prm = check_came_out(&report, "local", "auth.prm", "unknown", "policy-refused");
     let observed = prm["observed"].as_str().unwrap();
     assert!(
         observed.contains("refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"),
         "{observed}"
     );
     // The target itself is allowed and was observed.
-    assert_eq!(check_of(local, "net.connect")["outcome"], "pass");
-    assert_eq!(check_of(local, "auth.challenge")["outcome"], "pass");
+    assert_eq!(check_of(&report, "local", "net.connect")["outcome"], "pass");
+    assert_eq!(
+        check_of(&report, "local", "auth.challenge")["outcome"],
+        "pass"
+    );
     assert!(!c.proc.output().contains(SECRET), "the coordinator's log");
     drop(c);
     let _ = std::fs::remove_dir_all(dir);
@@ -98,17 +74,10 @@ async fn the_in_process_vantage_of_vantage_serve_refuses_the_metadata_url() {
 /// job and says why.
 #[tokio::test]
 async fn agents_obey_the_job_policy_and_their_own_ceiling() {
-    let (internal_l, public_l) = twin_listeners().await;
-    let port = public_l.local_addr().unwrap().port();
-    let inside = internal(internal_l);
-    let target = hostile(
-        public_l,
-        Hostile {
-            resource_metadata: Some(format!("http://[::ffff:127.0.0.1]:{port}/prm")),
-            ..Hostile::default()
-        },
-    );
-    let dir = tmpdir("agents");
+    let lab =
+        Lab::start(|port| Hostile::pointing_at(format!("http://[::ffff:127.0.0.1]:{port}/prm")))
+            .await;
+    let dir = tmpdir("egress-agents");
     let path = dir.join("coordinator.toml");
     std::fs::write(&path, config(false, &["eu", "us"])).unwrap();
     let c = start_coordinator(&path, &["eu", "us"]);
@@ -127,16 +96,14 @@ async fn agents_obey_the_job_policy_and_their_own_ceiling() {
     wait_agents(&c, 2, Duration::from_secs(20)).await;
     let report = check(
         &c,
-        json!({"target": format!("http://127.0.0.2:{port}/mcp"), "regions": ["eu", "us"]}),
+        json!({"target": format!("http://127.0.0.2:{}/mcp", lab.port), "regions": ["eu", "us"]}),
     )
     .await;
-    assert_eq!(inside.connections(), 0, "{report:#}");
-    assert!(target.connections() > 0);
+    lab.assert_contained(&format!("{report:#}"));
     assert!(!report.to_string().contains(SECRET));
     let regions = report["regions"].as_array().unwrap();
-    let eu = regions.iter().find(|r| r["region"] == "eu").unwrap();
     let us = regions.iter().find(|r| r["region"] == "us").unwrap();
-    let prm = check_of(eu, "auth.prm");
+    let prm = check_of(&report, "eu", "auth.prm");
     assert_eq!(prm["cause"], "policy-refused", "{prm}");
     assert!(prm["observed"]
         .as_str()
@@ -146,12 +113,7 @@ async fn agents_obey_the_job_policy_and_their_own_ceiling() {
     assert!(us["checks"].as_array().unwrap().is_empty());
     // The agent's reason reaches the report, with a fix that fits (not "check that an
     // agent is connected": it is connected and healthy).
-    let missing = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "fleet.region-missing")
-        .expect("fleet.region-missing");
+    let missing = finding(&report, "fleet.region-missing");
     assert_eq!(missing["regions"], json!(["us"]), "{missing}");
     assert_eq!(
         missing["evidence"],

@@ -12,14 +12,14 @@ mod paths;
 
 use serde_json::json;
 
-use lab::{Answer, CountingServer, Request};
+use lab::{twin_listeners, Answer, CountingServer, Request};
 
 /// What the internal service serves: the shape of every metadata document, so that a
 /// vantage that reached it would carry the credential into its report.
 pub const SECRET: &str = "AKIA-INTERNAL-CREDENTIAL-12345";
 
 /// The internal service (`127.0.0.1:P`): everything it serves is the credential.
-pub fn internal(listener: tokio::net::TcpListener) -> CountingServer {
+fn internal(listener: tokio::net::TcpListener) -> CountingServer {
     CountingServer::start(
         listener,
         std::sync::Arc::new(|_: &Request| {
@@ -45,10 +45,56 @@ pub struct Hostile {
     pub prm_redirect: Option<String>,
 }
 
+impl Hostile {
+    /// A target whose 401 challenge names `resource_metadata` (and nothing else hostile).
+    pub fn pointing_at(resource_metadata: String) -> Hostile {
+        Hostile {
+            resource_metadata: Some(resource_metadata),
+            ..Hostile::default()
+        }
+    }
+}
+
+/// One laboratory on a port `P` free on both addresses: the internal service on
+/// `127.0.0.1:P` and the hostile target on `127.0.0.2:P`, answering as `scenario(P)` says.
+pub struct Lab {
+    pub port: u16,
+    pub inside: CountingServer,
+    pub target: CountingServer,
+}
+
+impl Lab {
+    pub async fn start(scenario: impl FnOnce(u16) -> Hostile) -> Lab {
+        let (internal_l, public_l) = twin_listeners().await;
+        let port = public_l.local_addr().unwrap().port();
+        let inside = internal(internal_l);
+        let target = hostile(public_l, scenario(port));
+        Lab {
+            port,
+            inside,
+            target,
+        }
+    }
+
+    /// What holds whatever the path: the internal service saw no connection and the target
+    /// was probed (`context` says which run).
+    pub fn assert_contained(&self, context: &str) {
+        assert_eq!(
+            self.inside.connections(),
+            0,
+            "the internal service was reached: {context}"
+        );
+        assert!(
+            self.target.connections() > 0,
+            "the target was never probed: {context}"
+        );
+    }
+}
+
 /// The hostile target (`127.0.0.2:P`, the "public" side): an MCP endpoint at `/mcp` that
 /// wants authorization, its PRM at `/prm` and at the well-known URIs, and authorization
 /// server metadata for the issuer `http://127.0.0.2:P` at the root well-known URIs.
-pub fn hostile(listener: tokio::net::TcpListener, h: Hostile) -> CountingServer {
+fn hostile(listener: tokio::net::TcpListener, h: Hostile) -> CountingServer {
     let origin = format!("http://{}", listener.local_addr().expect("addr"));
     CountingServer::start(
         listener,

@@ -5,10 +5,13 @@
 //! literal `[::ffff:127.0.0.1]`. The internal service must count zero connections, the
 //! report must say why, and the credential it serves must appear nowhere.
 
+use std::process::Output;
+
 use serde_json::Value;
 
-use super::lab::{twin_listeners, RebindDns};
-use super::{hostile, internal, Hostile, SECRET};
+use super::lab::RebindDns;
+use super::{Hostile, Lab, SECRET};
+use crate::evidence_support::{check_came_out, check_of};
 use crate::support::{assert_valid, vantage_env};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,23 +59,12 @@ struct Run {
 
 impl Run {
     fn check(&self, id: &str) -> &Value {
-        self.report["regions"][0]["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("{id} missing"))
+        check_of(&self.report, "local", id)
     }
 
     /// `id` is unknown because the policy refused, and says so.
     fn refused(&self, id: &str) -> String {
-        let c = self.check(id);
-        assert_eq!(
-            (c["outcome"].as_str(), c["cause"].as_str()),
-            (Some("unknown"), Some("policy-refused")),
-            "{:?} {id}: {c}",
-            self.case
-        );
+        let c = check_came_out(&self.report, "local", id, "unknown", "policy-refused");
         let observed = c["observed"].as_str().unwrap().to_string();
         assert!(
             observed.contains(&self.case.refusal()),
@@ -85,51 +77,70 @@ impl Run {
     fn observed(&self, id: &str) -> String {
         self.check(id)["observed"].as_str().unwrap().to_string()
     }
+
+    /// The redirect `id` saw was not followed and says so (for a literal, with the refusal
+    /// the policy would have made); a name in a Location is not even resolved.
+    fn not_followed(&self, id: &str) {
+        let observed = self.observed(id);
+        assert!(
+            observed.contains("not followed: redirects never are"),
+            "{observed}"
+        );
+        if self.case.is_literal() {
+            assert!(observed.contains(&self.case.refusal()), "{observed}");
+        }
+        assert_eq!(
+            self.dns.queries("internal.lab.test") + self.dns.queries("rebind.lab.test"),
+            0
+        );
+    }
+}
+
+/// `vantage check URL` with the lab resolver, the target's address assumed global, a JSON
+/// report, and `extra` arguments.
+async fn check_with_lab_dns(
+    url: &str,
+    dns: &RebindDns,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let ns = dns.addr.to_string();
+    let mut args = vec![
+        "check",
+        url,
+        "--nameserver",
+        &ns,
+        "--assume-global",
+        "127.0.0.2/32",
+        "-f",
+        "json",
+        "--check-timeout",
+        "2s",
+    ];
+    args.extend_from_slice(extra);
+    vantage_env(&args, env).await
 }
 
 /// Run `vantage check` against a hostile target built by `scenario(case, port)`, and assert
 /// what holds on every path: zero internal connections, a live target, no credential.
 async fn run(case: Case, scenario: impl Fn(Case, u16) -> Hostile) -> Run {
-    let (internal_l, public_l) = twin_listeners().await;
-    let port = public_l.local_addr().unwrap().port();
-    let inside = internal(internal_l);
-    let target = hostile(public_l, scenario(case, port));
+    let lab = Lab::start(|port| scenario(case, port)).await;
     let dns = RebindDns::start(
         &[("internal.lab.test", "127.0.0.1")],
         &[("rebind.lab.test", "127.0.0.2", "127.0.0.1")],
     )
     .await;
-    let url = format!("http://127.0.0.2:{port}/mcp");
-    let ns = dns.addr.to_string();
-    let out = vantage_env(
-        &[
-            "check",
-            &url,
-            "--nameserver",
-            &ns,
-            "--assume-global",
-            "127.0.0.2/32",
-            "-f",
-            "json",
-            "--timeout",
-            "20s",
-            "--check-timeout",
-            "2s",
-        ],
+    let url = format!("http://127.0.0.2:{}/mcp", lab.port);
+    let out = check_with_lab_dns(
+        &url,
+        &dns,
+        &["--timeout", "20s"],
         &[("VANTAGE_LOG", "trace")],
     )
     .await;
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(
-        inside.connections(),
-        0,
-        "{case:?}: the internal service was reached\n{stdout}"
-    );
-    assert!(
-        target.connections() > 0,
-        "{case:?}: the target was never probed"
-    );
+    lab.assert_contained(&format!("{case:?}\n{stdout}"));
     assert!(
         !stdout.contains(SECRET) && !stderr.contains(SECRET),
         "{case:?}: the internal answer leaked"
@@ -139,7 +150,7 @@ async fn run(case: Case, scenario: impl Fn(Case, u16) -> Hostile) -> Run {
     assert_valid(&report);
     Run {
         case,
-        port,
+        port: lab.port,
         report,
         dns,
     }
@@ -239,19 +250,7 @@ async fn a_redirect_location() {
     {
         let c = r.check("redirect.none");
         assert_eq!(c["outcome"], "fail", "{c}");
-        let observed = r.observed("redirect.none");
-        assert!(
-            observed.contains("not followed: redirects never are"),
-            "{observed}"
-        );
-        if r.case.is_literal() {
-            assert!(observed.contains(&r.case.refusal()), "{observed}");
-        }
-        // A name in a Location is not even resolved.
-        assert_eq!(
-            r.dns.queries("internal.lab.test") + r.dns.queries("rebind.lab.test"),
-            0
-        );
+        r.not_followed("redirect.none");
     }
 }
 
@@ -264,24 +263,14 @@ async fn a_redirect_on_metadata() {
     })
     .await
     {
-        let c = r.check("auth.metadata-redirect");
-        assert_eq!(
-            (c["outcome"].as_str(), c["cause"].as_str()),
-            (Some("fail"), Some("cross-host")),
-            "{c}"
+        check_came_out(
+            &r.report,
+            "local",
+            "auth.metadata-redirect",
+            "fail",
+            "cross-host",
         );
-        let observed = r.observed("auth.metadata-redirect");
-        assert!(
-            observed.contains("not followed: redirects never are"),
-            "{observed}"
-        );
-        if r.case.is_literal() {
-            assert!(observed.contains(&r.case.refusal()), "{observed}");
-        }
-        assert_eq!(
-            r.dns.queries("internal.lab.test") + r.dns.queries("rebind.lab.test"),
-            0
-        );
+        r.not_followed("auth.metadata-redirect");
     }
 }
 
@@ -290,41 +279,19 @@ async fn a_redirect_on_metadata() {
 /// that could answer the internal one.
 #[tokio::test]
 async fn the_target_name_itself_is_pinned() {
-    let (internal_l, public_l) = twin_listeners().await;
-    let port = public_l.local_addr().unwrap().port();
-    let inside = internal(internal_l);
-    let target = hostile(
-        public_l,
-        Hostile {
-            authorization_servers: vec![format!("http://127.0.0.2:{port}")],
-            ..Hostile::default()
-        },
-    );
+    let lab = Lab::start(|port| Hostile {
+        authorization_servers: vec![format!("http://127.0.0.2:{port}")],
+        ..Hostile::default()
+    })
+    .await;
+    let port = lab.port;
     let dns = RebindDns::start(&[], &[("rebind.lab.test", "127.0.0.2", "127.0.0.1")]).await;
     let url = format!("http://rebind.lab.test:{port}/mcp");
-    let ns = dns.addr.to_string();
-    let out = vantage_env(
-        &[
-            "check",
-            &url,
-            "--nameserver",
-            &ns,
-            "--assume-global",
-            "127.0.0.2/32",
-            "-f",
-            "json",
-            "--check-timeout",
-            "2s",
-        ],
-        &[],
-    )
-    .await;
+    let out = check_with_lab_dns(&url, &dns, &[], &[]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(inside.connections(), 0, "{stdout}");
-    assert!(target.connections() > 0);
+    lab.assert_contained(&stdout);
     let report: Value = serde_json::from_str(&stdout).unwrap();
-    let checks = report["regions"][0]["checks"].as_array().unwrap();
-    let prm = checks.iter().find(|c| c["id"] == "auth.prm").unwrap();
+    let prm = check_of(&report, "local", "auth.prm");
     // The PRM came from the well-known URI on the pinned address, though the name's later
     // answers are 127.0.0.1 (the PRM names the endpoint by its address: resource differs).
     assert!(
