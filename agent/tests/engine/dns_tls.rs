@@ -3,34 +3,12 @@
 
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, Severity};
-use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::ProbeOptions;
-use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
+use vantage_fixture::lab::{LabDns, TlsFront};
 use vantage_fixture::Fixture;
 
-use crate::run::{check, options, problems, run_with};
+use crate::run::{check, lab, problems, resolving_with, run_with};
 
 use Outcome::{Fail, Warn};
-
-async fn lab() -> (Fixture, LabCa, LabDns) {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let dns = LabDns::start(&[
-        ("mcp.vantage.test", &["127.0.0.1"]),
-        ("v6only.vantage.test", &["::1"]),
-        ("dual.vantage.test", &["127.0.0.1", "::1"]),
-    ])
-    .await;
-    (fixture, ca, dns)
-}
-
-fn resolving_with(dns: &LabDns) -> ProbeOptions {
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
-    opts
-}
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes() {

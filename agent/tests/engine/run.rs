@@ -2,22 +2,13 @@
 
 #![allow(dead_code)]
 
-use std::time::Duration;
-
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
-use vantage_agent::{Credentials, Engine, Job, Policy, ProbeOptions, Target};
+use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
-/// Options for tests: short per-exchange timeouts so hostile cases end quickly (the same as
-/// the coordinator's end-to-end tests use).
-pub fn options() -> ProbeOptions {
-    ProbeOptions {
-        check_timeout: Duration::from_millis(1500),
-        deadline: Duration::from_secs(10),
-        ..ProbeOptions::default()
-    }
-}
+pub use crate::shared::{assert_seen, job, lab, options, resolving_with};
+pub use crate::shared_faults::Problem;
 
 /// Options with every credential of the protected fixture.
 pub fn all_tokens() -> ProbeOptions {
@@ -30,19 +21,9 @@ pub fn all_tokens() -> ProbeOptions {
     o
 }
 
-/// Run one job on an engine built from `opts`: the job-level fields of `opts` (deadline,
-/// policy, credentials) travel as the job, the way every vantage receives them.
+/// Run one job ([`job`]) on an engine built from `opts`.
 pub async fn run_with(url: &str, opts: ProbeOptions) -> RegionResult {
-    let job = Job {
-        target: Target::parse(url).expect("target"),
-        deadline: opts.deadline,
-        expect_auth: opts.expect_auth,
-        policy: Policy {
-            assume_global: opts.assume_global.clone(),
-            allow_non_global: opts.allow_non_global.clone(),
-        },
-        credentials: opts.credentials.clone(),
-    };
+    let job = job(url, &opts);
     Engine::new(opts).expect("engine").run_job(&job).await
 }
 
@@ -57,9 +38,6 @@ pub fn check(region: &RegionResult, id: CheckId) -> CheckResult {
         .unwrap_or_else(|| panic!("{id} missing from the result"))
         .clone()
 }
-
-/// One failed or warned check: its id, outcome, severity and cause.
-pub type Problem = (CheckId, Outcome, Option<Severity>, Option<Cause>);
 
 /// Every check that failed or warned above info, in the catalogue's order.
 pub fn problems(region: &RegionResult) -> Vec<Problem> {
