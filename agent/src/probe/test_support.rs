@@ -14,11 +14,11 @@ pub(crate) fn answer_with(
     status: u16,
     ct: Option<&str>,
     body: Body,
-    headers: &[(&'static str, &'static str)],
+    headers: &[(&'static str, &str)],
 ) -> Exchange {
     let mut h = HeaderMap::new();
     for (k, v) in headers {
-        h.insert(*k, HeaderValue::from_static(v));
+        h.insert(*k, HeaderValue::from_str(v).expect("a header value"));
     }
     Exchange {
         status,
@@ -29,6 +29,11 @@ pub(crate) fn answer_with(
         first_byte_ms: 1,
         capped: None,
     }
+}
+
+/// A JSON answer: `status`, `application/json`, `body`, no header.
+pub(crate) fn json_answer(status: u16, body: serde_json::Value) -> Exchange {
+    answer_with(status, Some("application/json"), Body::Json(body), &[])
 }
 
 /// One modern `server/discover` to `http://{addr}/mcp` through the loopback test client,
