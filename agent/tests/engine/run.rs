@@ -7,7 +7,7 @@ use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
-pub use crate::shared::{assert_seen, job, lab, options, resolving_with};
+pub use crate::shared::{assert_seen, front, job, lab, options, resolving_with, trusting};
 pub use crate::shared_faults::Problem;
 
 /// Options with every credential of the protected fixture.
@@ -47,6 +47,15 @@ pub fn problems(region: &RegionResult) -> Vec<Problem> {
         .filter(|c| c.outcome.is_problem() && c.severity.is_some_and(|s| s > Severity::Info))
         .map(|c| (c.id, c.outcome, c.severity, c.cause))
         .collect()
+}
+
+/// Assert the checks that failed or warned above info are `want`, by id and severity (their
+/// outcomes and causes are the caller's to assert, where it does).
+#[track_caller]
+pub fn assert_problem_severities(region: &RegionResult, want: &[(CheckId, Option<Severity>)]) {
+    let got = problems(region);
+    let ids: Vec<_> = got.iter().map(|p| (p.0, p.2)).collect();
+    assert_eq!(ids, want, "{got:?}");
 }
 
 /// Every check with no evidence either way (`unknown`) or that could not run (`error`).

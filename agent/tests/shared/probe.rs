@@ -14,7 +14,7 @@ use std::time::Duration;
 use vantage_agent::model::CheckResult;
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::{Job, Policy, ProbeOptions, Target};
-use vantage_fixture::lab::{LabCa, LabDns};
+use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
 use vantage_fixture::Fixture;
 
 /// Options for tests: short per-exchange timeouts so hostile cases end quickly.
@@ -62,6 +62,23 @@ pub fn resolving_with(dns: &LabDns) -> ProbeOptions {
         nameservers: vec![dns.addr],
     };
     opts
+}
+
+/// [`resolving_with`] the lab's DNS, trusting the lab CA, with loopback taken as global.
+pub fn trusting(ca: &LabCa, dns: &LabDns) -> ProbeOptions {
+    let mut opts = resolving_with(dns);
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().expect("a CIDR")];
+    opts
+}
+
+/// A TLS front for `fixture` with a leaf of the lab CA for `names`, valid `days`, and the
+/// URL of `mcp.vantage.test` through it (the front serves while it lives).
+pub async fn front(fixture: &Fixture, ca: &LabCa, names: &[&str], days: i64) -> (TlsFront, String) {
+    let (cert, key) = ca.leaf(names, days);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    (front, url)
 }
 
 /// Assert `got == want` (the fields of `c` the caller chose: outcome, severity, cause) and

@@ -6,17 +6,13 @@
 use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
 
-use crate::support::{above_info, check_with, ids, lab, resolving_with, TlsFront};
+use crate::support::{above_info, check_with, front, ids, lab, resolving_with, trusting};
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes_end_to_end() {
     let (fixture, ca, dns) = lab().await;
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 90);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
-    let mut opts = resolving_with(&dns);
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
+    let mut opts = trusting(&ca, &dns);
     let report = check_with(&url, opts.clone()).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
     assert_eq!(report.decision, Decision::Pass);
@@ -42,16 +38,8 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
 #[tokio::test]
 async fn a_certificate_expiring_soon_needs_review() {
     let (fixture, ca, dns) = lab().await;
-    let mut opts = resolving_with(&dns);
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 5);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let report = check_with(
-        &format!("https://mcp.vantage.test:{}/mcp", front.addr.port()),
-        opts,
-    )
-    .await;
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 5).await;
+    let report = check_with(&url, trusting(&ca, &dns)).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.expiry", Severity::Medium)])
