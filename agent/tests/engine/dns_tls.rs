@@ -7,7 +7,8 @@ use vantage_fixture::lab::LabDns;
 use vantage_fixture::Fixture;
 
 use crate::run::{
-    assert_problem_severities, check, front, lab, problems, resolving_with, run_with, trusting,
+    assert_problem_severities, check, front, lab, named_target, problems, resolving_with, run_with,
+    trusting,
 };
 
 use Outcome::{Fail, Warn};
@@ -16,8 +17,8 @@ use Outcome::{Fail, Warn};
 async fn a_named_https_target_in_the_lab_passes() {
     let (fixture, ca, dns) = lab().await;
     let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
-    let mut opts = trusting(&ca, &dns);
-    let region = run_with(&url, opts.clone()).await;
+    let named = named_target(&ca, &dns);
+    let region = run_with(&url, named.clean).await;
     assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
     let dns_obs = region.dns.as_ref().unwrap();
     assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
@@ -25,9 +26,7 @@ async fn a_named_https_target_in_the_lab_passes() {
     assert_eq!(check(&region, CheckId::TlsHandshake).outcome, Outcome::Pass);
     assert_eq!(check(&region, CheckId::TlsExpiry).outcome, Outcome::Pass);
 
-    // Without --assume-global, loopback is what it is: not globally routable.
-    opts.assume_global.clear();
-    let region = run_with(&url, opts.clone()).await;
+    let region = run_with(&url, named.not_global).await;
     assert_problem_severities(
         &region,
         &[(CheckId::DnsGlobalAddresses, Some(Severity::High))],
@@ -36,10 +35,7 @@ async fn a_named_https_target_in_the_lab_passes() {
         .observed
         .contains("127.0.0.1 is loopback"));
 
-    // Without the lab CA, the chain is untrusted.
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    opts.extra_ca_pem = None;
-    let region = run_with(&url, opts).await;
+    let region = run_with(&url, named.untrusted).await;
     assert_eq!(
         problems(&region),
         vec![(

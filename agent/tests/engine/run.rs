@@ -7,7 +7,9 @@ use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
-pub use crate::shared::{assert_seen, front, job, lab, options, resolving_with, trusting};
+pub use crate::shared::{
+    assert_seen, front, job, lab, named_target, options, resolving_with, trusting,
+};
 pub use crate::shared_faults::Problem;
 
 /// Options with every credential of the protected fixture.

@@ -72,6 +72,30 @@ pub fn trusting(ca: &LabCa, dns: &LabDns) -> ProbeOptions {
     opts
 }
 
+/// A named HTTPS target behind the lab's TLS front, three ways: the options under which it
+/// is clean, then one thing taken away each time.
+pub struct NamedTarget {
+    /// [`trusting`]: the lab CA trusted, loopback taken as global.
+    pub clean: ProbeOptions,
+    /// Without `--assume-global`, loopback is what it is: not globally routable.
+    pub not_global: ProbeOptions,
+    /// Without the lab CA, the chain is untrusted.
+    pub untrusted: ProbeOptions,
+}
+
+pub fn named_target(ca: &LabCa, dns: &LabDns) -> NamedTarget {
+    let clean = trusting(ca, dns);
+    let mut not_global = clean.clone();
+    not_global.assume_global.clear();
+    let mut untrusted = clean.clone();
+    untrusted.extra_ca_pem = None;
+    NamedTarget {
+        clean,
+        not_global,
+        untrusted,
+    }
+}
+
 /// A TLS front for `fixture` with a leaf of the lab CA for `names`, valid `days`, and the
 /// URL of `mcp.vantage.test` through it (the front serves while it lives).
 pub async fn front(fixture: &Fixture, ca: &LabCa, names: &[&str], days: i64) -> (TlsFront, String) {

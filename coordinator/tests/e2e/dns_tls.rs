@@ -6,29 +6,26 @@
 use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
 
-use crate::support::{above_info, check_with, front, ids, lab, resolving_with, trusting};
+use crate::support::{
+    above_info, check_with, front, ids, lab, named_target, resolving_with, trusting,
+};
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes_end_to_end() {
     let (fixture, ca, dns) = lab().await;
     let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
-    let mut opts = trusting(&ca, &dns);
-    let report = check_with(&url, opts.clone()).await;
+    let named = named_target(&ca, &dns);
+    let report = check_with(&url, named.clean).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
     assert_eq!(report.decision, Decision::Pass);
 
-    // Without --assume-global, loopback is what it is: not globally routable.
-    opts.assume_global.clear();
-    let report = check_with(&url, opts.clone()).await;
+    let report = check_with(&url, named.not_global).await;
     assert_eq!(
         above_info(&report),
         ids(&[("dns.non-global-address", Severity::High)])
     );
 
-    // Without the lab CA, the chain is untrusted.
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    opts.extra_ca_pem = None;
-    let report = check_with(&url, opts).await;
+    let report = check_with(&url, named.untrusted).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.handshake", Severity::High)])
