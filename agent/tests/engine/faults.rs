@@ -6,7 +6,7 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Era, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture};
 
-use crate::run::{check, problems, run, unknowns};
+use crate::run::{check, closed_port, problems, run, unknowns};
 use crate::shared_faults::{ERAS, FAULTS};
 
 use Outcome::{Fail, Warn};
@@ -135,10 +135,7 @@ async fn a_redirect_hides_what_comes_after_it() {
 
 #[tokio::test]
 async fn nothing_listening_is_a_refused_connection() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = closed_port();
     let region = run(&format!("http://127.0.0.1:{port}/mcp")).await;
     assert_eq!(
         problems(&region),

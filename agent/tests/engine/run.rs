@@ -8,7 +8,7 @@ use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
 pub use crate::shared::{
-    assert_seen, front, job, lab, named_target, options, resolving_with, trusting,
+    assert_seen, closed_port, front, job, lab, named_target, options, resolving_with, trusting,
 };
 pub use crate::shared_faults::Problem;
 

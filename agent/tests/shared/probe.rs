@@ -105,6 +105,12 @@ pub async fn front(fixture: &Fixture, ca: &LabCa, names: &[&str], days: i64) -> 
     (front, url)
 }
 
+/// A loopback port nothing listens on (bound, read, and let go).
+pub fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    l.local_addr().expect("local address").port()
+}
+
 /// Assert `got == want` (the fields of `c` the caller chose: outcome, severity, cause) and
 /// that what `c` observed contains `needle`; either failure says what was observed.
 #[track_caller]

@@ -9,7 +9,7 @@ use vantage_coordinator::report::Decision;
 use vantage_fixture::{Fault, Fixture};
 
 use crate::support::shared_faults::{ERAS, FAULTS};
-use crate::support::{above_info, check, ids};
+use crate::support::{above_info, check, closed_port, ids};
 
 use Severity::High;
 
@@ -82,10 +82,7 @@ async fn eras_are_told_apart() {
 
 #[tokio::test]
 async fn nothing_listening_is_a_refused_connection() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = closed_port();
     let report = check(&format!("http://127.0.0.1:{port}/mcp")).await;
     assert_eq!(above_info(&report), ids(&[("net.connect", High)]));
 }

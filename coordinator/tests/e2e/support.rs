@@ -20,7 +20,7 @@ pub mod shared;
 #[path = "../../../agent/tests/shared/faults.rs"]
 pub mod shared_faults;
 
-pub use shared::{front, lab, named_target, options, resolving_with, trusting};
+pub use shared::{closed_port, front, lab, named_target, options, resolving_with, trusting};
 
 /// Run one in-process vantage on the job `vantage check` would send ([`shared::job`]) and
 /// return the report, validated against the schema.
