@@ -163,25 +163,13 @@ pub fn sightings<'a>(
 
 #[cfg(test)]
 mod tests {
-    use http::{HeaderMap, HeaderValue};
     use serde_json::json;
 
     use super::*;
+    use crate::probe::test_support::answer_with;
 
     fn ex(status: u16, headers: &[(&'static str, &str)], body: Body) -> Exchange {
-        let mut h = HeaderMap::new();
-        for (k, v) in headers {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        Exchange {
-            status,
-            headers: h,
-            content_type: None,
-            body,
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        }
+        answer_with(status, None, body, headers)
     }
 
     fn other(s: &str) -> Body {

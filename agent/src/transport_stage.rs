@@ -156,6 +156,7 @@ fn no_response(probe: TransportProbe, e: &ExchangeError) -> Verdict {
 mod tests {
     use super::*;
     use crate::model::{Cause, Outcome};
+    use crate::probe::test_support::answer_with;
 
     /// Red-team defect 6 (front.py drop): the connection closed without a response raised
     /// security.origin-not-validated (a failure of security.origin).
@@ -182,15 +183,7 @@ mod tests {
     /// pass.
     #[test]
     fn an_unanswered_control_leaves_the_origin_403_unknown() {
-        let ex = Exchange {
-            status: 403,
-            headers: Default::default(),
-            content_type: None,
-            body: crate::probe::http::Body::Empty,
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        };
+        let ex = answer_with(403, None, crate::probe::http::Body::Empty, &[]);
         let j = Judging {
             era: Era::Modern,
             unsure: None,

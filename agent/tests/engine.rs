@@ -13,6 +13,12 @@
 // Helpers outside `#[test]` functions (the lab, the fixtures) unwrap too: a test's setup.
 #![allow(clippy::unwrap_used)]
 
+// What these tests share with `coordinator/tests/e2e` (and `era_front.rs`).
+#[path = "shared/probe.rs"]
+mod shared;
+#[path = "shared/faults.rs"]
+mod shared_faults;
+
 #[path = "engine/run.rs"]
 mod run;
 

@@ -105,8 +105,7 @@ impl EgressClient {
         method: http::Method,
         url: &Url,
     ) -> Result<reqwest::RequestBuilder, EgressError> {
-        self.policy.check_url(url)?;
-        Ok(self.http.request(method, url.clone()))
+        self.request_through(&self.http, method, url)
     }
 
     /// A request to `url` on a connection of its own: never one another request left idle
@@ -116,8 +115,19 @@ impl EgressClient {
         method: http::Method,
         url: &Url,
     ) -> Result<reqwest::RequestBuilder, EgressError> {
+        self.request_through(&self.fresh, method, url)
+    }
+
+    /// A request to `url` through `client` (the pool or the fresh one), once the policy
+    /// allows the URL.
+    fn request_through(
+        &self,
+        client: &reqwest::Client,
+        method: http::Method,
+        url: &Url,
+    ) -> Result<reqwest::RequestBuilder, EgressError> {
         self.policy.check_url(url)?;
-        Ok(self.fresh.request(method, url.clone()))
+        Ok(client.request(method, url.clone()))
     }
 
     /// Check the address a response came from. The policy already admitted it before the

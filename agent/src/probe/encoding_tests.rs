@@ -2,14 +2,12 @@
 //! quoted as evidence). Every request asks for `Accept-Encoding: identity`; an answer in
 //! another coding is kept undecoded, never parsed, and is no observation of its body.
 
-use std::time::Duration;
-
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::*;
-use crate::egress::EgressClient;
 use crate::probe::reason::{another_reason, Subject};
+use crate::probe::test_support::discover_at;
 
 /// A loopback server answering each request with `answer`, reporting each request's head.
 async fn server(answer: Vec<u8>) -> (std::net::SocketAddr, mpsc::UnboundedReceiver<String>) {
@@ -40,10 +38,6 @@ async fn server(answer: Vec<u8>) -> (std::net::SocketAddr, mpsc::UnboundedReceiv
     (addr, rx)
 }
 
-fn client() -> EgressClient {
-    crate::egress::loopback_test_client()
-}
-
 #[tokio::test]
 async fn identity_is_asked_for_and_an_encoded_body_is_not_observed() {
     // A valid discover result, as gzip bytes would carry it: what matters is that it is
@@ -56,18 +50,7 @@ async fn identity_is_asked_for_and_an_encoded_body_is_not_observed() {
     .into_bytes();
     answer.extend_from_slice(body);
     let (addr, mut heads) = server(answer).await;
-    let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
-    let req = ProbeRequest::modern("server/discover", 1, Default::default());
-    let ex = exchange(
-        &client(),
-        &url,
-        &req,
-        &Limits::default(),
-        Duration::from_secs(30),
-        SseRead::UntilResponse,
-    )
-    .await
-    .unwrap();
+    let ex = discover_at(addr).await.unwrap();
     let head = heads.recv().await.unwrap();
     assert!(
         head.contains("\r\naccept-encoding: identity"),

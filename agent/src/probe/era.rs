@@ -202,23 +202,12 @@ pub fn capabilities(ex: &Exchange) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use http::HeaderMap;
     use serde_json::json;
 
     use super::*;
     use crate::model::Outcome;
 
-    fn json_ex(status: u16, body: Value) -> Exchange {
-        Exchange {
-            status,
-            headers: HeaderMap::new(),
-            content_type: Some("application/json".into()),
-            body: Body::Json(body),
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        }
-    }
+    use crate::probe::test_support::json_answer as json_ex;
 
     fn discover_result(result: Value) -> Exchange {
         json_ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))

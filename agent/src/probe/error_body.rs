@@ -86,22 +86,14 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use http::HeaderMap;
     use serde_json::json;
 
     use super::*;
     use crate::probe::http::Body;
+    use crate::probe::test_support::answer_with;
 
     fn ex(status: u16, body: Body) -> Exchange {
-        Exchange {
-            status,
-            headers: HeaderMap::new(),
-            content_type: None,
-            body,
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        }
+        answer_with(status, None, body, &[])
     }
 
     fn rpc(status: u16) -> Exchange {

@@ -339,9 +339,8 @@ pub async fn exchange_at(
             return Err(ExchangeError {
                 cause: Cause::Reset,
                 message: format!(
-                    "body cut short: the headers arrived ({} {}{}) but the connection ended after {} bytes of the body",
-                    ex.status,
-                    ex.content_type.as_deref().unwrap_or("without a content type"),
+                    "body cut short: the headers arrived ({}{}) but the connection ended after {} bytes of the body",
+                    head_line(&ex),
                     declared
                         .map(|l| format!(", Content-Length {l}"))
                         .unwrap_or_default(),
@@ -354,9 +353,8 @@ pub async fn exchange_at(
             return Err(ExchangeError {
                 cause: Cause::Timeout,
                 message: format!(
-                    "body: the headers arrived ({} {}) but the body did not finish within {} ({} bytes read)",
-                    ex.status,
-                    ex.content_type.as_deref().unwrap_or("without a content type"),
+                    "body: the headers arrived ({}) but the body did not finish within {} ({} bytes read)",
+                    head_line(&ex),
                     fmt_wait(budget),
                     bytes.len()
                 ),
@@ -387,6 +385,17 @@ pub async fn exchange_at(
 }
 
 /// The response's headers as captured: a value that carries a secret is stored scrubbed.
+/// What arrived of an answer whose body did not: its status and content type.
+fn head_line(ex: &Exchange) -> String {
+    format!(
+        "{} {}",
+        ex.status,
+        ex.content_type
+            .as_deref()
+            .unwrap_or("without a content type")
+    )
+}
+
 fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
     let mut out = headers.clone();
     if secrets.is_empty() {

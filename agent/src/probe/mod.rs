@@ -13,6 +13,8 @@ pub mod reason;
 pub mod redirect;
 pub mod request;
 pub mod sse;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod tls;
 pub mod transport;
 pub mod transport_reason;

@@ -128,24 +128,19 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
 
 #[cfg(test)]
 mod tests {
-    use http::{HeaderMap, HeaderValue};
     use serde_json::{json, Value};
 
     use super::*;
     use crate::probe::http::Body;
+    use crate::probe::test_support::answer_with;
 
     fn ex(status: u16, body: Option<Value>) -> Exchange {
-        let mut headers = HeaderMap::new();
-        headers.insert("retry-after", HeaderValue::from_static("60"));
-        Exchange {
+        answer_with(
             status,
-            headers,
-            content_type: body.as_ref().map(|_| "application/json".into()),
-            body: body.map_or(Body::Empty, Body::Json),
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        }
+            body.as_ref().map(|_| "application/json"),
+            body.map_or(Body::Empty, Body::Json),
+            &[("retry-after", "60")],
+        )
     }
 
     fn rpc_err(status: u16) -> Exchange {

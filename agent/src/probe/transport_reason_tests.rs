@@ -3,33 +3,12 @@
 //! refusal in front of the MCP layer. Each is `unknown` with its cause (never a pass, never a
 //! failure); the answers that are a rule's own subject keep their verdicts.
 
-use http::{HeaderMap, HeaderValue};
 use serde_json::json;
 
 use super::*;
 use crate::model::Outcome;
 use crate::probe::http::Body;
-
-fn ex(
-    status: u16,
-    ct: Option<&str>,
-    body: Body,
-    headers: &[(&'static str, &'static str)],
-) -> Exchange {
-    let mut h = HeaderMap::new();
-    for (k, v) in headers {
-        h.insert(*k, HeaderValue::from_static(v));
-    }
-    Exchange {
-        status,
-        headers: h,
-        content_type: ct.map(str::to_string),
-        body,
-        elapsed_ms: 1,
-        first_byte_ms: 1,
-        capped: None,
-    }
-}
+use crate::probe::test_support::answer_with as ex;
 
 fn served() -> Exchange {
     ex(

@@ -1,23 +1,15 @@
 //! The transport evaluators on hand-made exchanges: each rule's pass and each way to fail,
 //! by outcome and severity.
 
-use http::HeaderMap;
 use serde_json::{json, Value};
 
 use super::*;
 use crate::model::Cause;
 use crate::probe::http::{Body, Exchange, SseBody};
+use crate::probe::test_support::answer_with;
 
 fn ex(status: u16, ct: Option<&str>, body: Body) -> Exchange {
-    Exchange {
-        status,
-        headers: HeaderMap::new(),
-        content_type: ct.map(str::to_string),
-        body,
-        elapsed_ms: 1,
-        first_byte_ms: 1,
-        capped: None,
-    }
+    answer_with(status, ct, body, &[])
 }
 fn rpc_err(status: u16, code: i64, data: Option<Value>) -> Exchange {
     let mut e = json!({"code": code, "message": "m"});

@@ -2,11 +2,10 @@
 //! for url (…): client error (SendRequest): connection closed before message completed").
 //! A connection closed before a response reads as plain words, with cause `reset`.
 
-use std::time::Duration;
-
 use tokio::io::AsyncReadExt;
 
 use super::*;
+use crate::probe::test_support::discover_at;
 
 #[tokio::test]
 async fn a_connection_closed_before_a_response_is_said_plainly() {
@@ -20,19 +19,7 @@ async fn a_connection_closed_before_a_response_is_said_plainly() {
             drop(s);
         }
     });
-    let client = crate::egress::loopback_test_client();
-    let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
-    let req = ProbeRequest::modern("server/discover", 1, Default::default());
-    let e = exchange(
-        &client,
-        &url,
-        &req,
-        &Limits::default(),
-        Duration::from_secs(30),
-        SseRead::UntilResponse,
-    )
-    .await
-    .unwrap_err();
+    let e = discover_at(addr).await.unwrap_err();
     assert_eq!(e.cause, Cause::Reset, "{}", e.message);
     assert!(
         e.message

@@ -7,7 +7,9 @@ use vantage_agent::catalog::{in_stage, CheckId, Stage};
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
-use crate::run::{all_tokens, check, options, problems, run_with, Problem};
+use crate::run::{
+    all_tokens, assert_problem_severities, check, options, problems, run_with, Problem,
+};
 
 use Outcome::{Fail, Warn};
 use Severity::{Critical, High, Low, Medium};
@@ -166,12 +168,7 @@ async fn expect_auth_makes_an_open_endpoint_fail_the_challenge() {
     let mut o = options();
     o.expect_auth = true;
     let region = run_with(&fixture.url(), o).await;
-    let got = problems(&region);
-    assert_eq!(
-        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
-        vec![(CheckId::AuthChallenge, Some(High))],
-        "{got:?}"
-    );
+    assert_problem_severities(&region, &[(CheckId::AuthChallenge, Some(High))]);
 }
 
 /// The engine sees the same broken rule on a protected endpoint as on an open one (medium);

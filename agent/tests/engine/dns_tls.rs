@@ -3,45 +3,22 @@
 
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, Severity};
-use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::ProbeOptions;
-use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
+use vantage_fixture::lab::LabDns;
 use vantage_fixture::Fixture;
 
-use crate::run::{check, options, problems, run_with};
+use crate::run::{
+    assert_problem_severities, check, front, lab, named_target, problems, resolving_with, run_with,
+    trusting,
+};
 
 use Outcome::{Fail, Warn};
-
-async fn lab() -> (Fixture, LabCa, LabDns) {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let dns = LabDns::start(&[
-        ("mcp.vantage.test", &["127.0.0.1"]),
-        ("v6only.vantage.test", &["::1"]),
-        ("dual.vantage.test", &["127.0.0.1", "::1"]),
-    ])
-    .await;
-    (fixture, ca, dns)
-}
-
-fn resolving_with(dns: &LabDns) -> ProbeOptions {
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
-    opts
-}
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes() {
     let (fixture, ca, dns) = lab().await;
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 90);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
-    let mut opts = resolving_with(&dns);
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    let region = run_with(&url, opts.clone()).await;
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
+    let named = named_target(&ca, &dns);
+    let region = run_with(&url, named.clean).await;
     assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
     let dns_obs = region.dns.as_ref().unwrap();
     assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
@@ -49,23 +26,16 @@ async fn a_named_https_target_in_the_lab_passes() {
     assert_eq!(check(&region, CheckId::TlsHandshake).outcome, Outcome::Pass);
     assert_eq!(check(&region, CheckId::TlsExpiry).outcome, Outcome::Pass);
 
-    // Without --assume-global, loopback is what it is: not globally routable.
-    opts.assume_global.clear();
-    let region = run_with(&url, opts.clone()).await;
-    let got = problems(&region);
-    assert_eq!(
-        got.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
-        vec![(CheckId::DnsGlobalAddresses, Some(Severity::High))],
-        "{got:?}"
+    let region = run_with(&url, named.not_global).await;
+    assert_problem_severities(
+        &region,
+        &[(CheckId::DnsGlobalAddresses, Some(Severity::High))],
     );
     assert!(check(&region, CheckId::DnsGlobalAddresses)
         .observed
         .contains("127.0.0.1 is loopback"));
 
-    // Without the lab CA, the chain is untrusted.
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    opts.extra_ca_pem = None;
-    let region = run_with(&url, opts).await;
+    let region = run_with(&url, named.untrusted).await;
     assert_eq!(
         problems(&region),
         vec![(
@@ -87,13 +57,9 @@ async fn a_named_https_target_in_the_lab_passes() {
 #[tokio::test]
 async fn a_certificate_for_another_name_or_expiring_soon() {
     let (fixture, ca, dns) = lab().await;
-    let mut opts = resolving_with(&dns);
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let opts = trusting(&ca, &dns);
 
-    let (cert, key) = ca.leaf(&["other.vantage.test"], 90);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let (_front, url) = front(&fixture, &ca, &["other.vantage.test"], 90).await;
     let hs = check(&run_with(&url, opts.clone()).await, CheckId::TlsHandshake);
     assert_eq!(hs.outcome, Fail);
     assert!(
@@ -102,9 +68,7 @@ async fn a_certificate_for_another_name_or_expiring_soon() {
         hs.observed
     );
 
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 5);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 5).await;
     let region = run_with(&url, opts).await;
     let exp = check(&region, CheckId::TlsExpiry);
     assert_eq!((exp.outcome, exp.severity), (Warn, Some(Severity::Medium)));

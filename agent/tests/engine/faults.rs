@@ -6,10 +6,11 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Era, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture};
 
-use crate::run::{check, problems, run, unknowns, Problem};
+use crate::run::{check, closed_port, problems, run, unknowns};
+use crate::shared_faults::{ERAS, FAULTS};
 
 use Outcome::{Fail, Warn};
-use Severity::{High, Info, Low, Medium};
+use Severity::{High, Info};
 
 #[tokio::test]
 async fn the_clean_fixture_passes_every_check_it_runs() {
@@ -48,145 +49,15 @@ async fn the_clean_fixture_passes_every_check_it_runs() {
     }
 }
 
-/// The engine's side of `coordinator/tests/e2e/fixture_faults.rs`'s table: which checks each
-/// fault breaks, how (fail or warn), how badly, and why (the cause), with nothing else
-/// failing above info and nothing left without evidence.
+/// The engine's side of the fault table (`tests/shared/faults.rs`, shared with
+/// `coordinator/tests/e2e/fixture_faults.rs`): which checks each fault breaks, how (fail or
+/// warn), how badly, and why (the cause), with nothing else failing above info and nothing
+/// left without evidence.
 #[tokio::test]
 async fn each_fault_breaks_its_own_checks_alone() {
-    type Row = (Fault, &'static [Problem]);
-    let table: &[Row] = &[
-        (
-            Fault::GetHtml,
-            &[(CheckId::TransportGet, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::Delete200,
-            &[(CheckId::TransportDelete, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::UnknownMethodHtml404,
-            &[(CheckId::MethodUnknown, Fail, Some(High), None)],
-        ),
-        (
-            Fault::NoMethodValidation,
-            &[
-                (CheckId::HeadersMissingMethod, Fail, Some(Medium), None),
-                (CheckId::HeadersMethodMismatch, Fail, Some(Medium), None),
-            ],
-        ),
-        (
-            Fault::NoNameValidation,
-            &[(CheckId::HeadersNameMismatch, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::AcceptAnyVersion,
-            &[(CheckId::VersionUnsupported, Fail, Some(High), None)],
-        ),
-        (
-            Fault::OriginAccepted,
-            &[(CheckId::SecurityOrigin, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::Notification200Body,
-            &[(CheckId::TransportNotification, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::RedirectCrossHost,
-            &[(
-                CheckId::RedirectNone,
-                Fail,
-                Some(High),
-                Some(Cause::CrossHost),
-            )],
-        ),
-        (
-            Fault::RedirectSameHost,
-            &[(
-                CheckId::RedirectNone,
-                Fail,
-                Some(Medium),
-                Some(Cause::SameHost),
-            )],
-        ),
-        (Fault::SseNoAccelBuffering, &[]),
-        (
-            Fault::Bare400,
-            &[(CheckId::JsonrpcErrorBody, Warn, Some(Low), None)],
-        ),
-        (
-            Fault::LegacyOnly,
-            &[(CheckId::EraDetect, Fail, Some(Medium), None)],
-        ),
-        (Fault::ModernOnly, &[]),
-        (
-            Fault::HttpSseOnly,
-            &[(CheckId::EraDetect, Fail, Some(Medium), None)],
-        ),
-        // The listing faults (spec sections 3.3 to 3.5) and the tool-surface lint.
-        (
-            Fault::BrokenCursor,
-            &[(CheckId::PaginationCursor, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::SchemaInvalid,
-            &[(CheckId::ToolsSchemaValid, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::UnstableOrder,
-            &[(CheckId::ToolsDeterministicOrder, Warn, Some(Low), None)],
-        ),
-        (
-            Fault::PerConnectionVariance,
-            &[(
-                CheckId::ToolsNoPerConnectionVariance,
-                Fail,
-                Some(Medium),
-                None,
-            )],
-        ),
-        (
-            Fault::InvalidXMcpHeader,
-            &[(CheckId::ToolsXMcpHeaderValid, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::PromptsAdvertised404,
-            &[(CheckId::CapsDiscoverMatchesHandlers, Fail, Some(High), None)],
-        ),
-        (
-            Fault::ToolWithoutSchema,
-            &[(CheckId::ToolsListShape, Fail, Some(High), None)],
-        ),
-        (
-            Fault::BadToolName,
-            &[(CheckId::ToolsNameFormat, Warn, Some(Low), None)],
-        ),
-        (
-            Fault::InvalidCursorServed,
-            &[(CheckId::PaginationInvalidCursor, Warn, Some(Low), None)],
-        ),
-        (
-            Fault::NoCacheHints,
-            &[(CheckId::CacheHints, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::ListenJson,
-            &[(CheckId::ListenSse, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::ListenNoAck,
-            &[(CheckId::ListenAckFirst, Fail, Some(Medium), None)],
-        ),
-        (
-            Fault::UnconstrainedInput,
-            &[(CheckId::ToolsInputConstrained, Warn, Some(Low), None)],
-        ),
-        (
-            Fault::HugeDescription,
-            &[(CheckId::ToolsSurfaceSize, Warn, Some(Low), None)],
-        ),
-    ];
     let mut failures = Vec::new();
-    for (fault, expected) in table {
+    for row in FAULTS {
+        let (fault, expected) = (&row.fault, row.problems);
         let fixture = Fixture::start(&[*fault]).await.unwrap();
         let region = run(&fixture.url()).await;
         let got = problems(&region);
@@ -230,14 +101,9 @@ async fn sse_without_accel_buffering_is_an_info_warning() {
 
 #[tokio::test]
 async fn eras_are_told_apart() {
-    for (faults, era) in [
-        (vec![], Era::Dual),
-        (vec![Fault::ModernOnly], Era::Modern),
-        (vec![Fault::LegacyOnly], Era::Legacy),
-        (vec![Fault::HttpSseOnly], Era::HttpSse),
-    ] {
-        let fixture = Fixture::start(&faults).await.unwrap();
-        assert_eq!(run(&fixture.url()).await.era, era, "{faults:?}");
+    for (faults, era) in ERAS {
+        let fixture = Fixture::start(faults).await.unwrap();
+        assert_eq!(run(&fixture.url()).await.era, *era, "{faults:?}");
     }
     // A legacy server gets the 2026 checks skipped, with the reason.
     let fixture = Fixture::start(&[Fault::LegacyOnly]).await.unwrap();
@@ -269,10 +135,7 @@ async fn a_redirect_hides_what_comes_after_it() {
 
 #[tokio::test]
 async fn nothing_listening_is_a_refused_connection() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = closed_port();
     let region = run(&format!("http://127.0.0.1:{port}/mcp")).await;
     assert_eq!(
         problems(&region),

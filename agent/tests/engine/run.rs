@@ -2,22 +2,15 @@
 
 #![allow(dead_code)]
 
-use std::time::Duration;
-
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
-use vantage_agent::{Credentials, Engine, Job, Policy, ProbeOptions, Target};
+use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
-/// Options for tests: short per-exchange timeouts so hostile cases end quickly (the same as
-/// the coordinator's end-to-end tests use).
-pub fn options() -> ProbeOptions {
-    ProbeOptions {
-        check_timeout: Duration::from_millis(1500),
-        deadline: Duration::from_secs(10),
-        ..ProbeOptions::default()
-    }
-}
+pub use crate::shared::{
+    assert_seen, closed_port, front, job, lab, named_target, options, resolving_with, trusting,
+};
+pub use crate::shared_faults::Problem;
 
 /// Options with every credential of the protected fixture.
 pub fn all_tokens() -> ProbeOptions {
@@ -30,19 +23,9 @@ pub fn all_tokens() -> ProbeOptions {
     o
 }
 
-/// Run one job on an engine built from `opts`: the job-level fields of `opts` (deadline,
-/// policy, credentials) travel as the job, the way every vantage receives them.
+/// Run one job ([`job`]) on an engine built from `opts`.
 pub async fn run_with(url: &str, opts: ProbeOptions) -> RegionResult {
-    let job = Job {
-        target: Target::parse(url).expect("target"),
-        deadline: opts.deadline,
-        expect_auth: opts.expect_auth,
-        policy: Policy {
-            assume_global: opts.assume_global.clone(),
-            allow_non_global: opts.allow_non_global.clone(),
-        },
-        credentials: opts.credentials.clone(),
-    };
+    let job = job(url, &opts);
     Engine::new(opts).expect("engine").run_job(&job).await
 }
 
@@ -58,9 +41,6 @@ pub fn check(region: &RegionResult, id: CheckId) -> CheckResult {
         .clone()
 }
 
-/// One failed or warned check: its id, outcome, severity and cause.
-pub type Problem = (CheckId, Outcome, Option<Severity>, Option<Cause>);
-
 /// Every check that failed or warned above info, in the catalogue's order.
 pub fn problems(region: &RegionResult) -> Vec<Problem> {
     region
@@ -69,6 +49,15 @@ pub fn problems(region: &RegionResult) -> Vec<Problem> {
         .filter(|c| c.outcome.is_problem() && c.severity.is_some_and(|s| s > Severity::Info))
         .map(|c| (c.id, c.outcome, c.severity, c.cause))
         .collect()
+}
+
+/// Assert the checks that failed or warned above info are `want`, by id and severity (their
+/// outcomes and causes are the caller's to assert, where it does).
+#[track_caller]
+pub fn assert_problem_severities(region: &RegionResult, want: &[(CheckId, Option<Severity>)]) {
+    let got = problems(region);
+    let ids: Vec<_> = got.iter().map(|p| (p.0, p.2)).collect();
+    assert_eq!(ids, want, "{got:?}");
 }
 
 /// Every check with no evidence either way (`unknown`) or that could not run (`error`).

@@ -4,51 +4,28 @@
 //! the agent's test (`agent/tests/engine/dns_tls.rs`).
 
 use vantage_agent::model::Severity;
-use vantage_agent::probe::dns::ResolverChoice;
 use vantage_coordinator::report::Decision;
-use vantage_fixture::Fixture;
 
-use crate::support::{above_info, check_with, ids, options, LabCa, LabDns, TlsFront};
-
-async fn lab() -> (Fixture, LabCa, LabDns) {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let dns = LabDns::start(&[
-        ("mcp.vantage.test", &["127.0.0.1"]),
-        ("v6only.vantage.test", &["::1"]),
-    ])
-    .await;
-    (fixture, ca, dns)
-}
+use crate::support::{
+    above_info, check_with, front, ids, lab, named_target, resolving_with, trusting,
+};
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes_end_to_end() {
     let (fixture, ca, dns) = lab().await;
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 90);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    let report = check_with(&url, opts.clone()).await;
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
+    let named = named_target(&ca, &dns);
+    let report = check_with(&url, named.clean).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
     assert_eq!(report.decision, Decision::Pass);
 
-    // Without --assume-global, loopback is what it is: not globally routable.
-    opts.assume_global.clear();
-    let report = check_with(&url, opts.clone()).await;
+    let report = check_with(&url, named.not_global).await;
     assert_eq!(
         above_info(&report),
         ids(&[("dns.non-global-address", Severity::High)])
     );
 
-    // Without the lab CA, the chain is untrusted.
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    opts.extra_ca_pem = None;
-    let report = check_with(&url, opts).await;
+    let report = check_with(&url, named.untrusted).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.handshake", Severity::High)])
@@ -58,19 +35,8 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
 #[tokio::test]
 async fn a_certificate_expiring_soon_needs_review() {
     let (fixture, ca, dns) = lab().await;
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
-    let (cert, key) = ca.leaf(&["mcp.vantage.test"], 5);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
-    let report = check_with(
-        &format!("https://mcp.vantage.test:{}/mcp", front.addr.port()),
-        opts,
-    )
-    .await;
+    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 5).await;
+    let report = check_with(&url, trusting(&ca, &dns)).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.expiry", Severity::Medium)])
@@ -82,10 +48,7 @@ async fn a_certificate_expiring_soon_needs_review() {
 async fn nxdomain_and_aaaa_only_answers() {
     let (fixture, _ca, dns) = lab().await;
     let port = fixture.addr.port();
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
+    let mut opts = resolving_with(&dns);
     opts.assume_global = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
 
     let report = check_with(
@@ -106,10 +69,7 @@ async fn nxdomain_and_aaaa_only_answers() {
 #[tokio::test]
 async fn a_fleet_vantage_refuses_non_global_addresses() {
     let (fixture, _ca, dns) = lab().await;
-    let mut opts = options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![dns.addr],
-    };
+    let mut opts = resolving_with(&dns);
     opts.allow_named_target = false;
     let report = check_with(
         &format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port()),

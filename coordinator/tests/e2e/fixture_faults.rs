@@ -8,9 +8,10 @@ use vantage_agent::model::{Era, Severity};
 use vantage_coordinator::report::Decision;
 use vantage_fixture::{Fault, Fixture};
 
-use crate::support::{above_info, check, ids};
+use crate::support::shared_faults::{ERAS, FAULTS};
+use crate::support::{above_info, check, closed_port, ids};
 
-use Severity::{High, Low, Medium};
+use Severity::High;
 
 #[tokio::test]
 async fn the_clean_fixture_passes_with_nothing_above_info() {
@@ -21,161 +22,17 @@ async fn the_clean_fixture_passes_with_nothing_above_info() {
     assert_eq!(report.era, Era::Dual);
 }
 
+/// The report's side of the fault table (`agent/tests/shared/faults.rs`, shared with the
+/// engine's `agent/tests/engine/faults.rs`): each fault's findings above info and decision.
 #[tokio::test]
 async fn each_fault_is_caught_alone() {
-    type Row = (Fault, &'static [(&'static str, Severity)], Decision);
-    let table: &[Row] = &[
-        (
-            Fault::GetHtml,
-            &[("transport.get", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::Delete200,
-            &[("transport.delete", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::UnknownMethodHtml404,
-            &[("method.unknown", High)],
-            Decision::Blocked,
-        ),
-        (
-            Fault::NoMethodValidation,
-            &[
-                ("headers.method-mismatch", Medium),
-                ("headers.missing-method", Medium),
-            ],
-            Decision::Review,
-        ),
-        (
-            Fault::NoNameValidation,
-            &[("headers.name-mismatch", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::AcceptAnyVersion,
-            &[("version.unsupported", High)],
-            Decision::Blocked,
-        ),
-        (
-            Fault::OriginAccepted,
-            &[("security.origin-not-validated", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::Notification200Body,
-            &[("transport.notification", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::RedirectCrossHost,
-            &[("redirect.cross-host", High)],
-            Decision::Blocked,
-        ),
-        (
-            Fault::RedirectSameHost,
-            &[("probe.incomplete", Medium), ("redirect.none", Medium)],
-            // Redirects are never followed: no MCP answer, so the region did not observe
-            // the target, and nothing passes or merely needs review (checks.md 4.1); a
-            // finding says so (probe.incomplete, with redirect.none as what it saw).
-            Decision::Unknown,
-        ),
-        (Fault::SseNoAccelBuffering, &[], Decision::Pass),
-        (
-            Fault::Bare400,
-            &[("jsonrpc.error-body", Low)],
-            Decision::Pass,
-        ),
-        (
-            Fault::LegacyOnly,
-            &[("era.legacy-only", Medium)],
-            Decision::Review,
-        ),
-        (Fault::ModernOnly, &[], Decision::Pass),
-        (
-            Fault::HttpSseOnly,
-            &[("era.legacy-only", Medium)],
-            Decision::Review,
-        ),
-        // The listing faults (spec sections 3.3 to 3.5) and the tool-surface lint.
-        (
-            Fault::BrokenCursor,
-            &[("pagination.cursor", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::SchemaInvalid,
-            &[("tools.schema-valid", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::UnstableOrder,
-            &[("tools.deterministic-order", Low)],
-            Decision::Pass,
-        ),
-        (
-            Fault::PerConnectionVariance,
-            &[("tools.no-per-connection-variance", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::InvalidXMcpHeader,
-            &[("tools.x-mcp-header-valid", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::PromptsAdvertised404,
-            &[("caps.discover-matches-handlers", High)],
-            Decision::Blocked,
-        ),
-        (
-            Fault::ToolWithoutSchema,
-            &[("tools.list-shape", High)],
-            Decision::Blocked,
-        ),
-        (
-            Fault::BadToolName,
-            &[("tools.name-format", Low)],
-            Decision::Pass,
-        ),
-        (
-            Fault::InvalidCursorServed,
-            &[("pagination.invalid-cursor", Low)],
-            Decision::Pass,
-        ),
-        (
-            Fault::NoCacheHints,
-            &[("cache.hints", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::ListenJson,
-            &[("listen.sse", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::ListenNoAck,
-            &[("listen.ack-first", Medium)],
-            Decision::Review,
-        ),
-        (
-            Fault::UnconstrainedInput,
-            &[("tools.input-constrained", Low)],
-            Decision::Pass,
-        ),
-        (
-            Fault::HugeDescription,
-            &[("tools.surface-size", Low)],
-            Decision::Pass,
-        ),
-    ];
     let mut failures = Vec::new();
-    for (fault, expected, decision) in table {
+    for row in FAULTS {
+        let (fault, expected, decision) = (&row.fault, row.findings, row.decision);
         let fixture = Fixture::start(&[*fault]).await.unwrap();
         let report = check(&fixture.url()).await;
         let got = above_info(&report);
-        if got != ids(expected) || report.decision != *decision {
+        if got != ids(expected) || report.decision.as_str() != decision {
             failures.push(format!(
                 "{}: expected {:?} ({:?}), got {:?} ({:?})\n{:#?}",
                 fault.name(),
@@ -216,24 +73,16 @@ async fn sse_without_accel_buffering_is_an_info_observation() {
 
 #[tokio::test]
 async fn eras_are_told_apart() {
-    for (faults, era) in [
-        (vec![], Era::Dual),
-        (vec![Fault::ModernOnly], Era::Modern),
-        (vec![Fault::LegacyOnly], Era::Legacy),
-        (vec![Fault::HttpSseOnly], Era::HttpSse),
-    ] {
-        let fixture = Fixture::start(&faults).await.unwrap();
+    for (faults, era) in ERAS {
+        let fixture = Fixture::start(faults).await.unwrap();
         let report = check(&fixture.url()).await;
-        assert_eq!(report.era, era, "{faults:?}");
+        assert_eq!(report.era, *era, "{faults:?}");
     }
 }
 
 #[tokio::test]
 async fn nothing_listening_is_a_refused_connection() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = closed_port();
     let report = check(&format!("http://127.0.0.1:{port}/mcp")).await;
     assert_eq!(above_info(&report), ids(&[("net.connect", High)]));
 }

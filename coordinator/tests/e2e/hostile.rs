@@ -7,7 +7,7 @@ use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
 use vantage_fixture::{Hostile, HostileServer};
 
-use crate::support::{above_info, check, ids};
+use crate::support::{above_info, check, closed_port, ids};
 
 #[tokio::test]
 async fn a_target_that_never_answers_times_out_with_a_finding() {
@@ -215,10 +215,7 @@ fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound
 #[test]
 fn the_hostile_fixture_listens_where_it_is_told_and_refuses_faults() {
     use std::io::{BufRead, Read, Write};
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    let port = closed_port();
     let listen = format!("127.0.0.1:{port}");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
         .args(["fixture", "--hostile", "not-json", "--listen", &listen])

@@ -6,37 +6,26 @@
 
 use std::process::Output;
 use std::sync::LazyLock;
-use std::time::Duration;
 
 use serde_json::Value;
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::Severity;
-use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
+use vantage_agent::{Engine, ProbeOptions};
 use vantage_coordinator::report::Report;
 
-/// Options for tests: short per-exchange timeouts so hostile cases end quickly.
-pub fn options() -> ProbeOptions {
-    ProbeOptions {
-        check_timeout: Duration::from_millis(1500),
-        deadline: Duration::from_secs(10),
-        ..ProbeOptions::default()
-    }
-}
+/// What these tests share with the engine's own (`agent/tests/engine.rs`), included by path
+/// (the file says why): the test options, the job, the lab's zone, the fault table.
+#[path = "../../../agent/tests/shared/probe.rs"]
+pub mod shared;
+#[path = "../../../agent/tests/shared/faults.rs"]
+pub mod shared_faults;
 
-/// Run one in-process vantage and return the report, validated against the schema. The
-/// job-level fields of `opts` (deadline, policy, credentials) travel as the job, the way
-/// `vantage check` sends them.
+pub use shared::{closed_port, front, lab, named_target, options, resolving_with, trusting};
+
+/// Run one in-process vantage on the job `vantage check` would send ([`shared::job`]) and
+/// return the report, validated against the schema.
 pub async fn check_with(url: &str, opts: ProbeOptions) -> Report {
-    let job = Job {
-        target: Target::parse(url).expect("target"),
-        deadline: opts.deadline,
-        expect_auth: opts.expect_auth,
-        policy: Policy {
-            assume_global: opts.assume_global.clone(),
-            allow_non_global: opts.allow_non_global.clone(),
-        },
-        credentials: opts.credentials.clone(),
-    };
+    let job = shared::job(url, &opts);
     let engine = Engine::new(opts).expect("engine");
     let report = vantage_coordinator::local::check(&engine, &job).await;
     assert_valid(&serde_json::to_value(&report).expect("report serialises"));

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::pages::{ListRead, Stop};
 use super::problems::Problems;
 use super::rules::judge;
-use super::tool_list::tools_unread;
+use super::tool_list::tools_audited;
 use crate::model::{Cause, Severity};
 use crate::probe::verdict::Verdict;
 
@@ -275,26 +275,18 @@ pub(crate) fn tool_size(name: &str, tool: &Value, canonical_len: usize, out: &mu
 
 /// `tools.schema-valid` over the list.
 pub(crate) fn schema_verdict(tools: Option<&ListRead>) -> Verdict {
-    let (t, a) = match (tools_unread(tools), tools) {
-        (Some(v), _) => return v,
-        (None, Some(t)) => match &t.audit {
-            Some(a) => (t, a),
-            None => return Verdict::skip("no tool audit"),
-        },
-        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    let (t, a) = match tools_audited(tools) {
+        Ok(ta) => ta,
+        Err(v) => return v,
     };
     judge(&a.schemas, t, format!("{} tools' schemas compile", a.tools))
 }
 
 /// `tools.input-constrained` over the list.
 pub(crate) fn constrained_verdict(tools: Option<&ListRead>) -> Verdict {
-    let (t, a) = match (tools_unread(tools), tools) {
-        (Some(v), _) => return v,
-        (None, Some(t)) => match &t.audit {
-            Some(a) => (t, a),
-            None => return Verdict::skip("no tool audit"),
-        },
-        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    let (t, a) = match tools_audited(tools) {
+        Ok(ta) => ta,
+        Err(v) => return v,
     };
     let p = if a.unconstrained.is_empty() {
         &a.open_objects
@@ -319,13 +311,9 @@ pub(crate) fn size_verdict(tools: Option<&ListRead>) -> Verdict {
             }
         }
     }
-    let (t, a) = match (tools_unread(tools), tools) {
-        (Some(v), _) => return v,
-        (None, Some(t)) => match &t.audit {
-            Some(a) => (t, a),
-            None => return Verdict::skip("no tool audit"),
-        },
-        (None, None) => return Verdict::skip("the server does not advertise tools"),
+    let (t, a) = match tools_audited(tools) {
+        Ok(ta) => ta,
+        Err(v) => return v,
     };
     let mut p = a.sizes.clone();
     if a.total_bytes > MAX_SURFACE_BYTES {

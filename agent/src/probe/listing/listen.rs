@@ -252,17 +252,10 @@ mod tests {
 
     #[test]
     fn not_a_stream() {
-        let json_answer = Ok(Exchange {
-            status: 404,
-            headers: HeaderMap::new(),
-            content_type: Some("application/json".into()),
-            body: Body::Json(
-                json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
-            ),
-            elapsed_ms: 1,
-            first_byte_ms: 1,
-            capped: None,
-        });
+        let json_answer = Ok(crate::probe::test_support::json_answer(
+            404,
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
+        ));
         let (s, a) = evaluate(&json_answer, 7, &asked(), false);
         assert_eq!(
             (s.outcome, s.severity),

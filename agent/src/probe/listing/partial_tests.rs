@@ -2,13 +2,13 @@
 //! about the rest (`checks.md` 4.1): the rules that needed all of it are `unknown` with the
 //! cause, never `pass`, and a rate limit or a gateway is never the server's own failure.
 
-use http::{HeaderMap, HeaderValue};
 use serde_json::json;
 
 use super::*;
 use crate::model::Outcome;
 use crate::probe::http::Body;
 use crate::probe::listing::pages::PageMeta;
+use crate::probe::test_support::answer_with;
 
 fn read(kind: ListKind, pages: u32, stop: Option<Stop>) -> ListRead {
     ListRead {
@@ -31,20 +31,14 @@ fn read(kind: ListKind, pages: u32, stop: Option<Stop>) -> ListRead {
     }
 }
 
+/// An answer labelled text/html with `status` and `headers` (its body `{"error": "x"}`).
 fn answer(status: u16, headers: &[(&'static str, &'static str)]) -> Exchange {
-    let mut h = HeaderMap::new();
-    for (k, v) in headers {
-        h.insert(*k, HeaderValue::from_static(v));
-    }
-    Exchange {
+    answer_with(
         status,
-        headers: h,
-        content_type: Some("text/html".into()),
-        body: Body::Json(json!({"error": "x"})),
-        elapsed_ms: 1,
-        first_byte_ms: 1,
-        capped: None,
-    }
+        Some("text/html"),
+        Body::Json(json!({"error": "x"})),
+        headers,
+    )
 }
 
 #[test]

@@ -248,10 +248,7 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
         .map(|r| format!("{} ({} pages)", r.kind.method(), r.pages))
         .collect();
     // A list whose rest was not read may paginate there, or break its cursors there.
-    if let Some((r, stop)) = reads
-        .iter()
-        .find_map(|r| r.unseen_rest().map(|stop| (r, stop)))
-    {
+    if let Some((r, stop)) = first_unseen(reads) {
         return Verdict::unknown(
             stop.cause(),
             format!(
@@ -351,10 +348,7 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
         return Verdict::fail(s, p.summary());
     }
     // Pages not read may lack the hints: what was read is no pass for them.
-    if let Some((r, stop)) = reads
-        .iter()
-        .find_map(|r| r.unseen_rest().map(|stop| (r, stop)))
-    {
+    if let Some((r, stop)) = first_unseen(reads) {
         return Verdict::unknown(
             stop.cause(),
             format!(
@@ -368,6 +362,13 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
         return Verdict::skip("no list result was read");
     }
     Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope"))
+}
+
+/// The first list whose rest was not read, with what stopped it ([`ListRead::unseen_rest`]).
+fn first_unseen<'a>(reads: &[&'a ListRead]) -> Option<(&'a ListRead, &'a Stop)> {
+    reads
+        .iter()
+        .find_map(|r| r.unseen_rest().map(|stop| (*r, stop)))
 }
 
 /// The checks of this stage, for recording a reason for all of them at once.

@@ -1,14 +1,13 @@
 //! The listing verdicts, table-driven over lists built by hand.
 
-use http::HeaderMap;
 use serde_json::json;
 
 use super::*;
 use crate::model::Outcome;
-use crate::probe::http::Body;
 use crate::probe::listing::audit::ToolAudit;
 use crate::probe::listing::pages::PageMeta;
 use crate::probe::listing::tool_list::{list_shape, name_format, order, variance};
+use crate::probe::test_support::json_answer;
 
 fn meta(ttl: Value, scope: &str) -> PageMeta {
     PageMeta {
@@ -45,15 +44,7 @@ fn tools(names: &[(&str, &str)]) -> ListRead {
 }
 
 fn ex(status: u16, body: Value) -> Result<Exchange, ExchangeError> {
-    Ok(Exchange {
-        status,
-        headers: HeaderMap::new(),
-        content_type: Some("application/json".into()),
-        body: Body::Json(body),
-        elapsed_ms: 1,
-        first_byte_ms: 1,
-        capped: None,
-    })
+    Ok(json_answer(status, body))
 }
 
 fn not_found() -> Result<Exchange, ExchangeError> {

@@ -2,6 +2,7 @@
 //! and its content over two readings, its `x-mcp-header` annotations. Each a pure function of
 //! the list; a rule judged on part of the list fails on what it saw but never passes.
 
+use super::audit::ToolAudit;
 use super::pages::{ListRead, Stop};
 use super::problems::Problems;
 use super::rules::{judge, unfinished};
@@ -29,13 +30,28 @@ pub(crate) fn tools_unread(tools: Option<&ListRead>) -> Option<Verdict> {
     }
 }
 
+/// The tool list as read, or the verdict of a tool rule that cannot run ([`tools_unread`]).
+pub(crate) fn tools_read(tools: Option<&ListRead>) -> Result<&ListRead, Verdict> {
+    if let Some(v) = tools_unread(tools) {
+        return Err(v);
+    }
+    tools.ok_or_else(|| Verdict::skip("the server does not advertise tools"))
+}
+
+/// The tool list as read and its audit, or the verdict of an audit rule that cannot run.
+pub(crate) fn tools_audited(tools: Option<&ListRead>) -> Result<(&ListRead, &ToolAudit), Verdict> {
+    let t = tools_read(tools)?;
+    match &t.audit {
+        Some(a) => Ok((t, a)),
+        None => Err(Verdict::skip("no tool audit")),
+    }
+}
+
 /// `tools.list-shape`: the shape of every tool, and (2026-07-28) `resultType` on every page.
 pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
-    if let Some(v) = tools_unread(tools) {
-        return v;
-    }
-    let Some(t) = tools else {
-        return Verdict::skip("the server does not advertise tools");
+    let t = match tools_read(tools) {
+        Ok(t) => t,
+        Err(v) => return v,
     };
     let mut p = t.shape.clone();
     if let Some(a) = &t.audit {
@@ -63,11 +79,9 @@ pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
 
 /// `tools.name-format`.
 pub(crate) fn name_format(tools: Option<&ListRead>) -> Verdict {
-    if let Some(v) = tools_unread(tools) {
-        return v;
-    }
-    let Some(t) = tools else {
-        return Verdict::skip("the server does not advertise tools");
+    let t = match tools_read(tools) {
+        Ok(t) => t,
+        Err(v) => return v,
     };
     let empty = Problems::default();
     let p = t.audit.as_ref().map(|a| &a.names).unwrap_or(&empty);
@@ -102,17 +116,33 @@ fn both_complete(a: &ListRead, b: &ListRead) -> Option<Verdict> {
     })
 }
 
-/// `tools.deterministic-order`: the names common to two listings, in the same order.
-pub(crate) fn order(a: Option<&ListRead>, b: Option<&ListRead>) -> Verdict {
+/// Two listings of the tool list, both read whole, or the verdict of a comparison that
+/// cannot be made.
+fn both_read<'a>(
+    a: Option<&'a ListRead>,
+    b: Option<&'a ListRead>,
+) -> Result<(&'a ListRead, &'a ListRead), Verdict> {
     if let Some(v) = tools_unread(a) {
-        return v;
+        return Err(v);
     }
     let (Some(a), Some(b)) = (a, b) else {
-        return Verdict::unknown(Cause::Malformed, "tools/list was listed once only");
+        return Err(Verdict::unknown(
+            Cause::Malformed,
+            "tools/list was listed once only",
+        ));
     };
-    if let Some(v) = both_complete(a, b) {
-        return v;
+    match both_complete(a, b) {
+        Some(v) => Err(v),
+        None => Ok((a, b)),
     }
+}
+
+/// `tools.deterministic-order`: the names common to two listings, in the same order.
+pub(crate) fn order(a: Option<&ListRead>, b: Option<&ListRead>) -> Verdict {
+    let (a, b) = match both_read(a, b) {
+        Ok(ab) => ab,
+        Err(v) => return v,
+    };
     let (na, nb) = (a.names(), b.names());
     let common_a: Vec<&str> = na.iter().copied().filter(|n| nb.contains(n)).collect();
     let common_b: Vec<&str> = nb.iter().copied().filter(|n| na.contains(n)).collect();
@@ -133,15 +163,10 @@ pub(crate) fn order(a: Option<&ListRead>, b: Option<&ListRead>) -> Verdict {
 /// `tools.no-per-connection-variance`: the same tools (names and definitions) over a second
 /// connection (a second session on a 2025-11-25 server).
 pub(crate) fn variance(a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool) -> Verdict {
-    if let Some(v) = tools_unread(a) {
-        return v;
-    }
-    let (Some(a), Some(b)) = (a, b) else {
-        return Verdict::unknown(Cause::Malformed, "tools/list was listed once only");
+    let (a, b) = match both_read(a, b) {
+        Ok(ab) => ab,
+        Err(v) => return v,
     };
-    if let Some(v) = both_complete(a, b) {
-        return v;
-    }
     let diff = crate::surface::diff(&a.items, &b.items);
     let over = if legacy {
         "a second session"
@@ -160,14 +185,9 @@ pub(crate) fn variance(a: Option<&ListRead>, b: Option<&ListRead>, legacy: bool)
 
 /// `tools.x-mcp-header-valid` (2026-07-28 only).
 pub(crate) fn x_mcp_headers(tools: Option<&ListRead>) -> Verdict {
-    if let Some(v) = tools_unread(tools) {
-        return v;
-    }
-    let Some(t) = tools else {
-        return Verdict::skip("the server does not advertise tools");
-    };
-    let Some(a) = &t.audit else {
-        return Verdict::skip("no tool audit");
+    let (t, a) = match tools_audited(tools) {
+        Ok(ta) => ta,
+        Err(v) => return v,
     };
     let pass = if a.with_headers == 0 {
         format!("{} tools, none declares x-mcp-header", a.tools)

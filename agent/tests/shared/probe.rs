@@ -1,0 +1,126 @@
+//! What the engine's tests (`agent/tests/engine.rs`, `era_front.rs`) and the coordinator's
+//! end-to-end tests (`coordinator/tests/e2e/support.rs`) share: the test options, the job
+//! they travel as, the lab's zone, and one assertion on a check with what it observed.
+//!
+//! Included by path (`#[path] mod`) rather than put in `vantage_fixture`: these speak the
+//! agent's types (`ProbeOptions`, `Job`, `CheckResult`), and the fixture must not depend on
+//! the agent (the agent's tests depend on the fixture, and the `vantage` binary links it).
+
+#![allow(dead_code)]
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use vantage_agent::model::CheckResult;
+use vantage_agent::probe::dns::ResolverChoice;
+use vantage_agent::{Job, Policy, ProbeOptions, Target};
+use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
+use vantage_fixture::Fixture;
+
+/// Options for tests: short per-exchange timeouts so hostile cases end quickly.
+pub fn options() -> ProbeOptions {
+    ProbeOptions {
+        check_timeout: Duration::from_millis(1500),
+        deadline: Duration::from_secs(10),
+        ..ProbeOptions::default()
+    }
+}
+
+/// The job for `url`: the job-level fields of `opts` (deadline, policy, credentials)
+/// travel as the job, the way every vantage receives them.
+pub fn job(url: &str, opts: &ProbeOptions) -> Job {
+    Job {
+        target: Target::parse(url).expect("target"),
+        deadline: opts.deadline,
+        expect_auth: opts.expect_auth,
+        policy: Policy {
+            assume_global: opts.assume_global.clone(),
+            allow_non_global: opts.allow_non_global.clone(),
+        },
+        credentials: opts.credentials.clone(),
+    }
+}
+
+/// The lab: a clean fixture, a lab CA, and a DNS server answering `mcp.vantage.test` (A
+/// 127.0.0.1), `v6only.vantage.test` (AAAA ::1) and `dual.vantage.test` (both).
+pub async fn lab() -> (Fixture, LabCa, LabDns) {
+    let fixture = Fixture::start(&[]).await.expect("fixture");
+    let ca = LabCa::new();
+    let dns = LabDns::start(&[
+        ("mcp.vantage.test", &["127.0.0.1"]),
+        ("v6only.vantage.test", &["::1"]),
+        ("dual.vantage.test", &["127.0.0.1", "::1"]),
+    ])
+    .await;
+    (fixture, ca, dns)
+}
+
+/// [`options`] resolving names with the lab's DNS server.
+pub fn resolving_with(dns: &LabDns) -> ProbeOptions {
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![dns.addr],
+    };
+    opts
+}
+
+/// [`resolving_with`] the lab's DNS, trusting the lab CA, with loopback taken as global.
+pub fn trusting(ca: &LabCa, dns: &LabDns) -> ProbeOptions {
+    let mut opts = resolving_with(dns);
+    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+    opts.assume_global = vec!["127.0.0.0/8".parse().expect("a CIDR")];
+    opts
+}
+
+/// A named HTTPS target behind the lab's TLS front, three ways: the options under which it
+/// is clean, then one thing taken away each time.
+pub struct NamedTarget {
+    /// [`trusting`]: the lab CA trusted, loopback taken as global.
+    pub clean: ProbeOptions,
+    /// Without `--assume-global`, loopback is what it is: not globally routable.
+    pub not_global: ProbeOptions,
+    /// Without the lab CA, the chain is untrusted.
+    pub untrusted: ProbeOptions,
+}
+
+pub fn named_target(ca: &LabCa, dns: &LabDns) -> NamedTarget {
+    let clean = trusting(ca, dns);
+    let mut not_global = clean.clone();
+    not_global.assume_global.clear();
+    let mut untrusted = clean.clone();
+    untrusted.extra_ca_pem = None;
+    NamedTarget {
+        clean,
+        not_global,
+        untrusted,
+    }
+}
+
+/// A TLS front for `fixture` with a leaf of the lab CA for `names`, valid `days`, and the
+/// URL of `mcp.vantage.test` through it (the front serves while it lives).
+pub async fn front(fixture: &Fixture, ca: &LabCa, names: &[&str], days: i64) -> (TlsFront, String) {
+    let (cert, key) = ca.leaf(names, days);
+    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+    let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
+    (front, url)
+}
+
+/// A loopback port nothing listens on (bound, read, and let go).
+pub fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    l.local_addr().expect("local address").port()
+}
+
+/// Assert `got == want` (the fields of `c` the caller chose: outcome, severity, cause) and
+/// that what `c` observed contains `needle`; either failure says what was observed.
+#[track_caller]
+pub fn assert_seen<T: PartialEq + Debug>(c: &CheckResult, got: T, want: T, needle: &str) {
+    assert_eq!(got, want, "{}: {}", c.id, c.observed);
+    assert!(
+        c.observed.contains(needle),
+        "{}: {:?} not in {}",
+        c.id,
+        needle,
+        c.observed
+    );
+}
