@@ -171,6 +171,21 @@ impl Gate {
         }
     }
 
+    /// What this gate concluded on `report`, for the report itself (its `gate` field).
+    pub fn outcome(&self, report: &Report) -> crate::report::GateOutcome {
+        crate::report::GateOutcome {
+            result: match self.result(report) {
+                GateResult::Passed => "passed",
+                GateResult::Failed => "failed",
+                GateResult::Unknown => "unknown",
+            }
+            .into(),
+            exit_code: self.exit_code(report),
+            flags: self.flags(),
+            line: self.line(report),
+        }
+    }
+
     /// The exit code for a finished report.
     pub fn exit_code(&self, report: &Report) -> u8 {
         match self.result(report) {

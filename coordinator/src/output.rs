@@ -121,6 +121,10 @@ pub fn finish(
         let targets: Vec<&str> = reports.iter().map(|r| r.target.as_str()).collect();
         unchecked = b.unchecked(&targets);
     }
+    // Each report says what the gate concluded on it (a JSON consumer reads it there).
+    for r in &mut reports {
+        r.gate = Some(gate.outcome(r));
+    }
     if let [one] = reports.as_mut_slice() {
         // One endpoint: the entries for others are stale in its report.
         if let Some(status) = one.baseline.as_mut() {

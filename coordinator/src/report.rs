@@ -146,6 +146,23 @@ pub struct Report {
     /// What `--baseline` (or a scheduled check's baseline) accepted, found expired or stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineStatus>,
+    /// What `vantage check`'s gate concluded (its flags, result and exit code); absent from
+    /// the API's reports, which have no gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateOutcome>,
+}
+
+/// The gate's conclusion on one report, as `vantage check` exits with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GateOutcome {
+    /// `passed`, `failed` or `unknown`.
+    pub result: String,
+    /// The process's exit code for this report (`checks.md` section 6).
+    pub exit_code: u8,
+    /// The gate's flags, as typed (`--fail-on blocked`).
+    pub flags: String,
+    /// The gate line of the text report (`gate: passed`, `gate: failed (--fail-on review)`).
+    pub line: String,
 }
 
 impl Finding {

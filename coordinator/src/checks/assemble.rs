@@ -60,5 +60,6 @@ pub fn assemble_with(
         regions,
         findings: merged.findings,
         baseline: None,
+        gate: None,
     }
 }

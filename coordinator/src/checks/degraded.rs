@@ -96,6 +96,7 @@ mod tests {
             regions,
             findings: vec![],
             baseline: None,
+            gate: None,
         }
     }
 

@@ -138,5 +138,6 @@ fn running(id: &str, target: &Target) -> Report {
         regions: Vec::new(),
         findings: Vec::new(),
         baseline: None,
+        gate: None,
     }
 }

@@ -126,6 +126,7 @@ mod tests {
             regions: vec![],
             findings: vec![],
             baseline: None,
+            gate: None,
         }
     }
 

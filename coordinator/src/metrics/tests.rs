@@ -20,6 +20,7 @@ fn report(target: &str, decision: Decision) -> Report {
         regions: vec![RegionResult::absent("eu", RegionStatus::Complete)],
         findings: vec![],
         baseline: None,
+        gate: None,
     }
 }
 

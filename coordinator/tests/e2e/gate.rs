@@ -185,6 +185,13 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
     )
     .await;
     assert_eq!(out.status.code(), Some(2));
+    // The report says what the gate concluded, as the process exits with it.
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        doc["gate"],
+        serde_json::json!({"result": "failed", "exit_code": 2, "flags": "--fail-on review",
+            "line": "gate: failed (--fail-on review)"})
+    );
     let out = vantage_env(
         &[
             "baseline",
@@ -234,6 +241,12 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
     assert_eq!(f["accepted"]["status"], "accepted");
     assert_eq!(f["accepted"]["reason"], "edge page, OPS-42");
     assert_eq!(doc["decision"], "review", "the decision stays the merge's");
+    assert_eq!(
+        (&doc["gate"]["result"], &doc["gate"]["exit_code"]),
+        (&serde_json::json!("passed"), &serde_json::json!(0)),
+        "the gate's own conclusion beside it: {}",
+        doc["gate"]
+    );
     assert_eq!(
         doc["baseline"]["accepted"],
         serde_json::json!(["transport.get"])
