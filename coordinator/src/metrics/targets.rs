@@ -128,7 +128,16 @@ impl Targets {
                     region: g.intern(&r.region),
                     checks,
                     reachable,
-                    dns: r.dns.as_ref().map(|d| (d.all_global, d.has_a)),
+                    // Only an answer from the zone says what it holds: a resolver that
+                    // timed out or failed leaves the DNS series out, never "no A record".
+                    dns: r
+                        .dns
+                        .as_ref()
+                        .filter(|_| {
+                            r.check(CheckId::DnsResolve)
+                                .is_some_and(crate::merge::evidence::has_evidence)
+                        })
+                        .map(|d| (d.all_global, d.has_a)),
                     phases: r
                         .phases_ms
                         .iter()
