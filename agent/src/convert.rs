@@ -71,7 +71,7 @@ impl TryFrom<pb::Job> for Job {
 
     fn try_from(p: pb::Job) -> Result<Self, JobError> {
         let target = Target::parse(&p.target).map_err(|source| JobError::Target {
-            target: p.target.clone(),
+            target: crate::target::redacted(&p.target),
             source,
         })?;
         Ok(Job {

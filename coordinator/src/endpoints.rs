@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use vantage_agent::target::redacted;
 use vantage_agent::Target;
 use vantage_coordinator::baseline::{self, Baseline};
 use vantage_coordinator::report::Report;
@@ -31,7 +32,7 @@ pub fn targets(urls: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Targe
     }
     let mut out: Vec<(Target, String)> = Vec::new();
     for u in urls {
-        let t = Target::parse(u).with_context(|| format!("endpoint `{u}`"))?;
+        let t = Target::parse(u).with_context(|| format!("endpoint `{}`", redacted(u)))?;
         push(&mut out, t, format!("the argument `{u}`"))?;
     }
     if let Some(path) = file {
@@ -41,7 +42,7 @@ pub fn targets(urls: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Targe
         for (i, line) in text.lines().enumerate() {
             let Some(url) = line_url(line) else { continue };
             let where_ = format!("--targets {}:{}", path.display(), i + 1);
-            let t = Target::parse(url).with_context(|| format!("{where_}: `{url}`"))?;
+            let t = Target::parse(url).with_context(|| format!("{where_}: `{}`", redacted(url)))?;
             push(&mut out, t, where_)?;
         }
         if out.len() == before {
