@@ -151,6 +151,12 @@ impl Metrics {
         self.targets.forget(target);
     }
 
+    /// Keep only the per-region series of `regions` for `target` (the regions it is checked
+    /// from now).
+    pub fn keep_regions(&self, target: &str, regions: &[String]) {
+        self.targets.keep_regions(target, regions);
+    }
+
     /// Export the scheduled targets: their interval, `vantage_target_info` with their labels,
     /// and their counters at 0 (a counter with no sample cannot be rated or alerted on). A
     /// target no longer listed loses every series.

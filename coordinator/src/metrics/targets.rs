@@ -179,6 +179,16 @@ impl Targets {
         });
     }
 
+    /// Drop the per-region series of the regions a target is no longer checked from (a
+    /// reload changed its regions): they would say what a region no longer asked once saw.
+    pub(super) fn keep_regions(&self, target: &str, regions: &[String]) {
+        let mut g = self.lock();
+        if let Some(run) = g.targets.get_mut(target).and_then(|t| t.run.as_mut()) {
+            run.regions
+                .retain(|r| regions.iter().any(|k| k.as_str() == &*r.region));
+        }
+    }
+
     /// Remove every series of a target that left the configuration.
     pub(super) fn forget(&self, target: &str) {
         self.lock().targets.remove(target);
