@@ -268,3 +268,24 @@ fn a_resolver_that_failed_leaves_no_dns_series() {
         "{text}"
     );
 }
+
+/// Red team round 3: a target that never completes a run had no
+/// `vantage_last_run_timestamp_seconds`, so `VantageResultsStale` could never fire for it.
+/// When it entered the schedule is exported from the start and kept by a reload that keeps it.
+#[test]
+fn when_a_target_was_scheduled_is_exported_and_kept() {
+    let m = Metrics::new(Registry::new()).unwrap();
+    let before = crate::clock::unix_now();
+    m.set_schedule(&[(T.into(), 60.0, BTreeMap::new())]);
+    let at = |text: &str| -> f64 {
+        let line = lines_of(text, "vantage_check_scheduled_timestamp_seconds");
+        assert_eq!(line.len(), 1, "{text}");
+        line[0].rsplit_once(' ').unwrap().1.parse().unwrap()
+    };
+    let first = at(&render(&m));
+    assert!(first >= before.floor(), "{first} < {before}");
+    assert!(!render(&m).contains("vantage_last_run_timestamp_seconds{"));
+    // A reload that keeps the target keeps the time, whatever else changes.
+    m.set_schedule(&[(T.into(), 30.0, BTreeMap::new())]);
+    assert_eq!(at(&render(&m)), first);
+}

@@ -66,6 +66,8 @@ pub(super) struct Target {
     pub(super) last_run: Option<f64>,
     pub(super) skipped: u64,
     pub(super) interval: f64,
+    /// When the target entered the schedule (Unix seconds); a reload that keeps it keeps this.
+    pub(super) scheduled_at: f64,
     /// Values of `Inner::info_keys`.
     pub(super) info: Vec<Arc<str>>,
 }
@@ -210,7 +212,13 @@ impl Targets {
                 .map(|k| g.intern(labels.get(k).map(String::as_str).unwrap_or("")))
                 .collect();
             g.info_keys = keys;
-            let t = g.targets.entry(Arc::from(target.as_str())).or_default();
+            let t = g
+                .targets
+                .entry(Arc::from(target.as_str()))
+                .or_insert_with(|| Target {
+                    scheduled_at: crate::clock::unix_now(),
+                    ..Target::default()
+                });
             t.interval = *interval;
             t.info = info;
         }
