@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 const PB_FILES: &[&str] = &[
     "agent/src/client.rs",
     "agent/src/convert.rs",
+    "agent/src/convert_tests.rs",
     "agent/src/stop.rs",
     "coordinator/src/fleet/service.rs",
     "coordinator/src/fleet/unusable_tests.rs",
