@@ -306,6 +306,14 @@ async fn protected_resource_metadata_not_observed_is_unknown() {
         // No authorization server is known: nothing is claimed about one either.
         let asm = crate::support::outcome(report, CheckId::AuthAsMetadata);
         assert_eq!(asm.outcome, Outcome::Skip, "{a:?}: {}", asm.observed);
+        // Whether a metadata URL redirects: seen on an answer, unknown without one.
+        let r = crate::support::outcome(report, CheckId::AuthMetadataRedirect);
+        let expected = if *a == Answer::Silence {
+            (Outcome::Unknown, Some(Cause::Timeout))
+        } else {
+            (Outcome::Pass, None)
+        };
+        assert_eq!((r.outcome, r.cause), expected, "{a:?}: {}", r.observed);
     }
 }
 
@@ -371,6 +379,11 @@ async fn expect_auth_with_another_reason_is_unknown() {
         let report = through(&[], On::UnauthenticatedDiscover, Answer::Status(st), opts).await;
         unknown_for(&report, CheckId::AuthChallenge, Cause::OtherReason, needle);
         assert!(report.finding(FindingId::AuthChallenge).is_none());
+        // No token for another audience was named: that probe does not apply either way.
+        assert_eq!(
+            crate::support::outcome(&report, CheckId::AuthWrongAudience).outcome,
+            Outcome::Skip
+        );
         // Behind a boundary that was not observed, nothing was.
         let prm = crate::support::outcome(&report, CheckId::AuthPrm);
         assert_eq!(
