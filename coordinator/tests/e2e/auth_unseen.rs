@@ -119,6 +119,11 @@ async fn answer(a: Answer, path: &str) -> Response {
     .unwrap()
 }
 
+/// A header the front sets itself (length, framing).
+fn hop(name: &str) -> bool {
+    matches!(name, "content-length" | "connection" | "transfer-encoding")
+}
+
 async fn handle(
     State(f): State<Arc<Front>>,
     method: Method,
@@ -144,10 +149,7 @@ async fn handle(
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut req = f.client.request(method, format!("{}{path}", f.upstream));
     for (k, v) in &headers {
-        if !matches!(
-            k.as_str(),
-            "host" | "content-length" | "connection" | "transfer-encoding"
-        ) {
+        if k != "host" && !hop(k.as_str()) {
             req = req.header(k, v);
         }
     }
@@ -157,10 +159,7 @@ async fn handle(
     // The fixture names itself in its challenge and its metadata: name the front instead.
     let mut out = Response::builder().status(resp.status());
     for (k, v) in resp.headers() {
-        if !matches!(
-            k.as_str(),
-            "content-length" | "connection" | "transfer-encoding"
-        ) {
+        if !hop(k.as_str()) {
             let v = v.to_str().unwrap().replace(&f.upstream, &f.me);
             out = out.header(k, v);
         }
