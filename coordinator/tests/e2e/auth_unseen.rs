@@ -16,8 +16,6 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::Value;
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_agent::ProbeOptions;
@@ -26,7 +24,7 @@ use vantage_coordinator::report::{Decision, Report};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::auth::all_tokens;
-use crate::support::{above_info, check_with, options};
+use crate::support::{above_info, check_with, options, Served};
 
 const PRM: &[&str] = &["/.well-known/oauth-protected-resource"];
 const AS: &[&str] = &[
@@ -66,15 +64,9 @@ struct Front {
     client: reqwest::Client,
 }
 
-struct FrontServer {
-    addr: std::net::SocketAddr,
-    task: JoinHandle<()>,
-}
-
-impl FrontServer {
-    async fn start(upstream: std::net::SocketAddr, on: On, answer: Answer) -> FrontServer {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let addr = listener.local_addr().unwrap();
+/// The front before the fixture: every answer the fixture gives passes, but `on` gets `answer`.
+async fn front(upstream: std::net::SocketAddr, on: On, answer: Answer) -> Served {
+    Served::start(|addr| {
         let front = Arc::new(Front {
             upstream: format!("http://{upstream}"),
             me: format!("http://{addr}"),
@@ -82,18 +74,9 @@ impl FrontServer {
             answer,
             client: crate::support::http(),
         });
-        let app = axum::Router::new().fallback(handle).with_state(front);
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        FrontServer { addr, task }
-    }
-}
-
-impl Drop for FrontServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+        axum::Router::new().fallback(handle).with_state(front)
+    })
+    .await
 }
 
 async fn answer(a: Answer, path: &str) -> Response {
@@ -186,8 +169,8 @@ async fn handle(
 /// A check of the fixture with `faults` through a front answering `answer` on `on`.
 async fn through(faults: &[Fault], on: On, answer: Answer, opts: ProbeOptions) -> Report {
     let fixture = Fixture::start(faults).await.unwrap();
-    let front = FrontServer::start(fixture.addr, on, answer).await;
-    check_with(&format!("http://{}/mcp", front.addr), opts).await
+    let front = front(fixture.addr, on, answer).await;
+    check_with(&front.url(), opts).await
 }
 
 /// `id` is unknown for `cause` with `needle` in its evidence; nothing about the server is
