@@ -13,7 +13,7 @@ pub enum TargetError {
     Unparsable(url::ParseError),
     #[error("scheme `{0}` is not probed; use http:// or https://")]
     Scheme(String),
-    #[error("the URL carries user information; remove it and name a credential with --token-env")]
+    #[error("the URL carries user information (user:password@); remove it: credentials never travel in a URL (give a token with --token-env or --token-file, or name a configured credential)")]
     Userinfo,
     #[error("the URL has no host; give the full endpoint, e.g. https://mcp.example.com/mcp")]
     NoHost,
@@ -88,16 +88,14 @@ impl Target {
     }
 }
 
-/// `input` as a message may repeat it: user information (`user:password@`) replaced by
-/// `[redacted]@`, so a refused URL never echoes its password. Anything else is unchanged.
+/// `input` as a message may repeat it: whatever could be user information (`user:password@`)
+/// replaced by `[redacted]@`, so a refused URL never echoes its password. A password may
+/// hold an unencoded `/`, `?` or `#`, and the scheme may be missing, so everything before
+/// the last `@` after the scheme is hidden. Input without an `@` is unchanged.
 pub fn redacted(input: &str) -> String {
-    let Some(scheme_end) = input.find("://").map(|i| i + 3) else {
-        return input.to_string();
-    };
-    let rest = &input[scheme_end..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    match authority.rfind('@') {
-        Some(at) => format!("{}[redacted]@{}", &input[..scheme_end], &rest[at + 1..]),
+    let from = input.find("://").map_or(0, |i| i + 3);
+    match input[from..].rfind('@') {
+        Some(at) => format!("{}[redacted]@{}", &input[..from], &input[from + at + 1..]),
         None => input.to_string(),
     }
 }
@@ -127,22 +125,31 @@ mod tests {
 
     #[test]
     fn a_password_is_never_repeated() {
-        assert_eq!(
-            redacted("http://user:hunter2secret@127.0.0.1:4301/mcp"),
-            "http://[redacted]@127.0.0.1:4301/mcp"
-        );
-        // An @ after the authority is the path's, and a URL without userinfo is unchanged.
-        for plain in [
-            "https://h.example/mcp/@team",
-            "mcp.example.com/mcp",
-            "https://h.example",
+        for (input, shown) in [
+            (
+                "http://user:hunter2secret@127.0.0.1:4301/mcp",
+                "http://[redacted]@127.0.0.1:4301/mcp",
+            ),
+            // Unencoded /, ? and # in the password, and no scheme at all.
+            (
+                "http://alice:Pa/ssW0rd@127.0.0.1/mcp",
+                "http://[redacted]@127.0.0.1/mcp",
+            ),
+            (
+                "http://a:Pa#ss?w@h.example/mcp",
+                "http://[redacted]@h.example/mcp",
+            ),
+            (
+                "alice:S3cret@127.0.0.1:31401/mcp",
+                "[redacted]@127.0.0.1:31401/mcp",
+            ),
+            ("https://u:p@w@h.example", "https://[redacted]@h.example"),
         ] {
+            assert_eq!(redacted(input), shown);
+        }
+        for plain in ["mcp.example.com/mcp", "https://h.example", "ftp://x/y"] {
             assert_eq!(redacted(plain), plain);
         }
-        assert_eq!(
-            redacted("https://u:p@w@h.example"),
-            "https://[redacted]@h.example"
-        );
     }
 
     #[test]

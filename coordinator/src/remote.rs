@@ -14,15 +14,19 @@ use crate::output::live;
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
+    let shown = vantage_agent::target::redacted(given);
     let fix = || {
         format!(
-            "--coordinator {given}: give the API's URL with its scheme, e.g. http://{}",
-            given.trim_start_matches("//")
+            "--coordinator {shown}: give the API's URL with its scheme, e.g. http://{}",
+            shown.trim_start_matches("//")
         )
     };
     let url = url::Url::parse(given).map_err(|_| anyhow::anyhow!(fix()))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         bail!(fix());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        bail!("--coordinator {shown}: the URL carries user information (user:password@), which is never sent; the API takes its token from --api-token-env or --api-token-file");
     }
     Ok(given.trim_end_matches('/').to_string())
 }

@@ -203,7 +203,8 @@ mod tests {
     }
 
     /// Red team round 3: a region dropped from a check by a reload kept its series (DNS,
-    /// probe durations, check outcomes) until the target's next run, an interval later.
+    /// probe durations, check outcomes) until the target's next run, an interval later; a
+    /// fresh look then found that a run in flight at the reload wrote them back.
     #[tokio::test]
     async fn a_region_dropped_from_a_check_loses_its_series_at_once() {
         use crate::test_reports::{clean, report};
@@ -252,10 +253,36 @@ mod tests {
         ) {
             t.abort();
         }
+        // The last run rested on us too: it goes, decision and all, until the next run.
+        assert_eq!(
+            (per_region(&checks, "eu"), per_region(&checks, "us")),
+            (0, 0)
+        );
+        let decisions = |checks: &Checks| {
+            checks
+                .metrics
+                .render(&checks.dispatcher.registry, &checks.regions())
+                .lines()
+                .filter(|l| l.starts_with("vantage_decision{"))
+                .count()
+        };
+        assert_eq!(decisions(&checks), 0);
+        // A run still in flight at the reload (it asked us) ends: not exported.
+        checks
+            .metrics
+            .observe(&report(vec![clean("eu"), clean("us")]));
+        assert_eq!(
+            (per_region(&checks, "eu"), per_region(&checks, "us")),
+            (0, 0)
+        );
+        assert_eq!(decisions(&checks), 0);
+        // The next run, from eu only, is.
+        checks.metrics.observe(&report(vec![clean("eu")]));
         assert_eq!(
             (per_region(&checks, "eu"), per_region(&checks, "us")),
             (1, 0)
         );
+        assert_eq!(decisions(&checks), 4);
     }
 
     #[test]

@@ -127,13 +127,15 @@ fn ceiling_entry(s: &str) -> Result<Option<ipnet::IpNet>, String> {
 
 /// An http:// or https:// URL with a host and nothing after the port.
 fn parse_coordinator(s: &str) -> Result<String, String> {
+    let shown = vantage_agent::target::redacted(s);
     let fix = |why: &str| {
-        format!("`{s}`: {why}; give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051 or https://vantage.example.com:50051")
+        format!("`{shown}`: {why}; give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051 or https://vantage.example.com:50051")
     };
     let url = url::Url::parse(s).map_err(|_| fix("not a URL"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(fix("not an http:// or https:// URL"));
     }
+
     if url.path() != "/" || url.query().is_some() {
         return Err(fix("a gRPC address has no path"));
     }
@@ -197,6 +199,13 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
+    // Checked here, not by the flag's parser: clap repeats a refused value in its error.
+    if args.coordinator.contains('@') {
+        bail!(
+            "--coordinator {}: the URL carries user information (user:password@), which is never sent nor logged; the agent authenticates with its token (--token-env or --token-file)",
+            vantage_agent::target::redacted(&args.coordinator)
+        );
+    }
     let token = match &args.token_file {
         Some(path) => credentials::from_file(path)?,
         None => credentials::from_env(&args.token_env).map_err(|e| {

@@ -68,6 +68,8 @@ pub(super) struct Target {
     pub(super) interval: f64,
     /// When the target entered the schedule (Unix seconds); a reload that keeps it keeps this.
     pub(super) scheduled_at: f64,
+    /// The regions it is checked from, once the schedule said (`keep_regions`).
+    pub(super) regions: Option<Vec<String>>,
     /// Values of `Inner::info_keys`.
     pub(super) info: Vec<Arc<str>>,
 }
@@ -106,8 +108,16 @@ impl Targets {
     /// scheduled gets nothing.
     pub(super) fn observe(&self, report: &Report) {
         let mut g = self.lock();
-        if !g.targets.contains_key(report.target.as_str()) {
+        let Some(t) = g.targets.get(report.target.as_str()) else {
             return;
+        };
+        // A run started before a reload took a region away answered a question no longer
+        // asked: it is not exported (the next run is).
+        if let Some(now) = &t.regions {
+            if report.regions.iter().any(|r| !now.contains(&r.region)) {
+                tracing::debug!(target = %report.target, "a run from before the reload that changed its regions: not exported");
+                return;
+            }
         }
         let regions = report
             .regions
@@ -181,14 +191,24 @@ impl Targets {
         });
     }
 
-    /// Drop the per-region series of the regions a target is no longer checked from (a
-    /// reload changed its regions): they would say what a region no longer asked once saw.
+    /// The regions `target` is checked from now (a reload may change them). A last run that
+    /// included a region no longer asked goes, with every series it wrote (its decision and
+    /// findings included: they rest on that region too); so does a run still in flight when
+    /// it ends (`observe`).
     pub(super) fn keep_regions(&self, target: &str, regions: &[String]) {
         let mut g = self.lock();
-        if let Some(run) = g.targets.get_mut(target).and_then(|t| t.run.as_mut()) {
+        let Some(t) = g.targets.get_mut(target) else {
+            return;
+        };
+        let stale = t.run.as_ref().is_some_and(|run| {
             run.regions
-                .retain(|r| regions.iter().any(|k| k.as_str() == &*r.region));
+                .iter()
+                .any(|r| !regions.iter().any(|k| k.as_str() == &*r.region))
+        });
+        if stale {
+            t.run = None;
         }
+        t.regions = Some(regions.to_vec());
     }
 
     /// Remove every series of a target that left the configuration.

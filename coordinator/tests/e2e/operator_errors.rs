@@ -129,6 +129,40 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
         e.contains("give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"),
         "{e}"
     );
+
+    // A coordinator URL with a password: refused by both, and the password never repeated.
+    let e = refused(
+        "vantage-agent",
+        &[
+            "--coordinator",
+            "http://bob:AgentSecret@127.0.0.1:50051",
+            "--region",
+            "eu",
+        ],
+        &[("VANTAGE_AGENT_TOKEN", "x")],
+    );
+    assert!(
+        e.contains("carries user information") && e.contains("--token-env"),
+        "{e}"
+    );
+    assert!(!e.contains("AgentSecret"), "{e}");
+    let o = run(
+        "vantage",
+        &[
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--coordinator",
+            "http://bob:CoordSecret@127.0.0.1:9",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("carries user information") && e.contains("--api-token-env"),
+        "{e}"
+    );
+    assert!(!e.contains("CoordSecret"), "{e}");
 }
 
 #[test]
