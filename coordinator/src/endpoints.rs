@@ -31,44 +31,56 @@ pub fn targets(urls: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Targe
         Ok(())
     }
     let mut out: Vec<(Target, String)> = Vec::new();
+    // Every bad endpoint is named at once, not one per run.
+    let mut bad: Vec<String> = Vec::new();
     for u in urls {
-        let t = Target::parse(u).with_context(|| format!("endpoint `{}`", redacted(u)))?;
-        push(&mut out, t, format!("the argument `{u}`"))?;
+        let pushed = Target::parse(u)
+            .map_err(|e| anyhow::anyhow!("endpoint `{}`: {e}", redacted(u)))
+            .and_then(|t| push(&mut out, t, format!("the argument `{}`", redacted(u))));
+        if let Err(e) = pushed {
+            bad.push(e.to_string());
+        }
     }
     if let Some(path) = file {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("--targets {}", path.display()))?;
         let before = out.len();
-        // Every bad line is named at once, not one per run.
-        let mut bad: Vec<String> = Vec::new();
+        // An editor's byte-order mark is not part of the first URL.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         for (i, line) in text.lines().enumerate() {
             let Some(url) = line_url(line) else { continue };
             let where_ = format!("--targets {}:{}", path.display(), i + 1);
-            let pushed = Target::parse(url)
-                .map_err(|e| anyhow::anyhow!("{where_}: `{}`: {e}", redacted(url)))
-                .and_then(|t| push(&mut out, t, where_));
+            let pushed = match url.split_once(char::is_whitespace) {
+                // A second word is not part of the URL (it would be probed as %20…).
+                Some((first, rest)) => Err(anyhow::anyhow!(
+                    "{where_}: `{}` is followed by `{}`; write one URL per line, and a note after ` #`",
+                    redacted(first),
+                    rest.trim()
+                )),
+                None => Target::parse(url)
+                    .map_err(|e| anyhow::anyhow!("{where_}: `{}`: {e}", redacted(url))),
+            }
+            .and_then(|t| push(&mut out, t, where_));
             if let Err(e) = pushed {
                 bad.push(e.to_string());
             }
         }
-        match bad.as_slice() {
-            [] => {}
-            [one] => bail!("{one}"),
-            all => bail!(
-                "{} lines of --targets {} are refused, so nothing was checked:\n  {}",
-                all.len(),
-                path.display(),
-                all.join("\n  ")
-            ),
-        }
-        if out.len() == before {
+        if bad.is_empty() && out.len() == before {
             bail!(
                 "--targets {}: no endpoint in it; write one URL per line (`#` starts a comment)",
                 path.display()
             );
         }
     }
-    Ok(out.into_iter().map(|(t, _)| t).collect())
+    match bad.as_slice() {
+        [] => Ok(out.into_iter().map(|(t, _)| t).collect()),
+        [one] => bail!("{one}"),
+        all => bail!(
+            "{} endpoints are refused, so nothing was checked:\n  {}",
+            all.len(),
+            all.join("\n  ")
+        ),
+    }
 }
 
 /// The baseline `--baseline` names, read before any traffic.

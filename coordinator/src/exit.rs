@@ -87,7 +87,10 @@ const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
 const NOT_ABOUT_THE_TARGET: &[&str] = &["fleet.vantage-degraded"];
 
 /// What the gate concluded about a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum GateResult {
     Passed,
     /// The decision or a finding's severity is at or above the gate: exit 2.
@@ -174,12 +177,7 @@ impl Gate {
     /// What this gate concluded on `report`, for the report itself (its `gate` field).
     pub fn outcome(&self, report: &Report) -> crate::report::GateOutcome {
         crate::report::GateOutcome {
-            result: match self.result(report) {
-                GateResult::Passed => "passed",
-                GateResult::Failed => "failed",
-                GateResult::Unknown => "unknown",
-            }
-            .into(),
+            result: self.result(report),
             exit_code: self.exit_code(report),
             flags: self.flags(),
             line: self.line(report),

@@ -155,11 +155,10 @@ pub struct Report {
 /// The gate's conclusion on one report, as `vantage check` exits with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GateOutcome {
-    /// `passed`, `failed` or `unknown`.
-    pub result: String,
+    pub result: crate::exit::GateResult,
     /// The process's exit code for this report (`checks.md` section 6).
     pub exit_code: u8,
-    /// The gate's flags, as typed (`--fail-on blocked`).
+    /// The gate's flags, defaults included (`--fail-on blocked`).
     pub flags: String,
     /// The gate line of the text report (`gate: passed`, `gate: failed (--fail-on review)`).
     pub line: String,

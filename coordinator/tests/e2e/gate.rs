@@ -145,14 +145,25 @@ async fn a_bad_targets_file_changes_nothing() {
     // Every bad line at once, with its line number: not one per run.
     std::fs::write(
         &list,
-        "ftp://nope.example/\nhttps://ok.example/mcp\nhttps://u:pw@x.example/mcp\nhttps://ok.example/mcp\n",
+        "\u{feff}ftp://nope.example/\nhttps://ok.example/mcp\nhttps://u:pw@x.example/mcp\nhttps://ok.example/mcp\nhttps://b.example/mcp extra\n",
     )
     .unwrap();
-    let out = vantage_env(&["check", "--targets", list.to_str().unwrap()], &[]).await;
+    let out = vantage_env(
+        &[
+            "check",
+            "gopher://arg.example/",
+            "--targets",
+            list.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .await;
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1));
     for needle in [
-        "3 lines of --targets",
+        "5 endpoints are refused, so nothing was checked",
+        "endpoint `gopher://arg.example/`: scheme `gopher`",
+        "targets.txt:5: `https://b.example/mcp` is followed by `extra`",
         "targets.txt:1: `ftp://nope.example/`",
         "targets.txt:3: `https://[redacted]@x.example/mcp`",
         "targets.txt:4: https://ok.example/mcp is already named by --targets",
