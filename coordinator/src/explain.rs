@@ -32,8 +32,18 @@ fn check_text(id: CheckId) -> String {
     let c = id.spec();
     let mut out = format!("{id}: a check, stage {}\n", c.stage.as_str());
     let _ = writeln!(out, "  passes when  {}", c.expected);
-    let _ = writeln!(out, "  severity     up to {}", c.max_severity.as_str());
     let f = findings::spec(c.finding);
+    if f.severity > c.max_severity {
+        // The merge raises it (an auth check diverging, a protected endpoint, ...).
+        let _ = writeln!(
+            out,
+            "  severity     up to {} as judged in a region; its finding up to {} once merged",
+            c.max_severity.as_str(),
+            f.severity.as_str()
+        );
+    } else {
+        let _ = writeln!(out, "  severity     up to {}", c.max_severity.as_str());
+    }
     let _ = writeln!(out, "  finding      {} ({})", c.finding, f.title);
     for (other, when) in c.also {
         let _ = writeln!(out, "               {other} {when}");
@@ -200,6 +210,13 @@ mod tests {
             "dns.resolve",
             "dns.resolve: a check, stage dns",
             &["a pass proves the name resolved"],
+            &[],
+        ),
+        // A check whose finding the merge raises above the check's own severity says so.
+        (
+            "security.origin",
+            "security.origin: a check, stage transport",
+            &["up to medium as judged in a region; its finding up to high once merged"],
             &[],
         ),
     ];

@@ -32,7 +32,7 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
         ""
     };
     let status = ex.status;
-    let Some(location) = ex.header("location") else {
+    let Some(location) = ex.header("location").filter(|l| !l.trim().is_empty()) else {
         return Verdict::fail(
             Severity::Medium,
             format!("{status} without a Location: a 3xx a client cannot follow, where an MCP answer was due"),
@@ -77,7 +77,13 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
         )
         .cause(Cause::CrossHost);
     }
-    let to_itself = resolved.as_ref() == Some(&target.url);
+    // A fragment never reaches the server: `/mcp#a` asks for the endpoint again.
+    let without_fragment = |u: &Url| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        u
+    };
+    let to_itself = resolved.as_ref().map(without_fragment) == Some(without_fragment(&target.url));
     Verdict::fail(
         Severity::Medium,
         if to_itself {
@@ -128,10 +134,19 @@ mod tests {
             "{}",
             v.observed
         );
-        let v = verdict(&redirect(308, "/mcp"), &t);
-        assert_eq!(v.severity, Some(Severity::Medium));
+        for to_itself in ["/mcp", "/mcp#a", "https://example.com/mcp"] {
+            let v = verdict(&redirect(308, to_itself), &t);
+            assert_eq!(v.severity, Some(Severity::Medium));
+            assert!(
+                v.observed.contains("the endpoint's own URL"),
+                "{to_itself}: {}",
+                v.observed
+            );
+        }
+        // An empty Location is no Location.
+        let v = verdict(&redirect(302, ""), &t);
         assert!(
-            v.observed.contains("the endpoint's own URL"),
+            v.observed.starts_with("302 without a Location"),
             "{}",
             v.observed
         );
