@@ -436,7 +436,7 @@ vantage_agent::spec_table! {
         }
         FleetRegionMissing => {
             title: "A requested region did not report",
-            remediation: "Check that an agent for the region is connected and healthy (GET /v1/agents); when the evidence names two versions, run the same Vantage version on the agents and the coordinator.",
+            remediation: "Check that an agent for the region is connected and healthy (GET /v1/agents).",
             spec: "not a protocol rule: a region that did not report decides nothing, and is never counted as a pass",
             severity: Medium,
             derived: Some((MERGE, "a requested region had no agent, or its agent did not report by the deadline, refused the job, or answered with a result this coordinator cannot read (another version)")),

@@ -20,7 +20,9 @@ pub mod evidence;
 use std::collections::{BTreeMap, BTreeSet};
 
 use vantage_agent::catalog::{CheckId, FindingId, Stage};
-use vantage_agent::model::{Cause, CheckResult, Era, Outcome, RegionResult, Severity};
+use vantage_agent::model::{
+    Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus, Severity,
+};
 
 use crate::findings;
 use crate::report::{Decision, Finding, Scope};
@@ -168,7 +170,15 @@ fn missing_regions(
                         let status = status.trim_matches('"');
                         match input.absent.get(name) {
                             Some(a) => format!("{name}: {status}: {}", a.what),
-                            None => format!("{name}: {status}"),
+                            None => match r.status {
+                                RegionStatus::NoAgent => format!(
+                                    "{name}: {status}: no agent of this region is connected"
+                                ),
+                                RegionStatus::Timeout => {
+                                    format!("{name}: {status}: no result by the job's deadline")
+                                }
+                                _ => format!("{name}: {status}"),
+                            },
                         }
                     }
                     None => format!("{name}: no agent answered"),

@@ -451,7 +451,10 @@ fn a_missing_region_makes_the_decision_unknown_never_pass() {
     let m = run(vec![clean("eu"), clean("us"), timed_out], EU_US_AP, &[]);
     assert_eq!(m.decision, Decision::Unknown);
     assert!(
-        m.findings[0].evidence.iter().any(|e| e == "ap: timeout"),
+        m.findings[0]
+            .evidence
+            .iter()
+            .any(|e| e == "ap: timeout: no result by the job's deadline"),
         "{:?}",
         m.findings[0].evidence
     );

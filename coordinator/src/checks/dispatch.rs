@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(
             f.evidence,
             [
-                "ap: no-agent",
+                "ap: no-agent: no agent of this region is connected",
                 "lab: error: the agent is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)",
                 "lab3: error: the agent disconnected before it sent a result (it was stopped or restarted, or lost its connection, in the middle of the job)",
             ]
