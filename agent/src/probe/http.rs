@@ -333,12 +333,12 @@ pub async fn exchange_at(
         let declared = ex.header("content-length").map(|l| clip(l, 20));
         let (bytes, capped, end) = read_body(response, limits.body_bytes, deadline).await;
         ex.capped = capped;
-        if end == BodyEnd::CutShort {
-            // A body the connection cut short is not the body: never judge it (as "not
-            // MCP", say); say what happened.
-            return Err(ExchangeError {
-                cause: Cause::Reset,
-                message: format!(
+        // A body the connection or the clock cut short is not the body: never judge it (as
+        // "not MCP", say); say what happened.
+        let cut = match end {
+            BodyEnd::CutShort => Some((
+                Cause::Reset,
+                format!(
                     "body cut short: the headers arrived ({}{}) but the connection ended after {} bytes of the body",
                     head_line(&ex),
                     declared
@@ -346,19 +346,20 @@ pub async fn exchange_at(
                         .unwrap_or_default(),
                     bytes.len()
                 ),
-            });
-        }
-        if end == BodyEnd::TimedOut {
-            // A body cut by the clock is not the body: never judge a truncated answer.
-            return Err(ExchangeError {
-                cause: Cause::Timeout,
-                message: format!(
+            )),
+            BodyEnd::TimedOut => Some((
+                Cause::Timeout,
+                format!(
                     "body: the headers arrived ({}) but the body did not finish within {} ({} bytes read)",
                     head_line(&ex),
                     fmt_wait(budget),
                     bytes.len()
                 ),
-            });
+            )),
+            BodyEnd::Complete => None,
+        };
+        if let Some((cause, message)) = cut {
+            return Err(ExchangeError { cause, message });
         }
         // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
         // would leave most of itself behind.
