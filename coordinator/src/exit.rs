@@ -86,18 +86,7 @@ const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
 /// Findings about the vantage itself, never about the target: they never fail the gate.
 const NOT_ABOUT_THE_TARGET: &[&str] = &["fleet.vantage-degraded"];
 
-/// What the gate concluded about a report.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum GateResult {
-    Passed,
-    /// The decision or a finding's severity is at or above the gate: exit 2.
-    Failed,
-    /// Nothing could be decided (`unknown`): exit 3 or 4.
-    Unknown,
-}
+pub use crate::report::GateResult;
 
 /// The gate of `vantage check`: one value that decides the exit code, the text report's gate
 /// line and which JUnit test cases are failures.

@@ -152,10 +152,21 @@ pub struct Report {
     pub gate: Option<GateOutcome>,
 }
 
+/// What the gate concluded about a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GateResult {
+    Passed,
+    /// The decision or a finding's severity is at or above the gate: exit 2.
+    Failed,
+    /// Nothing could be decided (`unknown`): exit 3 or 4.
+    Unknown,
+}
+
 /// The gate's conclusion on one report, as `vantage check` exits with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GateOutcome {
-    pub result: crate::exit::GateResult,
+    pub result: GateResult,
     /// The process's exit code for this report (`checks.md` section 6).
     pub exit_code: u8,
     /// The gate's flags, defaults included (`--fail-on blocked`).
