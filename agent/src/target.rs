@@ -88,6 +88,20 @@ impl Target {
     }
 }
 
+/// `input` as a message may repeat it: user information (`user:password@`) replaced by
+/// `[redacted]@`, so a refused URL never echoes its password. Anything else is unchanged.
+pub fn redacted(input: &str) -> String {
+    let Some(scheme_end) = input.find("://").map(|i| i + 3) else {
+        return input.to_string();
+    };
+    let rest = &input[scheme_end..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    match authority.rfind('@') {
+        Some(at) => format!("{}[redacted]@{}", &input[..scheme_end], &rest[at + 1..]),
+        None => input.to_string(),
+    }
+}
+
 impl TryFrom<String> for Target {
     type Error = TargetError;
     fn try_from(s: String) -> Result<Self, TargetError> {
@@ -110,6 +124,26 @@ impl std::fmt::Display for Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_password_is_never_repeated() {
+        assert_eq!(
+            redacted("http://user:hunter2secret@127.0.0.1:4301/mcp"),
+            "http://[redacted]@127.0.0.1:4301/mcp"
+        );
+        // An @ after the authority is the path's, and a URL without userinfo is unchanged.
+        for plain in [
+            "https://h.example/mcp/@team",
+            "mcp.example.com/mcp",
+            "https://h.example",
+        ] {
+            assert_eq!(redacted(plain), plain);
+        }
+        assert_eq!(
+            redacted("https://u:p@w@h.example"),
+            "https://[redacted]@h.example"
+        );
+    }
 
     #[test]
     fn refuses_bad_targets_with_a_fix() {

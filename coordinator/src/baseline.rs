@@ -188,8 +188,10 @@ impl Baseline {
                 key,
                 message,
             };
-            let parsed = Target::parse(&e.endpoint)
-                .map_err(|err| bad("endpoint", format!("`{}`: {err}", e.endpoint)))?;
+            let parsed = Target::parse(&e.endpoint).map_err(|err| {
+                let shown = vantage_agent::target::redacted(&e.endpoint);
+                bad("endpoint", format!("`{shown}`: {err}"))
+            })?;
             let (endpoint, key) = (parsed.to_string(), crate::rate::key(&parsed));
             let finding: FindingId = e
                 .finding

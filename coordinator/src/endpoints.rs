@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
+use vantage_agent::target::redacted;
 use vantage_agent::Target;
 use vantage_coordinator::baseline::{self, Baseline};
 use vantage_coordinator::report::Report;
@@ -31,18 +32,34 @@ pub fn targets(urls: &[String], file: Option<&Path>) -> anyhow::Result<Vec<Targe
     }
     let mut out: Vec<(Target, String)> = Vec::new();
     for u in urls {
-        let t = Target::parse(u).with_context(|| format!("endpoint `{u}`"))?;
+        let t = Target::parse(u).with_context(|| format!("endpoint `{}`", redacted(u)))?;
         push(&mut out, t, format!("the argument `{u}`"))?;
     }
     if let Some(path) = file {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("--targets {}", path.display()))?;
         let before = out.len();
+        // Every bad line is named at once, not one per run.
+        let mut bad: Vec<String> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let Some(url) = line_url(line) else { continue };
             let where_ = format!("--targets {}:{}", path.display(), i + 1);
-            let t = Target::parse(url).with_context(|| format!("{where_}: `{url}`"))?;
-            push(&mut out, t, where_)?;
+            let pushed = Target::parse(url)
+                .map_err(|e| anyhow::anyhow!("{where_}: `{}`: {e}", redacted(url)))
+                .and_then(|t| push(&mut out, t, where_));
+            if let Err(e) = pushed {
+                bad.push(e.to_string());
+            }
+        }
+        match bad.as_slice() {
+            [] => {}
+            [one] => bail!("{one}"),
+            all => bail!(
+                "{} lines of --targets {} are refused, so nothing was checked:\n  {}",
+                all.len(),
+                path.display(),
+                all.join("\n  ")
+            ),
         }
         if out.len() == before {
             bail!(

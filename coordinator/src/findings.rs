@@ -422,7 +422,7 @@ vantage_agent::spec_table! {
         }
         AuthCredentialRefused => {
             title: "The given credential was refused, so the protocol checks could not run",
-            remediation: "The endpoint answered 401/403 to the credential that was given: check that the token named by --token-env (or the coordinator's [[credentials]] entry) is current, issued for this resource and not expired, then run the check again.",
+            remediation: "The endpoint answered 401/403 to the credential that was given: check that the token given by --token-env or --token-file (or the coordinator's [[credentials]] entry) is current, issued for this resource and not expired, then run the check again.",
             spec: "MCP 2026-07-28 authorization, Token Handling; RFC 6750 section 3.1 (not a finding about the target: nothing past the authorization boundary was observed)",
             severity: Medium,
             derived: Some((EVIDENCE, "a credential was given and the endpoint refused it (401/403)")),

@@ -62,6 +62,11 @@ pub fn start(
         })
         .collect();
     checks.metrics.set_schedule(&exported);
+    // A region a check no longer runs from (a reload) loses its series now, not at the next run.
+    for c in scheduled {
+        let regions = request(checks, c, default_deadline).regions;
+        checks.metrics.keep_regions(c.target.as_str(), &regions);
+    }
     let named = scheduled
         .iter()
         .filter_map(|c| c.baseline.as_ref().map(|b| (c.target.as_str(), &*b.0)));
@@ -195,6 +200,62 @@ mod tests {
             "the local region's section is in it"
         );
         assert_eq!(checks.store.len(), 1);
+    }
+
+    /// Red team round 3: a region dropped from a check by a reload kept its series (DNS,
+    /// probe durations, check outcomes) until the target's next run, an interval later.
+    #[tokio::test]
+    async fn a_region_dropped_from_a_check_loses_its_series_at_once() {
+        use crate::test_reports::{clean, report};
+        let checks = Arc::new(checks());
+        let mut check = Scheduled {
+            target: vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap(),
+            interval: Duration::from_secs(3600),
+            regions: vec!["eu".into(), "us".into()],
+            credential: None,
+            expect_auth: false,
+            deadline: None,
+            labels: Default::default(),
+            baseline: None,
+        };
+        let per_region = |checks: &Checks, region: &str| {
+            let text = checks
+                .metrics
+                .render(&checks.dispatcher.registry, &checks.regions());
+            text.lines()
+                .filter(|l| {
+                    l.starts_with("vantage_dns_has_a_record{")
+                        && l.contains(&format!("region=\"{region}\""))
+                })
+                .count()
+        };
+        for t in start(
+            &checks,
+            std::slice::from_ref(&check),
+            Duration::from_secs(10),
+        ) {
+            t.abort();
+        }
+        checks
+            .metrics
+            .observe(&report(vec![clean("eu"), clean("us")]));
+        assert_eq!(
+            (per_region(&checks, "eu"), per_region(&checks, "us")),
+            (1, 1)
+        );
+        // The reload: the same target, from eu only.
+        check.regions = vec!["eu".into()];
+        for t in start(
+            &checks,
+            std::slice::from_ref(&check),
+            Duration::from_secs(10),
+        ) {
+            t.abort();
+        }
+        assert_eq!(
+            (per_region(&checks, "eu"), per_region(&checks, "us")),
+            (1, 0)
+        );
     }
 
     #[test]

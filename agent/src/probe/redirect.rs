@@ -26,14 +26,20 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
     if !(300..400).contains(&ex.status) {
         return Verdict::pass(format!("{} (no redirect)", ex.status));
     }
-    let location = ex.header("location").unwrap_or("");
-    let resolved = target.url.join(location).ok();
     let method_note = if matches!(ex.status, 301..=303) {
         "; 301/302/303 turn POST into GET"
     } else {
         ""
     };
     let status = ex.status;
+    let Some(location) = ex.header("location") else {
+        return Verdict::fail(
+            Severity::Medium,
+            format!("{status} without a Location: a 3xx a client cannot follow, where an MCP answer was due"),
+        )
+        .cause(Cause::SameHost);
+    };
+    let resolved = target.url.join(location).ok();
     let Some(to) = resolved.as_ref().and_then(origin) else {
         return Verdict::fail(
             Severity::Medium,
@@ -71,9 +77,16 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
         )
         .cause(Cause::CrossHost);
     }
+    let to_itself = resolved.as_ref() == Some(&target.url);
     Verdict::fail(
         Severity::Medium,
-        format!("{status} to {location} (same origin){method_note}"),
+        if to_itself {
+            format!(
+                "{status} to {location}: the endpoint's own URL, so a client that follows it loops"
+            )
+        } else {
+            format!("{status} to {location} (same origin){method_note}")
+        },
     )
     .cause(Cause::SameHost)
 }
@@ -96,6 +109,32 @@ mod tests {
             first_byte_ms: 0,
             capped: None,
         }
+    }
+
+    /// Red team round 3: a 3xx without Location read "302 to  (same origin)", and one to
+    /// the endpoint itself did not say it loops.
+    #[test]
+    fn no_location_and_a_redirect_to_itself_are_named() {
+        let t = Target::parse("https://example.com/mcp").unwrap();
+        let mut bare = redirect(302, "/x");
+        bare.headers.clear();
+        let v = verdict(&bare, &t);
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Fail, Some(Severity::Medium), Some(Cause::SameHost))
+        );
+        assert!(
+            v.observed.starts_with("302 without a Location"),
+            "{}",
+            v.observed
+        );
+        let v = verdict(&redirect(308, "/mcp"), &t);
+        assert_eq!(v.severity, Some(Severity::Medium));
+        assert!(
+            v.observed.contains("the endpoint's own URL"),
+            "{}",
+            v.observed
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::http::{Body, Exchange, ProbeRequest, Rpc, ABSENT_NAME};
 use super::verdict::Verdict;
 use crate::catalog::CheckId;
-use crate::model::{Era, Outcome, Severity};
+use crate::model::{Cause, Era, Outcome, Severity};
 
 pub const FOREIGN_ORIGIN: &str = "https://vantage-probe.invalid";
 pub const UNKNOWN_METHOD: &str = "vantage/__probe_absent__";
@@ -335,6 +335,17 @@ fn origin(ex: &Exchange) -> Verdict {
         200..=299 => Verdict::fail(
             Severity::Medium,
             format!("{s}: a request with Origin {FOREIGN_ORIGIN} was served"),
+        ),
+        // Sent elsewhere, not served here. 301/302/303 send a browser to GET another page
+        // (a login): refused, but not with the 403 the rule asks for. 307/308 keep the method
+        // and body: whoever answers there was not asked (redirects are never followed).
+        301..=303 => Verdict::warn(
+            Severity::Low,
+            format!("{s}: redirected away rather than refused; a foreign Origin MUST get 403"),
+        ),
+        307 | 308 => Verdict::unknown(
+            Cause::OtherReason,
+            format!("{s}: redirected with its method and body kept, and not followed: whether the server behind it refuses a foreign Origin was not observed"),
         ),
         _ => Verdict::fail(Severity::Medium, format!("{s}: expected 403")),
     }

@@ -274,6 +274,36 @@ fn origin_wants_403() {
     );
 }
 
+/// Red team round 3: a foreign Origin redirected to a login page was "served" (medium, and
+/// high on a protected server). A 302 is a refusal that is not a 403; a 307/308 to
+/// somewhere else was not observed at all.
+#[test]
+fn origin_redirected_is_never_served() {
+    let redirect = |status| with_header(ex(status, None, Body::Empty), "location", "/login");
+    for status in [301, 302, 303] {
+        let v = TransportProbe::Origin.evaluate(&redirect(status), Era::Modern);
+        assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)), "{status}");
+        assert!(
+            v.observed.contains("redirected away rather than refused"),
+            "{}",
+            v.observed
+        );
+    }
+    for status in [307, 308] {
+        let v = TransportProbe::Origin.evaluate(&redirect(status), Era::Modern);
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            "{status}"
+        );
+    }
+    // Control: a 500 with a JSON-RPC error body reached the MCP layer: not refused.
+    assert_eq!(
+        judged(&TransportProbe::Origin.evaluate(&rpc_err(500, -32603, None), Era::Modern)),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+}
+
 /// Reproduction 8 of issue 12: a gateway that strips Mcp-Method gets every request refused
 /// with 400 -32020, the Origin probe included; that refusal says nothing about the Origin
 /// guard. It was a low `security.origin` warning; it is `unknown` with the reason.

@@ -16,6 +16,14 @@ fn skewed() -> crate::report::Report {
     report(vec![eu, clean("us")])
 }
 
+/// The report's `probe.incomplete`, which must be there.
+fn incomplete(r: &crate::report::Report) -> &crate::report::Finding {
+    r.findings
+        .iter()
+        .find(|f| f.id == FindingId::ProbeIncomplete)
+        .expect("probe.incomplete")
+}
+
 #[test]
 fn a_check_left_out_of_a_result_is_named_and_never_passes() {
     // Control: every check in every region passes.
@@ -25,11 +33,7 @@ fn a_check_left_out_of_a_result_is_named_and_never_passes() {
 
     let r = skewed();
     assert_eq!(r.decision, Decision::Unknown, "{}", r.reason);
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::ProbeIncomplete)
-        .expect("probe.incomplete");
+    let f = incomplete(&r);
     assert_eq!(
         (f.severity, f.scope, f.regions.clone()),
         (Severity::Medium, Scope::Regional, vec!["eu".to_string()])
@@ -50,11 +54,7 @@ fn a_result_with_no_checks_at_all_is_not_an_observation() {
     eu.checks.clear();
     let r = report(vec![eu]);
     assert_eq!(r.decision, Decision::Unknown, "{}", r.reason);
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::ProbeIncomplete)
-        .expect("probe.incomplete");
+    let f = incomplete(&r);
     assert_eq!(f.regions, vec!["eu".to_string()]);
     assert!(
         f.evidence

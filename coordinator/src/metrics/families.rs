@@ -4,14 +4,15 @@
 use super::targets::{Target, DECISIONS};
 use super::text::Writer;
 use super::{
-    CHECK_INTERVAL, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A, FINDING_ACTIVE,
-    GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL, SCHEDULED_SKIPPED,
-    TARGET_INFO,
+    CHECK_INTERVAL, CHECK_SCHEDULED, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A,
+    FINDING_ACTIVE, GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL,
+    SCHEDULED_SKIPPED, TARGET_INFO,
 };
 
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Family {
     CheckInterval,
+    CheckScheduled,
     CheckSuccess,
     Decision,
     DnsAllGlobal,
@@ -27,8 +28,9 @@ pub(super) enum Family {
 }
 
 /// In the order they are written (by name).
-pub(super) const FAMILIES: [Family; 13] = [
+pub(super) const FAMILIES: [Family; 14] = [
     Family::CheckInterval,
+    Family::CheckScheduled,
     Family::CheckSuccess,
     Family::Decision,
     Family::DnsAllGlobal,
@@ -51,6 +53,7 @@ impl Family {
     pub(super) fn name(self) -> &'static str {
         match self {
             Family::CheckInterval => CHECK_INTERVAL,
+            Family::CheckScheduled => CHECK_SCHEDULED,
             Family::CheckSuccess => CHECK_SUCCESS,
             Family::Decision => DECISION,
             Family::DnsAllGlobal => DNS_ALL_GLOBAL,
@@ -76,6 +79,9 @@ impl Family {
     pub(super) fn help(self) -> &'static str {
         match self {
             Family::CheckInterval => "The scheduled interval of each target, in seconds.",
+            Family::CheckScheduled => {
+                "When the target entered the schedule (Unix seconds): a target with no vantage_last_run_timestamp_seconds three intervals after it has never completed a run."
+            }
             Family::CheckSuccess => {
                 "Last outcome of each check in each region (1 pass, 0 fail or warn)."
             }
@@ -110,6 +116,7 @@ impl Family {
         let one = [("target", target)];
         match self {
             Family::CheckInterval => w.series(name, &one, t.interval),
+            Family::CheckScheduled => w.series(name, &one, t.scheduled_at),
             Family::LastRun => {
                 if let Some(v) = t.last_run {
                     w.series(name, &one, v);

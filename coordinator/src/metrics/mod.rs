@@ -30,6 +30,7 @@ pub const REGION_DEGRADED: &str = "vantage_region_degraded";
 pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
+pub const CHECK_SCHEDULED: &str = "vantage_check_scheduled_timestamp_seconds";
 pub const TARGET_INFO: &str = "vantage_target_info";
 pub const REGION_INFO: &str = "vantage_region_info";
 pub const BUILD_INFO: &str = vantage_agent::health::BUILD_INFO;
@@ -51,6 +52,7 @@ pub const ALL: &[&str] = &[
     SCHEDULED_SKIPPED,
     LAST_RUN,
     CHECK_INTERVAL,
+    CHECK_SCHEDULED,
     TARGET_INFO,
     REGION_INFO,
     BUILD_INFO,
@@ -149,6 +151,12 @@ impl Metrics {
     /// Remove every series of a target that left the configuration.
     pub fn forget_target(&self, target: &str) {
         self.targets.forget(target);
+    }
+
+    /// Keep only the per-region series of `regions` for `target` (the regions it is checked
+    /// from now).
+    pub fn keep_regions(&self, target: &str, regions: &[String]) {
+        self.targets.keep_regions(target, regions);
     }
 
     /// Export the scheduled targets: their interval, `vantage_target_info` with their labels,

@@ -224,3 +224,68 @@ fn the_chunked_exposition_is_the_whole_one_in_bounded_pieces() {
         40 * 2 * clean("eu").checks.len()
     );
 }
+
+/// Red team round 3: a region whose own resolver timed out exported "no A record, not
+/// global" (0 and 0) from the empty DNS block its report carries. Only the zone's answer
+/// (NXDOMAIN included) says what the zone holds.
+#[test]
+fn a_resolver_that_failed_leaves_no_dns_series() {
+    use vantage_agent::model::{Cause, Outcome};
+    let m = Metrics::new(Registry::new()).unwrap();
+    m.set_schedule(&[(T.into(), 60.0, BTreeMap::new())]);
+    let mut timed_out = clean("us");
+    let dns = timed_out.dns.as_mut().unwrap();
+    (dns.rcode, dns.a, dns.has_a, dns.all_global) = ("TIMEOUT".into(), vec![], false, false);
+    crate::test_reports::set(
+        &mut timed_out,
+        "dns.resolve",
+        Outcome::Unknown,
+        None,
+        Some(Cause::ResolverError),
+        "the resolver did not answer within 2 s",
+    );
+    let mut nxdomain = clean("eu");
+    let dns = nxdomain.dns.as_mut().unwrap();
+    (dns.rcode, dns.a, dns.has_a, dns.all_global) = ("NXDOMAIN".into(), vec![], false, false);
+    crate::test_reports::set(
+        &mut nxdomain,
+        "dns.resolve",
+        Outcome::Fail,
+        Some(Severity::High),
+        Some(Cause::Nxdomain),
+        "NXDOMAIN",
+    );
+    m.observe(&report(vec![timed_out, nxdomain]));
+    let text = m.render(&Fleet::default(), &["eu".to_string(), "us".to_string()]);
+    assert_eq!(
+        lines_of(&text, "vantage_dns_has_a_record"),
+        vec![format!("vantage_dns_has_a_record{{region=\"eu\",target=\"{T}\"}} 0").as_str()],
+        "{text}"
+    );
+    assert_eq!(
+        lines_of(&text, "vantage_dns_all_global"),
+        vec![format!("vantage_dns_all_global{{region=\"eu\",target=\"{T}\"}} 0").as_str()],
+        "{text}"
+    );
+}
+
+/// Red team round 3: a target that never completes a run had no
+/// `vantage_last_run_timestamp_seconds`, so `VantageResultsStale` could never fire for it.
+/// When it entered the schedule is exported from the start and kept by a reload that keeps it.
+#[test]
+fn when_a_target_was_scheduled_is_exported_and_kept() {
+    let m = Metrics::new(Registry::new()).unwrap();
+    let before = crate::clock::unix_now();
+    m.set_schedule(&[(T.into(), 60.0, BTreeMap::new())]);
+    let at = |text: &str| -> f64 {
+        let line = lines_of(text, "vantage_check_scheduled_timestamp_seconds");
+        assert_eq!(line.len(), 1, "{text}");
+        line[0].rsplit_once(' ').unwrap().1.parse().unwrap()
+    };
+    let first = at(&render(&m));
+    assert!(first >= before.floor(), "{first} < {before}");
+    assert!(!render(&m).contains("vantage_last_run_timestamp_seconds{"));
+    // A reload that keeps the target keeps the time, whatever else changes.
+    m.set_schedule(&[(T.into(), 30.0, BTreeMap::new())]);
+    assert_eq!(at(&render(&m)), first);
+}

@@ -66,6 +66,8 @@ pub(super) struct Target {
     pub(super) last_run: Option<f64>,
     pub(super) skipped: u64,
     pub(super) interval: f64,
+    /// When the target entered the schedule (Unix seconds); a reload that keeps it keeps this.
+    pub(super) scheduled_at: f64,
     /// Values of `Inner::info_keys`.
     pub(super) info: Vec<Arc<str>>,
 }
@@ -128,7 +130,16 @@ impl Targets {
                     region: g.intern(&r.region),
                     checks,
                     reachable,
-                    dns: r.dns.as_ref().map(|d| (d.all_global, d.has_a)),
+                    // Only an answer from the zone says what it holds: a resolver that
+                    // timed out or failed leaves the DNS series out, never "no A record".
+                    dns: r
+                        .dns
+                        .as_ref()
+                        .filter(|_| {
+                            r.check(CheckId::DnsResolve)
+                                .is_some_and(crate::merge::evidence::has_evidence)
+                        })
+                        .map(|d| (d.all_global, d.has_a)),
                     phases: r
                         .phases_ms
                         .iter()
@@ -170,6 +181,16 @@ impl Targets {
         });
     }
 
+    /// Drop the per-region series of the regions a target is no longer checked from (a
+    /// reload changed its regions): they would say what a region no longer asked once saw.
+    pub(super) fn keep_regions(&self, target: &str, regions: &[String]) {
+        let mut g = self.lock();
+        if let Some(run) = g.targets.get_mut(target).and_then(|t| t.run.as_mut()) {
+            run.regions
+                .retain(|r| regions.iter().any(|k| k.as_str() == &*r.region));
+        }
+    }
+
     /// Remove every series of a target that left the configuration.
     pub(super) fn forget(&self, target: &str) {
         self.lock().targets.remove(target);
@@ -191,7 +212,13 @@ impl Targets {
                 .map(|k| g.intern(labels.get(k).map(String::as_str).unwrap_or("")))
                 .collect();
             g.info_keys = keys;
-            let t = g.targets.entry(Arc::from(target.as_str())).or_default();
+            let t = g
+                .targets
+                .entry(Arc::from(target.as_str()))
+                .or_insert_with(|| Target {
+                    scheduled_at: crate::clock::unix_now(),
+                    ..Target::default()
+                });
             t.interval = *interval;
             t.info = info;
         }

@@ -128,6 +128,8 @@ fn exit_1_for_bad_input_with_the_fix_in_the_message() {
             "{args:?}: stderr lacks {needle:?}: {err}"
         );
         assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+        // A refused URL's password is never repeated (the URL with userinfo above).
+        assert!(!err.contains("secret"), "{args:?}: {err}");
     }
     assert!(!std::path::Path::new("/nonexistent/dir/r.json").exists());
 }

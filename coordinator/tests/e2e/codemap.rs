@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 const PB_FILES: &[&str] = &[
     "agent/src/client.rs",
     "agent/src/convert.rs",
+    "agent/src/convert_tests.rs",
     "agent/src/stop.rs",
     "coordinator/src/fleet/service.rs",
+    "coordinator/src/fleet/unusable_tests.rs",
 ];
 
 fn root() -> PathBuf {

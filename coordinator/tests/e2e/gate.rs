@@ -142,6 +142,24 @@ async fn a_bad_targets_file_changes_nothing() {
         "{stderr}"
     );
     assert!(!report.exists());
+    // Every bad line at once, with its line number: not one per run.
+    std::fs::write(
+        &list,
+        "ftp://nope.example/\nhttps://ok.example/mcp\nhttps://u:pw@x.example/mcp\nhttps://ok.example/mcp\n",
+    )
+    .unwrap();
+    let out = vantage_env(&["check", "--targets", list.to_str().unwrap()], &[]).await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1));
+    for needle in [
+        "3 lines of --targets",
+        "targets.txt:1: `ftp://nope.example/`",
+        "targets.txt:3: `https://[redacted]@x.example/mcp`",
+        "targets.txt:4: https://ok.example/mcp is already named by --targets",
+    ] {
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    assert!(!stderr.contains("pw@"), "{stderr}");
     std::fs::write(&list, "# nothing here\n\n").unwrap();
     let out = vantage_env(&["check", "--targets", list.to_str().unwrap()], &[]).await;
     assert!(

@@ -11,8 +11,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
+
+use crate::support::Served;
 
 /// What the front answers instead of the upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,36 +55,17 @@ struct Front {
 }
 
 /// A running front; it stops when dropped.
-pub struct FrontServer {
-    pub addr: std::net::SocketAddr,
-    task: JoinHandle<()>,
-}
-
-impl FrontServer {
-    pub async fn start(upstream: std::net::SocketAddr, mode: Mode) -> FrontServer {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let addr = listener.local_addr().unwrap();
+/// The front before the fixture, answering as `mode` says.
+pub async fn front(upstream: std::net::SocketAddr, mode: Mode) -> Served {
+    Served::start(|_| {
         let front = Arc::new(Front {
             upstream: format!("http://{upstream}"),
             mode,
             client: crate::support::http(),
         });
-        let app = axum::Router::new().fallback(handle).with_state(front);
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        FrontServer { addr, task }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-}
-
-impl Drop for FrontServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+        axum::Router::new().fallback(handle).with_state(front)
+    })
+    .await
 }
 
 fn reply(status: u16, ctype: &str, body: Vec<u8>, extra: &[(&str, String)]) -> Response {
@@ -230,7 +211,7 @@ mod tests {
     use vantage_coordinator::report::{Decision, Report};
     use vantage_fixture::Fixture;
 
-    use super::{Answer, FrontServer, Mode, When};
+    use super::{front, Answer, Mode, When};
     use crate::support::{check_with, options, outcome};
 
     /// `method` answered `answer` when `when` says, nothing unadvertised.
@@ -245,7 +226,7 @@ mod tests {
 
     async fn through(mode: Mode, token: bool) -> Report {
         let fixture = Fixture::start(&[]).await.unwrap();
-        let front = FrontServer::start(fixture.addr, mode).await;
+        let front = front(fixture.addr, mode).await;
         let mut opts = options();
         if token {
             opts.credentials.token =

@@ -179,3 +179,35 @@ pub async fn vantage_async(args: Vec<String>) -> Output {
 }
 
 pub use vantage_fixture::lab::{answer, DnsMode, LabCa, LabDns, TlsFront};
+
+/// A router served on a loopback port until dropped (the serving task is aborted then).
+pub struct Served {
+    pub addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Served {
+    /// Bind a loopback port and serve the router `app(its own address)` on it.
+    pub async fn start(app: impl FnOnce(std::net::SocketAddr) -> axum::Router) -> Served {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = app(addr);
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Served { addr, task }
+    }
+
+    /// Its MCP endpoint, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -3,10 +3,13 @@
 //! server's metadata candidates, and the redirects seen on the way. Every URL goes through
 //! the egress policy like the target: a refused address is no evidence either way, so the
 //! check it served is `unknown` with the refusal, and nothing from it reaches the report.
+//! So is a URL that gave no answer, redirected, or answered for another reason
+//! ([`super::unseen`]): "no metadata" is said only when every URL was observed.
 
 use url::Url;
 
 use super::metadata::{self, Fetched};
+use super::unseen::{not_observed, Unseen};
 use super::AuthStage;
 use crate::egress::{self, refused_verdict as refused, EgressPolicy};
 use crate::model::{Cause, Outcome, Severity};
@@ -14,14 +17,6 @@ use crate::probe::verdict::Verdict;
 
 /// Authorization servers examined at most (a hostile list costs a bounded number of fetches).
 const MAX_ISSUERS: usize = 4;
-
-/// `URL (at ADDRESS)`: where an answer came from.
-fn at(f: &Fetched) -> String {
-    match f.peer {
-        Some(p) => format!("{} (at {p})", f.url),
-        None => f.url.to_string(),
-    }
-}
 
 impl AuthStage<'_> {
     fn policy(&self) -> &EgressPolicy {
@@ -48,13 +43,18 @@ impl AuthStage<'_> {
             None => metadata::prm_well_known(self.target),
         };
         let mut tried = Vec::new();
-        let mut any_refused = false;
+        let mut unseen = Vec::new();
         for url in candidates {
             let f = self.fetch(url).await;
-            tried.push(f.describe(self.policy()));
-            any_refused |= f.refusal().is_some();
             let doc = f.json().cloned();
-            let place = at(&f);
+            let place = f.place();
+            match f.unseen(self.policy()) {
+                Some(u) => {
+                    tried.push(u.line.clone());
+                    unseen.push(u);
+                }
+                None => tried.push(f.describe(self.policy())),
+            }
             fetched.push(f);
             if let Some(doc) = doc {
                 let (problems, found) = metadata::prm_problems(&doc, self.target);
@@ -69,17 +69,14 @@ impl AuthStage<'_> {
                 return (v, found);
             }
         }
-        let v = if any_refused {
-            refused(format!(
-                "protected resource metadata not fetched: {}",
-                tried.join("; ")
-            ))
-        } else {
+        // A URL not observed (no answer, a redirect, an answer for another reason, a
+        // refusal by the egress policy) might have held the document: no evidence either way.
+        let v = not_observed("protected resource metadata", &unseen, &tried).unwrap_or_else(|| {
             Verdict::fail(
                 Severity::High,
                 format!("no protected resource metadata: {}", tried.join("; ")),
             )
-        };
+        });
         (v, Vec::new())
     }
 
@@ -92,13 +89,14 @@ impl AuthStage<'_> {
     ) -> Verdict {
         if issuers.is_empty() {
             return Verdict::skip(if prm.outcome == Outcome::Unknown {
-                "the protected resource metadata was not fetched (refused by egress policy)"
+                "the protected resource metadata was not observed, so no authorization server is known (auth.prm says why)"
             } else {
                 "no authorization server is named"
             });
         }
         let mut problems = Vec::new();
         let mut unseen = Vec::new();
+        let mut causes: Vec<Unseen> = Vec::new();
         let mut good = Vec::new();
         for issuer in issuers.iter().take(MAX_ISSUERS) {
             let Ok(url) = Url::parse(issuer) else {
@@ -106,14 +104,19 @@ impl AuthStage<'_> {
                 continue;
             };
             let mut matched = false;
-            let mut any_refused = false;
+            let mut issuer_unseen = Vec::new();
             let mut misses = Vec::new();
             for candidate in metadata::as_candidates(&url) {
                 let f = self.fetch(candidate).await;
-                misses.push(f.describe(self.policy()));
-                any_refused |= f.refusal().is_some();
                 let doc = f.json().cloned();
-                let place = at(&f);
+                let place = f.place();
+                match f.unseen(self.policy()) {
+                    Some(u) => {
+                        misses.push(u.line.clone());
+                        issuer_unseen.push(u);
+                    }
+                    None => misses.push(f.describe(self.policy())),
+                }
                 fetched.push(f);
                 let Some(doc) = doc else { continue };
                 let got = doc
@@ -136,22 +139,25 @@ impl AuthStage<'_> {
             if matched {
                 continue;
             }
-            // A refused candidate might have held the metadata: no evidence for this issuer.
-            let line = format!(
-                "{issuer}: no metadata with an identical issuer ({})",
-                misses.join("; ")
-            );
-            if any_refused {
-                unseen.push(line);
+            // A candidate not observed (refused, no answer, a redirect, an answer for another
+            // reason) might have held the metadata: no evidence for this issuer.
+            let misses = misses.join("; ");
+            if issuer_unseen.is_empty() {
+                problems.push(format!(
+                    "{issuer}: no metadata with an identical issuer ({misses})"
+                ));
             } else {
-                problems.push(line);
+                unseen.push(format!(
+                    "{issuer}: its metadata was not observed ({misses})"
+                ));
+                causes.extend(issuer_unseen);
             }
         }
         if !problems.is_empty() {
             problems.extend(unseen);
             Verdict::fail(Severity::High, problems.join("; "))
-        } else if !unseen.is_empty() {
-            refused(unseen.join("; "))
+        } else if let Some(v) = not_observed("authorization server metadata", &causes, &unseen) {
+            v
         } else {
             Verdict::pass(format!(
                 "metadata with identical issuer and S256 for {}",
@@ -199,8 +205,15 @@ pub(super) fn metadata_redirect(fetched: &[Fetched], policy: &EgressPolicy) -> V
             "no metadata URL was fetched: {}",
             refusals.join("; ")
         ))
+    } else if let (0, Some(Err(e))) = (answered, fetched.first().map(|f| &f.outcome)) {
+        // Nothing answered: whether a metadata URL redirects was not observed.
+        let silent: Vec<String> = fetched.iter().map(|f| f.describe(policy)).collect();
+        Verdict::unknown(
+            e.cause,
+            format!("no metadata URL answered: {}", silent.join("; ")),
+        )
     } else if answered == 0 {
-        Verdict::skip("no metadata URL answered")
+        Verdict::skip("no metadata URL was fetched")
     } else {
         Verdict::pass(format!("{answered} metadata URL(s) answered, no redirect"))
     }

@@ -6,6 +6,7 @@ pub mod challenge;
 mod discovery;
 pub mod metadata;
 pub mod tokens;
+pub mod unseen;
 
 pub use tokens::{insufficient_scope, must_refuse};
 
@@ -14,11 +15,12 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use super::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
+use super::reason::{self, Subject};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::{self, CheckId, Stage};
 use crate::credentials::Credentials;
 use crate::egress::EgressClient;
-use crate::model::Severity;
+use crate::model::{Cause, Severity};
 use crate::target::Target;
 use metadata::Fetched;
 
@@ -42,11 +44,40 @@ pub fn skip_all(rec: &mut Recorder, reason: &str) {
     }
 }
 
+/// Whether the answer to the unauthenticated request was given for another reason than
+/// "is a credential required" ([`reason::another_reason`]): a rate limit, an unavailable
+/// server or gateway, a server error without an MCP answer, a refusal in front of the MCP
+/// layer. The status alone answers the question otherwise, so a body in a content coding
+/// that was not decoded matters only where the body tells a JSON-RPC answer from a bare
+/// one (403, 500).
+pub fn unauth_other_reason(unauth: &Exchange) -> Option<reason::Other> {
+    if unauth.encoding().is_some() && !matches!(unauth.status, 403 | 500) {
+        let mut plain = unauth.clone();
+        plain.headers.remove(http::header::CONTENT_ENCODING);
+        return reason::another_reason(&plain, Subject::Rule, false);
+    }
+    reason::another_reason(unauth, Subject::Rule, false)
+}
+
+/// Record every auth check not yet recorded as `unknown` for `cause`, with `reason`.
+fn unknown_all(rec: &mut Recorder, cause: Cause, reason: &str) {
+    for id in catalog::in_stage(Stage::Auth) {
+        if !rec.has(id) {
+            rec.record_ms(id, Verdict::unknown(cause, reason), 0);
+        }
+    }
+}
+
 /// The `auth.challenge` verdict on the unauthenticated answer, plus the challenge's
 /// `resource_metadata` URL when there is one.
 pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Option<String>) {
     if unauth.status != 401 {
-        let v = if expect_auth {
+        let v = if let Some(o) = unauth_other_reason(unauth).filter(|_| expect_auth) {
+            Verdict::unknown(
+                o.cause,
+                o.explain("whether an unauthenticated request is refused with 401"),
+            )
+        } else if expect_auth {
             Verdict::fail(
                 Severity::High,
                 format!("{}: an unauthenticated request was answered, but --expect-auth says the endpoint must be protected", unauth.summary()),
@@ -143,10 +174,36 @@ impl AuthStage<'_> {
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
         rec.record(CheckId::AuthChallenge, verdict, t);
         if unauth.status != 401 {
-            skip_all(
-                rec,
-                "the endpoint did not ask for authorization: its answer was not a 401",
-            );
+            match rec.get(CheckId::AuthChallenge).and_then(|c| c.cause) {
+                // --expect-auth, and the answer was given for another reason: the boundary
+                // was not observed, so nothing behind it was (4.1).
+                Some(cause) if self.expect_auth => {
+                    // The token probes without a token to send do not apply either way.
+                    if self.credentials.other_audience.is_none() {
+                        rec.record_ms(
+                            CheckId::AuthWrongAudience,
+                            Verdict::skip(tokens::NO_OTHER_AUDIENCE),
+                            0,
+                        );
+                    }
+                    if self.credentials.missing_scope.is_none() {
+                        rec.record_ms(
+                            CheckId::AuthInsufficientScope,
+                            Verdict::skip(tokens::NO_MISSING_SCOPE),
+                            0,
+                        );
+                    }
+                    unknown_all(
+                        rec,
+                        cause,
+                        "not run: the unauthenticated request was answered for another reason than authorization (auth.challenge says why)",
+                    );
+                }
+                _ => skip_all(
+                    rec,
+                    "the endpoint did not ask for authorization: its answer was not a 401",
+                ),
+            }
             return;
         }
         // Protected resource metadata, then each named authorization server's metadata,

@@ -44,6 +44,11 @@ fn base64url(bytes: &[u8]) -> String {
     out
 }
 
+/// Why `auth.wrong-audience` does not apply: no such token was named.
+pub const NO_OTHER_AUDIENCE: &str = "no token for another audience was given (--other-audience-token-env, or other_audience_env in [[credentials]])";
+/// Why `auth.insufficient-scope` does not apply: no such token was named.
+pub const NO_MISSING_SCOPE: &str = "no token lacking a scope was given (--missing-scope-token-env, or missing_scope_env in [[credentials]])";
+
 /// The request a token probe sends: one the server's era accepts once authorized.
 pub fn probe_request(era: Era, id: i64) -> ProbeRequest {
     match era {
@@ -168,9 +173,7 @@ impl AuthStage<'_> {
         rec.record(CheckId::AuthGarbageToken, v, t);
         let t = Instant::now();
         let v = match &self.credentials.other_audience {
-            None => Verdict::skip(
-                "no token for another audience was given (--other-audience-token-env, or other_audience_env in [[credentials]])",
-            ),
+            None => Verdict::skip(NO_OTHER_AUDIENCE),
             Some(tok) => {
                 self.token_probe(era, tok, |ex| {
                     must_refuse(ex, "a token issued for another audience")
@@ -181,9 +184,7 @@ impl AuthStage<'_> {
         rec.record(CheckId::AuthWrongAudience, v, t);
         let t = Instant::now();
         let v = match &self.credentials.missing_scope {
-            None => Verdict::skip(
-                "no token lacking a scope was given (--missing-scope-token-env, or missing_scope_env in [[credentials]])",
-            ),
+            None => Verdict::skip(NO_MISSING_SCOPE),
             Some(tok) => self.token_probe(era, tok, insufficient_scope).await,
         };
         rec.record(CheckId::AuthInsufficientScope, v, t);
