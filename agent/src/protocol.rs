@@ -8,9 +8,9 @@ use http::Method;
 use crate::catalog::{CheckId, Stage};
 use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
-use crate::model::{Cause, Era, Outcome, Severity};
+use crate::model::{Cause, Era, Outcome};
 use crate::probe::auth::{self, AuthStage};
-use crate::probe::http::{Exchange, ProbeRequest, SseRead};
+use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
@@ -47,15 +47,7 @@ impl Engine {
         let unauth = match unauth {
             Ok(ex) => ex,
             Err(e) => {
-                // redirect.none is left to skip_rest: a skip, or `unknown` when the run's
-                // own deadline is what ended the exchange.
-                rec.record(
-                    CheckId::EraDetect,
-                    Verdict::fail(Severity::High, format!("server/discover: {}", e.message))
-                        .cause(e.cause),
-                    t,
-                );
-                rec.skip_rest("server/discover got no response");
+                discover_unanswered(rec, &e, initialize.as_ref(), t);
                 return;
             }
         };
@@ -137,16 +129,7 @@ impl Engine {
                     }
                     Ok(ex) => ex,
                     Err(e) => {
-                        rec.record(
-                            CheckId::EraDetect,
-                            Verdict::fail(
-                                Severity::High,
-                                format!("server/discover: {}", e.message),
-                            )
-                            .cause(e.cause),
-                            t,
-                        );
-                        rec.skip_rest("server/discover got no response");
+                        discover_unanswered(rec, &e, initialize.as_ref(), t);
                         return;
                     }
                 }
@@ -154,17 +137,8 @@ impl Engine {
             (false, _) => unauth,
         };
         st.authenticated = token.is_some();
-        self.era_and_transport(
-            target,
-            client,
-            deadline,
-            rec,
-            st,
-            discover,
-            initialize.ok(),
-            t,
-        )
-        .await;
+        self.era_and_transport(target, client, deadline, rec, st, discover, initialize, t)
+            .await;
         if st.protected {
             // The token probes ask with a request the era accepts (checks.md 2.5).
             auth_stage.tokens(st.era.unwrap_or(Era::Unknown), rec).await;
@@ -180,7 +154,7 @@ impl Engine {
         rec: &mut Recorder,
         st: &mut State,
         discover: Exchange,
-        initialize: Option<Exchange>,
+        initialize: Result<Exchange, ExchangeError>,
         t: Instant,
     ) {
         let token = self.options().credentials.token.as_ref();
@@ -200,13 +174,18 @@ impl Engine {
             );
             return;
         }
-        // An initialize answered for another reason (a rate limit, an unavailable gateway)
-        // says nothing about the 2025-11-25 path: it never makes a dual-era server "modern
-        // only" nor a legacy one "not MCP" (4.1).
-        let init_other = initialize
-            .as_ref()
-            .filter(|i| !era::initialize_works(i))
-            .and_then(|i| reason::another_reason(i, Subject::Discover, token.is_some()));
+        // An initialize answered for another reason (a rate limit, an unavailable gateway, a
+        // bare 500) or not answered at all (the vantage's own timeout, a closed or reset
+        // connection) says nothing about the 2025-11-25 path: it never makes a dual-era
+        // server "modern only" nor a legacy one "not MCP" (4.1).
+        let init_other = match &initialize {
+            Ok(i) if !era::initialize_works(i) => {
+                reason::another_reason(i, Subject::Initialize, token.is_some())
+            }
+            Ok(_) => None,
+            Err(e) => Some(reason::unanswered(e)),
+        };
+        let initialize = initialize.ok();
         let mut get_fallback = None;
         if !era::discover_works(&discover)
             && !era::modern_signal(&discover)
@@ -367,6 +346,28 @@ impl Engine {
             era::capabilities(&discover),
         )
         .await;
+    }
+}
+
+/// `era.detect` (and what follows) when `server/discover` got no HTTP answer
+/// ([`era::discover_unanswered`]). redirect.none is left to the rest: `unknown` with the
+/// exchange's cause when the era is not known, a skip when the target broke discover with
+/// nothing working beside it, `unknown` for cause `deadline` when the run's own deadline
+/// ended the exchange.
+fn discover_unanswered(
+    rec: &mut Recorder,
+    err: &ExchangeError,
+    initialize: Result<&Exchange, &ExchangeError>,
+    t: Instant,
+) {
+    let seen = era::discover_unanswered(err, initialize);
+    rec.record(CheckId::EraDetect, seen.era, t);
+    if let Some(shape) = seen.shape {
+        rec.record(CheckId::DiscoverShape, shape, t);
+    }
+    match seen.rest {
+        Some((cause, why)) if !rec.deadline_hit() => rec.unknown_rest(cause, &why),
+        _ => rec.skip_rest("server/discover got no response"),
     }
 }
 

@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use super::http::{clip, Body, Exchange, Rpc, MODERN_VERSION};
+use super::http::{clip, Body, Exchange, ExchangeError, Rpc, MODERN_VERSION};
 use super::reason::{self, Subject};
 use super::verdict::Verdict;
-use crate::model::{Era, Severity};
+use crate::model::{Cause, Era, Severity};
 
 /// JSON-RPC codes that only a 2026-07-28 server sends (spec section 1: recognised modern
 /// errors). The pre-final -32001/-32003/-32004 are deliberately absent.
@@ -49,6 +49,80 @@ pub fn other_reason(ex: &Exchange) -> Option<String> {
         "{}. Whether the endpoint speaks MCP was not observed; {}",
         o.head, o.advice
     ))
+}
+
+/// What a `server/discover` that got no HTTP answer leaves: `era.detect`, `discover.shape`
+/// when the failure is the target's own, and whether the checks after it are `unknown`
+/// (with this cause and reason) or skipped.
+#[derive(Debug, Clone)]
+pub struct DiscoverUnanswered {
+    pub era: Verdict,
+    pub shape: Option<Verdict>,
+    pub rest: Option<(Cause, String)>,
+}
+
+/// `server/discover` got no HTTP answer (`err`); `initialize` went beside it. A working
+/// `initialize` proves the endpoint speaks MCP, so it is never "not MCP": whether it also
+/// speaks 2026-07-28 was not observed (`unknown`), and a discover the target itself cut
+/// (reset, a read cap, garbage) fails `discover.shape`. A timeout is the vantage's own
+/// wait running out: no evidence either way (`checks.md` 4.1 (c), 4), so `era.detect` is
+/// `unknown` for it whatever `initialize` got. Only a discover the target broke with no
+/// working `initialize` beside it keeps the high failure.
+pub fn discover_unanswered(
+    err: &ExchangeError,
+    initialize: Result<&Exchange, &ExchangeError>,
+) -> DiscoverUnanswered {
+    let o = reason::unanswered(err);
+    let init = match initialize {
+        Ok(i) => i.summary(),
+        Err(e) => format!("not answered ({})", e.message),
+    };
+    let rest = Some((
+        err.cause,
+        format!(
+            "not run: server/discover was {}, so the era is not known",
+            o.head
+        ),
+    ));
+    if initialize.is_ok_and(initialize_works) {
+        let shape = (err.cause != Cause::Timeout).then(|| {
+            Verdict::fail(
+                Severity::High,
+                format!("server/discover got no answer: {}", err.message),
+            )
+            .cause(err.cause)
+        });
+        return DiscoverUnanswered {
+            era: Verdict::unknown(
+                err.cause,
+                format!(
+                    "the server speaks MCP: initialize (2025-11-25) works ({init}), but server/discover was {}, so whether it also speaks 2026-07-28 was not observed; {}",
+                    o.head, o.advice
+                ),
+            ),
+            shape,
+            rest,
+        };
+    }
+    if err.cause == Cause::Timeout {
+        return DiscoverUnanswered {
+            era: Verdict::unknown(
+                Cause::Timeout,
+                format!(
+                    "server/discover: {}; initialize: {init}. No MCP request got a complete answer within this vantage's per-exchange timeout, which is no evidence either way of whether the endpoint speaks MCP; {}",
+                    err.message, o.advice
+                ),
+            ),
+            shape: None,
+            rest,
+        };
+    }
+    DiscoverUnanswered {
+        era: Verdict::fail(Severity::High, format!("server/discover: {}", err.message))
+            .cause(err.cause),
+        shape: None,
+        rest: None,
+    }
 }
 
 /// Classify the era from the discover and initialize exchanges (and the GET fallback).
@@ -201,161 +275,5 @@ pub fn capabilities(ex: &Exchange) -> Option<Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::model::Outcome;
-
-    use crate::probe::test_support::json_answer as json_ex;
-
-    fn discover_result(result: Value) -> Exchange {
-        json_ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
-    }
-
-    fn good() -> Value {
-        json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
-               "ttlMs": 0, "cacheScope": "private",
-               "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
-    }
-
-    #[test]
-    fn discover_shape_levels() {
-        let v = discover_shape(&discover_result(good()), &json!(1));
-        assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
-        let without = |key: &str| {
-            let mut r = good();
-            r.as_object_mut().unwrap().remove(key);
-            discover_shape(&discover_result(r), &json!(1))
-        };
-        for key in ["resultType", "supportedVersions", "capabilities"] {
-            assert_eq!(
-                (without(key).outcome, without(key).severity),
-                (Outcome::Fail, Some(Severity::High)),
-                "{key}"
-            );
-        }
-        for key in ["ttlMs", "cacheScope"] {
-            assert_eq!(
-                (without(key).outcome, without(key).severity),
-                (Outcome::Fail, Some(Severity::Medium)),
-                "{key}"
-            );
-        }
-        let v = without("_meta");
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Warn, Some(Severity::Low))
-        );
-        let mut prefinal = good();
-        prefinal.as_object_mut().unwrap().remove("_meta");
-        prefinal["serverInfo"] = json!({"name": "s", "version": "1"});
-        assert!(discover_shape(&discover_result(prefinal), &json!(1))
-            .observed
-            .contains("pre-final"));
-        let mut old = good();
-        old["supportedVersions"] = json!(["2025-11-25"]);
-        assert!(discover_shape(&discover_result(old), &json!(1))
-            .observed
-            .contains("lacks 2026-07-28"));
-        let v = discover_shape(&discover_result(good()), &json!(2));
-        assert!(v.observed.contains("does not echo"), "{}", v.observed);
-    }
-
-    #[test]
-    fn era_classification_table() {
-        let ok = discover_result(good());
-        let init_ok = json_ex(
-            200,
-            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
-        );
-        let refused = json_ex(
-            400,
-            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
-        );
-        let legacy_err = json_ex(
-            400,
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}),
-        );
-        let prefinal = json_ex(
-            400,
-            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Session not found"}}),
-        );
-        let not_found = json_ex(
-            404,
-            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
-        );
-        assert_eq!(classify(Some(&ok), Some(&init_ok), None), Era::Dual);
-        assert_eq!(classify(Some(&ok), Some(&refused), None), Era::Modern);
-        assert_eq!(
-            classify(Some(&legacy_err), Some(&init_ok), None),
-            Era::Legacy
-        );
-        // -32001 is the legacy SDK's "session not found" as well as a draft code: never proof of modern.
-        assert_eq!(classify(Some(&prefinal), Some(&init_ok), None), Era::Legacy);
-        assert_eq!(
-            classify(Some(&not_found), Some(&refused), None),
-            Era::Modern
-        );
-        assert_eq!(
-            classify(Some(&legacy_err), Some(&legacy_err), None),
-            Era::NotMcp
-        );
-    }
-
-    #[test]
-    fn a_refused_discover_never_passes_era_detect() {
-        let stripped = json_ex(
-            400,
-            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Mcp-Method header missing"}}),
-        );
-        let init_ok = json_ex(
-            200,
-            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
-        );
-        let era = classify(Some(&stripped), Some(&init_ok), None);
-        assert_eq!(era, Era::Dual, "the era is known: both eras answer");
-        let v = era_verdict(era, Some(&stripped), Some(&init_ok));
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Fail, Some(Severity::Medium))
-        );
-        assert!(
-            v.observed.contains("server/discover itself was refused"),
-            "{}",
-            v.observed
-        );
-        // Both working is the only pass for dual.
-        let ok = discover_result(good());
-        let v = era_verdict(Era::Dual, Some(&ok), Some(&init_ok));
-        assert_eq!(v.outcome, Outcome::Pass);
-    }
-
-    #[test]
-    fn rate_limits_and_gateways_are_another_reason_not_an_era() {
-        let mut limited = json_ex(429, json!({"error": "slow down"}));
-        limited
-            .headers
-            .insert("retry-after", http::HeaderValue::from_static("60"));
-        let r = other_reason(&limited).unwrap();
-        assert!(
-            r.starts_with("rate limited") && r.contains("Retry-After: 60"),
-            "{r}"
-        );
-        for (status, head) in [
-            (503, "unavailable"),
-            (502, "a gateway"),
-            (504, "a gateway"),
-            (403, "refused before the MCP layer"),
-        ] {
-            let r = other_reason(&json_ex(status, json!({}))).unwrap();
-            assert!(r.starts_with(head), "{status}: {r}");
-        }
-        for status in [200, 400, 404, 405, 500] {
-            assert!(
-                other_reason(&json_ex(status, json!({}))).is_none(),
-                "{status}"
-            );
-        }
-    }
-}
+#[path = "era_tests.rs"]
+mod tests;

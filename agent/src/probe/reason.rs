@@ -6,7 +6,7 @@
 //! pass and never a failure. Discovery ([`super::era::other_reason`]), the transport checks,
 //! the token probes and the listing all ask here.
 
-use super::http::{clip, Exchange};
+use super::http::{clip, Exchange, ExchangeError};
 use crate::model::Cause;
 
 /// What the probe asks about, as far as "another reason" depends on it: an answer that is
@@ -17,6 +17,12 @@ pub enum Subject {
     /// is a refusal in front of it; a 500 is left to the era rules (a 2025-11-25 server may
     /// answer an unknown method with one).
     Discover,
+    /// The 2025-11-25 `initialize` sent beside `server/discover` to tell dual-era from
+    /// modern-only: as for [`Subject::Rule`], a bare 500 (a framework's or gateway's generic
+    /// error, which a modern-only server may give an unknown method too) says nothing about
+    /// whether the legacy path works. Discovery's exemption for a 500 is about
+    /// `server/discover` sent to a 2025-11-25 server, not about `initialize`.
+    Initialize,
     /// A request changed in one way, asking about an MCP rule (headers, version, method,
     /// transport verbs, CORS): 401, a 403 without a JSON-RPC body, 429, 502-504 and a 500
     /// without a JSON-RPC body say nothing about the rule.
@@ -96,10 +102,14 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
         // generic error). Not for a token probe: the same request without a token got its
         // 401, so a 500 is the server's own answer to the token (not a 401, and no claim that
         // it was accepted); nor for discovery, left to the era rules.
-        500 if matches!(subject, Subject::Rule | Subject::Origin) && !mcp_body => other(
+        500 if matches!(subject, Subject::Rule | Subject::Origin | Subject::Initialize)
+            && !mcp_body =>
+        {
+            other(
             format!("a server error without an MCP answer: answered {seen}"),
-            "check the server's log and check again",
-        ),
+                "check the server's log and check again",
+            )
+        }
         401 | 403 if subject == Subject::Token => None,
         // The Origin guard's answer, with or without a credential.
         403 if subject == Subject::Origin => None,
@@ -123,6 +133,22 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
             "allow this vantage's address, or name a credential with --token-env",
         ),
         _ => None,
+    }
+}
+
+/// A probe that got no HTTP answer at all (the vantage's own per-exchange timeout, a
+/// connection closed or reset, a body cut short or past a read cap) where its answer was to
+/// tell something the rest of the run depends on: nothing was observed, so it is `unknown`
+/// for the exchange's own cause, never read as a refusal (the era rules read a missing
+/// answer as "does not work" otherwise).
+pub fn unanswered(err: &ExchangeError) -> Other {
+    Other {
+        cause: err.cause,
+        head: format!("not answered ({})", err.message),
+        advice: match err.cause {
+            Cause::Timeout => "check that the server answers this request (a stuck process, or a proxy that holds POST without a live backend, looks like this), or raise --check-timeout if it answers slowly",
+            _ => "check the server's log and any proxy in front of it (crashes, restarts, connection or size limits), then check again",
+        },
     }
 }
 
@@ -156,7 +182,7 @@ mod tests {
         let head = |st: u16, body: Option<Value>, s: Subject, token: bool| {
             another_reason(&ex(st, body), s, token).map(|o| (o.cause, o.head))
         };
-        for s in [Discover, Rule, Origin, Token] {
+        for s in [Discover, Initialize, Rule, Origin, Token] {
             let (cause, h) = head(429, Some(json!({"error": "x"})), s, false).unwrap();
             assert_eq!(cause, Cause::OtherReason);
             assert!(
@@ -184,6 +210,12 @@ mod tests {
         assert!(head(500, None, Rule, false).is_some());
         assert!(head(500, None, Token, false).is_none());
         assert!(head(500, None, Discover, false).is_none());
+        // initialize beside discovery: a bare 500 is no answer about the legacy path.
+        assert_eq!(
+            head(500, None, Initialize, false).unwrap().0,
+            Cause::OtherReason
+        );
+        assert!(another_reason(&rpc_err(500), Initialize, false).is_none());
         assert!(another_reason(&rpc_err(500), Rule, false).is_none());
         assert!(another_reason(&rpc_err(500), Token, false).is_none());
         // 401: the subject of a token probe; the authorization layer for anything else;
@@ -216,5 +248,26 @@ mod tests {
             .starts_with("refused before the MCP layer"));
         assert!(another_reason(&rpc_err(403), Rule, false).is_none());
         assert!(another_reason(&rpc_err(403), Discover, false).is_some());
+    }
+
+    #[test]
+    fn no_answer_keeps_the_exchanges_own_cause() {
+        for cause in [Cause::Timeout, Cause::Reset, Cause::SizeCap] {
+            let o = unanswered(&ExchangeError {
+                cause,
+                message: "accepted the connection, never answered within 2 s".into(),
+            });
+            assert_eq!(o.cause, cause);
+            assert_eq!(
+                o.head,
+                "not answered (accepted the connection, never answered within 2 s)"
+            );
+            assert_eq!(
+                o.advice.contains("--check-timeout"),
+                cause == Cause::Timeout,
+                "{}",
+                o.advice
+            );
+        }
     }
 }

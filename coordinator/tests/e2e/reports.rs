@@ -265,20 +265,36 @@ async fn a_server_that_accepts_and_never_answers_is_named_so_with_a_fix_to_match
         "json".into(),
     ])
     .await;
-    assert_eq!(out.status.code(), Some(2), "{}", s(&out.stderr));
+    // Nothing answered within the per-exchange timeout: no evidence either way (checks.md
+    // 4.1 (c)), so unknown (exit 4) with probe.incomplete naming the wait and its fix.
+    assert_eq!(out.status.code(), Some(4), "{}", s(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // era.detect, the same finding id as before.
-    let f = finding(&report, "era.detect");
-    let evidence = f["evidence"][0].as_str().unwrap();
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["id"] != "era.detect"));
+    let f = finding(&report, "probe.incomplete");
+    let evidence = f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|e| e.contains("era.detect ("))
+        .unwrap_or_else(|| panic!("{f}"));
     assert!(
-        evidence.contains("server/discover: accepted the connection, never answered within 1 s"),
+        evidence.contains(
+            "era.detect (server/discover: accepted the connection, never answered within 1 s"
+        ),
+        "{evidence}"
+    );
+    // The fix follows the evidence: what a silent server looks like, and the timeout.
+    assert!(
+        evidence.contains("a stuck process, or a proxy that holds POST without a live backend")
+            && evidence.contains("raise --check-timeout"),
         "{evidence}"
     );
     let fix = f["remediation"].as_str().unwrap();
-    assert!(
-        fix.contains("accepted the connection but did not answer in time"),
-        "{fix}"
-    );
     assert!(
         !fix.contains("URL path"),
         "the fix follows the evidence: {fix}"

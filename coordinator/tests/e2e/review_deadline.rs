@@ -98,10 +98,12 @@ async fn a_queued_job_with_little_deadline_left_is_incomplete() {
 }
 
 /// The control: the delay (400 ms) sits between a short per-exchange timeout (200 ms) and
-/// a long deadline (10 s), so the target's own slowness is what ran out: a finding about
-/// the target, as before.
+/// a long deadline (10 s), so the per-exchange timeout is what ran out, not the deadline:
+/// cause `timeout` and a complete run. A timeout is the vantage's own wait running out, no
+/// evidence that the target is not MCP (`checks.md` 4.1 (c), 4): `era.detect` is `unknown`
+/// for it and the decision `unknown`, never blocked on it.
 #[tokio::test]
-async fn a_per_exchange_timeout_well_inside_the_deadline_still_blames_the_target() {
+async fn a_per_exchange_timeout_well_inside_the_deadline_is_the_timeout_not_the_deadline() {
     let fixture = Fixture::start(&[Fault::Slow]).await.unwrap();
     let report = check_with(
         &fixture.url(),
@@ -115,8 +117,17 @@ async fn a_per_exchange_timeout_well_inside_the_deadline_still_blames_the_target
     let era = report.regions[0].check(CheckId::EraDetect).unwrap();
     assert_eq!(
         (era.outcome, era.cause, era.severity),
-        (Outcome::Fail, Some(Cause::Timeout), Some(Severity::High))
+        (Outcome::Unknown, Some(Cause::Timeout), None),
+        "{}",
+        era.observed
+    );
+    assert!(
+        era.observed.contains("never answered within 200 ms"),
+        "{}",
+        era.observed
     );
     assert_eq!(report.regions[0].status, RegionStatus::Complete);
-    assert_eq!(report.decision, Decision::Blocked);
+    assert_eq!(report.decision, Decision::Unknown);
+    assert!(report.finding(FindingId::EraDetect).is_none());
+    assert!(report.finding(FindingId::ProbeIncomplete).is_some());
 }

@@ -1,0 +1,217 @@
+//! The era evaluators on exchanges built in memory: the discover shape's levels, the era
+//! table, a refused discover, and answers given for another reason.
+
+use serde_json::json;
+
+use super::*;
+use crate::model::Outcome;
+
+use crate::probe::test_support::json_answer as json_ex;
+
+fn discover_result(result: Value) -> Exchange {
+    json_ex(200, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
+}
+
+fn good() -> Value {
+    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+           "ttlMs": 0, "cacheScope": "private",
+           "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
+}
+
+#[test]
+fn discover_shape_levels() {
+    let v = discover_shape(&discover_result(good()), &json!(1));
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    let without = |key: &str| {
+        let mut r = good();
+        r.as_object_mut().unwrap().remove(key);
+        discover_shape(&discover_result(r), &json!(1))
+    };
+    for key in ["resultType", "supportedVersions", "capabilities"] {
+        assert_eq!(
+            (without(key).outcome, without(key).severity),
+            (Outcome::Fail, Some(Severity::High)),
+            "{key}"
+        );
+    }
+    for key in ["ttlMs", "cacheScope"] {
+        assert_eq!(
+            (without(key).outcome, without(key).severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            "{key}"
+        );
+    }
+    let v = without("_meta");
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    let mut prefinal = good();
+    prefinal.as_object_mut().unwrap().remove("_meta");
+    prefinal["serverInfo"] = json!({"name": "s", "version": "1"});
+    assert!(discover_shape(&discover_result(prefinal), &json!(1))
+        .observed
+        .contains("pre-final"));
+    let mut old = good();
+    old["supportedVersions"] = json!(["2025-11-25"]);
+    assert!(discover_shape(&discover_result(old), &json!(1))
+        .observed
+        .contains("lacks 2026-07-28"));
+    let v = discover_shape(&discover_result(good()), &json!(2));
+    assert!(v.observed.contains("does not echo"), "{}", v.observed);
+}
+
+#[test]
+fn era_classification_table() {
+    let ok = discover_result(good());
+    let init_ok = json_ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+    );
+    let refused = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
+    );
+    let legacy_err = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}}),
+    );
+    let prefinal = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Session not found"}}),
+    );
+    let not_found = json_ex(
+        404,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}}),
+    );
+    assert_eq!(classify(Some(&ok), Some(&init_ok), None), Era::Dual);
+    assert_eq!(classify(Some(&ok), Some(&refused), None), Era::Modern);
+    assert_eq!(
+        classify(Some(&legacy_err), Some(&init_ok), None),
+        Era::Legacy
+    );
+    // -32001 is the legacy SDK's "session not found" as well as a draft code: never proof of modern.
+    assert_eq!(classify(Some(&prefinal), Some(&init_ok), None), Era::Legacy);
+    assert_eq!(
+        classify(Some(&not_found), Some(&refused), None),
+        Era::Modern
+    );
+    assert_eq!(
+        classify(Some(&legacy_err), Some(&legacy_err), None),
+        Era::NotMcp
+    );
+}
+
+#[test]
+fn a_refused_discover_never_passes_era_detect() {
+    let stripped = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Mcp-Method header missing"}}),
+    );
+    let init_ok = json_ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+    );
+    let era = classify(Some(&stripped), Some(&init_ok), None);
+    assert_eq!(era, Era::Dual, "the era is known: both eras answer");
+    let v = era_verdict(era, Some(&stripped), Some(&init_ok));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    assert!(
+        v.observed.contains("server/discover itself was refused"),
+        "{}",
+        v.observed
+    );
+    // Both working is the only pass for dual.
+    let ok = discover_result(good());
+    let v = era_verdict(Era::Dual, Some(&ok), Some(&init_ok));
+    assert_eq!(v.outcome, Outcome::Pass);
+}
+
+#[test]
+fn rate_limits_and_gateways_are_another_reason_not_an_era() {
+    let mut limited = json_ex(429, json!({"error": "slow down"}));
+    limited
+        .headers
+        .insert("retry-after", http::HeaderValue::from_static("60"));
+    let r = other_reason(&limited).unwrap();
+    assert!(
+        r.starts_with("rate limited") && r.contains("Retry-After: 60"),
+        "{r}"
+    );
+    for (status, head) in [
+        (503, "unavailable"),
+        (502, "a gateway"),
+        (504, "a gateway"),
+        (403, "refused before the MCP layer"),
+    ] {
+        let r = other_reason(&json_ex(status, json!({}))).unwrap();
+        assert!(r.starts_with(head), "{status}: {r}");
+    }
+    for status in [200, 400, 404, 405, 500] {
+        assert!(
+            other_reason(&json_ex(status, json!({}))).is_none(),
+            "{status}"
+        );
+    }
+}
+
+#[test]
+fn a_discover_without_an_answer_is_not_mcp_only_when_the_target_broke_it_alone() {
+    let init_ok = json_ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+    );
+    let html = json_ex(200, json!("not json-rpc"));
+    let err = |cause| ExchangeError {
+        cause,
+        message: "what happened".into(),
+    };
+    let of = |d: &DiscoverUnanswered| {
+        (
+            d.era.outcome,
+            d.era.severity,
+            d.era.cause,
+            d.shape.as_ref().map(|s| (s.outcome, s.severity, s.cause)),
+            d.rest.as_ref().map(|r| r.0),
+        )
+    };
+    use Cause::{Reset, Timeout};
+    // initialize works: MCP for certain; the 2026 path unknown; a cut discover is its own.
+    let d = discover_unanswered(&err(Timeout), Ok(&init_ok));
+    assert_eq!(
+        of(&d),
+        (Outcome::Unknown, None, Some(Timeout), None, Some(Timeout))
+    );
+    assert!(d.era.observed.starts_with("the server speaks MCP"));
+    let d = discover_unanswered(&err(Reset), Ok(&init_ok));
+    assert_eq!(
+        of(&d),
+        (
+            Outcome::Unknown,
+            None,
+            Some(Reset),
+            Some((Outcome::Fail, Some(Severity::High), Some(Reset))),
+            Some(Reset)
+        )
+    );
+    // A timeout is no evidence, whatever initialize got.
+    for init in [Ok(&html), Err(&err(Timeout)), Err(&err(Reset))] {
+        let d = discover_unanswered(&err(Timeout), init);
+        assert_eq!(
+            of(&d),
+            (Outcome::Unknown, None, Some(Timeout), None, Some(Timeout))
+        );
+    }
+    // The target broke discover and nothing beside it works: the high failure stands.
+    for init in [Ok(&html), Err(&err(Timeout))] {
+        let d = discover_unanswered(&err(Reset), init);
+        assert_eq!(
+            of(&d),
+            (Outcome::Fail, Some(Severity::High), Some(Reset), None, None)
+        );
+        assert_eq!(d.era.observed, "server/discover: what happened");
+    }
+}

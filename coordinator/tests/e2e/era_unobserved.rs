@@ -1,0 +1,142 @@
+//! Red-team round 3, defects 1 and 2, through the `vantage` command: a server whose
+//! `server/discover` works and whose `initialize` is answered with a bare 500 or never
+//! answered, and one whose `server/discover` is never answered beside a working
+//! `initialize`. Neither era was fully observed: the decision is `unknown` (exit 4) with
+//! `probe.incomplete`, never "modern (2026-07-28 only)" passed nor "not MCP" blocked. The
+//! front (on loopback) passes everything else through to a clean fixture. The engine's
+//! verdicts per check are `agent/tests/era_front.rs`.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use vantage_fixture::Fixture;
+
+use crate::evidence_support::finding;
+use crate::support::vantage_async;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// initialize: 500 with an empty body; discover works.
+    Init500,
+    /// initialize: never answered; discover works.
+    InitSilent,
+    /// server/discover: never answered; initialize works (2025-11-25).
+    DiscoverSilent,
+}
+
+struct Front {
+    upstream: String,
+    mode: Mode,
+    client: reqwest::Client,
+}
+
+/// The fixture's answer, streamed through, unless the mode changes this request.
+async fn handle(
+    State(f): State<Arc<Front>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    match (msg.get("method").and_then(Value::as_str), f.mode) {
+        (Some("initialize"), Mode::Init500) => {
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+        (Some("initialize"), Mode::InitSilent)
+        | (Some("server/discover"), Mode::DiscoverSilent) => return std::future::pending().await,
+        _ => {}
+    }
+    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let mut req = f.client.request(method, format!("{}{path}", f.upstream));
+    for (k, v) in &headers {
+        if !matches!(
+            k.as_str(),
+            "host" | "content-length" | "connection" | "transfer-encoding"
+        ) {
+            req = req.header(k, v);
+        }
+    }
+    let Ok(resp) = req.body(body).send().await else {
+        return StatusCode::BAD_GATEWAY.into_response();
+    };
+    let mut out = Response::builder().status(resp.status());
+    for (k, v) in resp.headers() {
+        if !matches!(
+            k.as_str(),
+            "content-length" | "connection" | "transfer-encoding"
+        ) {
+            out = out.header(k, v);
+        }
+    }
+    let stream = futures::stream::unfold(Some(resp), |state| async move {
+        let mut r = state?;
+        match r.chunk().await {
+            Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), Some(r))),
+            _ => None,
+        }
+    });
+    out.body(Body::from_stream(stream)).unwrap()
+}
+
+#[tokio::test]
+async fn an_era_not_fully_observed_is_unknown_exit_4() {
+    // A clean dual-era server behind the front: a control, everything but the one answer
+    // the mode changes is conformant.
+    let fixture = Fixture::start(&[]).await.unwrap();
+    for mode in [Mode::Init500, Mode::InitSilent, Mode::DiscoverSilent] {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let front = Arc::new(Front {
+            upstream: format!("http://{}", fixture.addr),
+            mode,
+            client: crate::support::http(),
+        });
+        let app = axum::Router::new().fallback(handle).with_state(front);
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let out = vantage_async(
+            [
+                "check",
+                &format!("http://{addr}/mcp"),
+                "--check-timeout",
+                "1s",
+                "-f",
+                "json",
+            ]
+            .map(String::from)
+            .to_vec(),
+        )
+        .await;
+        server.abort();
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{mode:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(4), "{mode:?}: {report}");
+        assert_eq!(report["decision"], "unknown", "{mode:?}");
+        assert_eq!(report["regions"][0]["era"], "unknown", "{mode:?}");
+        let ids: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["id"].as_str())
+            .collect();
+        assert!(!ids.contains(&"era.detect"), "{mode:?}: {ids:?}");
+        let evidence = finding(&report, "probe.incomplete")["evidence"].to_string();
+        let seen = match mode {
+            Mode::Init500 => "initialize: a server error without an MCP answer: answered 500",
+            Mode::InitSilent => "initialize: not answered (accepted the connection",
+            Mode::DiscoverSilent => "the server speaks MCP: initialize (2025-11-25) works",
+        };
+        assert!(evidence.contains(seen), "{mode:?}: {evidence}");
+        assert!(
+            !report.to_string().contains("2026-07-28 only"),
+            "{mode:?}: {report}"
+        );
+    }
+}
