@@ -64,3 +64,60 @@ fn a_result_with_no_checks_at_all_is_not_an_observation() {
         f.evidence
     );
 }
+
+/// A fresh look: a server that never answers got probe.incomplete's fix for every way a check
+/// can go unobserved (listings, versions, deadlines). The fix fits what stopped the checks,
+/// each cause once, in the order met.
+#[test]
+fn the_fix_fits_what_stopped_the_checks() {
+    use vantage_agent::model::{Cause, Outcome};
+
+    use crate::test_reports::set;
+    let mut silent = clean("eu");
+    set(
+        &mut silent,
+        "era.detect",
+        Outcome::Unknown,
+        None,
+        Some(Cause::Timeout),
+        "server/discover: accepted the connection, never answered within 2 s",
+    );
+    set(
+        &mut silent,
+        "transport.get",
+        Outcome::Unknown,
+        None,
+        Some(Cause::Deadline),
+        "not run: the overall deadline ran out first",
+    );
+    set(
+        &mut silent,
+        "security.origin",
+        Outcome::Unknown,
+        None,
+        Some(Cause::Timeout),
+        "no answer",
+    );
+    let r = report(vec![silent]);
+    assert_eq!(r.decision, Decision::Unknown, "{}", r.reason);
+    let fix = &incomplete(&r).remediation;
+    assert!(
+        fix.starts_with("The endpoint did not answer within the per-exchange timeout")
+            && fix.contains("raise --check-timeout")
+            && fix.contains("The run's deadline ran out before these checks: raise --timeout"),
+        "{fix}"
+    );
+    assert_eq!(fix.matches("per-exchange timeout").count(), 1, "{fix}");
+    assert!(
+        !fix.contains("Vantage version") && !fix.contains("paginate"),
+        "{fix}"
+    );
+    // A result without checks: the version fix alone.
+    assert!(
+        incomplete(&skewed())
+            .remediation
+            .starts_with("Checks missing from a region's result"),
+        "{}",
+        incomplete(&skewed()).remediation
+    );
+}

@@ -135,6 +135,31 @@ pub fn credential_required(r: &RegionResult) -> bool {
             .any(|c| c.cause == Some(Cause::CredentialRefused))
 }
 
+/// The fix for checks with no evidence, by what stopped them: the one under the gate line
+/// fits the run at hand rather than every way a check can go unobserved.
+fn incomplete_fix(cause: Option<Cause>) -> &'static str {
+    match cause {
+        Some(Cause::Deadline) => {
+            "The run's deadline ran out before these checks: raise --timeout (or the job's deadline)."
+        }
+        Some(Cause::Timeout) => {
+            "The endpoint did not answer within the per-exchange timeout: check that it answers (a stuck process, or a proxy that holds requests without a live backend, looks like this), or raise --check-timeout if it answers slowly."
+        }
+        Some(Cause::SizeCap) => {
+            "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."
+        }
+        Some(Cause::Reset | Cause::Refused | Cause::Unreachable | Cause::Malformed) => {
+            "The exchange broke before an answer could be judged: look at the server and at what stands in front of it (a proxy, a gateway), then run the check again."
+        }
+        _ => {
+            "Look at what answered in the probes' place (a rate limit, an unavailable gateway, the authorization layer, a refusal before the MCP layer) and let those requests through before trusting a pass."
+        }
+    }
+}
+
+/// The fix when a region's result lacks checks (`NOT_IN_RESULT`).
+const NOT_IN_RESULT_FIX: &str = "Checks missing from a region's result were not run by its agent (an older version): run the same Vantage version on the agents and the coordinator.";
+
 /// Why a catalogued check is missing from a region's result.
 pub const NOT_IN_RESULT: &str = "not in this region's result: its vantage did not run them (an agent older than the coordinator does not know them); run the same Vantage version on the agents and the coordinator";
 
@@ -143,11 +168,16 @@ pub const NOT_IN_RESULT: &str = "not in this region's result: its vantage did no
 /// say why. Returns the regions that did not observe the target.
 pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
     let mut not_observing = Vec::new();
+    // The fixes for probe.incomplete's causes, in the order they are first met.
+    let mut fixes: Vec<&'static str> = Vec::new();
     for r in effective {
         // Group this region's gaps by finding and reason, in check order.
         let mut groups: Vec<(FindingId, String, Vec<&str>)> = Vec::new();
         for c in r.checks.iter().filter(|c| reading(c) == Reading::Gap) {
             let fid = gap_finding(c);
+            if fid == FindingId::ProbeIncomplete {
+                fixes.push(incomplete_fix(c.cause));
+            }
             let why = match c.outcome {
                 Outcome::Error => format!("could not run: {}", c.observed),
                 _ => c.observed.clone(),
@@ -167,6 +197,7 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
             .map(|id| id.as_str())
             .collect();
         if !absent.is_empty() {
+            fixes.push(NOT_IN_RESULT_FIX);
             groups.push((
                 FindingId::ProbeIncomplete,
                 NOT_IN_RESULT.to_string(),
@@ -204,6 +235,19 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
                 vec![line],
             );
         }
+    }
+    // Each fix once, in the order first met.
+    let mut once: Vec<&str> = Vec::new();
+    for f in fixes {
+        if !once.contains(&f) {
+            once.push(f);
+        }
+    }
+    if let (false, Some(f)) = (
+        once.is_empty(),
+        acc.by_id.get_mut(&FindingId::ProbeIncomplete),
+    ) {
+        f.remediation = once.join(" ");
     }
     not_observing
 }
