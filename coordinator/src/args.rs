@@ -141,7 +141,9 @@ pub struct Probe {
     /// here. Repeatable.
     #[arg(long = "allow-non-global", value_name = "CIDR", value_parser = parse_egress_cidr)]
     pub allow_non_global: Vec<IpNet>,
-    /// Trust the CA certificates in PEM (in addition to the public web PKI roots).
+    /// Trust the CA certificates in PEM (in addition to the public web PKI roots) for the
+    /// target. With --coordinator: the CA of an https:// coordinator's API (refused with
+    /// http://; the agents trust a lab CA with vantage-agent --target-ca-file).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
     /// Overall deadline for the whole check, e.g. 30s, 2m (at most 10m).

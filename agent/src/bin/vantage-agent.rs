@@ -23,7 +23,7 @@ use vantage_agent::{credentials, pem, Engine, ProbeOptions};
 its region, runs the checks it is sent with the same probe engine as `vantage check`, and \
 reports the results. Its token is read from an environment variable or a file, never from \
 the command line.",
-    after_help = "Examples:\n  VANTAGE_AGENT_TOKEN=… vantage-agent --coordinator https://vantage.example.com:50051 --region eu-west\n  vantage-agent --coordinator http://127.0.0.1:50051 --region eu --token-file eu.token --target-ca-file lab-ca.pem\n\n--ca-file and --cert-file/--key-file are for the connection to a TLS coordinator; \n--target-ca-file is the CA this agent trusts for the MCP endpoints it probes."
+    after_help = "Examples:\n  VANTAGE_AGENT_TOKEN=… vantage-agent --coordinator https://vantage.example:50051 --region eu\n  vantage-agent --coordinator http://127.0.0.1:50051 --region eu --token-file eu.token\n  vantage-agent --coordinator http://127.0.0.1:50051 --region lab --target-ca-file lab-ca.pem\n\n--ca-file and --cert-file/--key-file are for the connection to a TLS coordinator;\n--target-ca-file is the CA this agent trusts for the MCP endpoints it probes."
 )]
 struct Args {
     /// The coordinator's gRPC address (server.grpc_listen, not the API), e.g.
