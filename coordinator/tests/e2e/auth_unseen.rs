@@ -24,7 +24,7 @@ use vantage_coordinator::report::{Decision, Report};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::auth::all_tokens;
-use crate::support::{above_info, check_with, options, Served};
+use crate::support::{above_info, check_with, head_of, options, pass_on, streamed, Served};
 
 const PRM: &[&str] = &["/.well-known/oauth-protected-resource"];
 const AS: &[&str] = &[
@@ -102,11 +102,6 @@ async fn answer(a: Answer, path: &str) -> Response {
     .unwrap()
 }
 
-/// A header the front sets itself (length, framing).
-fn hop(name: &str) -> bool {
-    matches!(name, "content-length" | "connection" | "transfer-encoding")
-}
-
 async fn handle(
     State(f): State<Arc<Front>>,
     method: Method,
@@ -129,37 +124,17 @@ async fn handle(
     if hit {
         return answer(f.answer, uri.path()).await;
     }
-    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let mut req = f.client.request(method, format!("{}{path}", f.upstream));
-    for (k, v) in &headers {
-        if k != "host" && !hop(k.as_str()) {
-            req = req.header(k, v);
-        }
-    }
-    let Ok(resp) = req.body(body).send().await else {
+    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
         return Response::builder().status(599).body(Body::empty()).unwrap();
     };
     // The fixture names itself in its challenge and its metadata: name the front instead.
-    let mut out = Response::builder().status(resp.status());
-    for (k, v) in resp.headers() {
-        if !hop(k.as_str()) {
-            let v = v.to_str().unwrap().replace(&f.upstream, &f.me);
-            out = out.header(k, v);
-        }
-    }
+    let out = head_of(&resp, |v| v.replace(&f.upstream, &f.me));
     let sse = resp
         .headers()
         .get("content-type")
         .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"));
     if sse {
-        let stream = futures::stream::unfold(Some(resp), |state| async move {
-            let mut r = state?;
-            match r.chunk().await {
-                Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), Some(r))),
-                _ => None,
-            }
-        });
-        return out.body(Body::from_stream(stream)).unwrap();
+        return out.body(streamed(resp)).unwrap();
     }
     let text = String::from_utf8_lossy(&resp.bytes().await.unwrap_or_default())
         .replace(&f.upstream, &f.me);

@@ -8,16 +8,15 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use tokio::net::TcpListener;
 use vantage_fixture::Fixture;
 
 use crate::evidence_support::finding;
-use crate::support::vantage_async;
+use crate::support::{head_of, pass_on, streamed, vantage_async, Served};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -52,36 +51,10 @@ async fn handle(
         | (Some("server/discover"), Mode::DiscoverSilent) => return std::future::pending().await,
         _ => {}
     }
-    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let mut req = f.client.request(method, format!("{}{path}", f.upstream));
-    for (k, v) in &headers {
-        if !matches!(
-            k.as_str(),
-            "host" | "content-length" | "connection" | "transfer-encoding"
-        ) {
-            req = req.header(k, v);
-        }
-    }
-    let Ok(resp) = req.body(body).send().await else {
+    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
         return StatusCode::BAD_GATEWAY.into_response();
     };
-    let mut out = Response::builder().status(resp.status());
-    for (k, v) in resp.headers() {
-        if !matches!(
-            k.as_str(),
-            "content-length" | "connection" | "transfer-encoding"
-        ) {
-            out = out.header(k, v);
-        }
-    }
-    let stream = futures::stream::unfold(Some(resp), |state| async move {
-        let mut r = state?;
-        match r.chunk().await {
-            Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), Some(r))),
-            _ => None,
-        }
-    });
-    out.body(Body::from_stream(stream)).unwrap()
+    head_of(&resp, str::to_string).body(streamed(resp)).unwrap()
 }
 
 #[tokio::test]
@@ -90,21 +63,19 @@ async fn an_era_not_fully_observed_is_unknown_exit_4() {
     // the mode changes is conformant.
     let fixture = Fixture::start(&[]).await.unwrap();
     for mode in [Mode::Init500, Mode::InitSilent, Mode::DiscoverSilent] {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let front = Arc::new(Front {
-            upstream: format!("http://{}", fixture.addr),
-            mode,
-            client: crate::support::http(),
-        });
-        let app = axum::Router::new().fallback(handle).with_state(front);
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let server = Served::start(|_| {
+            let front = Arc::new(Front {
+                upstream: format!("http://{}", fixture.addr),
+                mode,
+                client: crate::support::http(),
+            });
+            axum::Router::new().fallback(handle).with_state(front)
+        })
+        .await;
         let out = vantage_async(
             [
                 "check",
-                &format!("http://{addr}/mcp"),
+                &server.url(),
                 "--check-timeout",
                 "1s",
                 "-f",
@@ -114,7 +85,7 @@ async fn an_era_not_fully_observed_is_unknown_exit_4() {
             .to_vec(),
         )
         .await;
-        server.abort();
+        drop(server);
         let report: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{mode:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
         assert_eq!(out.status.code(), Some(4), "{mode:?}: {report}");

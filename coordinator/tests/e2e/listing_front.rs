@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use crate::support::Served;
+use crate::support::{head_of, pass_on, streamed, Served};
 
 /// What the front answers instead of the upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,35 +151,10 @@ async fn handle(
         }
     }
     let rewrite = rpc_method == "server/discover" && f.mode.unadvertise.is_some();
-    let mut req = f.client.request(
-        method,
-        format!(
-            "{}{}",
-            f.upstream,
-            uri.path_and_query().map(|p| p.as_str()).unwrap_or("/")
-        ),
-    );
-    for (k, v) in &headers {
-        if !matches!(
-            k.as_str(),
-            "host" | "content-length" | "connection" | "transfer-encoding"
-        ) {
-            req = req.header(k, v);
-        }
-    }
-    let resp = match req.body(body).send().await {
-        Ok(r) => r,
-        Err(_) => return reply(599, "text/plain", Vec::new(), &[]),
+    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
+        return reply(599, "text/plain", Vec::new(), &[]);
     };
-    let mut out = Response::builder().status(resp.status());
-    for (k, v) in resp.headers() {
-        if !matches!(
-            k.as_str(),
-            "content-length" | "connection" | "transfer-encoding"
-        ) {
-            out = out.header(k, v);
-        }
-    }
+    let out = head_of(&resp, str::to_string);
     if rewrite {
         let bytes = resp.bytes().await.unwrap_or_default();
         let mut v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
@@ -193,14 +168,7 @@ async fn handle(
         return out.body(Body::from(v.to_string())).unwrap();
     }
     // Streamed through (subscriptions/listen stays open).
-    let stream = futures::stream::unfold(Some(resp), |state| async move {
-        let mut r = state?;
-        match r.chunk().await {
-            Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), Some(r))),
-            _ => None,
-        }
-    });
-    out.body(Body::from_stream(stream)).unwrap()
+    out.body(streamed(resp)).unwrap()
 }
 
 mod tests {

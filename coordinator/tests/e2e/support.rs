@@ -211,3 +211,54 @@ impl Drop for Served {
         self.task.abort();
     }
 }
+
+/// Headers a front sets itself (length, framing): never copied through.
+pub fn hop(name: &str) -> bool {
+    matches!(name, "content-length" | "connection" | "transfer-encoding")
+}
+
+/// Pass the request a front received on to `upstream` (its method, path, headers but `Host`
+/// and framing, and body); `None` when the upstream did not answer.
+pub async fn pass_on(
+    client: &reqwest::Client,
+    upstream: &str,
+    method: axum::http::Method,
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Option<reqwest::Response> {
+    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let mut req = client.request(method, format!("{upstream}{path}"));
+    for (k, v) in headers {
+        if k != "host" && !hop(k.as_str()) {
+            req = req.header(k, v);
+        }
+    }
+    req.body(body).send().await.ok()
+}
+
+/// The upstream's status and headers (framing aside), each value through `rewrite`.
+pub fn head_of(
+    resp: &reqwest::Response,
+    rewrite: impl Fn(&str) -> String,
+) -> axum::http::response::Builder {
+    let mut out = axum::http::Response::builder().status(resp.status());
+    for (k, v) in resp.headers() {
+        if !hop(k.as_str()) {
+            out = out.header(k, rewrite(v.to_str().unwrap_or("")));
+        }
+    }
+    out
+}
+
+/// The upstream's body, streamed through as it arrives (a stream that stays open stays open).
+pub fn streamed(resp: reqwest::Response) -> axum::body::Body {
+    let stream = futures::stream::unfold(Some(resp), |state| async move {
+        let mut r = state?;
+        match r.chunk().await {
+            Ok(Some(c)) => Some((Ok::<axum::body::Bytes, std::io::Error>(c), Some(r))),
+            _ => None,
+        }
+    });
+    axum::body::Body::from_stream(stream)
+}
