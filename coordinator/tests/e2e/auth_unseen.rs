@@ -11,9 +11,9 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 use vantage_agent::catalog::{CheckId, FindingId};
@@ -24,7 +24,9 @@ use vantage_coordinator::report::{Decision, Report};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::auth::all_tokens;
-use crate::support::{above_info, check_with, head_of, options, pass_on, streamed, Served};
+use crate::support::{
+    above_info, check_with, head_of, options, pass_on, streamed, Received, Served,
+};
 
 const PRM: &[&str] = &["/.well-known/oauth-protected-resource"];
 const AS: &[&str] = &[
@@ -102,29 +104,23 @@ async fn answer(a: Answer, path: &str) -> Response {
     .unwrap()
 }
 
-async fn handle(
-    State(f): State<Arc<Front>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
     let hit = match f.on {
         On::Paths(prefixes) => {
-            method == Method::GET
-                && prefixes.iter().any(|p| uri.path().starts_with(p))
-                && !uri.path().ends_with('/')
+            r.method == Method::GET
+                && prefixes.iter().any(|p| r.uri.path().starts_with(p))
+                && !r.uri.path().ends_with('/')
         }
         On::UnauthenticatedDiscover => {
-            let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            msg["method"] == "server/discover" && !headers.contains_key("authorization")
+            let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+            msg["method"] == "server/discover" && !r.headers.contains_key("authorization")
         }
         On::Nothing => false,
     };
     if hit {
-        return answer(f.answer, uri.path()).await;
+        return answer(f.answer, r.uri.path()).await;
     }
-    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
+    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
         return Response::builder().status(599).body(Body::empty()).unwrap();
     };
     // The fixture names itself in its challenge and its metadata: name the front instead.

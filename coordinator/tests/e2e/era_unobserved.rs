@@ -8,15 +8,14 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use vantage_fixture::Fixture;
 
 use crate::evidence_support::finding;
-use crate::support::{head_of, pass_on, streamed, vantage_async, Served};
+use crate::support::{head_of, pass_on, streamed, vantage_async, Received, Served};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -35,14 +34,8 @@ struct Front {
 }
 
 /// The fixture's answer, streamed through, unless the mode changes this request.
-async fn handle(
-    State(f): State<Arc<Front>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
+    let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
     match (msg.get("method").and_then(Value::as_str), f.mode) {
         (Some("initialize"), Mode::Init500) => {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response()
@@ -51,7 +44,7 @@ async fn handle(
         | (Some("server/discover"), Mode::DiscoverSilent) => return std::future::pending().await,
         _ => {}
     }
-    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
+    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
         return StatusCode::BAD_GATEWAY.into_response();
     };
     head_of(&resp, str::to_string).body(streamed(resp)).unwrap()

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use crate::support::{head_of, pass_on, streamed, Served};
+use crate::support::{head_of, pass_on, streamed, Received, Served};
 
 /// What the front answers instead of the upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,27 +123,22 @@ fn answer(a: Answer, id: &Value, addr: &str) -> Response {
     }
 }
 
-async fn handle(
-    State(f): State<Arc<Front>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
+    let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
     let rpc_method = msg.get("method").and_then(Value::as_str).unwrap_or("");
     let cursor = msg
         .pointer("/params/cursor")
         .and_then(Value::as_str)
         .filter(|c| *c != vantage_agent::probe::listing::BOGUS_CURSOR);
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
-    if method == Method::POST && rpc_method == f.mode.method {
+    if r.method == Method::POST && rpc_method == f.mode.method {
         let hit = match f.mode.when {
             When::Always => true,
             When::LaterPages => cursor.is_some(),
         };
         if hit {
-            let host = headers
+            let host = r
+                .headers
                 .get("host")
                 .and_then(|h| h.to_str().ok())
                 .unwrap_or("127.0.0.1");
@@ -151,7 +146,7 @@ async fn handle(
         }
     }
     let rewrite = rpc_method == "server/discover" && f.mode.unadvertise.is_some();
-    let Some(resp) = pass_on(&f.client, &f.upstream, method, &uri, &headers, body).await else {
+    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
         return reply(599, "text/plain", Vec::new(), &[]);
     };
     let out = head_of(&resp, str::to_string);

@@ -222,19 +222,16 @@ pub fn hop(name: &str) -> bool {
 pub async fn pass_on(
     client: &reqwest::Client,
     upstream: &str,
-    method: axum::http::Method,
-    uri: &axum::http::Uri,
-    headers: &axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    r: Received,
 ) -> Option<reqwest::Response> {
-    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let mut req = client.request(method, format!("{upstream}{path}"));
-    for (k, v) in headers {
+    let path = r.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let mut req = client.request(r.method, format!("{upstream}{path}"));
+    for (k, v) in &r.headers {
         if k != "host" && !hop(k.as_str()) {
             req = req.header(k, v);
         }
     }
-    req.body(body).send().await.ok()
+    req.body(r.body).send().await.ok()
 }
 
 /// The upstream's status and headers (framing aside), each value through `rewrite`.
@@ -261,4 +258,29 @@ pub fn streamed(resp: reqwest::Response) -> axum::body::Body {
         }
     });
     axum::body::Body::from_stream(stream)
+}
+
+/// What a front received, as one extractor: its handler reads the request whole.
+pub struct Received {
+    pub method: axum::http::Method,
+    pub uri: axum::http::Uri,
+    pub headers: axum::http::HeaderMap,
+    pub body: axum::body::Bytes,
+}
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for Received {
+    type Rejection = axum::http::StatusCode;
+
+    async fn from_request(req: axum::extract::Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .map_err(|_| axum::http::StatusCode::BAD_REQUEST)?;
+        Ok(Received {
+            method: parts.method,
+            uri: parts.uri,
+            headers: parts.headers,
+            body,
+        })
+    }
 }
