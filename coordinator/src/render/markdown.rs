@@ -10,7 +10,8 @@ use crate::report::Report;
 
 /// A string from the target, an agent or a config, made inert in GitHub-flavoured Markdown:
 /// every character that HTML or Markdown could read as active syntax (tags, entities, code
-/// spans, links and images, table cells, mentions, issue references) becomes a numeric
+/// spans, links and images, table cells, mentions, issue references, emphasis and
+/// strikethrough) becomes a numeric
 /// character reference, which CommonMark renders as that literal character and never
 /// as syntax; line breaks become spaces (one table cell, one line). Nothing a target sends can
 /// add an image, a link or HTML to a pull-request comment.
@@ -18,7 +19,8 @@ pub(crate) fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
-            '&' | '<' | '>' | '"' | '\'' | '`' | '[' | ']' | '|' | '\\' | '@' | '#' => {
+            '&' | '<' | '>' | '"' | '\'' | '`' | '[' | ']' | '|' | '\\' | '@' | '#' | '*' | '_'
+            | '~' => {
                 out.push_str(&format!("&#{};", ch as u32));
             }
             '\n' | '\r' | '\t' => out.push(' '),

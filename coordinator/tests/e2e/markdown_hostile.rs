@@ -9,7 +9,7 @@ use vantage_coordinator::render::markdown;
 use crate::support::check;
 
 /// Short, so all of it fits in the excerpt the engine keeps of a body.
-const BODY: &str = "<img src=x>&amp;[c](//e.x)![p](/p)`c`@oc #1|p";
+const BODY: &str = "<img src=x>&amp;[c](//e.x)![p](/p)`c`@oc #1|p**b**~~s~~_i_";
 
 /// Answers every request 200 text/html with [`BODY`].
 async fn hostile_target() -> (String, tokio::task::JoinHandle<()>) {
@@ -46,13 +46,13 @@ async fn a_hostile_body_cannot_add_html_links_images_or_mentions_to_markdown() {
     );
     let md = markdown(&report, &Gate::default());
     for raw in [
-        "<img", "[c]", "](//", "![p]", "`c`", "@oc", "oc #1", "|p", "&amp;",
+        "<img", "[c]", "](//", "![p]", "`c`", "@oc", "oc #1", "|p", "&amp;", "**b", "~~s", "_i_",
     ] {
         assert!(!md.contains(raw), "{raw:?} reached the Markdown raw:\n{md}");
     }
     // Escaped, not dropped: the reader still sees what the target sent.
     assert!(
-        md.contains("&#60;img src=x&#62;&#38;amp;&#91;c&#93;(//e.x)!&#91;p&#93;(/p)&#96;c&#96;&#64;oc &#35;1&#124;p"),
+        md.contains("&#60;img src=x&#62;&#38;amp;&#91;c&#93;(//e.x)!&#91;p&#93;(/p)&#96;c&#96;&#64;oc &#35;1&#124;p&#42;&#42;b&#42;&#42;&#126;&#126;s&#126;&#126;&#95;i&#95;"),
         "{md}"
     );
     // The renderer's own structure is intact: the table and the region's details.
