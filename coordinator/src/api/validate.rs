@@ -56,8 +56,29 @@ pub(super) fn validate(
             ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", e.body_text())
         }
     })?;
-    let b: NewCheck = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", format!("{e}; expected {{\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}}")))?;
+    const EXPECTED: &str = "expected {\"target\": URL, \"regions\": [..], \"credential\": NAME, \"expect_auth\": bool, \"deadline\": DURATION}";
+    let invalid = |why: String| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_json",
+            format!("{why}; {EXPECTED}"),
+        )
+    };
+    // Any JSON but an object is named as such (serde would read an array as the fields in
+    // order, and say "expected a string").
+    let kind = match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b'0'..=b'9' | b'-') => Some("a number"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        // An object, or not JSON at all: serde says where.
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        return Err(invalid(format!("the body is {kind}, not a JSON object")));
+    }
+    let b: NewCheck = serde_json::from_slice(&body).map_err(|e| invalid(e.to_string()))?;
     let target = Target::parse(&b.target).map_err(|e| {
         let message = match e {
             // The parser's words are for the command line (--token-env): say what an API

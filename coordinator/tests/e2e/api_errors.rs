@@ -124,6 +124,14 @@ async fn bad_bodies_name_the_fix_for_an_api_caller() {
             "invalid_json",
             &["\"deadline\": DURATION"],
         ),
+        // A JSON value that is not an object is said as such (serde read an array as the
+        // struct's fields in order: "invalid type: map, expected a string").
+        (
+            format!(r#"[{{"target":"{t}"}}]"#),
+            "",
+            "invalid_json",
+            &["the body is an array, not a JSON object", "\"target\": URL"],
+        ),
         (
             r#"{"target":"http://user:pw@127.0.0.1:9/mcp"}"#.to_string(),
             "",
