@@ -1,7 +1,8 @@
 //! Red-team round 4, defects 2, 3 and 6, through the whole listing stage against a server on
 //! loopback: a list the server said goes on (a `nextCursor` that is not a string), broke (a
 //! page-2 error, a repeated cursor) or left without a usable answer (a wrong id) is read in
-//! part, so no rule that needed all of it passes.
+//! part, so no rule that needed all of it passes; and a bogus cursor answered by an empty 404
+//! (an expired session, a proxy) says nothing about the cursor.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::catalog::CheckId;
 use crate::engine::{Engine, ProbeOptions, State};
-use crate::model::{CheckResult, Era, Outcome, Severity};
+use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
 use crate::probe::verdict::Recorder;
 use crate::target::Target;
 
@@ -322,4 +323,37 @@ async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
             c.observed
         );
     }
+}
+
+#[tokio::test]
+async fn a_bogus_cursor_answered_by_an_empty_404_says_nothing_about_the_cursor() {
+    let h: Handler = Arc::new(|req| {
+        let (m, cursor, id) = parts(req);
+        match (m, cursor) {
+            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
+            ("tools/list", Some("p1")) => page(&id, &["t1"], None),
+            // What an expired session (or a proxy) answers: no JSON-RPC error.
+            ("tools/list", Some(_)) => (404, String::new()),
+            _ => unadvertised(&id),
+        }
+    });
+    let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
+    assert_eq!(complete, vec![true]);
+    let c = check(&results, CheckId::PaginationInvalidCursor);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Unknown, None, Some(Cause::OtherReason)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("without a JSON-RPC error")
+            && c.observed
+                .contains("nothing says the server judged the cursor"),
+        "{}",
+        c.observed
+    );
+    // The list itself was read whole: its rules pass.
+    let p = check(&results, CheckId::PaginationCursor);
+    assert_eq!(p.outcome, Outcome::Pass, "{}", p.observed);
 }

@@ -292,7 +292,17 @@ pub(crate) fn invalid_cursor(
         return Verdict::unknown(cause, format!("with a bogus cursor, {why}"));
     }
     let s = ex.summary();
-    match ex.rpc() {
+    let rpc = ex.rpc();
+    // The listing's own rule for a page (`pages::read`): an error status without a JSON-RPC
+    // error is an answer from something else than the MCP layer (an expired session's empty
+    // 404, a proxy), so nothing says the server judged the cursor.
+    if rpc.is_none() && !(200..300).contains(&ex.status) {
+        return Verdict::unknown(
+            Cause::OtherReason,
+            format!("with a bogus cursor, {method} answered {s} without a JSON-RPC error, so nothing says the server judged the cursor"),
+        );
+    }
+    match rpc {
         Some(Rpc::Error { code: -32602, .. }) => Verdict::pass(s),
         Some(Rpc::Result { .. }) => Verdict::warn(
             Severity::Low,
