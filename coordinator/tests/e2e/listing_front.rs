@@ -27,6 +27,8 @@ pub enum Answer {
     Unavailable,
     /// 401 with a JSON-RPC error and a Bearer challenge.
     Unauthorized,
+    /// The upstream's answer, its `nextCursor` (if any) made the number 12345.
+    NumericCursor,
 }
 
 /// Which requests of `method` get the answer.
@@ -109,6 +111,7 @@ fn answer(a: Answer, id: &Value, addr: &str) -> Response {
             b"<html>Service Unavailable</html>".to_vec(),
             &retry("5"),
         ),
+        Answer::NumericCursor => unreachable!("the upstream's answer, rewritten"),
         Answer::Unauthorized => reply(
             401,
             "application/json",
@@ -136,7 +139,7 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
             When::Always => true,
             When::LaterPages => cursor.is_some(),
         };
-        if hit {
+        if hit && f.mode.answer != Answer::NumericCursor {
             let host = r
                 .headers
                 .get("host")
@@ -146,6 +149,7 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
         }
     }
     let rewrite = rpc_method == "server/discover" && f.mode.unadvertise.is_some();
+    let renumber = rpc_method == f.mode.method && f.mode.answer == Answer::NumericCursor;
     let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
         return reply(599, "text/plain", Vec::new(), &[]);
     };
@@ -159,6 +163,14 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
             f.mode.unadvertise,
         ) {
             caps.remove(cap);
+        }
+        return out.body(Body::from(v.to_string())).unwrap();
+    }
+    if renumber && cursor.is_some() == (f.mode.when == When::LaterPages) {
+        let bytes = resp.bytes().await.unwrap_or_default();
+        let mut v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        if let Some(next) = v.pointer_mut("/result/nextCursor") {
+            *next = json!(12345);
         }
         return out.body(Body::from(v.to_string())).unwrap();
     }
@@ -353,5 +365,45 @@ mod tests {
                 c.observed
             );
         }
+    }
+
+    /// Red team round 4, defect 2: a later page's nextCursor a number is the server saying
+    /// the list goes on with a cursor no client can send back. The list is read in part:
+    /// pagination.cursor fails medium, no rule that needed the rest passes, and the decision
+    /// is `review` (the gate fails with --fail-on review: exit 2), never `pass`.
+    #[tokio::test]
+    async fn a_cursor_that_is_not_a_string_is_never_the_end_of_the_list() {
+        let mode = on("tools/list", When::LaterPages, Answer::NumericCursor);
+        let report = through(mode, false).await;
+        let c = outcome(&report, CheckId::PaginationCursor);
+        assert_eq!(
+            (c.outcome, c.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            "{}",
+            c.observed
+        );
+        assert!(
+            c.observed.contains("nextCursor is 12345, not a string"),
+            "{}",
+            c.observed
+        );
+        for id in [
+            CheckId::CapsDiscoverMatchesHandlers,
+            CheckId::CacheHints,
+            CheckId::ToolsListShape,
+            CheckId::ToolsNameFormat,
+        ] {
+            let c = outcome(&report, id);
+            assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
+            assert!(
+                c.observed.contains("nextCursor is 12345"),
+                "{id}: {}",
+                c.observed
+            );
+        }
+        let f = report.finding(FindingId::PaginationCursor).expect("named");
+        assert_eq!(f.severity, Severity::Medium);
+        assert_eq!(report.decision, Decision::Review, "{}", report.reason);
+        assert_eq!(for_report(&report, FailOn::Review), 2);
     }
 }

@@ -12,6 +12,7 @@ mod audit;
 mod lint;
 mod listen;
 mod pages;
+mod partial;
 mod problems;
 mod rules;
 mod session;
@@ -414,3 +415,7 @@ mod egress_tests;
 #[cfg(test)]
 #[path = "id_tests.rs"]
 mod id_tests;
+
+#[cfg(test)]
+#[path = "cursor_tests.rs"]
+mod cursor_tests;

@@ -141,15 +141,6 @@ impl ListRead {
         self.stop.is_none()
     }
 
-    /// What stopped the read before the end of a list that goes on: a bound, the deadline,
-    /// no answer, an answer for another reason. Not a list the server refused or broke:
-    /// there is no rest a client could read, and that failure is a finding of its own.
-    pub(crate) fn unseen_rest(&self) -> Option<&Stop> {
-        self.stop
-            .as_ref()
-            .filter(|s| !matches!(s, Stop::Refused { .. } | Stop::Broken(_)))
-    }
-
     /// At least one page was answered with a result.
     pub(crate) fn answered(&self) -> bool {
         !self.metas.is_empty()
@@ -417,14 +408,29 @@ pub(crate) async fn read(
                 out.cursors_followed += 1;
                 cursor = Some(next.clone());
             }
-            Some(other) => {
+            // A JSON null is read as an absent cursor (the end), with a warning.
+            Some(Value::Null) => {
                 out.cursor_problems.push(
                     Severity::Low,
                     format!(
-                        "{}: nextCursor is {other}, not a string (read as the end)",
+                        "{}: nextCursor is null, not a string (read as the end; omit it instead)",
                         kind.method()
                     ),
                 );
+                break;
+            }
+            // Any other value says the list goes on, with a cursor no client can send back
+            // (a cursor is an opaque string, MUST): the rest exists and cannot be read, so the
+            // list is read in part, broken by the server.
+            Some(other) => {
+                let why = format!(
+                    "{} page {}: nextCursor is {}, not a string: the list goes on, but no client can ask for the rest (a cursor MUST be an opaque string)",
+                    kind.method(),
+                    out.pages,
+                    clip(&other.to_string(), 40)
+                );
+                out.cursor_problems.push(Severity::Medium, why.clone());
+                out.stop = Some(Stop::Broken(why));
                 break;
             }
         }

@@ -6,6 +6,8 @@
 use serde_json::Value;
 
 use super::pages::{ListRead, Stop};
+pub(crate) use super::partial::unfinished;
+use super::partial::{first_failed, first_unseen, read_in_part};
 use super::problems::Problems;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Severity};
@@ -31,28 +33,6 @@ pub(crate) fn judge(problems: &Problems, read: &ListRead, pass: String) -> Verdi
             ),
             None => Verdict::pass(pass),
         },
-    }
-}
-
-/// A rule that needed the whole of a list judged by the listing itself (its first reading),
-/// with nothing found in `seen`, the part read before `stop` (`checks.md` 4.1):
-/// - the server broke the list (a cursor it issued and then refused, or issued twice; a page
-///   without its array): there is no rest any client could read, and the failure that broke
-///   it is already a finding of its own, medium or above (`pagination.cursor`,
-///   `tools.list-shape`, `caps.discover-matches-handlers`), which keeps the decision from
-///   `pass`. The rule is skipped, pointing there, rather than named a second time.
-/// - anything else (a listing bound, the deadline, no answer): the rest exists and was not
-///   seen, so the rule is `unknown` with the stop's cause (`size-cap`, `deadline`, the
-///   exchange's own), which the merge names `probe.incomplete`.
-pub(crate) fn unfinished(stop: &Stop, seen: String) -> Verdict {
-    match stop {
-        Stop::Broken(why) => Verdict::skip(format!(
-            "{seen}; the server broke the list there ({why}), which is its own finding"
-        )),
-        _ => Verdict::unknown(
-            stop.cause(),
-            format!("{seen}; the rest was not seen ({})", stop.describe()),
-        ),
     }
 }
 
@@ -102,6 +82,8 @@ pub(crate) fn caps(
     let mut p = Problems::default();
     let mut seen = Vec::new();
     let mut unseen = Vec::new();
+    // Lists the server broke after a page that worked: never a pass (read in part).
+    let mut broken = Vec::new();
     // The cause of the first list or probe that went unanswered.
     let mut unseen_cause = None;
     for r in reads {
@@ -115,9 +97,10 @@ pub(crate) fn caps(
                     r.shape.summary()
                 ),
             ),
-            // A list read in part works, but the unread rest may break the rule.
-            (_, true) => match r.unseen_rest() {
-                Some(stop) => {
+            // A list read in part works, but the unread rest may break the rule; a list the
+            // server broke after a page that worked is no pass either.
+            (_, true) => match (r.unseen_rest(), r.server_failed()) {
+                (Some(stop), _) => {
                     unseen_cause = unseen_cause.or(Some(stop.cause()));
                     unseen.push(format!(
                         "{m} works, but only {} page(s) were read ({})",
@@ -125,7 +108,8 @@ pub(crate) fn caps(
                         stop.describe()
                     ));
                 }
-                None => seen.push(format!("{m} works")),
+                (None, Some(stop)) => broken.push(read_in_part(r, stop)),
+                (None, None) => seen.push(format!("{m} works")),
             },
             // Templates are optional under `resources`: a server without any may not serve
             // the method at all (the capability rule names tools/list, resources/list and
@@ -204,6 +188,13 @@ pub(crate) fn caps(
             format!("not seen whole: {}", unseen.join("; ")),
         );
     }
+    if !broken.is_empty() {
+        seen.splice(0..0, broken);
+        return Verdict::skip(format!(
+            "not passed while a list was read in part: {}",
+            seen.join("; ")
+        ));
+    }
     if seen.is_empty() {
         return Verdict::skip("the server advertises no tools, resources or prompts");
     }
@@ -259,25 +250,18 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
             ),
         );
     }
-    if paged.is_empty() {
-        return Verdict::skip("no list was paginated (every answer came without nextCursor), so there was no cursor to follow");
+    // A list the server left without a usable answer, or broke, may paginate in what was
+    // not read: a cursor it broke is a problem above; an unusable first answer or a page
+    // without its array is the failure of another check, which the skip names.
+    if let Some((r, stop)) = first_failed(reads) {
+        return Verdict::skip(format!(
+            "{} ({} cursors followed), so whether its cursors work is unknown",
+            read_in_part(r, stop),
+            r.cursors_followed
+        ));
     }
-    if let Some(r) = reads
-        .iter()
-        .find(|r| r.cursors_followed > 0 && r.stop.is_some())
-    {
-        // A cursor the server broke is a problem above; a page it broke without its array
-        // fails tools.list-shape or caps.discover-matches-handlers.
-        if let Some(stop) = &r.stop {
-            return unfinished(
-                stop,
-                format!(
-                    "{} was not read to its end ({} cursors followed)",
-                    r.kind.method(),
-                    r.cursors_followed
-                ),
-            );
-        }
+    if paged.is_empty() {
+        return Verdict::skip("no list was paginated (every list served was read whole, its one page without nextCursor), so there was no cursor to follow");
     }
     Verdict::pass(format!(
         "cursors followed to the end of {}",
@@ -308,7 +292,17 @@ pub(crate) fn invalid_cursor(
         return Verdict::unknown(cause, format!("with a bogus cursor, {why}"));
     }
     let s = ex.summary();
-    match ex.rpc() {
+    let rpc = ex.rpc();
+    // The listing's own rule for a page (`pages::read`): an error status without a JSON-RPC
+    // error is an answer from something else than the MCP layer (an expired session's empty
+    // 404, a proxy), so nothing says the server judged the cursor.
+    if rpc.is_none() && !(200..300).contains(&ex.status) {
+        return Verdict::unknown(
+            Cause::OtherReason,
+            format!("with a bogus cursor, {method} answered {s} without a JSON-RPC error, so nothing says the server judged the cursor"),
+        );
+    }
+    match rpc {
         Some(Rpc::Error { code: -32602, .. }) => Verdict::pass(s),
         Some(Rpc::Result { .. }) => Verdict::warn(
             Severity::Low,
@@ -358,17 +352,17 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
             ),
         );
     }
+    // A list the server left unusable, or broke, was not read to its end either.
+    if let Some((r, stop)) = first_failed(reads) {
+        return Verdict::skip(format!(
+            "{pages} list pages read carried ttlMs and cacheScope; {}",
+            read_in_part(r, stop)
+        ));
+    }
     if pages == 0 {
         return Verdict::skip("no list result was read");
     }
     Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope"))
-}
-
-/// The first list whose rest was not read, with what stopped it ([`ListRead::unseen_rest`]).
-fn first_unseen<'a>(reads: &[&'a ListRead]) -> Option<(&'a ListRead, &'a Stop)> {
-    reads
-        .iter()
-        .find_map(|r| r.unseen_rest().map(|stop| (*r, stop)))
 }
 
 /// The checks of this stage, for recording a reason for all of them at once.

@@ -1,0 +1,359 @@
+//! Red-team round 4, defects 2, 3 and 6, through the whole listing stage against a server on
+//! loopback: a list the server said goes on (a `nextCursor` that is not a string), broke (a
+//! page-2 error, a repeated cursor) or left without a usable answer (a wrong id) is read in
+//! part, so no rule that needed all of it passes; and a bogus cursor answered by an empty 404
+//! (an expired session, a proxy) says nothing about the cursor.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::catalog::CheckId;
+use crate::engine::{Engine, ProbeOptions, State};
+use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
+use crate::probe::verdict::Recorder;
+use crate::target::Target;
+
+/// What the server answers to one JSON-RPC request: HTTP status and body ("" for none).
+type Handler = Arc<dyn Fn(&Value) -> (u16, String) + Send + Sync>;
+
+/// A loopback server answering each request with `handler`, one request per connection.
+async fn server(handler: Handler) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; 8192];
+                loop {
+                    let Ok(n) = s.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    if got.len() < end + 4 + len {
+                        continue;
+                    }
+                    let req: Value =
+                        serde_json::from_slice(&got[end + 4..end + 4 + len]).unwrap_or(Value::Null);
+                    let (status, body) = handler(&req);
+                    let ct = if body.is_empty() {
+                        String::new()
+                    } else {
+                        "content-type: application/json\r\n".into()
+                    };
+                    let answer = format!(
+                        "HTTP/1.1 {status} X\r\n{ct}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = s.write_all(answer.as_bytes()).await;
+                    return;
+                }
+            });
+        }
+    });
+    addr
+}
+
+fn tool(name: &str) -> Value {
+    json!({"name": name, "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}})
+}
+
+/// A `tools/list` result: `tools`, the cache hints, and `next` as `nextCursor` when given.
+fn page(id: &Value, tools: &[&str], next: Option<Value>) -> (u16, String) {
+    let mut result = json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "public",
+        "tools": tools.iter().map(|t| tool(t)).collect::<Vec<_>>()});
+    if let Some(n) = next {
+        result["nextCursor"] = n;
+    }
+    (
+        200,
+        json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+    )
+}
+
+fn rpc_error(id: &Value, status: u16, code: i64) -> (u16, String) {
+    (
+        status,
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "no"}}).to_string(),
+    )
+}
+
+/// The method, the cursor sent (if any) and the id of a request.
+fn parts(req: &Value) -> (&str, Option<&str>, Value) {
+    (
+        req["method"].as_str().unwrap_or(""),
+        req["params"]["cursor"].as_str(),
+        req["id"].clone(),
+    )
+}
+
+/// An unadvertised list: 404 with -32601, as the rule wants.
+fn unadvertised(id: &Value) -> (u16, String) {
+    rpc_error(id, 404, -32601)
+}
+
+/// Run the listing stage of a 2026-07-28 server declaring `caps` at `addr`: the checks and
+/// whether each list was read whole.
+async fn listing(addr: std::net::SocketAddr, caps: Value) -> (Vec<CheckResult>, Vec<bool>) {
+    let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
+    let engine = Engine::new(ProbeOptions::default()).unwrap();
+    let client = crate::egress::loopback_test_client();
+    let mut rec = Recorder::default();
+    let mut st = State::default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    engine
+        .listing_stage(
+            &target,
+            &client,
+            deadline,
+            &mut rec,
+            &mut st,
+            Era::Modern,
+            Some(caps),
+        )
+        .await;
+    let complete = st
+        .surface
+        .map(|s| s.lists.iter().map(|l| l.complete).collect())
+        .unwrap_or_default();
+    (rec.finish(), complete)
+}
+
+fn check(results: &[CheckResult], id: CheckId) -> &CheckResult {
+    results.iter().find(|c| c.id == id).expect("recorded")
+}
+
+/// The rules that need the whole of a list: none passes on part of it.
+const WHOLE: &[CheckId] = &[
+    CheckId::CapsDiscoverMatchesHandlers,
+    CheckId::ToolsListShape,
+    CheckId::ToolsNameFormat,
+    CheckId::ToolsDeterministicOrder,
+    CheckId::ToolsNoPerConnectionVariance,
+    CheckId::PaginationCursor,
+    CheckId::CacheHints,
+    CheckId::ToolsSchemaValid,
+    CheckId::ToolsInputConstrained,
+    CheckId::ToolsSurfaceSize,
+];
+
+fn none_passes(results: &[CheckResult], what: &str) {
+    for &id in WHOLE {
+        let c = check(results, id);
+        assert_ne!(c.outcome, Outcome::Pass, "{what}: {id}: {}", c.observed);
+    }
+}
+
+/// Tools on two pages, the second's `nextCursor` being `next`.
+fn two_pages(next: Value) -> Handler {
+    Arc::new(move |req| {
+        let (m, cursor, id) = parts(req);
+        match (m, cursor) {
+            ("tools/list", None) => page(&id, &["t0", "t1"], Some(json!("p1"))),
+            ("tools/list", Some("p1")) => page(&id, &["t2"], Some(next.clone())),
+            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
+            _ => unadvertised(&id),
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_cursor_that_is_not_a_string_leaves_the_list_read_in_part() {
+    for next in [
+        json!(12345),
+        json!({"a": 1}),
+        json!(["page-2"]),
+        json!(true),
+    ] {
+        let addr = server(two_pages(next.clone())).await;
+        let (results, complete) = listing(addr, json!({"tools": {}})).await;
+        assert_eq!(complete, vec![false], "{next}: the list is not complete");
+        let p = check(&results, CheckId::PaginationCursor);
+        assert_eq!(
+            (p.outcome, p.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            "{next}: {}",
+            p.observed
+        );
+        assert!(
+            p.observed.contains(&format!(
+                "tools/list page 2: nextCursor is {next}, not a string"
+            )) && p.observed.contains("MUST be an opaque string"),
+            "{}",
+            p.observed
+        );
+        none_passes(&results, &next.to_string());
+        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
+            let c = check(&results, id);
+            assert_eq!(c.outcome, Outcome::Skip, "{next}: {id}: {}", c.observed);
+            assert!(
+                c.observed.contains(
+                    "tools/list was read in part (2 page(s), then tools/list page 2: nextCursor is"
+                ) && c.observed.contains("the failure of pagination.cursor"),
+                "{id}: {}",
+                c.observed
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_null_cursor_ends_the_list_with_a_warning() {
+    let addr = server(two_pages(Value::Null)).await;
+    let (results, complete) = listing(addr, json!({"tools": {}})).await;
+    assert_eq!(complete, vec![true]);
+    let p = check(&results, CheckId::PaginationCursor);
+    assert_eq!(
+        (p.outcome, p.severity),
+        (Outcome::Warn, Some(Severity::Low)),
+        "{}",
+        p.observed
+    );
+    assert!(p.observed.contains("nextCursor is null"), "{}", p.observed);
+    for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
+        let c = check(&results, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+}
+
+#[tokio::test]
+async fn a_list_the_server_broke_later_passes_neither_caps_nor_cache_hints() {
+    // Page 2 a JSON-RPC error; a cursor that comes back.
+    let errp2: Handler = Arc::new(|req| {
+        let (m, cursor, id) = parts(req);
+        match (m, cursor) {
+            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
+            ("tools/list", Some(_)) => rpc_error(&id, 200, -32603),
+            _ => unadvertised(&id),
+        }
+    });
+    let repeat: Handler = Arc::new(|req| {
+        let (m, cursor, id) = parts(req);
+        match (m, cursor) {
+            ("tools/list", None) => page(&id, &["t0"], Some(json!("c1"))),
+            ("tools/list", Some("c1")) => page(&id, &["t1"], Some(json!("c2"))),
+            ("tools/list", Some("c2")) => page(&id, &["t2"], Some(json!("c1"))),
+            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
+            _ => unadvertised(&id),
+        }
+    });
+    for (what, h, why) in [
+        (
+            "errp2",
+            errp2,
+            "then the server refused the cursor it issued (page 2)",
+        ),
+        ("loop", repeat, "issued the cursor c1 twice"),
+    ] {
+        let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
+        assert_eq!(complete, vec![false], "{what}");
+        let p = check(&results, CheckId::PaginationCursor);
+        assert_eq!(
+            (p.outcome, p.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            "{what}: {}",
+            p.observed
+        );
+        none_passes(&results, what);
+        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
+            let c = check(&results, id);
+            assert_eq!(c.outcome, Outcome::Skip, "{what}: {id}: {}", c.observed);
+            assert!(
+                c.observed.contains("tools/list was read in part")
+                    && c.observed.contains(why)
+                    && c.observed.contains("the failure of pagination.cursor"),
+                "{what}: {id}: {}",
+                c.observed
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
+    // tools/list answered with another id; prompts/list whole and fine.
+    let h: Handler = Arc::new(|req| {
+        let (m, _, id) = parts(req);
+        match m {
+            "tools/list" => page(&json!(987654), &["t0"], None),
+            "prompts/list" => (
+                200,
+                json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete",
+                    "ttlMs": 0, "cacheScope": "public", "prompts": []}})
+                .to_string(),
+            ),
+            _ => unadvertised(&id),
+        }
+    });
+    let (results, complete) = listing(server(h).await, json!({"tools": {}, "prompts": {}})).await;
+    assert_eq!(complete, vec![false, true]);
+    let caps = check(&results, CheckId::CapsDiscoverMatchesHandlers);
+    assert_eq!(
+        (caps.outcome, caps.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        "{}",
+        caps.observed
+    );
+    for id in [CheckId::PaginationCursor, CheckId::CacheHints] {
+        let c = check(&results, id);
+        assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
+        assert!(
+            c.observed.contains("tools/list had no usable answer")
+                && c.observed.contains("not the request's id")
+                && c.observed
+                    .contains("the failure of caps.discover-matches-handlers")
+                && !c.observed.contains("without nextCursor"),
+            "{id}: {}",
+            c.observed
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_bogus_cursor_answered_by_an_empty_404_says_nothing_about_the_cursor() {
+    let h: Handler = Arc::new(|req| {
+        let (m, cursor, id) = parts(req);
+        match (m, cursor) {
+            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
+            ("tools/list", Some("p1")) => page(&id, &["t1"], None),
+            // What an expired session (or a proxy) answers: no JSON-RPC error.
+            ("tools/list", Some(_)) => (404, String::new()),
+            _ => unadvertised(&id),
+        }
+    });
+    let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
+    assert_eq!(complete, vec![true]);
+    let c = check(&results, CheckId::PaginationInvalidCursor);
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Unknown, None, Some(Cause::OtherReason)),
+        "{}",
+        c.observed
+    );
+    assert!(
+        c.observed.contains("without a JSON-RPC error")
+            && c.observed
+                .contains("nothing says the server judged the cursor"),
+        "{}",
+        c.observed
+    );
+    // The list itself was read whole: its rules pass.
+    let p = check(&results, CheckId::PaginationCursor);
+    assert_eq!(p.outcome, Outcome::Pass, "{}", p.observed);
+}
