@@ -79,31 +79,93 @@ pub const FRAGMENT_CHARS: usize = 8;
 /// it starts or ends (a hostile server may echo a token cut in pieces, each padded or
 /// prefixed). Overlapping and adjacent pieces become one `[redacted]`.
 pub fn scrub(text: &str, secrets: &[&str]) -> String {
-    let out = scrub_bytes(text.as_bytes(), secrets);
-    // Pieces of a secret are whole characters, so the cuts fall on character boundaries.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Pieces::new(secrets).scrub(text)
 }
 
 /// [`scrub`] on raw bytes (a body before anything decodes it, a header value).
 pub fn scrub_bytes(bytes: &[u8], secrets: &[&str]) -> Vec<u8> {
-    let spans = secret_spans(bytes, secrets);
-    if spans.is_empty() {
-        return bytes.to_vec();
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut from = 0;
-    for (start, end) in spans {
-        out.extend_from_slice(&bytes[from..start]);
-        out.extend_from_slice(b"[redacted]");
-        from = end;
-    }
-    out.extend_from_slice(&bytes[from..]);
-    out
+    Pieces::new(secrets).scrub_bytes(bytes)
 }
 
 /// Whether `bytes` carry a piece of a secret that [`scrub`] would redact.
 pub fn carries_secret(bytes: &[u8], secrets: &[&str]) -> bool {
-    !secret_spans(bytes, secrets).is_empty()
+    Pieces::new(secrets).carried_by(bytes)
+}
+
+/// The pieces of a run's secrets, gathered once to scrub many texts (every string of a
+/// JSON body).
+pub struct Pieces<'a>(Vec<Windows<'a>>);
+
+/// Never the pieces themselves: they are the secret.
+impl std::fmt::Debug for Pieces<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pieces({} secrets, [redacted])", self.0.len())
+    }
+}
+
+impl<'a> Pieces<'a> {
+    pub fn new(secrets: &[&'a str]) -> Pieces<'a> {
+        Pieces(
+            secrets
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| Windows::of(s))
+                .collect(),
+        )
+    }
+
+    /// See [`scrub`].
+    pub fn scrub(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            return text.to_string();
+        }
+        let out = self.scrub_bytes(text.as_bytes());
+        // Pieces of a secret are whole characters, so the cuts fall on character boundaries.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// See [`scrub_bytes`].
+    pub fn scrub_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        let spans = self.spans(bytes);
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut from = 0;
+        for (start, end) in spans {
+            out.extend_from_slice(&bytes[from..start]);
+            out.extend_from_slice(b"[redacted]");
+            from = end;
+        }
+        out.extend_from_slice(&bytes[from..]);
+        out
+    }
+
+    /// See [`carries_secret`].
+    pub fn carried_by(&self, bytes: &[u8]) -> bool {
+        !self.spans(bytes).is_empty()
+    }
+
+    /// The byte ranges of `text` covered by pieces of the secrets, sorted, overlapping and
+    /// adjacent ones merged. One pass over the text: O(len(text) × number of secrets).
+    fn spans(&self, text: &[u8]) -> Vec<(usize, usize)> {
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        for p in 0..text.len() {
+            for w in self.0.iter().filter(|w| w.first[text[p] as usize]) {
+                for &len in &w.lengths {
+                    let Some(piece) = text.get(p..p + len) else {
+                        continue;
+                    };
+                    if !w.set.contains(piece) {
+                        continue;
+                    }
+                    match spans.last_mut() {
+                        Some((_, end)) if *end >= p => *end = (*end).max(p + len),
+                        _ => spans.push((p, p + len)),
+                    }
+                }
+            }
+        }
+        spans
+    }
 }
 
 /// The pieces of one secret: its windows of [`FRAGMENT_CHARS`] characters (the whole
@@ -142,37 +204,6 @@ impl<'a> Windows<'a> {
             first,
         }
     }
-}
-
-/// The byte ranges of `text` covered by pieces of the secrets, sorted, overlapping and
-/// adjacent ones merged. One pass over the text: O(len(text) × number of secrets).
-fn secret_spans(text: &[u8], secrets: &[&str]) -> Vec<(usize, usize)> {
-    let all: Vec<Windows> = secrets
-        .iter()
-        .filter(|s| !s.is_empty())
-        .map(|s| Windows::of(s))
-        .collect();
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    if all.is_empty() {
-        return spans;
-    }
-    for p in 0..text.len() {
-        for w in all.iter().filter(|w| w.first[text[p] as usize]) {
-            for &len in &w.lengths {
-                let Some(piece) = text.get(p..p + len) else {
-                    continue;
-                };
-                if !w.set.contains(piece) {
-                    continue;
-                }
-                match spans.last_mut() {
-                    Some((_, end)) if *end >= p => *end = (*end).max(p + len),
-                    _ => spans.push((p, p + len)),
-                }
-            }
-        }
-    }
-    spans
 }
 
 #[cfg(test)]
@@ -253,6 +284,9 @@ mod tests {
         let both = format!("{}{}", &TOK[..9], &other[2..12]);
         assert_eq!(scrub(&both, &[TOK, other]), "[redacted]");
         assert_eq!(scrub("no secret here", &[TOK, other]), "no secret here");
+        // The matcher never shows what it matches.
+        let debug = format!("{:?}", Pieces::new(&[TOK]));
+        assert!(!debug.contains(&TOK[..8]), "{debug}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use ipnet::IpNet;
 
 use crate::catalog::CheckId;
-use crate::credentials::{scrub, Credentials};
+use crate::credentials::{Credentials, Pieces};
 use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
 use crate::job::{Job, Policy};
 use crate::model::{Cause, Era, Outcome, RegionResult, RegionStatus, Severity};
@@ -214,9 +214,10 @@ impl Engine {
         let secrets = self.opts.credentials.secrets();
         let mut checks = rec.finish();
         if !secrets.is_empty() {
+            let pieces = Pieces::new(&secrets);
             for c in &mut checks {
-                c.observed = scrub(&c.observed, &secrets);
-                c.expected = scrub(&c.expected, &secrets);
+                c.observed = pieces.scrub(&c.observed);
+                c.expected = pieces.scrub(&c.expected);
             }
         }
         checks
@@ -230,7 +231,8 @@ impl Engine {
         if secrets.is_empty() {
             return;
         }
-        let fix = |s: &mut String| *s = scrub(s, &secrets);
+        let pieces = Pieces::new(&secrets);
+        let fix = |s: &mut String| *s = pieces.scrub(s);
         for s in &mut st.stacks {
             fix(&mut s.evidence);
         }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::credentials::{carries_secret, scrub};
+use crate::credentials::Pieces;
 
 /// The longest `observed` text a check result carries, in characters.
 pub const MAX_OBSERVED_CHARS: usize = 2000;
@@ -44,22 +44,24 @@ pub fn clean(s: &str, max: usize) -> String {
 /// with JSON escapes, is seen here). No length bound here (rules compare these values);
 /// the evidence built from them is bounded when recorded.
 pub fn sanitize_json(v: &mut Value, secrets: &[&str]) {
+    sanitize_with(v, &Pieces::new(secrets));
+}
+
+fn sanitize_with(v: &mut Value, pieces: &Pieces) {
+    let dirty = |s: &str| s.chars().any(unsafe_char) || pieces.carried_by(s.as_bytes());
     match v {
-        Value::String(s) if s.chars().any(unsafe_char) || carries_secret(s.as_bytes(), secrets) => {
-            *s = clean(&scrub(s, secrets), usize::MAX);
+        Value::String(s) if dirty(s) => {
+            *s = clean(&pieces.scrub(s), usize::MAX);
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_json(i, secrets)),
+        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_with(i, pieces)),
         Value::Object(map) => {
-            let dirty = map
-                .keys()
-                .any(|k| k.chars().any(unsafe_char) || carries_secret(k.as_bytes(), secrets));
-            if dirty {
+            if map.keys().any(|k| dirty(k)) {
                 let old = std::mem::take(map);
                 for (k, val) in old {
-                    map.insert(clean(&scrub(&k, secrets), usize::MAX), val);
+                    map.insert(clean(&pieces.scrub(&k), usize::MAX), val);
                 }
             }
-            map.values_mut().for_each(|i| sanitize_json(i, secrets));
+            map.values_mut().for_each(|i| sanitize_with(i, pieces));
         }
         _ => {}
     }
