@@ -1,7 +1,8 @@
 //! Credentials for authenticated probes. Tokens are read by the process that uses them
 //! (from an environment variable or a file named by the operator), kept in `SecretString`
-//! (redacted `Debug`, zeroized on drop), and never written to a report, log or output: the
-//! recorder scrubs every observed string of them as a last line of defence.
+//! (redacted `Debug`, zeroized on drop), and never written to a report, log or output: every
+//! answer is scrubbed of any piece of them ([`scrub`]) when it is captured, and the engine
+//! scrubs what it reports once more as a last line of defence.
 
 use secrecy::{ExposeSecret, SecretString};
 
@@ -67,81 +68,142 @@ impl Credentials {
     }
 }
 
-/// The shortest piece of a secret that is redacted where a text was cut (a prefix at the
-/// end of a clipped string, or a suffix at its start): shorter pieces are too common to be
-/// recognisable, and too short to be worth anything.
+/// The shortest piece of a secret that is redacted wherever it appears: any run of this many
+/// characters (or more) of a secret, anywhere in a text the target chose. Shorter pieces are
+/// too common to be recognisable, and too short to be worth anything; a secret shorter than
+/// this is redacted where it appears whole.
 pub const FRAGMENT_CHARS: usize = 8;
 
-/// Replace every occurrence of each secret in `text` with `[redacted]`, and a recognisable
-/// fragment of one where the text was cut: a prefix of a secret (at least
-/// [`FRAGMENT_CHARS`]) at the end of the text (before a closing `…` or quote), or a suffix
-/// of one at its start.
+/// Replace every piece of each secret in `text` with `[redacted]`: every run of
+/// [`FRAGMENT_CHARS`] characters or more of a secret (the whole of a shorter one), wherever
+/// it starts or ends (a hostile server may echo a token cut in pieces, each padded or
+/// prefixed). Overlapping and adjacent pieces become one `[redacted]`.
 pub fn scrub(text: &str, secrets: &[&str]) -> String {
-    let mut out = text.to_string();
-    for s in secrets.iter().filter(|s| !s.is_empty()) {
-        if out.contains(s) {
-            out = out.replace(s, "[redacted]");
-        }
-        out = redact_cut_fragments(&out, s);
-    }
-    out
+    Pieces::new(secrets).scrub(text)
 }
 
-/// Redact a prefix of `secret` where `text` was cut: before each `…` the clipper added,
-/// and at the very end (ignoring a closing quote, parenthesis or bracket a formatter
-/// added); and a suffix of it that starts `text`.
-fn redact_cut_fragments(text: &str, secret: &str) -> String {
-    let body = text.trim_end_matches(['…', '"', '\'', ')', ']', ' ']);
-    let cuts: Vec<usize> = text
-        .match_indices('…')
-        .map(|(i, _)| i)
-        .chain(std::iter::once(body.len()))
-        .collect();
-    let mut out = String::new();
-    let mut from = 0;
-    for cut in cuts {
-        if cut < from {
-            continue;
+/// [`scrub`] on raw bytes (a body before anything decodes it, a header value).
+pub fn scrub_bytes(bytes: &[u8], secrets: &[&str]) -> Vec<u8> {
+    Pieces::new(secrets).scrub_bytes(bytes)
+}
+
+/// Whether `bytes` carry a piece of a secret that [`scrub`] would redact.
+pub fn carries_secret(bytes: &[u8], secrets: &[&str]) -> bool {
+    Pieces::new(secrets).carried_by(bytes)
+}
+
+/// The pieces of a run's secrets, gathered once to scrub many texts (every string of a
+/// JSON body).
+pub struct Pieces<'a>(Vec<Windows<'a>>);
+
+/// Never the pieces themselves: they are the secret.
+impl std::fmt::Debug for Pieces<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pieces({} secrets, [redacted])", self.0.len())
+    }
+}
+
+impl<'a> Pieces<'a> {
+    pub fn new(secrets: &[&'a str]) -> Pieces<'a> {
+        Pieces(
+            secrets
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| Windows::of(s))
+                .collect(),
+        )
+    }
+
+    /// See [`scrub`].
+    pub fn scrub(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            return text.to_string();
         }
-        let piece = &text[from..cut];
-        match longest_prefix_at_end(piece, secret) {
-            Some(k) => {
-                out.push_str(&piece[..piece.len() - k]);
-                out.push_str("[redacted]");
+        let out = self.scrub_bytes(text.as_bytes());
+        // Pieces of a secret are whole characters, so the cuts fall on character boundaries.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// See [`scrub_bytes`].
+    pub fn scrub_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        let spans = self.spans(bytes);
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut from = 0;
+        for (start, end) in spans {
+            out.extend_from_slice(&bytes[from..start]);
+            out.extend_from_slice(b"[redacted]");
+            from = end;
+        }
+        out.extend_from_slice(&bytes[from..]);
+        out
+    }
+
+    /// See [`carries_secret`].
+    pub fn carried_by(&self, bytes: &[u8]) -> bool {
+        !self.spans(bytes).is_empty()
+    }
+
+    /// The byte ranges of `text` covered by pieces of the secrets, sorted, overlapping and
+    /// adjacent ones merged. One pass over the text: O(len(text) × number of secrets).
+    fn spans(&self, text: &[u8]) -> Vec<(usize, usize)> {
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        for p in 0..text.len() {
+            for w in self.0.iter().filter(|w| w.first[text[p] as usize]) {
+                for &len in &w.lengths {
+                    let Some(piece) = text.get(p..p + len) else {
+                        continue;
+                    };
+                    if !w.set.contains(piece) {
+                        continue;
+                    }
+                    match spans.last_mut() {
+                        Some((_, end)) if *end >= p => *end = (*end).max(p + len),
+                        _ => spans.push((p, p + len)),
+                    }
+                }
             }
-            None => out.push_str(piece),
         }
-        from = cut;
+        spans
     }
-    out.push_str(&text[from..]);
-    if let Some(k) = longest_suffix_at_start(&out, secret) {
-        out = format!("[redacted]{}", &out[k..]);
-    }
-    out
 }
 
-/// The byte length of the longest prefix of `secret` (at least [`FRAGMENT_CHARS`] chars,
-/// shorter than the whole) that `text` ends with.
-fn longest_prefix_at_end(text: &str, secret: &str) -> Option<usize> {
-    secret
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(secret.len()))
-        .filter(|&i| secret[..i].chars().count() >= FRAGMENT_CHARS)
-        .filter(|&i| text.ends_with(&secret[..i]))
-        .max()
+/// The pieces of one secret: its windows of [`FRAGMENT_CHARS`] characters (the whole
+/// secret when it is shorter). Every run of more characters is a union of such windows,
+/// so the text a secret's pieces cover is the union of the windows' occurrences.
+struct Windows<'a> {
+    set: std::collections::HashSet<&'a [u8]>,
+    /// The byte lengths of the windows (one for an ASCII secret).
+    lengths: Vec<usize>,
+    /// The bytes a window starts with.
+    first: [bool; 256],
 }
 
-/// The byte length of the longest suffix of `secret` (at least [`FRAGMENT_CHARS`] chars)
-/// that `text` starts with.
-fn longest_suffix_at_start(text: &str, secret: &str) -> Option<usize> {
-    secret
-        .char_indices()
-        .map(|(i, _)| &secret[i..])
-        .filter(|suffix| suffix.chars().count() >= FRAGMENT_CHARS)
-        .filter(|suffix| text.starts_with(suffix))
-        .map(str::len)
-        .max()
+impl<'a> Windows<'a> {
+    fn of(secret: &'a str) -> Windows<'a> {
+        let bounds: Vec<usize> = secret
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(secret.len()))
+            .collect();
+        let chars = bounds.len() - 1;
+        let w = FRAGMENT_CHARS.min(chars);
+        let mut set = std::collections::HashSet::new();
+        let mut first = [false; 256];
+        for i in 0..=chars - w {
+            let piece = &secret.as_bytes()[bounds[i]..bounds[i + w]];
+            first[piece[0] as usize] = true;
+            set.insert(piece);
+        }
+        let mut lengths: Vec<usize> = set.iter().map(|p| p.len()).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        Windows {
+            set,
+            lengths,
+            first,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +239,83 @@ mod tests {
         assert_eq!(out, "body \"[redacted]…\" [cap]");
         // Short coincidences are left alone.
         assert_eq!(scrub("ends with tok-01", &[token]), "ends with tok-01");
+    }
+
+    const TOK: &str = "Zq7Kp2Lm9Xw4Rt8Vn3Bc6Hj1Yd5Fg0Ss";
+
+    /// Every run of 8 characters of `TOK` that `text` carries.
+    fn windows_in(text: &str) -> Vec<&'static str> {
+        (0..=TOK.len() - 8)
+            .map(|i| &TOK[i..i + 8])
+            .filter(|w| text.contains(w))
+            .collect()
+    }
+
+    #[test]
+    fn any_piece_of_eight_or_more_is_redacted_wherever_it_is() {
+        // At the start, in the middle, at the end.
+        assert_eq!(
+            scrub(&format!("{} tail", &TOK[..10]), &[TOK]),
+            "[redacted] tail"
+        );
+        assert_eq!(
+            scrub(&format!("x {} y", &TOK[10..22]), &[TOK]),
+            "x [redacted] y"
+        );
+        assert_eq!(
+            scrub(&format!("head {}", &TOK[20..]), &[TOK]),
+            "head [redacted]"
+        );
+        // Exactly 8 characters, glued to other text on both sides.
+        assert_eq!(
+            scrub(&format!("a_{}_b", &TOK[12..20]), &[TOK]),
+            "a_[redacted]_b"
+        );
+        // The red team's repro: the token in two tool names, 31 of its 32 characters.
+        let names = [format!("a {}", &TOK[1..17]), format!("b {}", &TOK[16..])];
+        let out: Vec<String> = names.iter().map(|n| scrub(n, &[TOK])).collect();
+        assert_eq!(out, ["a [redacted]", "b [redacted]"]);
+        assert!(windows_in(&out.join("")).is_empty(), "{out:?}");
+        // Overlapping and adjacent pieces become one redaction.
+        let overlapping = format!("<{}{}{}>", &TOK[..12], &TOK[4..16], &TOK[20..30]);
+        assert_eq!(scrub(&overlapping, &[TOK]), "<[redacted]>");
+        // Pieces of two secrets overlapping each other.
+        let other = "Mm4Nn5Oo6Pp7Qq8Rr9";
+        let both = format!("{}{}", &TOK[..9], &other[2..12]);
+        assert_eq!(scrub(&both, &[TOK, other]), "[redacted]");
+        assert_eq!(scrub("no secret here", &[TOK, other]), "no secret here");
+        // The matcher never shows what it matches.
+        let debug = format!("{:?}", Pieces::new(&[TOK]));
+        assert!(!debug.contains(&TOK[..8]), "{debug}");
+    }
+
+    #[test]
+    fn pieces_of_seven_and_short_secrets_are_left_alone_unless_whole() {
+        // 7 characters is not a piece: left alone, also two of them side by side.
+        let seven = format!("id {} {}{}", &TOK[3..10], &TOK[..7], &TOK[20..27]);
+        assert_eq!(scrub(&seven, &[TOK]), seven);
+        // A secret shorter than 8 is redacted whole, never by a part of it.
+        assert_eq!(
+            scrub("xabc12y abc1 abc12abc12", &["abc12"]),
+            "x[redacted]y abc1 [redacted]"
+        );
+        assert!(!carries_secret(b"abc1", &["abc12"]));
+        assert!(carries_secret(b"..abc12", &["abc12"]));
+        // The empty secret redacts nothing.
+        assert_eq!(scrub("text", &[""]), "text");
+    }
+
+    #[test]
+    fn pieces_are_whole_characters_of_a_secret_that_is_not_ascii() {
+        let secret = "ключ-секрет-значение";
+        let piece: String = secret.chars().skip(3).take(8).collect();
+        assert_eq!(scrub(&format!("é{piece}é"), &[secret]), "é[redacted]é");
+        let seven: String = secret.chars().skip(3).take(7).collect();
+        assert_eq!(scrub(&seven, &[secret]), seven);
+        // Raw bytes that are not UTF-8 around a piece.
+        let mut bytes = vec![0xff];
+        bytes.extend_from_slice(piece.as_bytes());
+        assert_eq!(scrub_bytes(&bytes, &[secret]), b"\xff[redacted]");
     }
 
     #[test]

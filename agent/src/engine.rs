@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use ipnet::IpNet;
 
 use crate::catalog::CheckId;
-use crate::credentials::{scrub, Credentials};
+use crate::credentials::{Credentials, Pieces};
 use crate::egress::{ClientSettings, EgressClient, EgressPolicy};
 use crate::job::{Job, Policy};
 use crate::model::{Cause, Era, Outcome, RegionResult, RegionStatus, Severity};
@@ -206,33 +206,44 @@ impl Engine {
         }
     }
 
-    /// The results, with every secret replaced by `[redacted]`: a hostile server may echo a
-    /// token back in a body or a header that ends up in the evidence.
+    /// The results, with every piece of a secret (8 characters or more, the whole of a
+    /// shorter one) replaced by `[redacted]`: a hostile server may echo a token back, whole
+    /// or in pieces, in a body or a header that ends up in the evidence. Answers are scrubbed
+    /// when captured; this is the last line of defence for text built from them.
     fn scrubbed(&self, rec: Recorder) -> Vec<crate::model::CheckResult> {
         let secrets = self.opts.credentials.secrets();
         let mut checks = rec.finish();
         if !secrets.is_empty() {
+            let pieces = Pieces::new(&secrets);
             for c in &mut checks {
-                c.observed = scrub(&c.observed, &secrets);
+                c.observed = pieces.scrub(&c.observed);
+                c.expected = pieces.scrub(&c.expected);
             }
         }
         checks
     }
 
-    /// The surface and stack evidence, scrubbed like the checks: item names and headers are
-    /// the server's words, and a hostile server may put a token in them.
+    /// Every other string of the region's result the target chose, scrubbed like the checks:
+    /// stack evidence (headers, error strings), the surface's item names and what stopped a
+    /// listing, and the CNAMEs of its DNS answers.
     fn scrub_extra(&self, st: &mut State) {
         let secrets = self.opts.credentials.secrets();
         if secrets.is_empty() {
             return;
         }
+        let pieces = Pieces::new(&secrets);
+        let fix = |s: &mut String| *s = pieces.scrub(s);
         for s in &mut st.stacks {
-            s.evidence = scrub(&s.evidence, &secrets);
+            fix(&mut s.evidence);
         }
         if let Some(surface) = &mut st.surface {
-            for item in surface.lists.iter_mut().flat_map(|l| l.items.iter_mut()) {
-                item.name = scrub(&item.name, &secrets);
+            for list in &mut surface.lists {
+                list.items.iter_mut().for_each(|item| fix(&mut item.name));
+                list.stopped.iter_mut().for_each(fix);
             }
+        }
+        if let Some(dns) = &mut st.dns {
+            dns.cname.iter_mut().for_each(fix);
         }
     }
 
@@ -452,3 +463,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod scrub_tests;

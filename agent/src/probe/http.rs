@@ -385,7 +385,6 @@ pub async fn exchange_at(
     Ok((ex, peer))
 }
 
-/// The response's headers as captured: a value that carries a secret is stored scrubbed.
 /// What arrived of an answer whose body did not: its status and content type.
 fn head_line(ex: &Exchange) -> String {
     format!(
@@ -397,6 +396,8 @@ fn head_line(ex: &Exchange) -> String {
     )
 }
 
+/// The response's headers as captured: a value that carries a piece of a secret is stored
+/// scrubbed.
 fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
     let mut out = headers.clone();
     if secrets.is_empty() {
@@ -404,10 +405,7 @@ fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
     }
     for v in out.values_mut() {
         let bytes = v.as_bytes();
-        if secrets
-            .iter()
-            .any(|s| bytes.windows(s.len()).any(|w| w == s.as_bytes()))
-        {
+        if crate::credentials::carries_secret(bytes, secrets) {
             let scrubbed = observed::scrub_bytes(bytes, secrets);
             *v = http::HeaderValue::from_bytes(&scrubbed)
                 .unwrap_or_else(|_| http::HeaderValue::from_static("[redacted]"));

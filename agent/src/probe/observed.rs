@@ -1,12 +1,12 @@
 //! Text the target chose, made safe to show: every string a response carries (a JSON-RPC
 //! `message`, a header, a `Location`, a body excerpt) reaches evidence only through
-//! [`clean`] (control characters as visible escapes, bounded length), and with every secret
-//! of the run replaced at capture, before anything is clipped (see
-//! [`crate::credentials::scrub`]).
+//! [`clean`] (control characters as visible escapes, bounded length), and with every piece
+//! of a secret of the run (8 characters or more) replaced at capture, before anything reads
+//! or clips it (see [`crate::credentials::scrub`]).
 
 use serde_json::Value;
 
-use crate::credentials::scrub;
+use crate::credentials::Pieces;
 
 /// The longest `observed` text a check result carries, in characters.
 pub const MAX_OBSERVED_CHARS: usize = 2000;
@@ -39,57 +39,38 @@ pub fn clean(s: &str, max: usize) -> String {
     out
 }
 
-/// Every string in a JSON value (keys too) with the secrets replaced and unsafe characters
-/// escaped: a parsed body as captured. No length bound here (rules compare these values);
+/// Every string in a JSON value (keys too) with every piece of a secret replaced and unsafe
+/// characters escaped: a parsed body as captured (a piece the raw scrub could not see, spelt
+/// with JSON escapes, is seen here). No length bound here (rules compare these values);
 /// the evidence built from them is bounded when recorded.
 pub fn sanitize_json(v: &mut Value, secrets: &[&str]) {
+    sanitize_with(v, &Pieces::new(secrets));
+}
+
+fn sanitize_with(v: &mut Value, pieces: &Pieces) {
+    let dirty = |s: &str| s.chars().any(unsafe_char) || pieces.carried_by(s.as_bytes());
     match v {
-        Value::String(s) if s.chars().any(unsafe_char) || secrets.iter().any(|t| s.contains(t)) => {
-            *s = clean(&scrub(s, secrets), usize::MAX);
+        Value::String(s) if dirty(s) => {
+            *s = clean(&pieces.scrub(s), usize::MAX);
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_json(i, secrets)),
+        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_with(i, pieces)),
         Value::Object(map) => {
-            let dirty = map
-                .keys()
-                .any(|k| k.chars().any(unsafe_char) || secrets.iter().any(|t| k.contains(t)));
-            if dirty {
+            if map.keys().any(|k| dirty(k)) {
                 let old = std::mem::take(map);
                 for (k, val) in old {
-                    map.insert(clean(&scrub(&k, secrets), usize::MAX), val);
+                    map.insert(clean(&pieces.scrub(&k), usize::MAX), val);
                 }
             }
-            map.values_mut().for_each(|i| sanitize_json(i, secrets));
+            map.values_mut().for_each(|i| sanitize_with(i, pieces));
         }
         _ => {}
     }
 }
 
-/// `bytes` with every occurrence of each secret replaced by `[redacted]`: a raw body before
-/// anything decodes or clips it.
+/// `bytes` with every piece of each secret replaced by `[redacted]`: a raw body before
+/// anything decodes or clips it (see [`crate::credentials::scrub_bytes`]).
 pub fn scrub_bytes(bytes: &[u8], secrets: &[&str]) -> Vec<u8> {
-    let mut out = bytes.to_vec();
-    for s in secrets
-        .iter()
-        .map(|s| s.as_bytes())
-        .filter(|s| !s.is_empty())
-    {
-        if !out.windows(s.len()).any(|w| w == s) {
-            continue;
-        }
-        let mut next = Vec::with_capacity(out.len());
-        let mut i = 0;
-        while i < out.len() {
-            if out[i..].starts_with(s) {
-                next.extend_from_slice(b"[redacted]");
-                i += s.len();
-            } else {
-                next.push(out[i]);
-                i += 1;
-            }
-        }
-        out = next;
-    }
-    out
+    crate::credentials::scrub_bytes(bytes, secrets)
 }
 
 #[cfg(test)]
@@ -123,6 +104,17 @@ mod tests {
         sanitize_json(&mut v, &["tok-secret-123"]);
         assert_eq!(v["error"]["message"], "[redacted]\\u{1b}[31m");
         assert_eq!(v["error"]["k\\u{7}"][0], "[redacted]");
+        // Pieces of a token, in values and keys, also spelt with JSON escapes (which the raw
+        // scrub of the body cannot see).
+        let tok = "Zq7Kp2Lm9Xw4Rt8Vn3Bc6Hj1Yd5Fg0Ss";
+        let body = r#"{"tools": [{"name": "a q7Kp2Lm9Xw4Rt8Vn"}, {"name": "b \u006e3Bc6Hj1Yd5Fg0Ss"}],
+            "Xw4Rt8Vn3B": 1, "short": "Zq7Kp2L"}"#;
+        let mut v: Value = serde_json::from_str(body).unwrap();
+        sanitize_json(&mut v, &[tok]);
+        assert_eq!(v["tools"][0]["name"], "a [redacted]");
+        assert_eq!(v["tools"][1]["name"], "b [redacted]");
+        assert_eq!(v["[redacted]"], 1);
+        assert_eq!(v["short"], "Zq7Kp2L");
     }
 
     #[test]
@@ -130,5 +122,9 @@ mod tests {
         let out = scrub_bytes(b"xxSECRETyySECRET", &["SECRET"]);
         assert_eq!(out, b"xx[redacted]yy[redacted]");
         assert_eq!(scrub_bytes(b"plain", &["SECRET"]), b"plain");
+        // And every piece of a longer one.
+        let tok = "Zq7Kp2Lm9Xw4Rt8Vn3Bc6Hj1Yd5Fg0Ss";
+        let out = scrub_bytes(br#"["a q7Kp2Lm9Xw4Rt8Vn","b n3Bc6Hj1Yd5Fg0Ss"]"#, &[tok]);
+        assert_eq!(out, br#"["a [redacted]","b [redacted]"]"#);
     }
 }

@@ -2,12 +2,19 @@
 //! terminal raw. A server that echoed the bearer token padded to straddle the 80-character
 //! cut of a JSON-RPC `message` left 31 of its 32 characters in every format (the clip ran
 //! before the scrub); a JSON-RPC `message` carrying ESC / OSC-8 reached stdout raw through
-//! `discover.shape`, even with `--color never` in a pipe.
+//! `discover.shape`, even with `--color never` in a pipe. Red team round 4, item 1: a
+//! server that named its tools with pieces of the token ("a "+tok[1..17], "b "+tok[16..])
+//! left 31 of its 32 characters in the findings of every format, and any piece in the JSON
+//! report's surface: only the whole token and a prefix at a cut were redacted.
 
 use std::sync::Arc;
 
+use axum::body::Body;
+use serde_json::{json, Value};
+use vantage_fixture::Fixture;
+
 use crate::review_support::{every_output, response, rpc_error, RawServer};
-use crate::support::Scratch;
+use crate::support::{head_of, pass_on, streamed, Received, Scratch, Served};
 
 const TOKEN: &str = "Zq8vK2mN4pR7sT1wX5yB9cD3fG6hJ0kL";
 
@@ -67,6 +74,121 @@ async fn a_token_echoed_across_a_cut_leaves_no_fragment_in_any_format_or_log() {
         code, 0,
         "a server that answers 404 to everything is not a pass"
     );
+}
+
+/// The tools a hostile server adds to the first page of tools/list: named with pieces of
+/// `TOKEN` (two invalid names that together carry 31 of its 32 characters, and a valid one
+/// with a 12-character piece from its middle), a description carrying it whole.
+fn token_tools() -> Vec<Value> {
+    [
+        format!("a {}", &TOKEN[1..17]),
+        format!("b {}", &TOKEN[16..]),
+        format!("a_{}", &TOKEN[10..22]),
+    ]
+    .into_iter()
+    .map(|name| json!({"name": name, "description": TOKEN, "inputSchema": {"type": "object", "additionalProperties": false}}))
+    .collect()
+}
+
+/// A tools/list answer (JSON or one SSE event) with [`token_tools`] added to its list.
+fn add_token_tools(body: &[u8]) -> Vec<u8> {
+    let add = |mut v: Value| -> String {
+        if let Some(tools) = v.pointer_mut("/result/tools").and_then(Value::as_array_mut) {
+            tools.extend(token_tools());
+        }
+        v.to_string()
+    };
+    let text = String::from_utf8_lossy(body);
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => add(v).into_bytes(),
+        Err(_) => text
+            .lines()
+            .map(
+                |l| match l.strip_prefix("data: ").map(serde_json::from_str) {
+                    Some(Ok(v)) => format!("data: {}", add(v)),
+                    _ => l.to_string(),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+    }
+}
+
+/// A front before the fixture that adds [`token_tools`] to the first page of tools/list.
+async fn token_named_tools(upstream: std::net::SocketAddr) -> Served {
+    Served::start(move |_| {
+        let client = crate::support::http();
+        let upstream = format!("http://{upstream}");
+        axum::Router::new().fallback(move |r: Received| async move {
+            let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+            let first_page =
+                msg["method"] == "tools/list" && msg.pointer("/params/cursor").is_none();
+            let Some(resp) = pass_on(&client, &upstream, r).await else {
+                return axum::http::Response::builder()
+                    .status(599)
+                    .body(Body::empty())
+                    .unwrap();
+            };
+            let out = head_of(&resp, str::to_string);
+            if !first_page {
+                // Streamed through (subscriptions/listen stays open).
+                return out.body(streamed(resp)).unwrap();
+            }
+            let bytes = resp.bytes().await.unwrap_or_default();
+            out.body(Body::from(add_token_tools(&bytes))).unwrap()
+        })
+    })
+    .await
+}
+
+#[tokio::test]
+async fn tool_names_made_of_token_pieces_leave_no_piece_in_any_format_or_log() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let front = token_named_tools(fixture.addr).await;
+    let dir = Scratch::new("review-token-pieces");
+    let (outputs, _) =
+        every_output(&front.url(), &["--token-env", "VT"], &[("VT", TOKEN)], &dir).await;
+    for text in &outputs {
+        for f in fragments() {
+            assert!(
+                !text.contains(f),
+                "a piece {f:?} of the token leaked:\n{text}"
+            );
+        }
+    }
+    // The tools were listed and reported, their names redacted: in the JSON report's surface
+    // (all three, in the order served) and in the invalid-name finding of every format.
+    let report: Value = serde_json::from_str(&outputs[5]).expect("the JSON report");
+    let names: Vec<&str> = report["regions"][0]["surface"]["lists"]
+        .as_array()
+        .expect("a surface")
+        .iter()
+        .filter(|l| l["kind"] == "tools")
+        .flat_map(|l| l["items"].as_array().unwrap())
+        .filter_map(|i| i["name"].as_str())
+        .filter(|n| n.contains("[redacted]"))
+        .collect();
+    assert_eq!(
+        names,
+        ["a [redacted]", "b [redacted]", "a_[redacted]"],
+        "{}",
+        outputs[5]
+    );
+    for (format, file, redacted) in [
+        ("text", 2, "[redacted]"),
+        ("junit", 8, "[redacted]"),
+        ("markdown", 11, "&#91;redacted&#93;"),
+    ] {
+        assert!(
+            outputs[file].contains(&format!("a {redacted}"))
+                && outputs[file].contains(&format!("b {redacted}")),
+            "{format}: the invalid names are not shown redacted:\n{}",
+            outputs[file]
+        );
+    }
+    drop(front);
+    drop(fixture);
 }
 
 /// The bytes no output may carry raw: C0 controls but newline and tab (ESC, CR, BEL), DEL,
