@@ -327,7 +327,25 @@ pub async fn exchange_at(
                 sanitize_event(e, &secrets);
             }
             ex.capped = body.capped;
+            let events = body.events.len();
+            let timed_out = body.timed_out;
             ex.body = Body::Sse(body);
+            // A stream the clock ended before its response is not an answer (as a JSON body
+            // cut by the clock): never judge it as "answered without a response".
+            if sse == SseRead::UntilResponse
+                && timed_out
+                && ex.capped.is_none()
+                && ex.rpc().is_none()
+            {
+                return Err(ExchangeError {
+                    cause: Cause::Timeout,
+                    message: format!(
+                        "the headers arrived ({}) but the event stream stayed open without a response within {} ({events} events)",
+                        head_line(&ex),
+                        fmt_wait(budget),
+                    ),
+                });
+            }
         }
     } else {
         let declared = ex.header("content-length").map(|l| clip(l, 20));
@@ -609,6 +627,10 @@ pub fn fmt_wait(d: Duration) -> String {
 #[cfg(test)]
 #[path = "encoding_tests.rs"]
 mod encoding_tests;
+
+#[cfg(test)]
+#[path = "sse_wait_tests.rs"]
+mod sse_wait_tests;
 
 #[cfg(test)]
 #[path = "words_tests.rs"]

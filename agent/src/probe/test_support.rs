@@ -39,6 +39,14 @@ pub(crate) fn json_answer(status: u16, body: serde_json::Value) -> Exchange {
 /// One modern `server/discover` to `http://{addr}/mcp` through the loopback test client,
 /// with the default limits, 30 s, read until the response.
 pub(crate) async fn discover_at(addr: SocketAddr) -> Result<Exchange, ExchangeError> {
+    discover_within(addr, Duration::from_secs(30)).await
+}
+
+/// [`discover_at`] within `budget`.
+pub(crate) async fn discover_within(
+    addr: SocketAddr,
+    budget: Duration,
+) -> Result<Exchange, ExchangeError> {
     let client = crate::egress::loopback_test_client();
     let url = url::Url::parse(&format!("http://{addr}/mcp")).expect("a loopback URL");
     let req = ProbeRequest::modern("server/discover", 1, Default::default());
@@ -47,7 +55,7 @@ pub(crate) async fn discover_at(addr: SocketAddr) -> Result<Exchange, ExchangeEr
         &url,
         &req,
         &Limits::default(),
-        Duration::from_secs(30),
+        budget,
         SseRead::UntilResponse,
     )
     .await

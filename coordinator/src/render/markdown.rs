@@ -16,9 +16,18 @@ use crate::report::Report;
 /// as syntax; line breaks become spaces (one table cell, one line). Nothing a target sends can
 /// add an image, a link or HTML to a pull-request comment.
 pub(crate) fn cell(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
+    for (i, &ch) in chars.iter().enumerate() {
+        // An underscore inside a word (`allow_non_global`) never opens or closes emphasis
+        // in CommonMark: it stays as written, so our own words stay readable.
+        let inside_a_word = |i: usize| {
+            i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+        };
         match ch {
+            '_' if inside_a_word(i) => out.push(ch),
             '&' | '<' | '>' | '"' | '\'' | '`' | '[' | ']' | '|' | '\\' | '@' | '#' | '*' | '_'
             | '~' => {
                 out.push_str(&format!("&#{};", ch as u32));
@@ -119,4 +128,17 @@ pub fn markdown(report: &Report, gate: &Gate) -> String {
         cell(&report.started_at)
     );
     out
+}
+
+#[cfg(test)]
+mod cell_tests {
+    use super::cell;
+
+    #[test]
+    fn emphasis_is_inert_and_words_stay_readable() {
+        assert_eq!(cell("_i_ *b* ~s~"), "&#95;i&#95; &#42;b&#42; &#126;s&#126;");
+        // Inside a word an underscore is no emphasis: left as written.
+        assert_eq!(cell("probe.allow_non_global"), "probe.allow_non_global");
+        assert_eq!(cell("a__b"), "a&#95;&#95;b");
+    }
 }

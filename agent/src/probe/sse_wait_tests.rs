@@ -1,0 +1,75 @@
+//! Red team round 4: tools/list answered as an event stream that stays open with keepalives
+//! and never a response was "answered 200 text/event-stream (0 SSE events)", the same words as
+//! a stream that closed empty, and a high finding; it was this vantage's own wait that ended
+//! it. A stream the clock ended before its response is no answer (cause timeout).
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::model::Cause;
+use crate::probe::test_support::discover_within;
+
+const HEAD: &[u8] =
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-accel-buffering: no\r\n\r\n";
+
+/// A server that answers with an event stream: `events`, then keepalive comments every 100 ms
+/// while `open`, else the end of the stream.
+async fn stream(events: &'static [u8], open: bool) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = s.read(&mut buf).await;
+                let _ = s.write_all(HEAD).await;
+                let _ = s.write_all(events).await;
+                while open {
+                    if s.write_all(b": keepalive\n\n").await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                let _ = s.shutdown().await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn a_stream_the_clock_ended_before_its_response_is_no_answer() {
+    let addr = stream(b"", true).await;
+    let e = discover_within(addr, Duration::from_millis(800))
+        .await
+        .expect_err("no answer");
+    assert_eq!(e.cause, Cause::Timeout);
+    assert!(
+        e.message
+            .contains("the event stream stayed open without a response within"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_or_answers_is_read_as_it_came() {
+    // Closed empty: an answer without a response (the server's), read as it came.
+    let ex = discover_within(stream(b"", false).await, Duration::from_secs(5))
+        .await
+        .expect("an answer");
+    assert!(ex.rpc().is_none());
+    // The response, then keepalives: the answer.
+    let ex = discover_within(
+        stream(
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\"}}\n\n",
+            true,
+        )
+        .await,
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("an answer");
+    assert!(ex.rpc().is_some());
+}
