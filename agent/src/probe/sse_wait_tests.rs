@@ -25,11 +25,13 @@ async fn stream(events: &'static [u8], open: bool) -> std::net::SocketAddr {
                 let _ = s.read(&mut buf).await;
                 let _ = s.write_all(HEAD).await;
                 let _ = s.write_all(events).await;
-                while open {
-                    if s.write_all(b": keepalive\n\n").await.is_err() {
-                        return;
+                if open {
+                    loop {
+                        if s.write_all(b": keepalive\n\n").await.is_err() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
                     }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 let _ = s.shutdown().await;
             });
