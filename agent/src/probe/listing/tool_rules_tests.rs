@@ -56,6 +56,23 @@ fn names() {
     assert!(p.summary().contains("SEP-986"), "{}", p.summary());
 }
 
+/// A piece of the run's token, redacted at capture, is not judged as the server's spelling:
+/// `a_[redacted]` was "characters outside …: '[', ']'" (a finding on a valid name). What is
+/// around the marker still is, and the evidence shows the redacted form.
+#[test]
+fn a_redacted_piece_is_not_the_servers_spelling() {
+    let mut p = Problems::default();
+    for ok in ["a_[redacted]", "[redacted]", "[redacted].list"] {
+        name_format(ok, &mut p);
+    }
+    assert!(p.is_empty(), "{}", p.summary());
+    name_format("a [redacted]", &mut p);
+    assert_eq!(
+        p.summary(),
+        "a [redacted]: characters outside [A-Za-z0-9_.-]: ' '"
+    );
+}
+
 #[test]
 fn x_mcp_header_rules() {
     let run = |schema: Value| {
