@@ -11,10 +11,23 @@ use crate::credentials::Pieces;
 /// The longest `observed` text a check result carries, in characters.
 pub const MAX_OBSERVED_CHARS: usize = 2000;
 
-/// Whether `c` must not reach a terminal raw: C0/C1 controls (ESC, CR, BEL, DEL…), and the
-/// Unicode bidirectional overrides and isolates that reorder what a reader sees.
+/// Whether `c` must not reach a terminal raw: C0/C1 controls (ESC, CR, BEL, DEL…), the
+/// Unicode bidirectional overrides and isolates that reorder what a reader sees, zero-width
+/// characters and marks, and the line and paragraph separators.
 fn unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            // Zero-width characters and directional marks: unseen, they make two different
+            // strings look the same.
+            '\u{200b}'..='\u{200f}'
+                // Line and paragraph separators: a line break a terminal or an editor honours.
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
 /// `s` with every unsafe character as a visible escape (`\u{1b}`), cut to at most `max`
@@ -95,6 +108,16 @@ mod tests {
         // An escape is never cut in half.
         let cut = clean("ab\u{1b}", 4);
         assert_eq!(cut, "ab…");
+    }
+
+    /// Red team round 4: U+200B and U+2028 reached the text report raw.
+    #[test]
+    fn invisible_characters_and_line_separators_become_visible() {
+        assert_eq!(
+            clean("a\u{200b}b\u{2028}c\u{200f}d\u{feff}", 100),
+            "a\\u{200b}b\\u{2028}c\\u{200f}d\\u{feff}"
+        );
+        assert_eq!(clean("plain café", 100), "plain café");
     }
 
     #[test]
