@@ -419,3 +419,7 @@ mod id_tests;
 #[cfg(test)]
 #[path = "cursor_tests.rs"]
 mod cursor_tests;
+
+#[cfg(test)]
+#[path = "test_server.rs"]
+mod test_server;

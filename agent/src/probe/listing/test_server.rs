@@ -1,0 +1,102 @@
+//! The listing's tests share one loopback server answering each JSON-RPC request with a
+//! handler, and one run of the listing stage against it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::catalog::CheckId;
+use crate::engine::{Engine, ProbeOptions, State};
+use crate::model::{CheckResult, Era};
+use crate::probe::verdict::Recorder;
+use crate::target::Target;
+
+/// What the server answers to one JSON-RPC request: HTTP status and body ("" for none).
+pub(crate) type Handler = Arc<dyn Fn(&Value) -> (u16, String) + Send + Sync>;
+
+/// A loopback server answering each request with `handler`, one request per connection.
+pub(crate) async fn server(handler: Handler) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; 8192];
+                loop {
+                    let Ok(n) = s.read(&mut buf).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    if got.len() < end + 4 + len {
+                        continue;
+                    }
+                    let req: Value =
+                        serde_json::from_slice(&got[end + 4..end + 4 + len]).unwrap_or(Value::Null);
+                    let (status, body) = handler(&req);
+                    let ct = if body.is_empty() {
+                        String::new()
+                    } else {
+                        "content-type: application/json\r\n".into()
+                    };
+                    let answer = format!(
+                        "HTTP/1.1 {status} X\r\n{ct}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = s.write_all(answer.as_bytes()).await;
+                    return;
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// Run the listing stage of a 2026-07-28 server declaring `caps` at `addr`: the checks and
+/// whether each list was read whole.
+pub(crate) async fn listing(
+    addr: std::net::SocketAddr,
+    caps: Value,
+) -> (Vec<CheckResult>, Vec<bool>) {
+    let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
+    let engine = Engine::new(ProbeOptions::default()).unwrap();
+    let client = crate::egress::loopback_test_client();
+    let mut rec = Recorder::default();
+    let mut st = State::default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    engine
+        .listing_stage(
+            &target,
+            &client,
+            deadline,
+            &mut rec,
+            &mut st,
+            Era::Modern,
+            Some(caps),
+        )
+        .await;
+    let complete = st
+        .surface
+        .map(|s| s.lists.iter().map(|l| l.complete).collect())
+        .unwrap_or_default();
+    (rec.finish(), complete)
+}
+
+pub(crate) fn check(results: &[CheckResult], id: CheckId) -> &CheckResult {
+    results.iter().find(|c| c.id == id).expect("recorded")
+}
