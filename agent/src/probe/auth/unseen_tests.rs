@@ -79,7 +79,7 @@ fn answers_for_another_reason_and_no_answer_are_not_observed() {
             "closed before a response",
         ),
         (
-            failed(Cause::PolicyRefused, "refused by egress policy: 10.0.0.1"),
+            failed(Cause::PolicyRefused, "refused by egress policy: 100.64.0.10"),
             Cause::PolicyRefused,
             "nothing was sent",
         ),
