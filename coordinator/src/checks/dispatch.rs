@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use vantage_agent::model::{RegionResult, RegionStatus};
 use vantage_agent::{Engine, Job, Policy};
 
-use super::{assemble_with, CheckRequest};
+use super::{assemble, CheckRequest};
 use crate::clock::now_rfc3339;
 use crate::fleet::{JobOutcome, Registry};
 use crate::merge::Absence;
@@ -66,7 +66,7 @@ impl Dispatcher {
             }
             results.push(r);
         }
-        assemble_with(
+        assemble(
             &req.target,
             started_at,
             t.elapsed().as_millis() as u64,
@@ -341,7 +341,7 @@ mod tests {
         ]
         .into();
         let requested = vec!["lab".to_string(), "lab3".to_string(), "ap".to_string()];
-        let r = assemble_with(
+        let r = assemble(
             &Target::parse("http://127.0.0.1:9/mcp").unwrap(),
             "2026-11-30T10:00:00Z".into(),
             1,
