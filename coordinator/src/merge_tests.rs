@@ -164,6 +164,24 @@ fn f(
     )
 }
 
+/// A regional finding's shape: `id` at `sev` in `regions`.
+fn regional(
+    id: FindingId,
+    sev: Severity,
+    regions: &[&str],
+) -> (FindingId, Severity, Scope, Vec<String>) {
+    f(id, sev, Scope::Regional, regions)
+}
+
+/// A global finding's shape: `id` at `sev`, seen in `regions`.
+fn global(
+    id: FindingId,
+    sev: Severity,
+    regions: &[&str],
+) -> (FindingId, Severity, Scope, Vec<String>) {
+    f(id, sev, Scope::Global, regions)
+}
+
 const EU_US_AP: &[&str] = &["eu", "us", "ap"];
 
 #[test]
@@ -183,18 +201,8 @@ fn split_horizon_global_vs_non_global() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::DnsNonGlobalAddress,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
-            f(
-                FindingId::DnsSplitHorizon,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::DnsNonGlobalAddress, Severity::High, &["ap"]),
+            regional(FindingId::DnsSplitHorizon, Severity::High, &["ap"]),
         ]
     );
     assert_eq!(m.decision, Decision::Blocked);
@@ -229,10 +237,9 @@ fn split_horizon_answer_vs_nxdomain() {
     let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::DnsSplitHorizon,
             Severity::High,
-            Scope::Regional,
             &["us"]
         )]
     );
@@ -246,18 +253,8 @@ fn split_horizon_a_vs_aaaa_only() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::DnsNoARecord,
-                Severity::High,
-                Scope::Regional,
-                &["eu"]
-            ),
-            f(
-                FindingId::DnsSplitHorizon,
-                Severity::High,
-                Scope::Regional,
-                &["eu"]
-            ),
+            regional(FindingId::DnsNoARecord, Severity::High, &["eu"]),
+            regional(FindingId::DnsSplitHorizon, Severity::High, &["eu"]),
         ]
     );
 }
@@ -275,10 +272,9 @@ fn no_a_record_everywhere_is_global_and_not_split() {
     let m = run(regions, EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::DnsNoARecord,
             Severity::High,
-            Scope::Global,
             &["ap", "eu", "us"]
         )]
     );
@@ -313,12 +309,7 @@ fn egress_timeout_and_refused_in_one_region() {
         let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
         assert_eq!(
             shape(&m),
-            vec![f(
-                FindingId::EgressBlocked,
-                Severity::High,
-                Scope::Regional,
-                &["us"]
-            )]
+            vec![regional(FindingId::EgressBlocked, Severity::High, &["us"])]
         );
         let e = &m.findings[0];
         assert!(
@@ -347,10 +338,9 @@ fn connect_failing_everywhere_is_net_connect() {
     let m = run(regions, EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::NetConnect,
             Severity::High,
-            Scope::Global,
             &["ap", "eu", "us"]
         )]
     );
@@ -369,18 +359,8 @@ fn a_check_failing_in_one_region_is_an_edge_divergence() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::EdgeDivergent,
-                Severity::Medium,
-                Scope::Regional,
-                &["ap"]
-            ),
-            f(
-                FindingId::HeadersMissingMethod,
-                Severity::Medium,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::EdgeDivergent, Severity::Medium, &["ap"]),
+            regional(FindingId::HeadersMissingMethod, Severity::Medium, &["ap"]),
         ]
     );
     assert_eq!(m.decision, Decision::Review);
@@ -400,18 +380,12 @@ fn an_auth_check_diverging_is_high() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
+            regional(
                 FindingId::AuthInvalidTokenAccepted,
                 Severity::Critical,
-                Scope::Regional,
                 &["ap"]
             ),
-            f(
-                FindingId::EdgeDivergent,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::EdgeDivergent, Severity::High, &["ap"]),
         ]
     );
 }
@@ -439,10 +413,9 @@ fn a_missing_region_makes_the_decision_unknown_never_pass() {
     let m = run(vec![clean("eu"), clean("us")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::FleetRegionMissing,
             Severity::Medium,
-            Scope::Regional,
             &["ap"]
         )]
     );
@@ -480,10 +453,9 @@ fn a_degraded_vantage_does_not_block() {
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::FleetVantageDegraded,
             Severity::Low,
-            Scope::Regional,
             &["ap"]
         )]
     );
@@ -520,10 +492,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![eu], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::RedirectCrossHost,
             Severity::High,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -533,10 +504,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![open.clone()], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::SecurityOriginNotValidated,
             Severity::Medium,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -545,10 +515,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![open], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::SecurityOriginNotValidated,
             Severity::High,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -562,12 +531,7 @@ fn legacy_era_maps_to_legacy_only() {
     let m = run(vec![eu], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
-            FindingId::EraLegacyOnly,
-            Severity::Medium,
-            Scope::Global,
-            &["eu"]
-        )]
+        vec![global(FindingId::EraLegacyOnly, Severity::Medium, &["eu"])]
     );
     assert_eq!(m.era, Era::Legacy);
     assert_eq!(m.decision, Decision::Review);
@@ -606,12 +570,7 @@ fn info_and_low_do_not_change_a_pass() {
     assert_eq!(m.decision, Decision::Pass);
     assert_eq!(
         shape(&m),
-        vec![f(
-            FindingId::TransportDelete,
-            Severity::Low,
-            Scope::Global,
-            &["eu"]
-        )]
+        vec![global(FindingId::TransportDelete, Severity::Low, &["eu"])]
     );
 }
 
