@@ -54,6 +54,15 @@ fn with_tools(name: &str, era: Era, items: &[(&str, &str)]) -> RegionResult {
     region(name, era, vec![tools(items)])
 }
 
+/// The comparison of regions that each read their tools list whole, in `era`, in this order.
+fn compare_tools(era: Era, readings: &[(&str, &[(&str, &str)])]) -> Vec<SurfaceFinding> {
+    let regions: Vec<RegionResult> = readings
+        .iter()
+        .map(|(name, items)| with_tools(name, era, items))
+        .collect();
+    compare(&regions.iter().collect::<Vec<_>>())
+}
+
 /// The one finding of `found`, checked for its id, severity and the regions it names.
 fn only<'a>(
     found: &'a [SurfaceFinding],
@@ -75,19 +84,12 @@ fn says(f: &SurfaceFinding, needle: &str) {
 
 #[test]
 fn the_same_surface_everywhere_is_no_finding() {
-    let (eu, us) = (
-        with_tools("eu", Era::Dual, NEW),
-        with_tools("us", Era::Dual, NEW),
-    );
-    assert!(compare(&[&eu, &us]).is_empty());
+    assert!(compare_tools(Era::Dual, &[("eu", NEW), ("us", NEW)]).is_empty());
 }
 
 #[test]
 fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
-    let eu = with_tools("eu", Era::Dual, NEW);
-    let us = with_tools("us", Era::Dual, NEW);
-    let ap = with_tools("ap", Era::Dual, STALE);
-    let found = compare(&[&eu, &us, &ap]);
+    let found = compare_tools(Era::Dual, &[("eu", NEW), ("us", NEW), ("ap", STALE)]);
     let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, &["ap"]);
     assert_eq!(
         f.evidence,
@@ -97,10 +99,7 @@ fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
 
 #[test]
 fn order_alone_is_its_own_low_finding() {
-    let eu = with_tools("eu", Era::Modern, NEW);
-    let us = with_tools("us", Era::Modern, REORDERED);
-    let ap = with_tools("ap", Era::Modern, NEW);
-    let found = compare(&[&eu, &us, &ap]);
+    let found = compare_tools(Era::Modern, &[("eu", NEW), ("us", REORDERED), ("ap", NEW)]);
     let f = only(
         &found,
         FindingId::SurfaceOrderDiffers,
@@ -146,10 +145,11 @@ fn what_was_not_read_whole_or_in_the_same_era_is_not_compared() {
 /// the order the regions arrive in.
 #[test]
 fn two_regions_that_disagree_are_both_named_with_no_majority() {
-    let eu = with_tools("eu", Era::Modern, NEW);
-    let us = with_tools("us", Era::Modern, STALE);
-    let found = compare(&[&us, &eu]);
-    assert_eq!(found, compare(&[&eu, &us]));
+    let found = compare_tools(Era::Modern, &[("us", STALE), ("eu", NEW)]);
+    assert_eq!(
+        found,
+        compare_tools(Era::Modern, &[("eu", NEW), ("us", STALE)])
+    );
     let f = only(
         &found,
         FindingId::EdgeDivergent,
@@ -169,9 +169,7 @@ fn two_regions_that_disagree_are_both_named_with_no_majority() {
 /// The same with only the order differing: `surface.order-differs` names both regions.
 #[test]
 fn two_regions_listing_in_different_orders_are_both_named() {
-    let eu = with_tools("eu", Era::Modern, NEW);
-    let us = with_tools("us", Era::Modern, REORDERED);
-    let found = compare(&[&eu, &us]);
+    let found = compare_tools(Era::Modern, &[("eu", NEW), ("us", REORDERED)]);
     let f = only(
         &found,
         FindingId::SurfaceOrderDiffers,
@@ -204,12 +202,7 @@ fn only_a_reading_more_regions_share_makes_the_others_divergent() {
         ),
     ];
     for (regions, named) in cases {
-        let rs: Vec<RegionResult> = regions
-            .iter()
-            .map(|(name, items)| with_tools(name, Era::Modern, items))
-            .collect();
-        let refs: Vec<&RegionResult> = rs.iter().collect();
-        let found = compare(&refs);
+        let found = compare_tools(Era::Modern, regions);
         let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, named);
         let tied = named.len() == regions.len();
         assert_eq!(
