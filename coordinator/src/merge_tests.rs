@@ -138,8 +138,11 @@ fn run(regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]) -> Mer
     })
 }
 
-/// (id, severity, scope, regions) of every finding above info, sorted.
-fn shape(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
+/// A finding as the tables state it: (id, severity, scope, regions).
+type Shape = (FindingId, Severity, Scope, Vec<String>);
+
+/// The shape of every finding above info, sorted.
+fn shape(m: &Merged) -> Vec<Shape> {
     let mut v: Vec<_> = m
         .findings
         .iter()
@@ -150,12 +153,7 @@ fn shape(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
     v
 }
 
-fn f(
-    id: FindingId,
-    sev: Severity,
-    scope: Scope,
-    regions: &[&str],
-) -> (FindingId, Severity, Scope, Vec<String>) {
+fn f(id: FindingId, sev: Severity, scope: Scope, regions: &[&str]) -> Shape {
     (
         id,
         sev,
@@ -164,21 +162,11 @@ fn f(
     )
 }
 
-/// A regional finding's shape: `id` at `sev` in `regions`.
-fn regional(
-    id: FindingId,
-    sev: Severity,
-    regions: &[&str],
-) -> (FindingId, Severity, Scope, Vec<String>) {
+/// A regional finding `id` at `sev` in `regions`, and a global one.
+fn regional(id: FindingId, sev: Severity, regions: &[&str]) -> Shape {
     f(id, sev, Scope::Regional, regions)
 }
-
-/// A global finding's shape: `id` at `sev`, seen in `regions`.
-fn global(
-    id: FindingId,
-    sev: Severity,
-    regions: &[&str],
-) -> (FindingId, Severity, Scope, Vec<String>) {
+fn global(id: FindingId, sev: Severity, regions: &[&str]) -> Shape {
     f(id, sev, Scope::Global, regions)
 }
 
