@@ -200,6 +200,11 @@ impl Served {
         Served { addr, task }
     }
 
+    /// A serving task already spawned on `addr`, aborted when this is dropped.
+    pub fn spawned(addr: std::net::SocketAddr, task: tokio::task::JoinHandle<()>) -> Served {
+        Served { addr, task }
+    }
+
     /// Its MCP endpoint, `http://ADDR/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
