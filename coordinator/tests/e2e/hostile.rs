@@ -263,12 +263,8 @@ fn the_hostile_fixture_listens_where_it_is_told_and_refuses_faults() {
     let answer = answer.expect("the hostile server answers on the port it was given");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 
-    let out = crate::support::vantage(
-        &["fixture", "--hostile", "not-json", "--fault", "get-html"],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let both = ["fixture", "--hostile", "not-json", "--fault", "get-html"];
+    let err = crate::support::vantage_refused(&both, &[]);
     assert!(
         err.contains("'--hostile <HOSTILE>' cannot be used with '--fault <FAULTS>'"),
         "{err}"
