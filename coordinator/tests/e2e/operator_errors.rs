@@ -124,7 +124,10 @@ fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
         };
         let e = refused(name, &args, env);
         let has = |s: &&str| e.contains(s);
-        assert!(says.iter().all(has) && !never.iter().any(has), "{args:?}: {e}");
+        assert!(
+            says.iter().all(has) && !never.iter().any(has),
+            "{args:?}: {e}"
+        );
     }
 }
 
