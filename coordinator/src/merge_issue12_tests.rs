@@ -220,11 +220,7 @@ fn reproduction_5_a_failed_query_is_not_an_absent_record() {
     let mut eu = clean("eu");
     resolved_internal(&mut eu);
     let m = merged(vec![eu, nxdomain("us"), nxdomain("ap")]);
-    let split = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsSplitHorizon)
-        .unwrap();
+    let split = m.found(FindingId::DnsSplitHorizon);
     assert_eq!(split.regions, ["ap", "eu", "us"]);
     assert!(
         split.evidence.iter().any(|e| e.contains("cannot be told")),

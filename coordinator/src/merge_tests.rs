@@ -170,6 +170,16 @@ fn global(id: FindingId, sev: Severity, regions: &[&str]) -> Shape {
     f(id, sev, Scope::Global, regions)
 }
 
+impl Merged {
+    /// The finding `id`, which must be there.
+    fn found(&self, id: FindingId) -> &Finding {
+        self.findings
+            .iter()
+            .find(|f| f.id == id)
+            .unwrap_or_else(|| panic!("no {id}: {:?}", self.findings))
+    }
+}
+
 const EU_US_AP: &[&str] = &["eu", "us", "ap"];
 
 #[test]
@@ -195,11 +205,7 @@ fn split_horizon_global_vs_non_global() {
     );
     assert_eq!(m.decision, Decision::Blocked);
     assert!(m.reason.contains("dns.split-horizon in ap"), "{}", m.reason);
-    let sh = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsSplitHorizon)
-        .unwrap();
+    let sh = m.found(FindingId::DnsSplitHorizon);
     assert!(
         sh.evidence
             .iter()
@@ -274,11 +280,7 @@ fn different_global_answers_are_info_only() {
     us.dns.as_mut().unwrap().a = vec!["198.51.100.20".into()];
     let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
     assert!(shape(&m).is_empty());
-    let differ = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsAnswersDiffer)
-        .expect("answers-differ");
+    let differ = m.found(FindingId::DnsAnswersDiffer);
     assert_eq!(differ.severity, Severity::Info);
     assert_eq!(m.decision, Decision::Pass);
 }

@@ -214,9 +214,7 @@ async fn endless_resource_and_prompt_lists_never_decide_pass() {
 fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound: &str) {
     assert_eq!(report.decision, Decision::Unknown, "{}", report.reason);
     let incomplete = report
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::ProbeIncomplete)
+        .finding(FindingId::ProbeIncomplete)
         .expect("probe.incomplete names the unread rest");
     assert_eq!(incomplete.severity, Severity::Medium);
     let evidence = incomplete.evidence.join("\n");
