@@ -421,5 +421,9 @@ mod id_tests;
 mod cursor_tests;
 
 #[cfg(test)]
+#[path = "name_tests.rs"]
+mod name_tests;
+
+#[cfg(test)]
 #[path = "test_server.rs"]
 mod test_server;
