@@ -240,13 +240,12 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
         .collect();
     // A list whose rest was not read may paginate there, or break its cursors there.
     if let Some((r, stop)) = first_unseen(reads) {
-        return Verdict::unknown(
-            stop.cause(),
+        return unfinished(
+            stop,
             format!(
-                "{} was not read to its end ({} cursors followed); the rest was not seen ({})",
+                "{} was not read to its end ({} cursors followed)",
                 r.kind.method(),
-                r.cursors_followed,
-                stop.describe()
+                r.cursors_followed
             ),
         );
     }
