@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::test_server::{check, listing, server, Handler};
+use super::test_server::{check, expect, listing, server, Handler};
 use crate::catalog::CheckId;
 use crate::model::{Cause, CheckResult, Outcome, Severity};
 
@@ -64,10 +64,33 @@ const WHOLE: &[CheckId] = &[
     CheckId::ToolsSurfaceSize,
 ];
 
+const FAIL_MEDIUM: (Outcome, Option<Severity>, Option<Cause>) =
+    (Outcome::Fail, Some(Severity::Medium), None);
+const SKIP: (Outcome, Option<Severity>, Option<Cause>) = (Outcome::Skip, None, None);
+
 fn none_passes(results: &[CheckResult], what: &str) {
     for &id in WHOLE {
         let c = check(results, id);
         assert_ne!(c.outcome, Outcome::Pass, "{what}: {id}: {}", c.observed);
+    }
+}
+
+/// A tool list the server broke by its cursors (`what` names the case): `pagination.cursor`
+/// fails medium with `failure` in its evidence, no rule that needed the whole list passes, and
+/// `cache.hints` and `caps.discover-matches-handlers` are skipped with `skipped` in theirs,
+/// pointing at that failure.
+fn broken_by_its_cursor(results: &[CheckResult], what: &str, failure: &[&str], skipped: &[&str]) {
+    expect(
+        what,
+        check(results, CheckId::PaginationCursor),
+        FAIL_MEDIUM,
+        failure,
+    );
+    none_passes(results, what);
+    let mut skipped = skipped.to_vec();
+    skipped.push("the failure of pagination.cursor");
+    for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
+        expect(format!("{what}: {id}"), check(results, id), SKIP, &skipped);
     }
 }
 
@@ -95,32 +118,15 @@ async fn a_cursor_that_is_not_a_string_leaves_the_list_read_in_part() {
         let addr = server(two_pages(next.clone())).await;
         let (results, complete) = listing(addr, json!({"tools": {}})).await;
         assert_eq!(complete, vec![false], "{next}: the list is not complete");
-        let p = check(&results, CheckId::PaginationCursor);
-        assert_eq!(
-            (p.outcome, p.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            "{next}: {}",
-            p.observed
+        broken_by_its_cursor(
+            &results,
+            &next.to_string(),
+            &[
+                &format!("tools/list page 2: nextCursor is {next}, not a string"),
+                "MUST be an opaque string",
+            ],
+            &["tools/list was read in part (2 page(s), then tools/list page 2: nextCursor is"],
         );
-        assert!(
-            p.observed.contains(&format!(
-                "tools/list page 2: nextCursor is {next}, not a string"
-            )) && p.observed.contains("MUST be an opaque string"),
-            "{}",
-            p.observed
-        );
-        none_passes(&results, &next.to_string());
-        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
-            let c = check(&results, id);
-            assert_eq!(c.outcome, Outcome::Skip, "{next}: {id}: {}", c.observed);
-            assert!(
-                c.observed.contains(
-                    "tools/list was read in part (2 page(s), then tools/list page 2: nextCursor is"
-                ) && c.observed.contains("the failure of pagination.cursor"),
-                "{id}: {}",
-                c.observed
-            );
-        }
     }
 }
 
@@ -129,14 +135,12 @@ async fn a_null_cursor_ends_the_list_with_a_warning() {
     let addr = server(two_pages(Value::Null)).await;
     let (results, complete) = listing(addr, json!({"tools": {}})).await;
     assert_eq!(complete, vec![true]);
-    let p = check(&results, CheckId::PaginationCursor);
-    assert_eq!(
-        (p.outcome, p.severity),
-        (Outcome::Warn, Some(Severity::Low)),
-        "{}",
-        p.observed
+    expect(
+        "null",
+        check(&results, CheckId::PaginationCursor),
+        (Outcome::Warn, Some(Severity::Low), None),
+        &["nextCursor is null"],
     );
-    assert!(p.observed.contains("nextCursor is null"), "{}", p.observed);
     for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
         let c = check(&results, id);
         assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
@@ -174,25 +178,7 @@ async fn a_list_the_server_broke_later_passes_neither_caps_nor_cache_hints() {
     ] {
         let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
         assert_eq!(complete, vec![false], "{what}");
-        let p = check(&results, CheckId::PaginationCursor);
-        assert_eq!(
-            (p.outcome, p.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            "{what}: {}",
-            p.observed
-        );
-        none_passes(&results, what);
-        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
-            let c = check(&results, id);
-            assert_eq!(c.outcome, Outcome::Skip, "{what}: {id}: {}", c.observed);
-            assert!(
-                c.observed.contains("tools/list was read in part")
-                    && c.observed.contains(why)
-                    && c.observed.contains("the failure of pagination.cursor"),
-                "{what}: {id}: {}",
-                c.observed
-            );
-        }
+        broken_by_its_cursor(&results, what, &[], &["tools/list was read in part", why]);
     }
 }
 
@@ -214,22 +200,26 @@ async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
     });
     let (results, complete) = listing(server(h).await, json!({"tools": {}, "prompts": {}})).await;
     assert_eq!(complete, vec![false, true]);
-    let caps = check(&results, CheckId::CapsDiscoverMatchesHandlers);
-    assert_eq!(
-        (caps.outcome, caps.severity),
-        (Outcome::Fail, Some(Severity::High)),
-        "{}",
-        caps.observed
+    expect(
+        "caps",
+        check(&results, CheckId::CapsDiscoverMatchesHandlers),
+        (Outcome::Fail, Some(Severity::High), None),
+        &[],
     );
     for id in [CheckId::PaginationCursor, CheckId::CacheHints] {
         let c = check(&results, id);
-        assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
+        expect(
+            id,
+            c,
+            SKIP,
+            &[
+                "tools/list had no usable answer",
+                "not the request's id",
+                "the failure of caps.discover-matches-handlers",
+            ],
+        );
         assert!(
-            c.observed.contains("tools/list had no usable answer")
-                && c.observed.contains("not the request's id")
-                && c.observed
-                    .contains("the failure of caps.discover-matches-handlers")
-                && !c.observed.contains("without nextCursor"),
+            !c.observed.contains("without nextCursor"),
             "{id}: {}",
             c.observed
         );
@@ -250,19 +240,14 @@ async fn a_bogus_cursor_answered_by_an_empty_404_says_nothing_about_the_cursor()
     });
     let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
     assert_eq!(complete, vec![true]);
-    let c = check(&results, CheckId::PaginationInvalidCursor);
-    assert_eq!(
-        (c.outcome, c.severity, c.cause),
+    expect(
+        "invalid cursor",
+        check(&results, CheckId::PaginationInvalidCursor),
         (Outcome::Unknown, None, Some(Cause::OtherReason)),
-        "{}",
-        c.observed
-    );
-    assert!(
-        c.observed.contains("without a JSON-RPC error")
-            && c.observed
-                .contains("nothing says the server judged the cursor"),
-        "{}",
-        c.observed
+        &[
+            "without a JSON-RPC error",
+            "nothing says the server judged the cursor",
+        ],
     );
     // The list itself was read whole: its rules pass.
     let p = check(&results, CheckId::PaginationCursor);
