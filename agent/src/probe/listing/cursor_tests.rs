@@ -94,16 +94,27 @@ fn broken_by_its_cursor(results: &[CheckResult], what: &str, failure: &[&str], s
     }
 }
 
-/// Tools on two pages, the second's `nextCursor` being `next`.
-fn two_pages(next: Value) -> Handler {
+/// A server answering `tools/list` with `pages` (given the cursor sent, if any, and the
+/// request's id), and every other list as unadvertised.
+fn tools_only(
+    pages: impl Fn(Option<&str>, &Value) -> (u16, String) + Send + Sync + 'static,
+) -> Handler {
     Arc::new(move |req| {
         let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0", "t1"], Some(json!("p1"))),
-            ("tools/list", Some("p1")) => page(&id, &["t2"], Some(next.clone())),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
-            _ => unadvertised(&id),
+        if m == "tools/list" {
+            pages(cursor, &id)
+        } else {
+            unadvertised(&id)
         }
+    })
+}
+
+/// Tools on two pages, the second's `nextCursor` being `next`.
+fn two_pages(next: Value) -> Handler {
+    tools_only(move |cursor, id| match cursor {
+        None => page(id, &["t0", "t1"], Some(json!("p1"))),
+        Some("p1") => page(id, &["t2"], Some(next.clone())),
+        Some(_) => rpc_error(id, 200, -32602),
     })
 }
 
@@ -150,23 +161,15 @@ async fn a_null_cursor_ends_the_list_with_a_warning() {
 #[tokio::test]
 async fn a_list_the_server_broke_later_passes_neither_caps_nor_cache_hints() {
     // Page 2 a JSON-RPC error; a cursor that comes back.
-    let errp2: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32603),
-            _ => unadvertised(&id),
-        }
+    let errp2 = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("p1"))),
+        Some(_) => rpc_error(id, 200, -32603),
     });
-    let repeat: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("c1"))),
-            ("tools/list", Some("c1")) => page(&id, &["t1"], Some(json!("c2"))),
-            ("tools/list", Some("c2")) => page(&id, &["t2"], Some(json!("c1"))),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
-            _ => unadvertised(&id),
-        }
+    let repeat = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("c1"))),
+        Some("c1") => page(id, &["t1"], Some(json!("c2"))),
+        Some("c2") => page(id, &["t2"], Some(json!("c1"))),
+        Some(_) => rpc_error(id, 200, -32602),
     });
     for (what, h, why) in [
         (
@@ -228,15 +231,11 @@ async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
 
 #[tokio::test]
 async fn a_bogus_cursor_answered_by_an_empty_404_says_nothing_about_the_cursor() {
-    let h: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
-            ("tools/list", Some("p1")) => page(&id, &["t1"], None),
-            // What an expired session (or a proxy) answers: no JSON-RPC error.
-            ("tools/list", Some(_)) => (404, String::new()),
-            _ => unadvertised(&id),
-        }
+    let h = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("p1"))),
+        Some("p1") => page(id, &["t1"], None),
+        // What an expired session (or a proxy) answers: no JSON-RPC error.
+        Some(_) => (404, String::new()),
     });
     let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
     assert_eq!(complete, vec![true]);
