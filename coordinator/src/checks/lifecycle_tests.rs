@@ -1,6 +1,6 @@
 //! What the coordinator learns from a run, by where the run comes from (red team round 6,
-//! #13): scheduled runs of `[[checks]]` targets feed the degraded-region state; on-demand
-//! (API) checks do not. Regions a, b and c are scripted
+//! #13 and #3): scheduled runs of `[[checks]]` targets feed the degraded-region state and the
+//! per-target series; on-demand (API) checks feed neither. Regions a, b and c are scripted
 //! agents on the fleet registry (no traffic: each answers with a region result built here).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -210,4 +210,53 @@ async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
     // A reload that drops the targets forgets them.
     configure(&checks, &["ok.lab"]);
     assert!(checks.degraded.is_empty());
+}
+
+/// The lines of the per-target series of `target`.
+fn target_series(checks: &Checks, target: &str) -> Vec<String> {
+    let label = format!("target=\"{target}\"");
+    metrics(checks)
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains(&label))
+        .map(str::to_string)
+        .collect()
+}
+
+/// #3: an on-demand check of a scheduled target, from one region, leaves the scheduled
+/// series as the last scheduled run wrote them (its decision, its gate decision, its run
+/// counters and timestamp, every region's series); the next scheduled run writes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_demand_checks_leave_the_scheduled_series_alone() {
+    let world = Arc::new(World::default());
+    world.b_nxdomain_ok.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    let list = configure(&checks, &["ok.lab"]);
+    let target = "https://ok.lab/mcp";
+    let r = scheduled_run(&checks, &list[0]).await;
+    assert_eq!(r.decision, Decision::Blocked, "{}", r.reason);
+    let before = target_series(&checks, target);
+    let has = |lines: &[String], prefix: &str| lines.iter().any(|l| l.starts_with(prefix));
+    let decision = format!("vantage_decision{{decision=\"blocked\",target=\"{target}\"}} 1");
+    let runs =
+        |n: u32| format!("vantage_runs_total{{decision=\"blocked\",target=\"{target}\"}} {n}");
+    assert!(has(&before, &decision), "{before:#?}");
+    assert!(has(&before, &runs(1)), "{before:#?}");
+    for region in ["a", "b", "c"] {
+        let reachable = format!("vantage_check_success{{check=\"dns.resolve\",region=\"{region}\"");
+        assert!(has(&before, &reachable), "{region}: {before:#?}");
+    }
+
+    let r = on_demand(&checks, "ok.lab", &["a"]).await;
+    assert_eq!(r.decision, Decision::Pass, "{}", r.reason);
+    assert_eq!(
+        target_series(&checks, target),
+        before,
+        "the on-demand run wrote series"
+    );
+
+    // The next scheduled run does.
+    scheduled_run(&checks, &list[0]).await;
+    let after = target_series(&checks, target);
+    assert!(has(&after, &runs(2)), "{after:#?}");
+    assert!(has(&after, &decision), "{after:#?}");
 }

@@ -1,8 +1,9 @@
 //! The check lifecycle, one for an on-demand check (the API) and a scheduled one
 //! (`schedule`): the request, its dispatch to one vantage per region (`dispatch`), the merged
 //! report (`assemble`), the store of on-demand reports (`store`), degraded-region detection
-//! (`degraded`, from scheduled runs only) and the hand-off to the metrics. The HTTP API only
-//! validates a request and starts it here.
+//! (`degraded`) and the hand-off to the metrics; the last two learn from scheduled runs
+//! only. The HTTP API only validates a request and
+//! starts it here.
 
 mod assemble;
 pub mod degraded;
@@ -43,10 +44,11 @@ pub struct CheckRequest {
 /// Where a run comes from: what the coordinator may learn from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
-    /// The schedule's run of a configured `[[checks]]` target: it feeds the degraded-region
-    /// state.
+    /// The schedule's run of a configured `[[checks]]` target: it feeds the per-target series
+    /// and the degraded-region state.
     Scheduled,
-    /// A check submitted through the API: the degraded-region state does not learn from it.
+    /// A check submitted through the API: its report is answered (and stored), not learned
+    /// from.
     OnDemand,
 }
 
@@ -93,9 +95,11 @@ impl Checks {
     }
 
     /// Run a check to its merged report. A scheduled run (a `[[checks]]` target, its
-    /// configured regions, credential and deadline) is also what the coordinator learns the
-    /// degraded regions from: a caller's choice of targets never moves what the merge
-    /// discounts for everyone. `on_region` sees each region as it arrives.
+    /// configured regions, credential and deadline) is also what the coordinator learns from:
+    /// the degraded regions and the per-target series. An on-demand run (the API) is answered
+    /// and nothing more: a caller's choice of targets, regions or timing never moves what the
+    /// merge discounts for everyone, nor the series of a scheduled target (`checks.md` 8).
+    /// `on_region` sees each region as it arrives.
     pub async fn run(
         &self,
         req: &CheckRequest,
@@ -111,8 +115,8 @@ impl Checks {
         if origin == Origin::Scheduled {
             self.degraded.record(&report);
             self.publish_degraded();
+            self.metrics.observe(&report);
         }
-        self.metrics.observe(&report);
         report
     }
 
