@@ -31,6 +31,8 @@ pub const SURFACE: &str = "coordinator/src/surface.rs";
 pub const EVIDENCE: &str = "coordinator/src/merge/evidence.rs";
 /// Where the merge compares the regions' DNS answers.
 pub const MERGE_DNS: &str = "coordinator/src/merge/dns.rs";
+/// Where the merge decides what a degraded region's result counts for.
+pub const MERGE_DEGRADED: &str = "coordinator/src/merge/degraded.rs";
 
 vantage_agent::spec_table! {
     /// The catalogue entry of a finding (a new finding id cannot lack one).
@@ -464,10 +466,10 @@ vantage_agent::spec_table! {
         }
         FleetVantageDegraded => {
             title: "A probe region's own network is failing",
-            remediation: "Look at the agent's network, not the target: it fails where other regions succeed.",
+            remediation: "Look at the agent's network (its resolver, its egress), not the target: its scheduled runs fail at DNS or connect where other regions succeed. Its failure here is not counted against the target, which stays unknown until that region observes it.",
             spec: "not a protocol rule: a fact about the probe's own network, not about the target",
             severity: Low,
-            derived: Some((MERGE, "the region is degraded (coordinator/src/checks/degraded.rs): it fails most targets while other regions succeed")),
+            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its scheduled runs fail most [[checks]] targets at dns.resolve or net.connect while other regions reach them) and did not observe this target for that reason; a degraded region that observed the target counts in full")),
         }
     }
 }

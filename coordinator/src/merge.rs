@@ -14,6 +14,7 @@
 //! the decision.
 
 mod decide;
+pub mod degraded;
 mod dns;
 pub mod evidence;
 
@@ -36,7 +37,8 @@ pub struct MergeInput<'a> {
     pub requested: &'a [String],
     /// What arrived (a region may be absent, or present with a non-reporting status).
     pub results: &'a [RegionResult],
-    /// Regions the fleet knows to be failing most targets while others succeed.
+    /// Regions the fleet knows to be failing most targets while others succeed (their
+    /// egress failures on a target they did not observe are discounted: `degraded`).
     pub degraded: &'a BTreeSet<String>,
     /// Why a region has no result, when the dispatcher knows more than its status (the agent
     /// refused the job and said why; it went away mid-job).
@@ -321,33 +323,18 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     let reported: Vec<&RegionResult> = input.results.iter().filter(|r| r.reported()).collect();
     let missing = missing_regions(input, &reported, &mut acc);
 
-    // A degraded vantage's failures are evidence, not votes.
-    let (degraded, effective): (Vec<&RegionResult>, Vec<&RegionResult>) = reported
+    // A degraded vantage's egress failures on a target it did not observe are evidence, not
+    // votes; a degraded region that observed the target reports with full weight.
+    let (discounted, effective): (Vec<&RegionResult>, Vec<&RegionResult>) = reported
         .iter()
-        .partition(|r| input.degraded.contains(&r.region));
-    for r in &degraded {
-        let evidence = r
-            .checks
-            .iter()
-            .filter(|c| c.outcome == Outcome::Fail)
-            .map(|c| format!("{}: {} {}", r.region, c.id, c.observed))
-            .collect();
-        acc.add(
-            FindingId::FleetVantageDegraded,
-            Severity::Low,
-            Scope::Regional,
-            std::slice::from_ref(&r.region),
-            evidence,
-        );
-    }
+        .partition(|r| degraded::discounted(r, input.degraded));
+    degraded::note(&discounted, &mut acc);
 
     // What each region observed, and the findings that name every gap (checks.md 4.1).
     let mut not_observing = evidence::gaps(&effective, &mut acc);
     not_observing.extend(
-        degraded
-            .iter()
-            .filter(|r| !evidence::observation(r).observed)
-            .map(|r| r.region.clone()),
+        // A discounted region never observed the target.
+        discounted.iter().map(|r| r.region.clone()),
     );
     not_observing.extend(missing.iter().cloned());
     not_observing.sort();
@@ -385,7 +372,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     }
 
     // A region that did not observe the target and that nothing above names (checks.md 4.1;
-    // a degraded one is named by fleet.vantage-degraded).
+    // a discounted degraded one is named by fleet.vantage-degraded).
     evidence::unexplained_regions(&effective, &mut acc);
 
     let mut findings: Vec<Finding> = acc.by_id.into_values().collect();

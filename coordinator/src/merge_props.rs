@@ -14,9 +14,10 @@
 //!   that needed that region's answer (a split horizon, an egress block, a divergence), so
 //!   `blocked` may become `unknown`, but never `review` or `pass`. Turning a check with no
 //!   evidence into a failure is more knowledge, not a worse outcome, and is not generated.
-//! - (c) a per-check finding is `global` iff every effective (reporting, not degraded)
-//!   region has evidence for that check and failed it the way that maps to this finding; a
-//!   region without evidence prevents `global` but creates no `egress.blocked`,
+//! - (c) a per-check finding is `global` iff every effective (reporting, and not a degraded
+//!   one whose egress failures are discounted: `merge::degraded`) region has evidence for
+//!   that check and failed it the way that maps to this finding; a region without evidence
+//!   prevents `global` but creates no `egress.blocked`,
 //!   `edge.divergent` or `dns.split-horizon` (those need a region that passed, or answers to
 //!   compare).
 //! - (d) a warning never yields a finding above its own severity (`edge.divergent` only from

@@ -192,7 +192,7 @@ impl Input {
     pub(super) fn effective(&self) -> Vec<&RegionResult> {
         self.regions
             .iter()
-            .filter(|r| r.reported() && !self.degraded.contains(&r.region))
+            .filter(|r| r.reported() && !crate::merge::degraded::discounted(r, &self.degraded))
             .collect()
     }
 }

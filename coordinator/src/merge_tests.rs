@@ -462,12 +462,17 @@ fn a_degraded_vantage_does_not_block() {
         .iter()
         .any(|e| e.contains("net.connect")));
 
-    // A degraded vantage that did observe the target, failing a check others pass: its
-    // failure is evidence, not a vote, and the decision passes.
+    // A degraded vantage that did observe the target, failing a check others pass: it saw
+    // the target, so its failure counts with full weight (red team round 6, #13: its
+    // degraded state excuses egress failures only, `merge/degraded.rs`).
     let mut ap = clean("ap");
     fail(&mut ap, CheckId::TransportGet, Severity::Medium, None);
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
-    assert_eq!(m.decision, Decision::Pass, "{:?}", shape(&m));
+    assert_eq!(m.decision, Decision::Review, "{:?}", shape(&m));
+    assert!(m
+        .findings
+        .iter()
+        .all(|f| f.id != FindingId::FleetVantageDegraded));
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Scheduled checks: each target on its own interval, the start offset spread over the
 //! interval (from a hash of the target) so checks do not fire in bursts, and never
 //! overlapping itself: a run still going when the next is due is skipped and counted.
-//! Scheduled reports feed the metrics and degraded-region detection only: no caller holds
-//! their id, so they are not kept in the store of on-demand reports.
+//! Scheduled reports feed the metrics and degraded-region detection (and only they do: an
+//! on-demand report feeds neither); no caller holds their id, so they are not kept in the
+//! store of on-demand reports.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use crate::checks::{CheckRequest, Checks};
+use crate::checks::{CheckRequest, Checks, Origin};
 use crate::config::Scheduled;
 
 /// Where in its interval a target's runs fall: a stable fraction of the interval.
@@ -63,10 +64,15 @@ pub fn start(
         .collect();
     checks.metrics.set_schedule(&exported);
     // A region a check no longer runs from (a reload) loses its series now, not at the next run.
+    let mut learned = Vec::with_capacity(scheduled.len());
     for c in scheduled {
         let regions = request(checks, c, default_deadline).regions;
         checks.metrics.keep_regions(c.target.as_str(), &regions);
+        learned.push((c.target.to_string(), regions));
     }
+    // Degraded regions are learned from these targets and regions only.
+    checks.degraded.schedule(&learned);
+    checks.publish_degraded();
     let named = scheduled
         .iter()
         .filter_map(|c| c.baseline.as_ref().map(|b| (c.target.as_str(), &*b.0)));
@@ -95,7 +101,7 @@ pub fn start(
                     // kept in the store of on-demand reports (no caller holds its id).
                     let (checks, flag) = (checks.clone(), running.clone());
                     tokio::spawn(async move {
-                        checks.run(&req, &|_| {}).await;
+                        checks.run(&req, Origin::Scheduled, &|_| {}).await;
                         flag.store(false, Ordering::SeqCst);
                     });
                 }

@@ -96,6 +96,35 @@ pub fn unreachable(region: &str, cause: Option<Cause>, observed: &str) -> Region
     r
 }
 
+/// `region`'s resolver got NXDOMAIN for the name (the zone's answer): dns.resolve failed
+/// (high) and every later check was not run.
+pub fn nxdomain(region: &str) -> RegionResult {
+    let mut r = clean(region);
+    r.dns = Some(DnsObservation {
+        rcode: "NXDOMAIN".into(),
+        ..Default::default()
+    });
+    set(
+        &mut r,
+        "dns.resolve",
+        Outcome::Fail,
+        Some(Severity::High),
+        Some(Cause::Nxdomain),
+        "NXDOMAIN",
+    );
+    for c in r
+        .checks
+        .iter_mut()
+        .filter(|c| c.id.as_str() != "dns.resolve")
+    {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.cause = None;
+        c.observed = "not run: the name did not resolve".into();
+    }
+    r
+}
+
 /// Merge `regions` (all requested) into a report for `http://127.0.0.1:9/mcp`.
 pub fn report(regions: Vec<RegionResult>) -> Report {
     let requested: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();

@@ -1,7 +1,8 @@
 //! The check lifecycle, one for an on-demand check (the API) and a scheduled one
 //! (`schedule`): the request, its dispatch to one vantage per region (`dispatch`), the merged
 //! report (`assemble`), the store of on-demand reports (`store`), degraded-region detection
-//! (`degraded`) and the hand-off to the metrics. The HTTP API only validates a request and
+//! (`degraded`) and the hand-off to the metrics; the last two learn from scheduled runs
+//! only. The HTTP API only validates a request and
 //! starts it here.
 
 mod assemble;
@@ -38,6 +39,17 @@ pub struct CheckRequest {
     pub deadline: Duration,
     /// Accepted findings to mark in the report (scheduled checks that name a baseline).
     pub baseline: Option<Arc<crate::baseline::Baseline>>,
+}
+
+/// Where a run comes from: what the coordinator may learn from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The schedule's run of a configured `[[checks]]` target: it feeds the per-target series
+    /// and the degraded-region state.
+    Scheduled,
+    /// A check submitted through the API: its report is answered (and stored), not learned
+    /// from.
+    OnDemand,
 }
 
 /// What every check shares: what a request may name (regions, credentials; both change on a
@@ -82,11 +94,16 @@ impl Checks {
             .collect()
     }
 
-    /// Run a check to its merged report, and learn from it: degraded regions, the metrics.
+    /// Run a check to its merged report. A scheduled run (a `[[checks]]` target, its
+    /// configured regions, credential and deadline) is also what the coordinator learns from:
+    /// the degraded regions and the per-target series. An on-demand run (the API) is answered
+    /// and nothing more: a caller's choice of targets, regions or timing never moves what the
+    /// merge discounts for everyone, nor the series of a scheduled target (`checks.md` 8).
     /// `on_region` sees each region as it arrives.
     pub async fn run(
         &self,
         req: &CheckRequest,
+        origin: Origin,
         on_region: &(dyn Fn(&RegionResult) + Send + Sync),
     ) -> Report {
         let degraded = self.degraded.regions();
@@ -95,13 +112,21 @@ impl Checks {
         if let Some(b) = &req.baseline {
             b.apply(&mut report, crate::baseline::today());
         }
-        self.degraded.record(&report);
+        if origin == Origin::Scheduled {
+            self.degraded.record(&report);
+            self.publish_degraded();
+            self.metrics.observe(&report);
+        }
+        report
+    }
+
+    /// `vantage_region_degraded` for every region, from what the scheduled runs showed.
+    pub fn publish_degraded(&self) {
+        let degraded = self.degraded.regions();
         for region in self.regions() {
             self.metrics
-                .set_degraded(&region, self.degraded.regions().contains(&region));
+                .set_degraded(&region, degraded.contains(&region));
         }
-        self.metrics.observe(&report);
-        report
     }
 
     /// Start an on-demand check in the background, kept in the store under its id (for
@@ -115,7 +140,7 @@ impl Checks {
             let store = checks.store.clone();
             let id3 = id2.clone();
             let on_region = move |r: &RegionResult| store.add_region(&id3, r);
-            let mut report = checks.run(&req, &on_region).await;
+            let mut report = checks.run(&req, Origin::OnDemand, &on_region).await;
             report.id = id2;
             checks.store.finish(report);
         });
@@ -141,3 +166,7 @@ fn running(id: &str, target: &Target) -> Report {
         gate: None,
     }
 }
+
+#[cfg(test)]
+#[path = "lifecycle_tests.rs"]
+mod lifecycle_tests;

@@ -141,9 +141,9 @@ impl Metrics {
         *self.in_process.lock().unwrap_or_else(|p| p.into_inner()) = region;
     }
 
-    /// Record a finished report of a scheduled target: its series replace the target's
-    /// previous ones. Other targets (checks submitted through the API) have no per-target
-    /// series.
+    /// Record the finished report of a scheduled run: its series replace the target's
+    /// previous ones. Other targets have no per-target series, and checks submitted through
+    /// the API are never recorded (`checks::Checks::run`), also for a scheduled target.
     pub fn observe(&self, report: &Report) {
         self.targets.observe(report);
     }

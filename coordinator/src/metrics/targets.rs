@@ -10,8 +10,10 @@
 //! phase names (interned). The exposition is written from that, family by family.
 //!
 //! The table holds the scheduled targets and nothing else: the schedule adds and removes
-//! entries, and a report of a target without one (a check submitted through the API, or a
-//! run that finished after its target left the schedule) changes nothing.
+//! entries, and only the schedule's own runs are observed (`checks::Origin::Scheduled`): a
+//! check submitted through the API never reaches here, even for a scheduled target (its
+//! regions, credential or timing are the caller's), and a run that finished after its
+//! target left the schedule changes nothing.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
@@ -104,8 +106,8 @@ impl Targets {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Replace a scheduled target's last run with this report's; a target that is not
-    /// scheduled gets nothing.
+    /// Replace a scheduled target's last run with the report of its scheduled run; a target
+    /// that is not scheduled gets nothing.
     pub(super) fn observe(&self, report: &Report) {
         let mut g = self.lock();
         let Some(t) = g.targets.get(report.target.as_str()) else {

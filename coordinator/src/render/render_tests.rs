@@ -329,7 +329,10 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
         summary::seen_from(f, &both),
         "seen from every region (eu, us)"
     );
-    let degraded = report_degraded(&["eu", "us"], vec![failing("eu"), clean("us")], &["us"]);
+    // us is degraded and could not connect: its egress failure is discounted (a degraded
+    // region that observed the target would count in full).
+    let us = unreachable("us", None, "no connection");
+    let degraded = report_degraded(&["eu", "us"], vec![failing("eu"), us], &["us"]);
     let f = degraded.finding(FindingId::TransportDelete).unwrap();
     assert_eq!(
         summary::seen_from(f, &degraded),

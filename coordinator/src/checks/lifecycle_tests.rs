@@ -1,0 +1,262 @@
+//! What the coordinator learns from a run, by where the run comes from (red team round 6,
+//! #13 and #3): scheduled runs of `[[checks]]` targets feed the degraded-region state and the
+//! per-target series; on-demand (API) checks feed neither. Regions a, b and c are scripted
+//! agents on the fleet registry (no traffic: each answers with a region result built here).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::{RegionResult, Severity};
+use vantage_agent::Target;
+
+use super::{Checks, Dispatcher, Origin, Store};
+use crate::config::Scheduled;
+use crate::fleet::{JobOutcome, Registry, ToAgent};
+use crate::report::{Decision, Report, Scope};
+use crate::test_reports::{clean, fail, nxdomain};
+
+/// What region b sees. a and c always see a clean target.
+#[derive(Debug, Default)]
+struct World {
+    /// b's resolver answers NXDOMAIN for the x*.lab names (a, c resolve them).
+    b_nxdomain_x: AtomicBool,
+    /// b's resolver answers NXDOMAIN for ok.lab too.
+    b_nxdomain_ok: AtomicBool,
+    /// b reaches ok.lab through another edge: an unknown method gets an HTML 404.
+    b_other_edge: AtomicBool,
+}
+
+impl World {
+    fn result(&self, region: &str, host: &str) -> RegionResult {
+        if region != "b" {
+            return clean(region);
+        }
+        let x = host.starts_with('x');
+        if (x && self.b_nxdomain_x.load(Ordering::SeqCst))
+            || (!x && self.b_nxdomain_ok.load(Ordering::SeqCst))
+        {
+            return nxdomain("b");
+        }
+        let mut r = clean("b");
+        if !x && self.b_other_edge.load(Ordering::SeqCst) {
+            fail(&mut r, "method.unknown", Severity::High, "404 text/html");
+        }
+        r
+    }
+}
+
+/// The coordinator's lifecycle with agents for a, b and c answering from `world`.
+fn checks(world: &Arc<World>) -> Arc<Checks> {
+    let registry = Arc::new(Registry::default());
+    for region in ["a", "b", "c"] {
+        let (tx, mut rx) = mpsc::channel(64);
+        let session = registry.register(format!("{region}-1"), region.into(), "v".into(), tx);
+        let (registry, world) = (registry.clone(), world.clone());
+        tokio::spawn(async move {
+            while let Some(msg) = rx.recv().await {
+                if let ToAgent::Job { id, job } = msg {
+                    let r = world.result(region, &job.target.host);
+                    registry.complete(session, &id, JobOutcome::Done(Box::new(r)));
+                }
+            }
+        });
+    }
+    Arc::new(Checks {
+        credentials: Default::default(),
+        regions: std::sync::RwLock::new(vec!["a".into(), "b".into(), "c".into()]),
+        dispatcher: Arc::new(Dispatcher {
+            registry,
+            local: None,
+            policy: vantage_agent::Policy::default(),
+        }),
+        store: Arc::new(Store::new(100, Duration::from_secs(3600))),
+        metrics: Arc::new(crate::metrics::Metrics::new(prometheus::Registry::new()).unwrap()),
+        degraded: Default::default(),
+    })
+}
+
+fn scheduled(host: &str) -> Scheduled {
+    Scheduled {
+        target: Target::parse(&format!("https://{host}/mcp")).unwrap(),
+        interval: Duration::from_secs(3600),
+        regions: vec![],
+        credential: None,
+        expect_auth: false,
+        deadline: Some(Duration::from_secs(30)),
+        labels: Default::default(),
+        baseline: None,
+    }
+}
+
+/// Configure the schedule as `serve` does (its timers stopped: the runs are driven here).
+fn configure(checks: &Arc<Checks>, hosts: &[&str]) -> Vec<Scheduled> {
+    let list: Vec<Scheduled> = hosts.iter().map(|h| scheduled(h)).collect();
+    for t in crate::schedule::start(checks, &list, Duration::from_secs(30)) {
+        t.abort();
+    }
+    list
+}
+
+/// One scheduled run of `c`, as the schedule's timer starts it.
+async fn scheduled_run(checks: &Checks, c: &Scheduled) -> Report {
+    let req = crate::schedule::request(checks, c, Duration::from_secs(30));
+    checks.run(&req, Origin::Scheduled, &|_| {}).await
+}
+
+/// An on-demand check, as `POST /v1/checks` starts it.
+async fn on_demand(checks: &Arc<Checks>, host: &str, regions: &[&str]) -> Report {
+    let req = super::CheckRequest {
+        target: Target::parse(&format!("https://{host}/mcp")).unwrap(),
+        regions: regions.iter().map(|r| r.to_string()).collect(),
+        credential: None,
+        expect_auth: false,
+        deadline: Duration::from_secs(30),
+        baseline: None,
+    };
+    let (id, mut done) = checks.start(req);
+    done.wait_for(|d| *d).await.unwrap();
+    checks.store.get(&id).expect("stored")
+}
+
+fn metrics(checks: &Checks) -> String {
+    checks
+        .metrics
+        .render(&checks.dispatcher.registry, &checks.regions())
+}
+
+fn degraded_gauge(checks: &Checks, region: &str) -> String {
+    let prefix = format!("vantage_region_degraded{{region=\"{region}\"}} ");
+    metrics(checks)
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()).map(str::to_string))
+        .unwrap_or_else(|| "absent".into())
+}
+
+/// The report blocks on b's method.unknown (high, regional, b only), whatever b's state.
+fn assert_blocked_on_bs_edge(r: &Report) {
+    assert_eq!(r.decision, Decision::Blocked, "{}", r.reason);
+    let f = r.finding(FindingId::MethodUnknown).expect("method.unknown");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["b".to_string()])
+    );
+    assert!(r.finding(FindingId::FleetVantageDegraded).is_none());
+}
+
+/// #13 (a): three (or any number of) on-demand checks of a caller's targets, failing at b's
+/// resolver, never make b degraded, and b's real fault on another target keeps blocking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_demand_checks_never_make_a_region_degraded() {
+    let world = Arc::new(World::default());
+    world.b_nxdomain_x.store(true, Ordering::SeqCst);
+    world.b_other_edge.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    configure(&checks, &["ok.lab"]);
+    assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
+    for x in ["x1.lab", "x2.lab", "x3.lab", "x4.lab", "x5.lab"] {
+        let r = on_demand(&checks, x, &["a", "b", "c"]).await;
+        let f = r
+            .finding(FindingId::DnsSplitHorizon)
+            .expect("split horizon");
+        assert_eq!(f.regions, vec!["b".to_string()]);
+    }
+    assert!(checks.degraded.regions().is_empty());
+    assert!(checks.degraded.is_empty(), "on-demand targets are not kept");
+    assert_eq!(degraded_gauge(&checks, "b"), "0");
+    assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
+}
+
+/// #13 (a, b, c): scheduled runs of configured targets that fail at b's resolver alone make
+/// b degraded; b's high fault on a target it observed still blocks; scheduled runs in which
+/// b resolves and connects again heal it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
+    let world = Arc::new(World::default());
+    world.b_nxdomain_x.store(true, Ordering::SeqCst);
+    world.b_other_edge.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    let list = configure(&checks, &["x1.lab", "x2.lab", "x3.lab"]);
+    assert_eq!(degraded_gauge(&checks, "b"), "0");
+    for c in &list {
+        scheduled_run(&checks, c).await;
+    }
+    assert_eq!(
+        checks.degraded.regions(),
+        std::collections::BTreeSet::from(["b".to_string()])
+    );
+    assert_eq!(degraded_gauge(&checks, "b"), "1");
+    assert_eq!(degraded_gauge(&checks, "a"), "0");
+    // Its egress failure on a target the others reach is discounted ...
+    let r = on_demand(&checks, "x9.lab", &["a", "b", "c"]).await;
+    assert_eq!(r.decision, Decision::Unknown, "{}", r.reason);
+    let f = r
+        .finding(FindingId::FleetVantageDegraded)
+        .expect("the note");
+    assert_eq!(f.regions, vec!["b".to_string()]);
+    assert!(f.evidence.iter().any(|e| e.starts_with("b: dns.resolve")));
+    // ... what it observed is not.
+    assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
+    // b's resolver is fixed: each scheduled run clears its target; with two of three clear,
+    // b no longer fails most targets.
+    world.b_nxdomain_x.store(false, Ordering::SeqCst);
+    scheduled_run(&checks, &list[0]).await;
+    assert_eq!(degraded_gauge(&checks, "b"), "1", "x2, x3 still fail in b");
+    scheduled_run(&checks, &list[1]).await;
+    assert!(checks.degraded.regions().is_empty());
+    assert_eq!(degraded_gauge(&checks, "b"), "0");
+    // A reload that drops the targets forgets them.
+    configure(&checks, &["ok.lab"]);
+    assert!(checks.degraded.is_empty());
+}
+
+/// The lines of the per-target series of `target`.
+fn target_series(checks: &Checks, target: &str) -> Vec<String> {
+    let label = format!("target=\"{target}\"");
+    metrics(checks)
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains(&label))
+        .map(str::to_string)
+        .collect()
+}
+
+/// #3: an on-demand check of a scheduled target, from one region, leaves the scheduled
+/// series as the last scheduled run wrote them (its decision, its gate decision, its run
+/// counters and timestamp, every region's series); the next scheduled run writes them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_demand_checks_leave_the_scheduled_series_alone() {
+    let world = Arc::new(World::default());
+    world.b_nxdomain_ok.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    let list = configure(&checks, &["ok.lab"]);
+    let target = "https://ok.lab/mcp";
+    let r = scheduled_run(&checks, &list[0]).await;
+    assert_eq!(r.decision, Decision::Blocked, "{}", r.reason);
+    let before = target_series(&checks, target);
+    let has = |lines: &[String], prefix: &str| lines.iter().any(|l| l.starts_with(prefix));
+    let decision = format!("vantage_decision{{decision=\"blocked\",target=\"{target}\"}} 1");
+    let runs =
+        |n: u32| format!("vantage_runs_total{{decision=\"blocked\",target=\"{target}\"}} {n}");
+    assert!(has(&before, &decision), "{before:#?}");
+    assert!(has(&before, &runs(1)), "{before:#?}");
+    for region in ["a", "b", "c"] {
+        let reachable = format!("vantage_check_success{{check=\"dns.resolve\",region=\"{region}\"");
+        assert!(has(&before, &reachable), "{region}: {before:#?}");
+    }
+
+    let r = on_demand(&checks, "ok.lab", &["a"]).await;
+    assert_eq!(r.decision, Decision::Pass, "{}", r.reason);
+    assert_eq!(
+        target_series(&checks, target),
+        before,
+        "the on-demand run wrote series"
+    );
+
+    // The next scheduled run does.
+    scheduled_run(&checks, &list[0]).await;
+    let after = target_series(&checks, target);
+    assert!(has(&after, &runs(2)), "{after:#?}");
+    assert!(has(&after, &decision), "{after:#?}");
+}

@@ -1,0 +1,143 @@
+//! What a degraded region's result counts for (red team round 6, #13): its egress failures
+//! on a target it did not observe are discounted; what it observed counts in full.
+
+use std::collections::BTreeSet;
+
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::{Cause, RegionResult, Severity};
+
+use crate::merge::{merge, MergeInput, Merged};
+use crate::report::{Decision, Scope};
+use crate::test_reports::{clean, fail, nxdomain, unreachable};
+
+const ABC: &[&str] = &["a", "b", "c"];
+
+fn run(regions: Vec<RegionResult>, degraded: &[&str]) -> Merged {
+    let requested: Vec<String> = ABC.iter().map(|s| s.to_string()).collect();
+    let degraded: BTreeSet<String> = degraded.iter().map(|s| s.to_string()).collect();
+    merge(&MergeInput {
+        requested: &requested,
+        results: &regions,
+        degraded: &degraded,
+        absent: &Default::default(),
+    })
+}
+
+fn find(m: &Merged, id: FindingId) -> Option<&crate::report::Finding> {
+    m.findings.iter().find(|f| f.id == id)
+}
+
+/// b answered an unknown method with an HTML 404 (a different edge there): b resolved,
+/// connected and got answers, so its high failure blocks whether or not b is degraded. The
+/// red team's case: three on-demand checks had made b degraded, and this became a pass.
+#[test]
+fn a_degraded_region_that_observed_the_target_reports_with_full_weight() {
+    let edge = || {
+        let mut b = clean("b");
+        fail(&mut b, "method.unknown", Severity::High, "404 text/html");
+        vec![clean("a"), b, clean("c")]
+    };
+    let plain = run(edge(), &[]);
+    let degraded = run(edge(), &["b"]);
+    assert_eq!(degraded, plain, "being degraded changes nothing here");
+    assert_eq!(degraded.decision, Decision::Blocked, "{}", degraded.reason);
+    let f = find(&degraded, FindingId::MethodUnknown).expect("method.unknown");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["b".to_string()])
+    );
+    assert!(f.evidence.iter().any(|e| e.contains("404 text/html")));
+    assert!(find(&degraded, FindingId::EdgeDivergent).is_some());
+    assert!(find(&degraded, FindingId::FleetVantageDegraded).is_none());
+}
+
+/// A degraded region whose resolver got NXDOMAIN for a name the others resolve: its own
+/// egress (a resolver of its own that says otherwise), discounted as before. Not a split
+/// horizon, not a pass either: b did not observe the target (unknown).
+#[test]
+fn a_degraded_regions_nxdomain_on_a_name_others_resolve_is_discounted() {
+    let m = run(vec![clean("a"), nxdomain("b"), clean("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert!(
+        m.reason.contains("b did not observe the target"),
+        "{}",
+        m.reason
+    );
+    assert!(find(&m, FindingId::DnsSplitHorizon).is_none());
+    let f = find(&m, FindingId::FleetVantageDegraded).expect("the note");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::Low, Scope::Regional, vec!["b".to_string()])
+    );
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.starts_with("b: dns.resolve NXDOMAIN")),
+        "{:?}",
+        f.evidence
+    );
+    // The control: the same answers from a region that is not degraded block.
+    let m = run(vec![clean("a"), nxdomain("b"), clean("c")], &[]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    assert!(find(&m, FindingId::DnsSplitHorizon).is_some());
+}
+
+/// The same for a connection only the degraded region cannot open (`egress.blocked`
+/// otherwise).
+#[test]
+fn a_degraded_regions_failed_connect_is_discounted() {
+    let b = || unreachable("b", Some(Cause::Timeout), "no answer within 5 s");
+    let m = run(vec![clean("a"), b(), clean("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert!(find(&m, FindingId::EgressBlocked).is_none());
+    let f = find(&m, FindingId::FleetVantageDegraded).expect("the note");
+    assert!(f.evidence.iter().any(|e| e.starts_with("b: net.connect ")));
+    let m = run(vec![clean("a"), b(), clean("c")], &[]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    assert!(find(&m, FindingId::EgressBlocked).is_some());
+}
+
+/// A degraded region that did not observe the target for a reason that is not its egress
+/// (its handshake failed: a certificate, another edge) reports with full weight; so does
+/// one whose egress failure comes with a failure of another kind. Neither is excused.
+#[test]
+fn a_degraded_region_failing_more_than_its_egress_is_not_discounted() {
+    let mut b = unreachable("b", None, "unused");
+    crate::test_reports::set(
+        &mut b,
+        "net.connect",
+        vantage_agent::model::Outcome::Pass,
+        None,
+        None,
+        "connected",
+    );
+    fail(
+        &mut b,
+        "tls.handshake",
+        Severity::High,
+        "certificate expired",
+    );
+    let m = run(vec![clean("a"), b, clean("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    let f = find(&m, FindingId::TlsHandshake).expect("tls.handshake");
+    assert_eq!(f.regions, vec!["b".to_string()]);
+    assert!(find(&m, FindingId::FleetVantageDegraded).is_none());
+
+    let mut b = nxdomain("b");
+    fail(&mut b, "method.unknown", Severity::High, "404 text/html");
+    let m = run(vec![clean("a"), b, clean("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    assert!(find(&m, FindingId::MethodUnknown).is_some());
+    assert!(find(&m, FindingId::FleetVantageDegraded).is_none());
+}
+
+/// Red team round 6 (nit): every report carried `fleet.vantage-degraded low [b]` with empty
+/// evidence once b was degraded, unrelated targets too. The note belongs only on a report
+/// whose region result it discounted: a degraded region that observed the target cleanly
+/// adds nothing, and the target passes.
+#[test]
+fn a_clean_degraded_region_adds_no_note() {
+    let m = run(vec![clean("a"), clean("b"), clean("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Pass, "{}", m.reason);
+    assert!(m.findings.is_empty(), "{:?}", m.findings);
+}
