@@ -15,6 +15,15 @@ pub enum PemError {
     },
     #[error("{what} {}: not PEM (no `-----BEGIN` line); give a PEM file", path.display())]
     NotPem { what: String, path: PathBuf },
+    #[error(
+        "{what} {}: the PEM is damaged ({detail}); the file looks cut short or edited: give the whole file as issued",
+        path.display()
+    )]
+    Damaged {
+        what: String,
+        path: PathBuf,
+        detail: String,
+    },
 }
 
 /// Read the PEM file at `path`, named by `what` (e.g. `--ca-file`, `server.tls.cert_file`).
@@ -29,6 +38,17 @@ pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
             what: what.to_string(),
             path: path.to_path_buf(),
         });
+    }
+    // Every section must parse (a cut-off END line or base64 would otherwise surface later
+    // as a library message that names neither the flag nor the file).
+    for item in rustls_pemfile::read_all(&mut std::io::BufReader::new(&bytes[..])) {
+        if let Err(e) = item {
+            return Err(PemError::Damaged {
+                what: what.to_string(),
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            });
+        }
     }
     Ok(bytes)
 }
@@ -67,6 +87,24 @@ mod tests {
         .unwrap();
         assert!(read("--ca-file", &pem).is_ok());
         assert!(read_opt("--ca-file", None).unwrap().is_none());
+        // Cut short: the END line is missing.
+        let cut = dir.join("cut.pem");
+        std::fs::write(&cut, "-----BEGIN CERTIFICATE-----\nAA==\n").unwrap();
+        let e = read("--ca-file", &cut).unwrap_err();
+        assert!(matches!(e, PemError::Damaged { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "--ca-file {}: the PEM is damaged (",
+                cut.display()
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("CERTIFICATE"),
+            "the library's detail is kept: {text}"
+        );
+        assert!(text.ends_with("give the whole file as issued"), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
