@@ -103,6 +103,15 @@ impl Exchange {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// Every value of header `name`, in order (those that are not text left out).
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect()
+    }
+
     /// The JSON-RPC response in the body: the JSON object, or the SSE event that is a response
     /// (has an id and a result or an error).
     pub fn rpc(&self) -> Option<Rpc> {
