@@ -8,7 +8,8 @@ use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::run::{
-    all_tokens, assert_problem_severities, check, options, problems, run_with, Problem,
+    all_tokens, assert_problem_severities, assert_problems, check, options, problems, run_with,
+    Problem,
 };
 
 use Outcome::{Fail, Warn};
@@ -18,7 +19,7 @@ use Severity::{Critical, High, Low, Medium};
 async fn the_clean_protected_fixture_passes_with_a_token() {
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let region = run_with(&fixture.url(), all_tokens()).await;
-    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    assert_problems(&region, &[]);
     assert!(region.protected && region.authenticated);
     for id in in_stage(Stage::Auth) {
         let c = check(&region, id);
@@ -181,9 +182,9 @@ async fn a_foreign_origin_on_a_protected_endpoint_fails_the_origin_check() {
         .unwrap();
     let region = run_with(&fixture.url(), all_tokens()).await;
     assert!(region.protected);
-    assert_eq!(
-        problems(&region),
-        vec![(CheckId::SecurityOrigin, Fail, Some(Medium), None)]
+    assert_problems(
+        &region,
+        &[(CheckId::SecurityOrigin, Fail, Some(Medium), None)],
     );
 }
 

@@ -3,24 +3,31 @@
 //! was observed, not through wall time).
 
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, RegionStatus, Severity};
 use vantage_agent::surface::ListKind;
 use vantage_fixture::{Hostile, HostileServer};
 
-use crate::run::{assert_problem_severities, assert_seen, check, options, problems, run};
+use crate::run::{assert_problem_severities, assert_problems, assert_seen, check, options, run};
 
 use Outcome::{Fail, Warn};
+use Severity::{High, Low, Medium};
+
+/// Run the engine on a hostile server of `kind`: the result, and its `era.detect`.
+async fn era_of(kind: Hostile) -> (RegionResult, CheckResult) {
+    let server = HostileServer::start(kind).await.unwrap();
+    let region = run(&server.url()).await;
+    let era = check(&region, CheckId::EraDetect);
+    (region, era)
+}
 
 /// A target that accepts and never answers ends by the per-exchange timeout. The timeout is
 /// this vantage's own wait running out, no evidence that the target is not MCP
 /// (`checks.md` 4.1 (c), 4): `era.detect` is `unknown` for it, and nothing fails.
 #[tokio::test]
 async fn a_target_that_never_answers_times_out() {
-    let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
-    let region = run(&server.url()).await;
+    let (region, era) = era_of(Hostile::NeverAnswers).await;
     assert_eq!(region.status, RegionStatus::Complete);
-    assert_eq!(problems(&region), vec![]);
-    let era = check(&region, CheckId::EraDetect);
+    assert_problems(&region, &[]);
     assert_seen(
         &era,
         (era.outcome, era.cause),
@@ -31,31 +38,23 @@ async fn a_target_that_never_answers_times_out() {
 
 #[tokio::test]
 async fn an_endless_body_stops_at_the_body_cap() {
-    let server = HostileServer::start(Hostile::EndlessBody).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
+    let (region, era) = era_of(Hostile::EndlessBody).await;
     assert_eq!(era.outcome, Fail);
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
-    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(Severity::High))]);
+    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(High))]);
 }
 
 #[tokio::test]
 async fn a_gigabyte_content_length_is_never_trusted() {
-    let server = HostileServer::start(Hostile::HugeContentLength)
-        .await
-        .unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
+    let (region, era) = era_of(Hostile::HugeContentLength).await;
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
-    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(Severity::High))]);
+    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(High))]);
 }
 
 #[tokio::test]
 async fn an_endless_event_stream_stops_at_a_stream_cap() {
-    let server = HostileServer::start(Hostile::EndlessSse).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_eq!((era.outcome, era.severity), (Fail, Some(Severity::High)));
+    let (_, era) = era_of(Hostile::EndlessSse).await;
+    assert_eq!((era.outcome, era.severity), (Fail, Some(High)));
     assert!(
         era.observed.contains("stream size cap") || era.observed.contains("SSE event count cap"),
         "{}",
@@ -67,63 +66,62 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
 async fn a_redirect_to_itself_is_not_followed() {
     let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
     let region = run(&server.url()).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
+    assert_problems(
+        &region,
+        &[(
             CheckId::RedirectNone,
             Fail,
-            Some(Severity::Medium),
-            Some(Cause::SameHost)
-        )]
+            Some(Medium),
+            Some(Cause::SameHost),
+        )],
     );
 }
 
 /// Every other hostile behaviour ends by its deadline with `era.detect` failing, high, and
-/// an observation that names what happened; nothing panics. A body the per-exchange timeout
-/// cut (a slow drip) was not observed: `unknown` for the timeout, never "not MCP".
+/// an observation that names what happened; nothing panics. A body this vantage did not
+/// observe is no evidence either way: one the per-exchange timeout cut (a slow drip) is
+/// `unknown` for the timeout, and a gzip bomb to a client that accepts identity only is
+/// never decoded (`unknown`, another reason); never "not MCP", and nothing fails.
 #[tokio::test]
 async fn every_hostile_behaviour_ends_with_a_failure() {
-    let server = HostileServer::start(Hostile::SlowDrip).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_seen(
-        &era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(Cause::Timeout)),
-        "but the body did not finish within",
-    );
-    assert_eq!(problems(&region), vec![]);
-    let table: &[(Hostile, &[&str])] = &[
-        (Hostile::LyingLength, &["body cut short"]),
-        (Hostile::DeepJson, &["not MCP"]),
-        (Hostile::HugeHeaders, &["server/discover"]),
-        (Hostile::ResetMidBody, &["body cut short"]),
-        (Hostile::InvalidUtf8, &["not MCP"]),
-        (Hostile::NotJson, &["Service Unavailable"]),
-    ];
-    for (kind, needles) in table {
-        let server = HostileServer::start(*kind).await.unwrap();
-        let region = run(&server.url()).await;
-        let era = check(&region, CheckId::EraDetect);
+    for (kind, cause, needle) in [
+        (
+            Hostile::SlowDrip,
+            Cause::Timeout,
+            "but the body did not finish within",
+        ),
+        (
+            Hostile::GzipBomb,
+            Cause::OtherReason,
+            "Content-Encoding gzip",
+        ),
+    ] {
+        let (region, era) = era_of(kind).await;
+        assert_seen(
+            &era,
+            (era.outcome, era.cause),
+            (Outcome::Unknown, Some(cause)),
+            needle,
+        );
+        assert_problems(&region, &[]);
+    }
+    for (kind, needle) in [
+        (Hostile::LyingLength, "body cut short"),
+        (Hostile::DeepJson, "not MCP"),
+        (Hostile::HugeHeaders, "server/discover"),
+        (Hostile::ResetMidBody, "body cut short"),
+        (Hostile::InvalidUtf8, "not MCP"),
+        (Hostile::NotJson, "Service Unavailable"),
+    ] {
+        let (_, era) = era_of(kind).await;
         assert!(era.outcome.is_problem(), "{kind:?}: {era:?}");
-        assert!(era.severity >= Some(Severity::High), "{kind:?}: {era:?}");
+        assert!(era.severity >= Some(High), "{kind:?}: {era:?}");
         assert!(
-            needles.iter().any(|n| era.observed.contains(n)),
+            era.observed.contains(needle),
             "{kind:?}: observed {}",
             era.observed
         );
     }
-    // A gzip bomb to a client that accepts identity only: the body is never decoded, so
-    // era.detect has no evidence either way (unknown, another reason), never "not MCP".
-    let server = HostileServer::start(Hostile::GzipBomb).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_seen(
-        &era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
-        "Content-Encoding gzip",
-    );
 }
 
 #[tokio::test]
@@ -132,16 +130,14 @@ async fn a_tls_handshake_that_never_completes_times_out() {
         .await
         .unwrap();
     let region = run(&server.https_url()).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
+    assert_problems(
+        &region,
+        &[(
             CheckId::TlsHandshake,
             Fail,
-            Some(Severity::High),
-            Some(Cause::Timeout)
+            Some(High),
+            Some(Cause::Timeout),
         )],
-        "{}",
-        check(&region, CheckId::TlsHandshake).observed
     );
 }
 
@@ -231,7 +227,7 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
     assert_seen(
         &c,
         (c.outcome, c.severity, c.cause),
-        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        (Warn, Some(Low), Some(Cause::SizeCap)),
         "page cap (100 pages)",
     );
     let tools = region
@@ -262,7 +258,7 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
     assert_seen(
         &c,
         (c.outcome, c.severity, c.cause),
-        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        (Warn, Some(Low), Some(Cause::SizeCap)),
         "page size cap (4 MiB",
     );
     let c = check(&region, CheckId::ToolsListShape);
@@ -314,7 +310,7 @@ async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
         let c = check(&region, CheckId::PaginationCursor);
         assert_eq!(
             (c.outcome, c.severity, c.cause),
-            (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+            (Warn, Some(Low), Some(Cause::SizeCap)),
             "{kind:?}: {}",
             c.observed
         );
