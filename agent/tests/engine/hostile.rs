@@ -4,7 +4,7 @@
 
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, RegionStatus, Severity};
-use vantage_agent::surface::ListKind;
+use vantage_agent::surface::{ListKind, ListSurface};
 use vantage_fixture::{Hostile, HostileServer};
 
 use crate::run::{assert_problem_severities, assert_problems, assert_seen, check, options, run};
@@ -12,10 +12,15 @@ use crate::run::{assert_problem_severities, assert_problems, assert_seen, check,
 use Outcome::{Fail, Warn};
 use Severity::{High, Low, Medium};
 
-/// Run the engine on a hostile server of `kind`: the result, and its `era.detect`.
-async fn era_of(kind: Hostile) -> (RegionResult, CheckResult) {
+/// Run the engine on a hostile server of `kind`.
+async fn run_on(kind: Hostile) -> RegionResult {
     let server = HostileServer::start(kind).await.unwrap();
-    let region = run(&server.url()).await;
+    run(&server.url()).await
+}
+
+/// [`run_on`]: the result, and its `era.detect`.
+async fn era_of(kind: Hostile) -> (RegionResult, CheckResult) {
+    let region = run_on(kind).await;
     let era = check(&region, CheckId::EraDetect);
     (region, era)
 }
@@ -64,8 +69,7 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
 
 #[tokio::test]
 async fn a_redirect_to_itself_is_not_followed() {
-    let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
-    let region = run(&server.url()).await;
+    let region = run_on(Hostile::RedirectSelf).await;
     assert_problems(
         &region,
         &[(
@@ -217,26 +221,43 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
     assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
 }
 
+/// `id` stopped at a size cap: `want` (outcome, severity), naming the cap (`needle`).
+#[track_caller]
+fn assert_at_cap(
+    region: &RegionResult,
+    id: CheckId,
+    want: (Outcome, Option<Severity>),
+    needle: &str,
+) {
+    let c = check(region, id);
+    let (outcome, severity) = want;
+    let want = (outcome, severity, Some(Cause::SizeCap));
+    assert_seen(&c, (c.outcome, c.severity, c.cause), want, needle);
+}
+
+/// What the listing read of `kind`.
+fn list_read(region: &RegionResult, kind: ListKind) -> ListSurface {
+    let surface = region.surface.as_ref().expect("a surface in the result");
+    surface
+        .list(kind)
+        .expect("the list is in the result")
+        .clone()
+}
+
 /// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page: the
-/// listing stops at its bounds, names the bound, and never passes what it did not read.
+/// listing stops at its bounds, names the bound, and never passes what it did not read (a
+/// part is never a pass).
 #[tokio::test]
 async fn hostile_surfaces_stop_at_the_listing_bounds() {
-    let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
-    let region = run(&pages.url()).await;
-    let c = check(&region, CheckId::PaginationCursor);
-    assert_seen(
-        &c,
-        (c.outcome, c.severity, c.cause),
-        (Warn, Some(Low), Some(Cause::SizeCap)),
-        "page cap (100 pages)",
+    let region = run_on(Hostile::EndlessPages).await;
+    let page_cap = "page cap (100 pages)";
+    assert_at_cap(
+        &region,
+        CheckId::PaginationCursor,
+        (Warn, Some(Low)),
+        page_cap,
     );
-    let tools = region
-        .surface
-        .as_ref()
-        .unwrap()
-        .list(ListKind::Tools)
-        .unwrap()
-        .clone();
+    let tools = list_read(&region, ListKind::Tools);
     assert_eq!((tools.pages, tools.complete), (100, false));
     assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
     for id in [
@@ -244,29 +265,22 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
         CheckId::ToolsNameFormat,
         CheckId::ToolsSchemaValid,
     ] {
-        let c = check(&region, id);
-        assert_eq!(
-            (c.outcome, c.cause),
-            (Outcome::Unknown, Some(Cause::SizeCap)),
-            "{id}: a part is never a pass"
-        );
+        assert_at_cap(&region, id, (Outcome::Unknown, None), page_cap);
     }
 
-    let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
-    let region = run(&huge.url()).await;
-    let c = check(&region, CheckId::ToolsSurfaceSize);
-    assert_seen(
-        &c,
-        (c.outcome, c.severity, c.cause),
-        (Warn, Some(Low), Some(Cause::SizeCap)),
-        "page size cap (4 MiB",
+    let region = run_on(Hostile::HugeToolList).await;
+    let size_cap = "page size cap (4 MiB";
+    assert_at_cap(
+        &region,
+        CheckId::ToolsSurfaceSize,
+        (Warn, Some(Low)),
+        size_cap,
     );
-    let c = check(&region, CheckId::ToolsListShape);
-    assert_eq!(
-        (c.outcome, c.cause),
-        (Outcome::Unknown, Some(Cause::SizeCap)),
-        "{}",
-        c.observed
+    assert_at_cap(
+        &region,
+        CheckId::ToolsListShape,
+        (Outcome::Unknown, None),
+        size_cap,
     );
     let bounds = region.surface.as_ref().unwrap().bounds;
     assert_eq!(
@@ -285,34 +299,18 @@ async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
         (Hostile::EndlessResourcePages, ListKind::Resources),
         (Hostile::EndlessPromptPages, ListKind::Prompts),
     ] {
-        let server = HostileServer::start(kind).await.unwrap();
-        let region = run(&server.url()).await;
-        let read = region
-            .surface
-            .as_ref()
-            .and_then(|s| s.list(list).cloned())
-            .expect("the list is in the result");
+        let region = run_on(kind).await;
+        let read = list_read(&region, list);
         assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
+        let page_cap = "page cap (100 pages)";
         for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
-            let c = check(&region, id);
-            assert_eq!(
-                (c.outcome, c.severity, c.cause),
-                (Outcome::Unknown, None, Some(Cause::SizeCap)),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
-            assert!(
-                c.observed.contains("page cap (100 pages)"),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
+            assert_at_cap(&region, id, (Outcome::Unknown, None), page_cap);
         }
-        let c = check(&region, CheckId::PaginationCursor);
-        assert_eq!(
-            (c.outcome, c.severity, c.cause),
-            (Warn, Some(Low), Some(Cause::SizeCap)),
-            "{kind:?}: {}",
-            c.observed
+        assert_at_cap(
+            &region,
+            CheckId::PaginationCursor,
+            (Warn, Some(Low)),
+            page_cap,
         );
         assert_eq!(
             check(&region, CheckId::ToolsListShape).outcome,
