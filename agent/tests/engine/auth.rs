@@ -143,24 +143,22 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
 
 #[tokio::test]
 async fn observations_name_the_rule_that_failed() {
-    let fixture = Fixture::start(&[Fault::AuthPrmTrailingSlash])
-        .await
-        .unwrap();
-    let region = run_with(&fixture.url(), all_tokens()).await;
-    let prm = check(&region, CheckId::AuthPrm);
-    assert!(
-        prm.observed.contains("not the endpoint URL"),
-        "{}",
-        prm.observed
-    );
-    let fixture = Fixture::start(&[Fault::AuthIssuerMismatch]).await.unwrap();
-    let region = run_with(&fixture.url(), all_tokens()).await;
-    let as_md = check(&region, CheckId::AuthAsMetadata);
-    assert!(
-        as_md.observed.contains("issuer.vantage-fixture.invalid"),
-        "{}",
-        as_md.observed
-    );
+    for (fault, id, needle) in [
+        (
+            Fault::AuthPrmTrailingSlash,
+            CheckId::AuthPrm,
+            "not the endpoint URL",
+        ),
+        (
+            Fault::AuthIssuerMismatch,
+            CheckId::AuthAsMetadata,
+            "issuer.vantage-fixture.invalid",
+        ),
+    ] {
+        let fixture = Fixture::start(&[fault]).await.unwrap();
+        let c = check(&run_with(&fixture.url(), all_tokens()).await, id);
+        assert!(c.observed.contains(needle), "{id}: {}", c.observed);
+    }
 }
 
 #[tokio::test]
