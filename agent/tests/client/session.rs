@@ -11,6 +11,7 @@ use crate::support::agent::{
     config, registered, Agent, AGENT_ID, BACKOFF_MAX, BACKOFF_MIN, REGION, TOKEN,
 };
 use crate::support::mock::{Mock, Seen};
+use crate::support::transport::ConnId;
 
 /// The timer wheel rounds each sleep up to the next millisecond.
 const ROUNDING: Duration = Duration::from_millis(2);
@@ -155,6 +156,21 @@ async fn reconnects_back_off_jittered_and_exponentially_and_reset_only_after_a_r
     next(&mut from, again, &mut step, "the step after the reset");
 }
 
+/// The agent's next dial comes `low` to `high` after `since`, and its last error is `why`:
+/// the new connection.
+async fn redialled(
+    mock: &mut Mock,
+    agent: &Agent,
+    since: Instant,
+    (low, high): (Duration, Duration),
+    why: &str,
+) -> ConnId {
+    let (conn, at) = mock.dialed().await;
+    within(&format!("redial after {why}"), at - since, low, high);
+    assert_eq!(agent.last_error(), why);
+    conn
+}
+
 #[tokio::test(start_paused = true)]
 async fn reconnect_makes_the_agent_redial_at_once_without_waiting_for_the_stream_to_close() {
     let (mut mock, agent, session) = registered(config(), HEARTBEAT).await;
@@ -165,18 +181,9 @@ async fn reconnect_makes_the_agent_redial_at_once_without_waiting_for_the_stream
         Seen::Closed { conn, .. } => assert_eq!(conn, session.conn),
         other => panic!("the agent did not end its stream after Reconnect: {other:?}"),
     }
-    let (conn, at) = mock.dialed().await;
+    let why = "reconnecting: the coordinator went away (rolling update)";
+    let conn = redialled(&mut mock, &agent, told, (BACKOFF_MIN / 2, BACKOFF_MIN), why).await;
     assert_ne!(conn, session.conn);
-    within(
-        "redial after Reconnect",
-        at - told,
-        BACKOFF_MIN / 2,
-        BACKOFF_MIN,
-    );
-    assert_eq!(
-        agent.last_error(),
-        "reconnecting: the coordinator went away (rolling update)"
-    );
     let _again = mock.accept_then_heartbeat(HEARTBEAT).await;
     assert!(agent.ready());
     drop(session);
@@ -190,17 +197,15 @@ async fn a_stream_that_fails_after_registration_is_redialled_by_what_the_status_
     let session = mock.accept_then_heartbeat(HEARTBEAT).await;
     let failed = Instant::now();
     session.fail(Status::unavailable("the coordinator is shutting down"));
-    let (_, at) = mock.dialed().await;
-    within(
-        "redial after `unavailable`",
-        at - failed,
-        BACKOFF_MIN / 2,
-        BACKOFF_MIN,
-    );
-    assert_eq!(
-        agent.last_error(),
-        "stream: the coordinator is shutting down"
-    );
+    let why = "stream: the coordinator is shutting down";
+    redialled(
+        &mut mock,
+        &agent,
+        failed,
+        (BACKOFF_MIN / 2, BACKOFF_MIN),
+        why,
+    )
+    .await;
     // A token withdrawn while connected (a reload without its [[agents]] entry): refused,
     // unready, and the slow pace.
     let session = mock.accept_then_heartbeat(HEARTBEAT).await;
@@ -209,18 +214,9 @@ async fn a_stream_that_fails_after_registration_is_redialled_by_what_the_status_
     session.fail(Status::permission_denied(
         "this agent's token was withdrawn",
     ));
-    let (_, at) = mock.dialed().await;
-    within(
-        "redial after a withdrawn token",
-        at - failed,
-        BACKOFF_MAX,
-        BACKOFF_MAX,
-    );
+    let why = "refused: this agent's token was withdrawn";
+    redialled(&mut mock, &agent, failed, (BACKOFF_MAX, BACKOFF_MAX), why).await;
     assert!(!agent.ready());
-    assert_eq!(
-        agent.last_error(),
-        "refused: this agent's token was withdrawn"
-    );
 }
 
 #[tokio::test(start_paused = true)]
