@@ -221,6 +221,10 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
     assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
 }
 
+/// A rule stopped at a bound: a low warning, or no evidence either way.
+const WARN_LOW: (Outcome, Option<Severity>) = (Warn, Some(Low));
+const UNKNOWN: (Outcome, Option<Severity>) = (Outcome::Unknown, None);
+
 /// `id` stopped at a size cap: `want` (outcome, severity), naming the cap (`needle`).
 #[track_caller]
 fn assert_at_cap(
@@ -251,12 +255,7 @@ fn list_read(region: &RegionResult, kind: ListKind) -> ListSurface {
 async fn hostile_surfaces_stop_at_the_listing_bounds() {
     let region = run_on(Hostile::EndlessPages).await;
     let page_cap = "page cap (100 pages)";
-    assert_at_cap(
-        &region,
-        CheckId::PaginationCursor,
-        (Warn, Some(Low)),
-        page_cap,
-    );
+    assert_at_cap(&region, CheckId::PaginationCursor, WARN_LOW, page_cap);
     let tools = list_read(&region, ListKind::Tools);
     assert_eq!((tools.pages, tools.complete), (100, false));
     assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
@@ -265,23 +264,13 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
         CheckId::ToolsNameFormat,
         CheckId::ToolsSchemaValid,
     ] {
-        assert_at_cap(&region, id, (Outcome::Unknown, None), page_cap);
+        assert_at_cap(&region, id, UNKNOWN, page_cap);
     }
 
     let region = run_on(Hostile::HugeToolList).await;
     let size_cap = "page size cap (4 MiB";
-    assert_at_cap(
-        &region,
-        CheckId::ToolsSurfaceSize,
-        (Warn, Some(Low)),
-        size_cap,
-    );
-    assert_at_cap(
-        &region,
-        CheckId::ToolsListShape,
-        (Outcome::Unknown, None),
-        size_cap,
-    );
+    assert_at_cap(&region, CheckId::ToolsSurfaceSize, WARN_LOW, size_cap);
+    assert_at_cap(&region, CheckId::ToolsListShape, UNKNOWN, size_cap);
     let bounds = region.surface.as_ref().unwrap().bounds;
     assert_eq!(
         (bounds.max_pages, bounds.max_page_bytes),
@@ -304,14 +293,9 @@ async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
         assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
         let page_cap = "page cap (100 pages)";
         for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
-            assert_at_cap(&region, id, (Outcome::Unknown, None), page_cap);
+            assert_at_cap(&region, id, UNKNOWN, page_cap);
         }
-        assert_at_cap(
-            &region,
-            CheckId::PaginationCursor,
-            (Warn, Some(Low)),
-            page_cap,
-        );
+        assert_at_cap(&region, CheckId::PaginationCursor, WARN_LOW, page_cap);
         assert_eq!(
             check(&region, CheckId::ToolsListShape).outcome,
             Outcome::Pass,
