@@ -109,19 +109,20 @@ async fn every_hostile_behaviour_ends_with_a_failure() {
         );
         assert_problems(&region, &[]);
     }
-    for (kind, needle) in [
-        (Hostile::LyingLength, "body cut short"),
-        (Hostile::DeepJson, "not MCP"),
-        (Hostile::HugeHeaders, "server/discover"),
-        (Hostile::ResetMidBody, "body cut short"),
-        (Hostile::InvalidUtf8, "not MCP"),
-        (Hostile::NotJson, "Service Unavailable"),
-    ] {
+    let table: &[(Hostile, &[&str])] = &[
+        (Hostile::LyingLength, &["body cut short"]),
+        (Hostile::DeepJson, &["not MCP"]),
+        (Hostile::HugeHeaders, &["server/discover"]),
+        (Hostile::ResetMidBody, &["body cut short"]),
+        (Hostile::InvalidUtf8, &["not MCP"]),
+        (Hostile::NotJson, &["Service Unavailable"]),
+    ];
+    for &(kind, needles) in table {
         let (_, era) = era_of(kind).await;
         assert!(era.outcome.is_problem(), "{kind:?}: {era:?}");
         assert!(era.severity >= Some(High), "{kind:?}: {era:?}");
         assert!(
-            era.observed.contains(needle),
+            needles.iter().any(|n| era.observed.contains(n)),
             "{kind:?}: observed {}",
             era.observed
         );
