@@ -36,6 +36,11 @@ def mib(kib):
     return f"{kib / 1024:.1f} MiB"
 
 
+def row(*cells):
+    """One row of a Markdown table: `| a | b |`."""
+    return "| " + " | ".join(cells) + " |"
+
+
 def span(values, digits=0, unit=""):
     """`lo–hi`, or one value when they print the same."""
     lo, hi = f"{min(values):,.{digits}f}{unit}", f"{max(values):,.{digits}f}{unit}"
@@ -77,19 +82,24 @@ def sec_meta(d):
             "ratios' method).")
 
 
+def timings(d, prefix, bold=False):
+    """The median and p99 cells of a timing row: `d[PREFIX + "median_ms"]`, `d[PREFIX + "p99_ms"]`."""
+    median = f"{d[prefix + 'median_ms']:.2f} ms"
+    return (f"**{median}**" if bold else median), f"{d[prefix + 'p99_ms']:.2f} ms"
+
+
+def timing_table(rows, ratio, note):
+    """A `| | median | p99 |` table of timing rows and their ratio, then a note under it."""
+    return "\n".join(["| | median | p99 |", "|---|---|---|", *rows, f"| ratio | {ratio} | |", "", note])
+
+
 def sec_check(d):
     c = d["check"]
-    return "\n".join([
-        "| | median | p99 |",
-        "|---|---|---|",
-        f"| full single-vantage check ({c['checks_run']} checks ran over {c['exchanges']} HTTP "
-        f"exchanges, counted at the fixture) | **{c['median_ms']:.2f} ms** | {c['p99_ms']:.2f} ms |",
-        f"| floor: one discover round trip on a fresh connection | {c['floor_median_ms']:.2f} ms "
-        f"| {c['floor_p99_ms']:.2f} ms |",
-        f"| ratio | {c['ratio']:.1f}x the floor | |",
-        "",
-        f"Goal: median under {c['goal_median_ms']:g} ms ({c['runs']} runs).",
-    ])
+    return timing_table([
+        row(f"full single-vantage check ({c['checks_run']} checks ran over {c['exchanges']} HTTP "
+            "exchanges, counted at the fixture)", *timings(c, "", bold=True)),
+        row("floor: one discover round trip on a fresh connection", *timings(c, "floor_")),
+    ], f"{c['ratio']:.1f}x the floor", f"Goal: median under {c['goal_median_ms']:g} ms ({c['runs']} runs).")
 
 
 def sec_daemon(d):
@@ -132,11 +142,10 @@ def sec_verdicts(d):
     ]
     for r in d["daemon"]["rows"]:
         v, b = r["vantage"], r["blackbox"]
-        rows.append(
-            f"| {n(r['targets'])} | {n(v['verdicts'])} ({n(v['passes'])}) | "
-            f"**{v['verdicts'] / max(v['cpu_s'], 0.01):.0f}** | "
-            f"{v['exchanges'] / max(v['verdicts'], 1):.1f} | "
-            f"{b['verdicts'] / max(b['cpu_s'], 0.01):.0f} |")
+        rows.append(row(n(r["targets"]), f"{n(v['verdicts'])} ({n(v['passes'])})",
+                        f"**{v['verdicts'] / max(v['cpu_s'], 0.01):.0f}**",
+                        f"{v['exchanges'] / max(v['verdicts'], 1):.1f}",
+                        f"{b['verdicts'] / max(b['cpu_s'], 0.01):.0f}"))
     return "\n".join(rows)
 
 
@@ -193,11 +202,11 @@ def sec_memory(d):
     if last:
         for name, s in [("vantage serve", last["vantage"]), ("blackbox_exporter", last["blackbox"])]:
             b = s["memory"]
-            rows.append(
-                f"| {name} ({n(last['targets'])} targets) | {mib(b['binary_kib'])} | "
-                f"{mib(b['libraries_kib'])} | {mib(b['main_heap_kib'])} | {b['arenas']}: "
-                f"{mib(b['arenas_kib'])} | {b['threads']} threads: {mib(b['stacks_kib'])} | "
-                f"{mib(b['other_anon_kib'])} | {mib(b['total_kib'])} |")
+            rows.append(row(f"{name} ({n(last['targets'])} targets)",
+                            *(mib(b[k]) for k in ("binary_kib", "libraries_kib", "main_heap_kib")),
+                            f"{b['arenas']}: {mib(b['arenas_kib'])}",
+                            f"{b['threads']} threads: {mib(b['stacks_kib'])}",
+                            mib(b["other_anon_kib"]), mib(b["total_kib"])))
     return "\n".join(rows)
 
 
@@ -243,18 +252,13 @@ def sec_fleet_growth(d):
 
 def sec_listing(d):
     li = d["listing"]
-    return "\n".join([
-        "| | median | p99 |",
-        "|---|---|---|",
-        f"| full check with listing ({li['exchanges_full']} HTTP exchanges, counted at the "
-        f"fixture) | **{li['full_median_ms']:.2f} ms** | {li['full_p99_ms']:.2f} ms |",
-        f"| today's check, listing off ({li['exchanges_today']} HTTP exchanges) | "
-        f"{li['today_median_ms']:.2f} ms | {li['today_p99_ms']:.2f} ms |",
-        f"| ratio | **{li['ratio']:.1f}x** (+{li['full_median_ms'] - li['today_median_ms']:.1f} ms) | |",
-        "",
+    return timing_table([
+        row(f"full check with listing ({li['exchanges_full']} HTTP exchanges, counted at the "
+            "fixture)", *timings(li, "full_", bold=True)),
+        row(f"today's check, listing off ({li['exchanges_today']} HTTP exchanges)", *timings(li, "today_")),
+    ], f"**{li['ratio']:.1f}x** (+{li['full_median_ms'] - li['today_median_ms']:.1f} ms)",
         f"A {li['tools']}-tool server: {li['pages']} pages of tools, {n(li['bytes'])} bytes of "
-        f"tool definitions; {li['runs']} runs of each, interleaved. No goal is set.",
-    ])
+        f"tool definitions; {li['runs']} runs of each, interleaved. No goal is set.")
 
 
 def sec_headline(d):

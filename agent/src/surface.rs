@@ -197,7 +197,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// An item's canonical JSON without `_meta` (per-response metadata), and its digest: the
-/// first 16 hex digits of its SHA-256.
+/// first 16 hex digits of its SHA-256. The item is the one captured
+/// ([`crate::probe::observed::sanitize_json`]: token pieces redacted, unsafe characters
+/// escaped one-to-one), so two items that differ on the wire differ here, but in a piece of
+/// the run's token.
 pub fn item_canonical(item: &Value) -> (usize, String) {
     let mut out = Vec::new();
     write_canonical(item, &mut out, Some("_meta"));
@@ -312,6 +315,12 @@ mod tests {
         let mut changed = tool.clone();
         changed["inputSchema"]["properties"] = json!({"a": {"type": "number"}});
         assert_ne!(item_digest(&tool), item_digest(&changed));
+        // Captured: a written-out `\u{1b}` and an ESC are two items (they were one).
+        let mut written = json!({"name": "x\\u{1b}"});
+        let mut control = json!({"name": "x\u{1b}"});
+        crate::probe::observed::sanitize_json(&mut written, &[]);
+        crate::probe::observed::sanitize_json(&mut control, &[]);
+        assert_ne!(item_digest(&written), item_digest(&control));
     }
 
     #[test]

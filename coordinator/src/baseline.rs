@@ -319,3 +319,5 @@ mod tests;
 
 #[cfg(test)]
 mod match_tests;
+#[cfg(test)]
+mod test_support;

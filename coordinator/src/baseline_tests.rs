@@ -5,27 +5,11 @@ use std::path::Path;
 
 use vantage_agent::model::{RegionResult, RegionStatus, Severity};
 
+use super::test_support::*;
 use super::*;
 use crate::exit::{FailOn, FailOnSeverity, Gate, GateResult, GATE_FAILED, OK, UNKNOWN_REGION};
 use crate::report::Decision;
 use crate::test_reports::{clean, fail, one_failure, report, report_requested};
-
-const T: &str = "http://127.0.0.1:9/mcp";
-
-fn parse(text: &str) -> Result<Baseline, BaselineError> {
-    Baseline::parse(text, Path::new("b.toml"))
-}
-
-fn entry(finding: &str, region: Option<&str>, expires: &str) -> String {
-    let region = region
-        .map(|r| format!("region = \"{r}\"\n"))
-        .unwrap_or_default();
-    format!("[[accept]]\nendpoint = \"{T}\"\nfinding = \"{finding}\"\n{region}reason = \"known, OPS-1\"\nexpires = {expires}\n")
-}
-
-fn day(s: &str) -> time::Date {
-    parse_date(s).unwrap()
-}
 
 #[test]
 fn a_baseline_parses_native_and_quoted_dates() {
@@ -77,9 +61,7 @@ fn accepted_findings_stay_marked_and_stop_failing_the_gate() {
     assert_eq!(r.decision, Decision::Review);
     let gate = Gate::new(FailOn::Review, None);
     assert_eq!(gate.exit_code(&r), GATE_FAILED);
-    parse(&entry("transport.get", None, "2026-12-31"))
-        .unwrap()
-        .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(&mut r, &[entry("transport.get", None, "2026-12-31")]);
     let f = r.finding(FindingId::TransportGet).unwrap();
     assert!(f.is_accepted(), "{f:?}");
     assert_eq!(f.accepted.as_ref().unwrap().expires, "2026-12-31");
@@ -126,12 +108,13 @@ fn an_expired_entry_fails_the_gate_with_a_clear_message() {
 fn entries_that_match_nothing_are_stale_and_other_endpoints_are_left_alone() {
     let mut r = report(vec![clean("local")]);
     let other = "[[accept]]\nendpoint = \"https://other.example/mcp\"\nfinding = \"transport.get\"\nreason = \"r\"\nexpires = 2026-12-31\n";
-    parse(&format!(
-        "{}{other}",
-        entry("method.unknown", None, "2026-12-31")
-    ))
-    .unwrap()
-    .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(
+        &mut r,
+        &[
+            entry("method.unknown", None, "2026-12-31"),
+            other.to_string(),
+        ],
+    );
     let status = r.baseline.as_ref().unwrap();
     assert_eq!(status.stale.len(), 1);
     assert_eq!(status.stale[0].finding, "method.unknown");
@@ -151,13 +134,13 @@ fn a_regional_entry_accepts_only_its_region() {
     };
     // transport.get in eu only; edge.divergent in eu.
     let mut r = mk();
-    parse(&format!(
-        "{}{}",
-        entry("transport.get", Some("eu"), "2026-12-31"),
-        entry("edge.divergent", Some("eu"), "2026-12-31")
-    ))
-    .unwrap()
-    .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(
+        &mut r,
+        &[
+            entry("transport.get", Some("eu"), "2026-12-31"),
+            entry("edge.divergent", Some("eu"), "2026-12-31"),
+        ],
+    );
     assert!(
         r.findings
             .iter()
@@ -169,9 +152,7 @@ fn a_regional_entry_accepts_only_its_region() {
     assert_eq!(Gate::new(FailOn::Review, None).exit_code(&r), OK);
     // An entry for another region accepts nothing and is stale.
     let mut r = mk();
-    parse(&entry("transport.get", Some("us"), "2026-12-31"))
-        .unwrap()
-        .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(&mut r, &[entry("transport.get", Some("us"), "2026-12-31")]);
     assert!(!r.finding(FindingId::TransportGet).unwrap().is_accepted());
     assert_eq!(r.baseline.as_ref().unwrap().stale.len(), 1);
 }
@@ -185,63 +166,41 @@ fn the_gate_table_with_and_without_a_baseline() {
     let medium = || one_failure("transport.get", Severity::Medium);
     let high = || one_failure("method.unknown", Severity::High);
     let accept = |mut r: Report, id: &str| {
-        parse(&entry(id, None, "2026-12-31"))
-            .unwrap()
-            .apply(&mut r, day("2026-11-30"));
+        apply_on_30_nov(&mut r, &[entry(id, None, "2026-12-31")]);
         r
     };
-    type Row = (&'static str, Report, FailOn, Option<FailOnSeverity>, u8);
+    // (the report, the check id its baseline accepts, --fail-on, --fail-on-severity, exit code)
+    type Row = (
+        Report,
+        Option<&'static str>,
+        FailOn,
+        Option<FailOnSeverity>,
+        u8,
+    );
     let rows: Vec<Row> = vec![
-        ("low", low(), Blocked, Some(S::Low), GATE_FAILED),
-        (
-            "low accepted",
-            accept(low(), "transport.delete"),
-            Blocked,
-            Some(S::Low),
-            OK,
-        ),
-        ("medium", medium(), Review, None, GATE_FAILED),
-        ("medium", medium(), Blocked, Some(S::Medium), GATE_FAILED),
-        ("medium", medium(), Blocked, Some(S::High), OK),
-        (
-            "medium accepted",
-            accept(medium(), "transport.get"),
-            Review,
-            Some(S::Low),
-            OK,
-        ),
-        ("high", high(), Blocked, None, GATE_FAILED),
-        ("high", high(), Review, Some(S::Critical), GATE_FAILED),
-        (
-            "high accepted",
-            accept(high(), "method.unknown"),
-            Blocked,
-            None,
-            OK,
-        ),
-        (
-            "high accepted",
-            accept(high(), "method.unknown"),
-            Review,
-            Some(S::Low),
-            OK,
-        ),
-        (
-            "high, another accepted",
-            accept(high(), "transport.get"),
-            Blocked,
-            None,
-            GATE_FAILED,
-        ),
+        (low(), None, Blocked, Some(S::Low), GATE_FAILED),
+        (low(), Some("transport.delete"), Blocked, Some(S::Low), OK),
+        (medium(), None, Review, None, GATE_FAILED),
+        (medium(), None, Blocked, Some(S::Medium), GATE_FAILED),
+        (medium(), None, Blocked, Some(S::High), OK),
+        (medium(), Some("transport.get"), Review, Some(S::Low), OK),
+        (high(), None, Blocked, None, GATE_FAILED),
+        (high(), None, Review, Some(S::Critical), GATE_FAILED),
+        (high(), Some("method.unknown"), Blocked, None, OK),
+        (high(), Some("method.unknown"), Review, Some(S::Low), OK),
+        (high(), Some("transport.get"), Blocked, None, GATE_FAILED),
     ];
-    for (name, r, fail_on, sev, code) in rows {
+    for (r, accepted, fail_on, sev, code) in rows {
+        let r = match accepted {
+            Some(id) => accept(r, id),
+            None => r,
+        };
         let g = Gate::new(fail_on, sev);
+        let (flags, line) = (g.flags(), g.line(&r));
         assert_eq!(
             g.exit_code(&r),
             code,
-            "{name} under {}: {}",
-            g.flags(),
-            g.line(&r)
+            "accepted {accepted:?} under {flags}: {line}"
         );
     }
 }
@@ -256,9 +215,7 @@ fn accepting_a_finding_never_hides_an_unknown() {
         vec![eu, RegionResult::absent("us", RegionStatus::Timeout)],
     );
     assert_eq!(r.decision, Decision::Blocked);
-    parse(&entry("method.unknown", None, "2026-12-31"))
-        .unwrap()
-        .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(&mut r, &[entry("method.unknown", None, "2026-12-31")]);
     let g = Gate::default();
     assert_eq!(g.decision(&r), Decision::Unknown);
     assert_eq!(g.exit_code(&r), UNKNOWN_REGION);

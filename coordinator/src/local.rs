@@ -39,5 +39,6 @@ fn finish(job: &Job, started_at: String, started: Instant, region: RegionResult)
         &requested,
         vec![region],
         &BTreeSet::new(),
+        &Default::default(),
     )
 }

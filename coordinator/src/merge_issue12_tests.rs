@@ -159,10 +159,9 @@ fn reproduction_3_warnings_never_diverge_and_a_divergence_is_never_worse_than_it
         None,
     );
     let m = merged(vec![eu, clean("us")]);
-    assert!(shape(&m).contains(&f(
+    assert!(shape(&m).contains(&regional(
         FindingId::EdgeDivergent,
         Severity::Medium,
-        Scope::Regional,
         &["eu"]
     )));
     assert_eq!(m.decision, Decision::Review);
@@ -183,18 +182,8 @@ fn reproduction_4_a_region_without_evidence_makes_nothing_global() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::DnsSplitHorizon,
-                Severity::High,
-                Scope::Regional,
-                &["us"]
-            ),
-            f(
-                FindingId::NetConnect,
-                Severity::High,
-                Scope::Regional,
-                &["eu"]
-            ),
+            regional(FindingId::DnsSplitHorizon, Severity::High, &["us"]),
+            regional(FindingId::NetConnect, Severity::High, &["eu"]),
         ]
     );
     assert_eq!(m.decision, Decision::Blocked);
@@ -220,10 +209,9 @@ fn reproduction_5_a_failed_query_is_not_an_absent_record() {
     let ap = resolver_failed("ap", "ERROR", "could not be used");
     let m = merged(vec![clean("eu"), clean("us"), ap]);
     assert_no_dns_finding(&m);
-    assert!(shape(&m).contains(&f(
+    assert!(shape(&m).contains(&regional(
         FindingId::ProbeResolverFailed,
         Severity::Medium,
-        Scope::Regional,
         &["ap"]
     )));
 
@@ -232,11 +220,7 @@ fn reproduction_5_a_failed_query_is_not_an_absent_record() {
     let mut eu = clean("eu");
     resolved_internal(&mut eu);
     let m = merged(vec![eu, nxdomain("us"), nxdomain("ap")]);
-    let split = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsSplitHorizon)
-        .unwrap();
+    let split = m.found(FindingId::DnsSplitHorizon);
     assert_eq!(split.regions, ["ap", "eu", "us"]);
     assert!(
         split.evidence.iter().any(|e| e.contains("cannot be told")),
@@ -346,19 +330,17 @@ fn counterexample_a_divergence_is_capped_by_the_failures_own_finding() {
     let m = merged(vec![eu, clean("us")]);
     let shape = shape(&m);
     assert!(
-        shape.contains(&f(
+        shape.contains(&regional(
             FindingId::AuthWrongAudience,
             Severity::Medium,
-            Scope::Regional,
             &["eu"]
         )),
         "{shape:?}"
     );
     assert!(
-        shape.contains(&f(
+        shape.contains(&regional(
             FindingId::EdgeDivergent,
             Severity::Medium,
-            Scope::Regional,
             &["eu"]
         )),
         "{shape:?}"

@@ -12,12 +12,12 @@ type Change = fn(&mut RegionResult);
 struct Step {
     eu: &'static [Change],
     us: &'static [Change],
-    findings: Vec<(FindingId, Severity, Scope, Vec<String>)>,
+    findings: Vec<Shape>,
     decision: Decision,
 }
 
 /// (id, severity, scope, regions) of every finding, info included, sorted by id.
-fn all(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
+fn all(m: &Merged) -> Vec<Shape> {
     let mut v: Vec<_> = m
         .findings
         .iter()

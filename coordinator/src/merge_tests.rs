@@ -138,8 +138,11 @@ fn run(regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]) -> Mer
     })
 }
 
-/// (id, severity, scope, regions) of every finding above info, sorted.
-fn shape(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
+/// A finding as the tables state it: (id, severity, scope, regions).
+type Shape = (FindingId, Severity, Scope, Vec<String>);
+
+/// The shape of every finding above info, sorted.
+fn shape(m: &Merged) -> Vec<Shape> {
     let mut v: Vec<_> = m
         .findings
         .iter()
@@ -150,18 +153,31 @@ fn shape(m: &Merged) -> Vec<(FindingId, Severity, Scope, Vec<String>)> {
     v
 }
 
-fn f(
-    id: FindingId,
-    sev: Severity,
-    scope: Scope,
-    regions: &[&str],
-) -> (FindingId, Severity, Scope, Vec<String>) {
+fn f(id: FindingId, sev: Severity, scope: Scope, regions: &[&str]) -> Shape {
     (
         id,
         sev,
         scope,
         regions.iter().map(|s| s.to_string()).collect(),
     )
+}
+
+/// A regional finding `id` at `sev` in `regions`, and a global one.
+fn regional(id: FindingId, sev: Severity, regions: &[&str]) -> Shape {
+    f(id, sev, Scope::Regional, regions)
+}
+fn global(id: FindingId, sev: Severity, regions: &[&str]) -> Shape {
+    f(id, sev, Scope::Global, regions)
+}
+
+impl Merged {
+    /// The finding `id`, which must be there.
+    fn found(&self, id: FindingId) -> &Finding {
+        self.findings
+            .iter()
+            .find(|f| f.id == id)
+            .unwrap_or_else(|| panic!("no {id}: {:?}", self.findings))
+    }
 }
 
 const EU_US_AP: &[&str] = &["eu", "us", "ap"];
@@ -183,27 +199,13 @@ fn split_horizon_global_vs_non_global() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::DnsNonGlobalAddress,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
-            f(
-                FindingId::DnsSplitHorizon,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::DnsNonGlobalAddress, Severity::High, &["ap"]),
+            regional(FindingId::DnsSplitHorizon, Severity::High, &["ap"]),
         ]
     );
     assert_eq!(m.decision, Decision::Blocked);
     assert!(m.reason.contains("dns.split-horizon in ap"), "{}", m.reason);
-    let sh = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsSplitHorizon)
-        .unwrap();
+    let sh = m.found(FindingId::DnsSplitHorizon);
     assert!(
         sh.evidence
             .iter()
@@ -229,10 +231,9 @@ fn split_horizon_answer_vs_nxdomain() {
     let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::DnsSplitHorizon,
             Severity::High,
-            Scope::Regional,
             &["us"]
         )]
     );
@@ -246,18 +247,8 @@ fn split_horizon_a_vs_aaaa_only() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::DnsNoARecord,
-                Severity::High,
-                Scope::Regional,
-                &["eu"]
-            ),
-            f(
-                FindingId::DnsSplitHorizon,
-                Severity::High,
-                Scope::Regional,
-                &["eu"]
-            ),
+            regional(FindingId::DnsNoARecord, Severity::High, &["eu"]),
+            regional(FindingId::DnsSplitHorizon, Severity::High, &["eu"]),
         ]
     );
 }
@@ -275,10 +266,9 @@ fn no_a_record_everywhere_is_global_and_not_split() {
     let m = run(regions, EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::DnsNoARecord,
             Severity::High,
-            Scope::Global,
             &["ap", "eu", "us"]
         )]
     );
@@ -290,11 +280,7 @@ fn different_global_answers_are_info_only() {
     us.dns.as_mut().unwrap().a = vec!["198.51.100.20".into()];
     let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
     assert!(shape(&m).is_empty());
-    let differ = m
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::DnsAnswersDiffer)
-        .expect("answers-differ");
+    let differ = m.found(FindingId::DnsAnswersDiffer);
     assert_eq!(differ.severity, Severity::Info);
     assert_eq!(m.decision, Decision::Pass);
 }
@@ -313,12 +299,7 @@ fn egress_timeout_and_refused_in_one_region() {
         let m = run(vec![clean("eu"), us, clean("ap")], EU_US_AP, &[]);
         assert_eq!(
             shape(&m),
-            vec![f(
-                FindingId::EgressBlocked,
-                Severity::High,
-                Scope::Regional,
-                &["us"]
-            )]
+            vec![regional(FindingId::EgressBlocked, Severity::High, &["us"])]
         );
         let e = &m.findings[0];
         assert!(
@@ -347,10 +328,9 @@ fn connect_failing_everywhere_is_net_connect() {
     let m = run(regions, EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::NetConnect,
             Severity::High,
-            Scope::Global,
             &["ap", "eu", "us"]
         )]
     );
@@ -369,18 +349,8 @@ fn a_check_failing_in_one_region_is_an_edge_divergence() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
-                FindingId::EdgeDivergent,
-                Severity::Medium,
-                Scope::Regional,
-                &["ap"]
-            ),
-            f(
-                FindingId::HeadersMissingMethod,
-                Severity::Medium,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::EdgeDivergent, Severity::Medium, &["ap"]),
+            regional(FindingId::HeadersMissingMethod, Severity::Medium, &["ap"]),
         ]
     );
     assert_eq!(m.decision, Decision::Review);
@@ -400,18 +370,12 @@ fn an_auth_check_diverging_is_high() {
     assert_eq!(
         shape(&m),
         vec![
-            f(
+            regional(
                 FindingId::AuthInvalidTokenAccepted,
                 Severity::Critical,
-                Scope::Regional,
                 &["ap"]
             ),
-            f(
-                FindingId::EdgeDivergent,
-                Severity::High,
-                Scope::Regional,
-                &["ap"]
-            ),
+            regional(FindingId::EdgeDivergent, Severity::High, &["ap"]),
         ]
     );
 }
@@ -439,10 +403,9 @@ fn a_missing_region_makes_the_decision_unknown_never_pass() {
     let m = run(vec![clean("eu"), clean("us")], EU_US_AP, &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::FleetRegionMissing,
             Severity::Medium,
-            Scope::Regional,
             &["ap"]
         )]
     );
@@ -480,10 +443,9 @@ fn a_degraded_vantage_does_not_block() {
     let m = run(vec![clean("eu"), clean("us"), ap], EU_US_AP, &["ap"]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![regional(
             FindingId::FleetVantageDegraded,
             Severity::Low,
-            Scope::Regional,
             &["ap"]
         )]
     );
@@ -520,10 +482,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![eu], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::RedirectCrossHost,
             Severity::High,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -533,10 +494,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![open.clone()], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::SecurityOriginNotValidated,
             Severity::Medium,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -545,10 +505,9 @@ fn cross_host_redirect_and_origin_severity_by_protection() {
     let m = run(vec![open], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
+        vec![global(
             FindingId::SecurityOriginNotValidated,
             Severity::High,
-            Scope::Global,
             &["eu"]
         )]
     );
@@ -562,12 +521,7 @@ fn legacy_era_maps_to_legacy_only() {
     let m = run(vec![eu], &["eu"], &[]);
     assert_eq!(
         shape(&m),
-        vec![f(
-            FindingId::EraLegacyOnly,
-            Severity::Medium,
-            Scope::Global,
-            &["eu"]
-        )]
+        vec![global(FindingId::EraLegacyOnly, Severity::Medium, &["eu"])]
     );
     assert_eq!(m.era, Era::Legacy);
     assert_eq!(m.decision, Decision::Review);
@@ -606,12 +560,7 @@ fn info_and_low_do_not_change_a_pass() {
     assert_eq!(m.decision, Decision::Pass);
     assert_eq!(
         shape(&m),
-        vec![f(
-            FindingId::TransportDelete,
-            Severity::Low,
-            Scope::Global,
-            &["eu"]
-        )]
+        vec![global(FindingId::TransportDelete, Severity::Low, &["eu"])]
     );
 }
 

@@ -329,13 +329,16 @@ mod tests {
     use super::*;
 
     fn cfg(text: &str) -> Config {
-        let dir = std::env::temp_dir().join(format!("vantage-reload-{}", std::process::id()));
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("vantage-reload-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(format!("{}.toml", text.len()));
         std::fs::write(&p, text).unwrap();
-        let c = Config::load_with_env(Some(&p), Vec::new()).unwrap();
-        let _ = std::fs::remove_file(&p);
-        c
+        let c = Config::load_with_env(Some(&p), Vec::new());
+        // The directory goes too (it was left in /tmp by every run).
+        let _ = std::fs::remove_dir_all(&dir);
+        c.unwrap()
     }
 
     #[test]

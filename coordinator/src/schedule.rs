@@ -219,70 +219,52 @@ mod tests {
             labels: Default::default(),
             baseline: None,
         };
-        let per_region = |checks: &Checks, region: &str| {
+        // The DNS series of eu and of us, and the decision series, exported now.
+        let exported = |checks: &Checks| {
             let text = checks
                 .metrics
                 .render(&checks.dispatcher.registry, &checks.regions());
-            text.lines()
-                .filter(|l| {
-                    l.starts_with("vantage_dns_has_a_record{")
-                        && l.contains(&format!("region=\"{region}\""))
-                })
-                .count()
-        };
-        for t in start(
-            &checks,
-            std::slice::from_ref(&check),
-            Duration::from_secs(10),
-        ) {
-            t.abort();
-        }
-        checks
-            .metrics
-            .observe(&report(vec![clean("eu"), clean("us")]));
-        assert_eq!(
-            (per_region(&checks, "eu"), per_region(&checks, "us")),
-            (1, 1)
-        );
-        // The reload: the same target, from eu only.
-        check.regions = vec!["eu".into()];
-        for t in start(
-            &checks,
-            std::slice::from_ref(&check),
-            Duration::from_secs(10),
-        ) {
-            t.abort();
-        }
-        // The last run rested on us too: it goes, decision and all, until the next run.
-        assert_eq!(
-            (per_region(&checks, "eu"), per_region(&checks, "us")),
-            (0, 0)
-        );
-        let decisions = |checks: &Checks| {
-            checks
-                .metrics
-                .render(&checks.dispatcher.registry, &checks.regions())
+            let dns = |region: &str| {
+                let region = format!("region=\"{region}\"");
+                text.lines()
+                    .filter(|l| l.starts_with("vantage_dns_has_a_record{") && l.contains(&region))
+                    .count()
+            };
+            let decisions = text
                 .lines()
                 .filter(|l| l.starts_with("vantage_decision{"))
-                .count()
+                .count();
+            (dns("eu"), dns("us"), decisions)
         };
-        assert_eq!(decisions(&checks), 0);
+        // The schedule as `check` says, started and stopped at once (a reload).
+        let reload = |check: &Scheduled| {
+            for t in start(
+                &checks,
+                std::slice::from_ref(check),
+                Duration::from_secs(10),
+            ) {
+                t.abort();
+            }
+        };
+        let observe = |regions: &[&str]| {
+            let results = regions.iter().map(|r| clean(r)).collect();
+            checks.metrics.observe(&report(results));
+        };
+        reload(&check);
+        observe(&["eu", "us"]);
+        let (eu, us, _) = exported(&checks);
+        assert_eq!((eu, us), (1, 1));
+        // The reload: the same target, from eu only.
+        check.regions = vec!["eu".into()];
+        reload(&check);
+        // The last run rested on us too: it goes, decision and all, until the next run.
+        assert_eq!(exported(&checks), (0, 0, 0));
         // A run still in flight at the reload (it asked us) ends: not exported.
-        checks
-            .metrics
-            .observe(&report(vec![clean("eu"), clean("us")]));
-        assert_eq!(
-            (per_region(&checks, "eu"), per_region(&checks, "us")),
-            (0, 0)
-        );
-        assert_eq!(decisions(&checks), 0);
+        observe(&["eu", "us"]);
+        assert_eq!(exported(&checks), (0, 0, 0));
         // The next run, from eu only, is.
-        checks.metrics.observe(&report(vec![clean("eu")]));
-        assert_eq!(
-            (per_region(&checks, "eu"), per_region(&checks, "us")),
-            (1, 0)
-        );
-        assert_eq!(decisions(&checks), 4);
+        observe(&["eu"]);
+        assert_eq!(exported(&checks), (1, 0, 4));
     }
 
     #[test]

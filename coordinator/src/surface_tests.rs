@@ -44,33 +44,53 @@ fn tools(items: &[(&str, &str)]) -> ListSurface {
 }
 
 const NEW: &[(&str, &str)] = &[("add", "1"), ("sub", "1"), ("mul", "1")];
+/// NEW as a stale edge serves it: `add` changed, `mul` gone, `legacy_div` still there.
+const STALE: &[(&str, &str)] = &[("add", "0"), ("sub", "1"), ("legacy_div", "1")];
+/// NEW's items in another order.
+const REORDERED: &[(&str, &str)] = &[("mul", "1"), ("add", "1"), ("sub", "1")];
+
+/// `name` in `era`, whose tools list read `items` whole (and nothing else advertised).
+fn with_tools(name: &str, era: Era, items: &[(&str, &str)]) -> RegionResult {
+    region(name, era, vec![tools(items)])
+}
+
+/// The comparison of regions that each read their tools list whole, in `era`, in this order.
+fn compare_tools(era: Era, readings: &[(&str, &[(&str, &str)])]) -> Vec<SurfaceFinding> {
+    let regions: Vec<RegionResult> = readings
+        .iter()
+        .map(|(name, items)| with_tools(name, era, items))
+        .collect();
+    compare(&regions.iter().collect::<Vec<_>>())
+}
+
+/// The one finding of `found`, checked for its id, severity and the regions it names.
+fn only<'a>(
+    found: &'a [SurfaceFinding],
+    id: FindingId,
+    severity: Severity,
+    regions: &[&str],
+) -> &'a SurfaceFinding {
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!((f.id, f.severity), (id, severity), "{f:?}");
+    assert_eq!(f.regions, regions, "{f:?}");
+    f
+}
+
+/// That the first line of `f`'s evidence says `needle`.
+fn says(f: &SurfaceFinding, needle: &str) {
+    assert!(f.evidence[0].contains(needle), "{:?}", f.evidence);
+}
 
 #[test]
 fn the_same_surface_everywhere_is_no_finding() {
-    let (eu, us) = (
-        region("eu", Era::Dual, vec![tools(NEW)]),
-        region("us", Era::Dual, vec![tools(NEW)]),
-    );
-    assert!(compare(&[&eu, &us]).is_empty());
+    assert!(compare_tools(Era::Dual, &[("eu", NEW), ("us", NEW)]).is_empty());
 }
 
 #[test]
 fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
-    let eu = region("eu", Era::Dual, vec![tools(NEW)]);
-    let us = region("us", Era::Dual, vec![tools(NEW)]);
-    let ap = region(
-        "ap",
-        Era::Dual,
-        vec![tools(&[("add", "0"), ("sub", "1"), ("legacy_div", "1")])],
-    );
-    let found = compare(&[&eu, &us, &ap]);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    let f = &found[0];
-    assert_eq!(
-        (f.id, f.severity),
-        (FindingId::EdgeDivergent, Severity::Medium)
-    );
-    assert_eq!(f.regions, vec!["ap"]);
+    let found = compare_tools(Era::Dual, &[("eu", NEW), ("us", NEW), ("ap", STALE)]);
+    let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, &["ap"]);
     assert_eq!(
         f.evidence,
         vec!["ap: tools/list differs from eu, us: added legacy_div; removed mul; changed add"]
@@ -79,25 +99,14 @@ fn a_stale_edge_in_one_region_is_edge_divergent_with_the_names() {
 
 #[test]
 fn order_alone_is_its_own_low_finding() {
-    let eu = region("eu", Era::Modern, vec![tools(NEW)]);
-    let us = region(
-        "us",
-        Era::Modern,
-        vec![tools(&[("mul", "1"), ("add", "1"), ("sub", "1")])],
+    let found = compare_tools(Era::Modern, &[("eu", NEW), ("us", REORDERED), ("ap", NEW)]);
+    let f = only(
+        &found,
+        FindingId::SurfaceOrderDiffers,
+        Severity::Low,
+        &["us"],
     );
-    let ap = region("ap", Era::Modern, vec![tools(NEW)]);
-    let found = compare(&[&eu, &us, &ap]);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!(
-        (found[0].id, found[0].severity),
-        (FindingId::SurfaceOrderDiffers, Severity::Low)
-    );
-    assert_eq!(found[0].regions, vec!["us"]);
-    assert!(
-        found[0].evidence[0].contains("same 3 items as ap, eu"),
-        "{:?}",
-        found[0].evidence
-    );
+    says(f, "same 3 items as ap, eu");
 }
 
 #[test]
@@ -105,28 +114,23 @@ fn a_capability_missing_in_one_region_is_a_difference() {
     let prompts = list(ListKind::Prompts, &[("greet", "1")], true);
     let eu = region("eu", Era::Dual, vec![tools(NEW), prompts.clone()]);
     let us = region("us", Era::Dual, vec![tools(NEW), prompts]);
-    let ap = region("ap", Era::Dual, vec![tools(NEW)]);
+    let ap = with_tools("ap", Era::Dual, NEW);
     let found = compare(&[&eu, &us, &ap]);
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].regions, vec!["ap"]);
-    assert!(
-        found[0].evidence[0].contains("prompts is not advertised in ap"),
-        "{:?}",
-        found[0].evidence
-    );
+    let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, &["ap"]);
+    says(f, "prompts is not advertised in ap");
 }
 
 #[test]
 fn what_was_not_read_whole_or_in_the_same_era_is_not_compared() {
-    let eu = region("eu", Era::Dual, vec![tools(NEW)]);
+    let eu = with_tools("eu", Era::Dual, NEW);
     let cut = region(
         "ap",
         Era::Dual,
         vec![list(ListKind::Tools, &[("add", "1")], false)],
     );
     assert!(compare(&[&eu, &cut]).is_empty());
-    let legacy = region("us", Era::Legacy, vec![tools(&[("other", "1")])]);
-    let eu2 = region("eu2", Era::Dual, vec![tools(NEW)]);
+    let legacy = with_tools("us", Era::Legacy, &[("other", "1")]);
+    let eu2 = with_tools("eu2", Era::Dual, NEW);
     assert!(compare(&[&eu, &eu2, &legacy]).is_empty());
     // One region alone has nothing to be compared with.
     assert!(compare(&[&eu]).is_empty());
@@ -141,23 +145,16 @@ fn what_was_not_read_whole_or_in_the_same_era_is_not_compared() {
 /// the order the regions arrive in.
 #[test]
 fn two_regions_that_disagree_are_both_named_with_no_majority() {
-    let eu = region("eu", Era::Modern, vec![tools(NEW)]);
-    let us = region(
-        "us",
-        Era::Modern,
-        vec![tools(&[("add", "0"), ("sub", "1"), ("legacy_div", "1")])],
-    );
-    let found = compare(&[&us, &eu]);
-    assert_eq!(found, compare(&[&eu, &us]));
-    assert_eq!(found.len(), 1, "{found:#?}");
-    let f = &found[0];
+    let found = compare_tools(Era::Modern, &[("us", STALE), ("eu", NEW)]);
     assert_eq!(
-        (f.id, f.severity, f.regions.clone()),
-        (
-            FindingId::EdgeDivergent,
-            Severity::Medium,
-            vec!["eu".to_string(), "us".to_string()]
-        )
+        found,
+        compare_tools(Era::Modern, &[("eu", NEW), ("us", STALE)])
+    );
+    let f = only(
+        &found,
+        FindingId::EdgeDivergent,
+        Severity::Medium,
+        &["eu", "us"],
     );
     assert_eq!(
         f.evidence,
@@ -172,27 +169,14 @@ fn two_regions_that_disagree_are_both_named_with_no_majority() {
 /// The same with only the order differing: `surface.order-differs` names both regions.
 #[test]
 fn two_regions_listing_in_different_orders_are_both_named() {
-    let eu = region("eu", Era::Modern, vec![tools(NEW)]);
-    let us = region(
-        "us",
-        Era::Modern,
-        vec![tools(&[("mul", "1"), ("add", "1"), ("sub", "1")])],
+    let found = compare_tools(Era::Modern, &[("eu", NEW), ("us", REORDERED)]);
+    let f = only(
+        &found,
+        FindingId::SurfaceOrderDiffers,
+        Severity::Low,
+        &["eu", "us"],
     );
-    let found = compare(&[&eu, &us]);
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert_eq!(
-        (found[0].id, found[0].severity, found[0].regions.clone()),
-        (
-            FindingId::SurfaceOrderDiffers,
-            Severity::Low,
-            vec!["eu".to_string(), "us".to_string()]
-        )
-    );
-    assert!(
-        found[0].evidence[0].contains("which region diverges cannot be told"),
-        "{:?}",
-        found[0].evidence
-    );
+    says(f, "which region diverges cannot be told");
 }
 
 /// Regions -> the regions `edge.divergent` names: a plurality names the others; a tie at
@@ -218,21 +202,14 @@ fn only_a_reading_more_regions_share_makes_the_others_divergent() {
         ),
     ];
     for (regions, named) in cases {
-        let rs: Vec<RegionResult> = regions
-            .iter()
-            .map(|(name, items)| region(name, Era::Modern, vec![tools(items)]))
-            .collect();
-        let refs: Vec<&RegionResult> = rs.iter().collect();
-        let found = compare(&refs);
-        assert_eq!(found.len(), 1, "{regions:?}: {found:#?}");
-        assert_eq!(found[0].id, FindingId::EdgeDivergent);
-        assert_eq!(found[0].regions, *named, "{regions:?}");
+        let found = compare_tools(Era::Modern, regions);
+        let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, named);
         let tied = named.len() == regions.len();
         assert_eq!(
-            found[0].evidence[0].contains("cannot be told"),
+            f.evidence[0].contains("cannot be told"),
             tied,
             "{:?}",
-            found[0].evidence
+            f.evidence
         );
     }
 }

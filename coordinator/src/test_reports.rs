@@ -131,6 +131,7 @@ fn assembled(
         requested,
         regions,
         degraded,
+        &Default::default(),
     )
 }
 

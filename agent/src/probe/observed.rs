@@ -52,26 +52,77 @@ pub fn clean(s: &str, max: usize) -> String {
     out
 }
 
+/// Whether `s` begins with what an escape begins with.
+fn escape_at(s: &str) -> bool {
+    s.starts_with("\\u{")
+}
+
+/// `s` as a captured body string: every unsafe character as a visible escape ([`clean`]'s),
+/// and the backslash of a `\u{` the target wrote itself as `\u{5c}`, so that two different
+/// strings are never captured the same (`x\u{1b}` written out and `x` then ESC). Unbounded;
+/// [`captured_chars`] reads it back.
+fn capture(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.char_indices() {
+        if unsafe_char(c) || (c == '\\' && escape_at(&s[i..])) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The characters a captured body string ([`sanitize_json`]) stands for, in order: the
+/// inverse of the capture's escape, so a rule can judge what the target sent (its length,
+/// its characters). Never shown: evidence quotes the captured text, and names a character
+/// by its code point. A `[redacted]` marker reads as its own ten characters.
+pub fn captured_chars(s: &str) -> Vec<char> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if escape_at(rest) {
+            let hex = &rest[3..];
+            if let Some(end) = hex.find('}').filter(|e| (1..=6).contains(e)) {
+                if let Some(raw) = u32::from_str_radix(&hex[..end], 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                {
+                    out.push(raw);
+                    rest = &hex[end + 1..];
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// Every string in a JSON value (keys too) with every piece of a secret replaced and unsafe
-/// characters escaped: a parsed body as captured (a piece the raw scrub could not see, spelt
-/// with JSON escapes, is seen here). No length bound here (rules compare these values);
-/// the evidence built from them is bounded when recorded.
+/// characters escaped ([`capture`]): a parsed body as captured (a piece the raw scrub could
+/// not see, spelt with JSON escapes, is seen here). No length bound here (rules compare these
+/// values, and read them back with [`captured_chars`]); the evidence built from them is
+/// bounded when recorded.
 pub fn sanitize_json(v: &mut Value, secrets: &[&str]) {
     sanitize_with(v, &Pieces::new(secrets));
 }
 
 fn sanitize_with(v: &mut Value, pieces: &Pieces) {
-    let dirty = |s: &str| s.chars().any(unsafe_char) || pieces.carried_by(s.as_bytes());
+    let dirty = |s: &str| {
+        s.chars().any(unsafe_char) || s.contains("\\u{") || pieces.carried_by(s.as_bytes())
+    };
     match v {
         Value::String(s) if dirty(s) => {
-            *s = clean(&pieces.scrub(s), usize::MAX);
+            *s = capture(&pieces.scrub(s));
         }
         Value::Array(items) => items.iter_mut().for_each(|i| sanitize_with(i, pieces)),
         Value::Object(map) => {
             if map.keys().any(|k| dirty(k)) {
                 let old = std::mem::take(map);
                 for (k, val) in old {
-                    map.insert(clean(&pieces.scrub(&k), usize::MAX), val);
+                    map.insert(capture(&pieces.scrub(&k)), val);
                 }
             }
             map.values_mut().for_each(|i| sanitize_with(i, pieces));
@@ -138,6 +189,39 @@ mod tests {
         assert_eq!(v["tools"][1]["name"], "b [redacted]");
         assert_eq!(v["[redacted]"], 1);
         assert_eq!(v["short"], "Zq7Kp2L");
+    }
+
+    /// Red team round 4 #4: `x\u{1b}` written out and `x` then ESC were captured alike (and
+    /// judged "listed twice"). The capture is one-to-one, and read back exactly.
+    #[test]
+    fn capture_tells_a_written_escape_from_a_control_and_reads_back() {
+        let names = [
+            "x\\u{1b}",
+            "x\u{1b}",
+            "a\\\u{1b}",
+            "\\\\u{5c}",
+            "\\u{zz}",
+            "plain\\path",
+            "bidi\u{202e}gnp",
+            "c1\u{9b}31m",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for raw in names {
+            let mut v = json!({ "name": raw });
+            sanitize_json(&mut v, &[]);
+            let shown = v["name"].as_str().unwrap();
+            assert!(!shown.chars().any(unsafe_char), "{shown}");
+            assert!(
+                seen.insert(shown.to_string()),
+                "{raw:?} captured as another: {shown}"
+            );
+            let back: String = captured_chars(shown).into_iter().collect();
+            assert_eq!(back, raw, "{shown}");
+        }
+        let mut v = json!(["x\\u{1b}", "x\u{1b}", "no escape \\ here"]);
+        sanitize_json(&mut v, &[]);
+        assert_eq!(v, json!(["x\\u{5c}u{1b}", "x\\u{1b}", "no escape \\ here"]));
+        assert_eq!(captured_chars("x\\u{1b}\\y"), ['x', '\u{1b}', '\\', 'y']);
     }
 
     #[test]

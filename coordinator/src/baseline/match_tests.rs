@@ -7,33 +7,10 @@ use std::path::Path;
 use vantage_agent::catalog::FindingId;
 use vantage_agent::model::Severity;
 
+use super::test_support::*;
 use super::*;
 use crate::exit::{FailOn, Gate, GATE_FAILED};
 use crate::test_reports::{clean, fail, one_failure, report};
-
-const T: &str = "http://127.0.0.1:9/mcp";
-
-fn parse(text: &str) -> Result<Baseline, BaselineError> {
-    Baseline::parse(text, Path::new("b.toml"))
-}
-
-fn day(s: &str) -> time::Date {
-    parse_date(s).unwrap()
-}
-
-fn entry(finding: &str, region: Option<&str>, expires: &str) -> String {
-    let region = region
-        .map(|r| format!("region = \"{r}\"\n"))
-        .unwrap_or_default();
-    format!("[[accept]]\nendpoint = \"{T}\"\nfinding = \"{finding}\"\n{region}reason = \"known, OPS-1\"\nexpires = {expires}\n")
-}
-
-fn entry_at(endpoint: &str, finding: &str, region: Option<&str>) -> String {
-    let region = region
-        .map(|r| format!("region = \"{r}\"\n"))
-        .unwrap_or_default();
-    format!("[[accept]]\nendpoint = \"{endpoint}\"\nfinding = \"{finding}\"\n{region}reason = \"known, OPS-1\"\nexpires = 2026-12-31\n")
-}
 
 /// Spellings of the checked endpoint match it (trailing slash, default port written out,
 /// host case, query); another host name does not, and its entry is stale with the endpoint
@@ -101,9 +78,7 @@ fn a_regional_entry_on_a_finding_seen_in_more_regions_says_why_it_accepts_nothin
         report(vec![eu, us])
     };
     let mut r = mk();
-    parse(&entry("transport.get", Some("eu"), "2026-12-31"))
-        .unwrap()
-        .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(&mut r, &[entry("transport.get", Some("eu"), "2026-12-31")]);
     let f = r.finding(FindingId::TransportGet).unwrap();
     assert_eq!(f.regions, vec!["eu", "us"]);
     assert!(f.accepted.is_none(), "{f:?}");
@@ -120,13 +95,13 @@ fn a_regional_entry_on_a_finding_seen_in_more_regions_says_why_it_accepts_nothin
     );
     // Both regions named: accepted, nothing stale.
     let mut r = mk();
-    parse(&format!(
-        "{}{}",
-        entry("transport.get", Some("eu"), "2026-12-31"),
-        entry("transport.get", Some("us"), "2026-12-31")
-    ))
-    .unwrap()
-    .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(
+        &mut r,
+        &[
+            entry("transport.get", Some("eu"), "2026-12-31"),
+            entry("transport.get", Some("us"), "2026-12-31"),
+        ],
+    );
     assert!(r.finding(FindingId::TransportGet).unwrap().is_accepted());
     assert!(r.baseline.as_ref().unwrap().stale.is_empty());
 }
@@ -297,9 +272,7 @@ fn an_entry_accepts_a_finding_up_to_its_severity_and_no_worse() {
     }
     // No ceiling: any severity.
     let mut r = one_failure("transport.get", Severity::Critical);
-    parse(&entry("transport.get", None, "2026-12-31"))
-        .unwrap()
-        .apply(&mut r, day("2026-11-30"));
+    apply_on_30_nov(&mut r, &[entry("transport.get", None, "2026-12-31")]);
     assert!(r.finding(FindingId::TransportGet).unwrap().is_accepted());
     // Bad input names the key and the fix.
     for (bad, says) in [

@@ -9,28 +9,9 @@ use vantage_agent::Target;
 use crate::merge::{merge, Absence, MergeInput};
 use crate::report::{Report, SCHEMA_ID};
 
-/// Merge region results into a final report.
+/// Merge region results into a final report; `absent` is what the dispatcher knows about
+/// regions that have no result (empty where there is no dispatcher: a local check, tests).
 pub fn assemble(
-    target: &Target,
-    started_at: String,
-    duration_ms: u64,
-    requested: &[String],
-    regions: Vec<RegionResult>,
-    degraded: &BTreeSet<String>,
-) -> Report {
-    assemble_with(
-        target,
-        started_at,
-        duration_ms,
-        requested,
-        regions,
-        degraded,
-        &BTreeMap::new(),
-    )
-}
-
-/// Like [`assemble`], with what the dispatcher knows about regions that have no result.
-pub fn assemble_with(
     target: &Target,
     started_at: String,
     duration_ms: u64,

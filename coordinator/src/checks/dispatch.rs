@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use vantage_agent::model::{RegionResult, RegionStatus};
 use vantage_agent::{Engine, Job, Policy};
 
-use super::{assemble_with, CheckRequest};
+use super::{assemble, CheckRequest};
 use crate::clock::now_rfc3339;
 use crate::fleet::{JobOutcome, Registry};
 use crate::merge::Absence;
@@ -66,7 +66,7 @@ impl Dispatcher {
             }
             results.push(r);
         }
-        assemble_with(
+        assemble(
             &req.target,
             started_at,
             t.elapsed().as_millis() as u64,
@@ -252,24 +252,36 @@ mod tests {
         assert_eq!(job.deadline, Duration::from_secs(3));
     }
 
-    /// An agent that refuses the job (an unusable prefix) leaves its region `error`, at
-    /// once: never a pass, never a wait for the deadline.
-    #[tokio::test]
-    async fn a_refused_job_is_an_errored_region() {
+    /// The dispatcher, the job it sent, the job the one agent (in eu, of `version`) received
+    /// and answered with `outcome`, and what running it in eu came to.
+    async fn answered_with(
+        version: &str,
+        outcome: JobOutcome,
+    ) -> (Dispatcher, Job, Job, (RegionResult, Option<Absence>)) {
         let registry = Arc::new(Registry::default());
         let (tx, mut rx) = mpsc::channel(8);
-        let session = registry.register("a1".into(), "eu".into(), "v".into(), tx);
+        let session = registry.register("a1".into(), "eu".into(), version.into(), tx);
         let d = dispatcher(registry.clone());
         let agent = tokio::spawn(async move {
             let Some(ToAgent::Job { id, job }) = rx.recv().await else {
                 panic!("no job arrived");
             };
-            assert_eq!(job.target.to_string(), "http://127.0.0.1:9/mcp");
-            registry.complete(session, &id, JobOutcome::Refused("assume_global: x".into()));
+            registry.complete(session, &id, outcome);
+            job
         });
         let job = d.job(&request());
-        let (region, why) = d.vantage("eu").run_explained("eu", &job).await;
-        agent.await.unwrap();
+        let ran = d.vantage("eu").run_explained("eu", &job).await;
+        let received = agent.await.unwrap();
+        (d, job, *received, ran)
+    }
+
+    /// An agent that refuses the job (an unusable prefix) leaves its region `error`, at
+    /// once: never a pass, never a wait for the deadline.
+    #[tokio::test]
+    async fn a_refused_job_is_an_errored_region() {
+        let refused = JobOutcome::Refused("assume_global: x".into());
+        let (d, job, received, (region, why)) = answered_with("v", refused).await;
+        assert_eq!(received.target.to_string(), "http://127.0.0.1:9/mcp");
         assert_eq!(region.region, "eu");
         assert_eq!(region.status, RegionStatus::Error);
         assert!(region.checks.is_empty());
@@ -289,26 +301,11 @@ mod tests {
     /// once, naming both versions and the fix.
     #[tokio::test]
     async fn an_unreadable_result_is_an_errored_region_with_both_versions() {
-        let registry = Arc::new(Registry::default());
-        let (tx, mut rx) = mpsc::channel(8);
-        let session = registry.register("a1".into(), "eu".into(), "9.9.9".into(), tx);
-        let d = dispatcher(registry.clone());
-        let agent = tokio::spawn(async move {
-            let Some(ToAgent::Job { id, .. }) = rx.recv().await else {
-                panic!("no job arrived");
-            };
-            registry.complete(
-                session,
-                &id,
-                JobOutcome::Unusable {
-                    reason: "check id: unknown value `transport.future-rule`".into(),
-                    agent_version: "9.9.9".into(),
-                },
-            );
-        });
-        let job = d.job(&request());
-        let (region, why) = d.vantage("eu").run_explained("eu", &job).await;
-        agent.await.unwrap();
+        let unusable = JobOutcome::Unusable {
+            reason: "check id: unknown value `transport.future-rule`".into(),
+            agent_version: "9.9.9".into(),
+        };
+        let (_, _, _, (region, why)) = answered_with("9.9.9", unusable).await;
         assert_eq!(
             (region.status, region.checks.len()),
             (RegionStatus::Error, 0)
@@ -341,7 +338,7 @@ mod tests {
         ]
         .into();
         let requested = vec!["lab".to_string(), "lab3".to_string(), "ap".to_string()];
-        let r = assemble_with(
+        let r = assemble(
             &Target::parse("http://127.0.0.1:9/mcp").unwrap(),
             "2026-11-30T10:00:00Z".into(),
             1,

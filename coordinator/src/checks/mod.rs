@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use vantage_agent::model::{Era, RegionResult};
 use vantage_agent::{Credentials, Target};
 
-pub use assemble::{assemble, assemble_with};
+pub use assemble::assemble;
 pub use degraded::Degraded;
 pub use dispatch::{Dispatcher, Vantage};
 pub use store::Store;

@@ -12,6 +12,11 @@ pub(super) fn var(k: &str, v: &str) -> (String, String) {
 }
 
 /// Write `text` to a fresh file and load it with `env`.
+/// The error loading `text` (with no environment) ends in.
+fn refused(name: &str, text: &str) -> ConfigError {
+    load_text(name, text, vec![]).unwrap_err()
+}
+
 pub(super) fn load_text(
     name: &str,
     text: &str,
@@ -155,12 +160,10 @@ fn an_unknown_override_names_its_variable_and_key() {
 
 #[test]
 fn file_errors_name_the_file_the_key_path_and_the_line() {
-    let e = load_text(
+    let e = refused(
         "unknown",
         "[server]\nmax_body_bytes = 10\napi_lissen = \"127.0.0.1:1\"\n",
-        vec![],
-    )
-    .unwrap_err();
+    );
     match &e {
         ConfigError::UnknownKey {
             origin, key, line, ..
@@ -176,33 +179,29 @@ fn file_errors_name_the_file_the_key_path_and_the_line() {
             .contains("vantage.toml: unknown key `server.api_lissen` (line 3)"),
         "{e}"
     );
-    let e = load_text(
+    let e = refused(
         "nested",
         "[[agents]]\nname = \"a\"\nregion = \"r\"\ntoken_env = \"X\"\nbogus = 1\n",
-        vec![],
-    )
-    .unwrap_err();
+    );
     assert!(
         matches!(&e, ConfigError::UnknownKey { key, .. } if key == "agents[0].bogus"),
         "{e:?}"
     );
-    let e = load_text("value", "[fleet]\nagent_timeout = \"soon\"\n", vec![]).unwrap_err();
+    let e = refused("value", "[fleet]\nagent_timeout = \"soon\"\n");
     assert!(
         matches!(&e, ConfigError::Value { key, line: Some(2), .. } if key == "fleet.agent_timeout"),
         "{e:?}"
     );
-    let e = load_text(
+    let e = refused(
         "target",
         "[[checks]]\ntarget = \"ftp://h/x\"\ninterval = \"1m\"\n",
-        vec![],
-    )
-    .unwrap_err();
+    );
     assert!(
         matches!(&e, ConfigError::Value { key, .. } if key == "checks[0].target"),
         "{e:?}"
     );
     assert!(e.to_string().contains("scheme `ftp` is not probed"), "{e}");
-    let e = load_text("syntax", "[server\n", vec![]).unwrap_err();
+    let e = refused("syntax", "[server\n");
     assert!(matches!(&e, ConfigError::Syntax { line: 1, .. }), "{e:?}");
     let e = Config::load_with_env(Some(Path::new("/nonexistent.toml")), Vec::new()).unwrap_err();
     assert!(
@@ -243,22 +242,12 @@ fn inconsistent_values_are_refused_with_their_key() {
         assert!(matches!(e, ConfigError::Invalid { .. }), "{e:?}");
         assert!(e.to_string().contains(needle), "{text:?}: {e}");
     }
-    let e = load_text(
-        "dup",
-        "[[agents]]\nname = \"a\"\nregion = \"r\"\ntoken_env = \"X\"\n[[agents]]\nname = \"a\"\nregion = \"s\"\ntoken_env = \"Y\"\n",
-        vec![],
-    )
-    .unwrap_err();
+    let e = refused("dup", "[[agents]]\nname = \"a\"\nregion = \"r\"\ntoken_env = \"X\"\n[[agents]]\nname = \"a\"\nregion = \"s\"\ntoken_env = \"Y\"\n");
     assert!(
         matches!(&e, ConfigError::DuplicateName { section: "agents", name } if name == "a"),
         "{e:?}"
     );
-    let e = load_text(
-        "dupcheck",
-        "[[checks]]\ntarget = \"https://A.example/mcp\"\ninterval = \"1m\"\n[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\n",
-        vec![],
-    )
-    .unwrap_err();
+    let e = refused("dupcheck", "[[checks]]\ntarget = \"https://A.example/mcp\"\ninterval = \"1m\"\n[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\n");
     assert!(
         matches!(
             &e,

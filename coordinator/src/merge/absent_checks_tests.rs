@@ -18,9 +18,7 @@ fn skewed() -> crate::report::Report {
 
 /// The report's `probe.incomplete`, which must be there.
 fn incomplete(r: &crate::report::Report) -> &crate::report::Finding {
-    r.findings
-        .iter()
-        .find(|f| f.id == FindingId::ProbeIncomplete)
+    r.finding(FindingId::ProbeIncomplete)
         .expect("probe.incomplete")
 }
 

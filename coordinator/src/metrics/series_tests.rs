@@ -233,9 +233,14 @@ fn a_resolver_that_failed_leaves_no_dns_series() {
     use vantage_agent::model::{Cause, Outcome};
     let m = Metrics::new(Registry::new()).unwrap();
     m.set_schedule(&[(T.into(), 60.0, BTreeMap::new())]);
-    let mut timed_out = clean("us");
-    let dns = timed_out.dns.as_mut().unwrap();
-    (dns.rcode, dns.a, dns.has_a, dns.all_global) = ("TIMEOUT".into(), vec![], false, false);
+    // `region`'s resolver answered `rcode` and no address.
+    let no_address = |region: &str, rcode: &str| {
+        let mut r = clean(region);
+        let dns = r.dns.as_mut().unwrap();
+        (dns.rcode, dns.a, dns.has_a, dns.all_global) = (rcode.into(), vec![], false, false);
+        r
+    };
+    let mut timed_out = no_address("us", "TIMEOUT");
     crate::test_reports::set(
         &mut timed_out,
         "dns.resolve",
@@ -244,9 +249,7 @@ fn a_resolver_that_failed_leaves_no_dns_series() {
         Some(Cause::ResolverError),
         "the resolver did not answer within 2 s",
     );
-    let mut nxdomain = clean("eu");
-    let dns = nxdomain.dns.as_mut().unwrap();
-    (dns.rcode, dns.a, dns.has_a, dns.all_global) = ("NXDOMAIN".into(), vec![], false, false);
+    let mut nxdomain = no_address("eu", "NXDOMAIN");
     crate::test_reports::set(
         &mut nxdomain,
         "dns.resolve",

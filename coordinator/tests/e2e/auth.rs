@@ -11,7 +11,7 @@ use vantage_fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
 
-use crate::support::{above_info, check_with, ids, options, vantage};
+use crate::support::{above_info, check_with, ids, options, vantage, vantage_refused};
 
 use Severity::{Critical, High, Low, Medium};
 
@@ -237,17 +237,11 @@ async fn a_token_echoed_by_the_server_is_scrubbed_from_the_report() {
 
 #[test]
 fn a_missing_token_variable_is_a_usage_error_before_any_traffic() {
-    let out = vantage(
-        &[
-            "check",
-            "http://127.0.0.1:9/mcp",
-            "--token-env",
-            "VANTAGE_SURELY_UNSET_TOKEN",
-        ],
+    let unset = "VANTAGE_SURELY_UNSET_TOKEN";
+    let err = vantage_refused(
+        &["check", "http://127.0.0.1:9/mcp", "--token-env", unset],
         &[],
     );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("VANTAGE_SURELY_UNSET_TOKEN is not set"),
         "{err}"

@@ -90,6 +90,7 @@ async fn reproduction_2_a_deadline_leaves_unrun_checks_unknown_and_lists_them() 
         &["local".to_string()],
         vec![region],
         &Default::default(),
+        &Default::default(),
     );
     assert_eq!(report.decision, Decision::Unknown);
     let f = report

@@ -17,6 +17,14 @@ fn text(out: &std::process::Output) -> (String, String) {
     )
 }
 
+/// `vantage ARGS`, which must refuse (exit 1): its stderr.
+async fn refused(args: &[&str]) -> String {
+    let out = vantage_env(args, &[]).await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    stderr
+}
+
 /// Three endpoints, one clean, one review, one blocked: one report each, a summary, and the
 /// worst gate's exit code, in every format.
 #[tokio::test]
@@ -124,19 +132,8 @@ async fn a_bad_targets_file_changes_nothing() {
     let list = dir.join("targets.txt");
     std::fs::write(&list, "https://ok.example/mcp\nftp://nope.example/\n").unwrap();
     let report = dir.join("r.json");
-    let out = vantage_env(
-        &[
-            "check",
-            "--targets",
-            list.to_str().unwrap(),
-            "-o",
-            report.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .await;
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1));
+    let (list_s, report_s) = (list.to_str().unwrap(), report.to_str().unwrap());
+    let stderr = refused(&["check", "--targets", list_s, "-o", report_s]).await;
     assert!(
         stderr.contains("targets.txt:2: `ftp://nope.example/`"),
         "{stderr}"
@@ -148,18 +145,7 @@ async fn a_bad_targets_file_changes_nothing() {
         "\u{feff}ftp://nope.example/\nhttps://ok.example/mcp\nhttps://u:pw@x.example/mcp\nhttps://ok.example/mcp\nhttps://b.example/mcp extra\n",
     )
     .unwrap();
-    let out = vantage_env(
-        &[
-            "check",
-            "gopher://arg.example/",
-            "--targets",
-            list.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .await;
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1));
+    let stderr = refused(&["check", "gopher://arg.example/", "--targets", list_s]).await;
     for needle in [
         "5 endpoints are refused, so nothing was checked",
         "endpoint `gopher://arg.example/`: scheme `gopher`",
@@ -172,20 +158,12 @@ async fn a_bad_targets_file_changes_nothing() {
     }
     assert!(!stderr.contains("pw@"), "{stderr}");
     std::fs::write(&list, "# nothing here\n\n").unwrap();
-    let out = vantage_env(&["check", "--targets", list.to_str().unwrap()], &[]).await;
-    assert!(
-        text(&out).1.contains("no endpoint in it"),
-        "{:?}",
-        text(&out)
-    );
-    let out = vantage_env(
-        &["check", "https://a.example/mcp", "https://a.example/mcp"],
-        &[],
-    )
-    .await;
-    assert!(text(&out).1.contains("already named"), "{:?}", text(&out));
-    let out = vantage_env(&["check"], &[]).await;
-    assert_eq!(out.status.code(), Some(1));
+    let stderr = refused(&["check", "--targets", list_s]).await;
+    assert!(stderr.contains("no endpoint in it"), "{stderr}");
+    let twice = ["check", "https://a.example/mcp", "https://a.example/mcp"];
+    let stderr = refused(&twice).await;
+    assert!(stderr.contains("already named"), "{stderr}");
+    refused(&["check"]).await;
 }
 
 /// A baseline written from a report accepts its findings: they stay, marked, in JSON, JUnit
@@ -238,9 +216,8 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
     let written = std::fs::read_to_string(&base).unwrap();
     assert!(written.contains("finding = \"transport.get\""), "{written}");
     // It refuses to overwrite.
-    let out = vantage_env(&["baseline", "--from", report_s, "-o", base_s], &[]).await;
-    assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).1.contains("--force"));
+    let stderr = refused(&["baseline", "--from", report_s, "-o", base_s]).await;
+    assert!(stderr.contains("--force"), "{stderr}");
 
     // Accepted: exit 0, marked in every format.
     let args = |format: &str| {
@@ -382,13 +359,7 @@ async fn a_baseline_accepts_expires_and_goes_stale() {
     assert!(text(&out).1.contains("missing field"), "{:?}", text(&out));
     // A missing one names the path and the OS error once.
     let missing = dir.join("missing.toml");
-    let out = vantage_env(
-        &["check", &url, "--baseline", missing.to_str().unwrap()],
-        &[],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out).1;
+    let stderr = refused(&["check", &url, "--baseline", missing.to_str().unwrap()]).await;
     assert!(
         stderr.contains(&format!("baseline {}: ", missing.display())),
         "{stderr}"

@@ -162,11 +162,11 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
     let report = check(&pages.url()).await;
     // What was not read is never passed (checks.md 4.1): the rules cut short by the bound
     // are named by probe.incomplete, and the decision is unknown, not pass or review.
-    unread_surface_is_unknown(&report, "page cap (100 pages)");
+    unread_surface_is_unknown(&report, &["tools.list-shape", "page cap (100 pages)"]);
 
     let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
     let report = check(&huge.url()).await;
-    unread_surface_is_unknown(&report, "page size cap (4 MiB");
+    unread_surface_is_unknown(&report, &["tools.list-shape", "page size cap (4 MiB"]);
 }
 
 /// Issue 15 review, item 3: resources/list or prompts/list cut at the page bound never
@@ -183,46 +183,35 @@ async fn endless_resource_and_prompt_lists_never_decide_pass() {
     ] {
         let server = HostileServer::start(kind).await.unwrap();
         let report = check(&server.url()).await;
-        assert_eq!(
-            report.decision,
-            Decision::Unknown,
-            "{kind:?}: {}",
-            report.reason
-        );
-        let incomplete = report
-            .finding(FindingId::ProbeIncomplete)
-            .expect("probe.incomplete names the unread rest");
-        assert_eq!(incomplete.severity, Severity::Medium);
-        let evidence = incomplete.evidence.join("\n");
-        assert!(
-            evidence.contains("caps.discover-matches-handlers")
-                && evidence.contains("cache.hints")
-                && evidence.contains(list.method()),
-            "{kind:?}: {evidence}"
-        );
-        assert!(
-            !report.findings.iter().any(|f| f.severity >= Severity::High),
-            "{kind:?}: {:#?}",
-            report.findings
-        );
+        let names = [
+            "caps.discover-matches-handlers",
+            "cache.hints",
+            list.method(),
+        ];
+        unread_surface_is_unknown(&report, &names);
         assert_eq!(for_report(&report, FailOn::Blocked), 4, "{kind:?}");
     }
 }
 
-/// A surface cut short by a listing bound decides `unknown`: `probe.incomplete` names the
-/// listing rules it could not finish and the bound that stopped the read.
-fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, bound: &str) {
-    assert_eq!(report.decision, Decision::Unknown, "{}", report.reason);
+/// A surface cut short by a listing bound decides `unknown`: `probe.incomplete` (medium)
+/// names each of `names` (the listing rules it could not finish, the bound or the list that
+/// stopped the read), and nothing is above medium.
+fn unread_surface_is_unknown(report: &vantage_coordinator::report::Report, names: &[&str]) {
+    let target = &report.target;
+    assert_eq!(
+        report.decision,
+        Decision::Unknown,
+        "{target}: {}",
+        report.reason
+    );
     let incomplete = report
-        .findings
-        .iter()
-        .find(|f| f.id == FindingId::ProbeIncomplete)
+        .finding(FindingId::ProbeIncomplete)
         .expect("probe.incomplete names the unread rest");
     assert_eq!(incomplete.severity, Severity::Medium);
     let evidence = incomplete.evidence.join("\n");
     assert!(
-        evidence.contains("tools.list-shape") && evidence.contains(bound),
-        "{evidence}"
+        names.iter().all(|n| evidence.contains(n)),
+        "{names:?}: {evidence}"
     );
     assert!(
         !report.findings.iter().any(|f| f.severity >= Severity::High),
@@ -263,12 +252,8 @@ fn the_hostile_fixture_listens_where_it_is_told_and_refuses_faults() {
     let answer = answer.expect("the hostile server answers on the port it was given");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 
-    let out = crate::support::vantage(
-        &["fixture", "--hostile", "not-json", "--fault", "get-html"],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let both = ["fixture", "--hostile", "not-json", "--fault", "get-html"];
+    let err = crate::support::vantage_refused(&both, &[]);
     assert!(
         err.contains("'--hostile <HOSTILE>' cannot be used with '--fault <FAULTS>'"),
         "{err}"

@@ -84,6 +84,11 @@ const NGINX_502: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r
 
 fn answer(a: Answer, id: &Value, addr: &str) -> Response {
     let retry = |s: &str| vec![("retry-after", s.to_string())];
+    let rpc_error = |code: i64, message: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            .to_string()
+            .into_bytes()
+    };
     match a {
         Answer::RateLimited => reply(
             429,
@@ -94,9 +99,7 @@ fn answer(a: Answer, id: &Value, addr: &str) -> Response {
         Answer::RateLimitedRpc => reply(
             429,
             "application/json",
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "rate limited"}})
-                .to_string()
-                .into_bytes(),
+            rpc_error(-32000, "rate limited"),
             &retry("30"),
         ),
         Answer::BadGateway => reply(
@@ -115,9 +118,7 @@ fn answer(a: Answer, id: &Value, addr: &str) -> Response {
         Answer::Unauthorized => reply(
             401,
             "application/json",
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "authorization required"}})
-                .to_string()
-                .into_bytes(),
+            rpc_error(-32001, "authorization required"),
             &[(
                 "www-authenticate",
                 format!("Bearer resource_metadata=\"http://{addr}/.well-known/oauth-protected-resource/mcp\""),

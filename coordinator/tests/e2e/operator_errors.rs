@@ -74,95 +74,61 @@ fn refused(name: &str, args: &[&str], env: &[(&str, &str)]) -> String {
 
 #[test]
 fn addresses_without_their_scheme_or_port_are_refused_with_the_fix() {
-    let e = refused(
-        "vantage",
-        &[
-            "check",
-            "http://127.0.0.1:9/mcp",
-            "--coordinator",
-            "127.0.0.1:8080",
-        ],
-        &[("VANTAGE_API_TOKEN", "x")],
+    const CHECK: &[&str] = &["check", "http://127.0.0.1:9/mcp"];
+    const API_TOKEN: &[(&str, &str)] = &[("VANTAGE_API_TOKEN", "x")];
+    const AGENT_TOKEN: &[(&str, &str)] = &[("VANTAGE_AGENT_TOKEN", "x")];
+    // (binary, arguments after CHECK for vantage, environment, what stderr says, what it
+    // never says); each is refused (exit 1).
+    type Case = (
+        &'static str,
+        &'static [&'static str],
+        &'static [(&'static str, &'static str)],
     );
-    assert!(
-        e.contains("--coordinator 127.0.0.1:8080: give the API's URL with its scheme, e.g. http://127.0.0.1:8080"),
-        "{e}"
-    );
-    assert!(!e.contains("builder error"), "{e}");
-
-    let e = refused(
-        "vantage",
-        &[
-            "check",
-            "http://127.0.0.1:9/mcp",
-            "--nameserver",
-            "198.51.100.53",
-        ],
-        &[],
-    );
-    assert!(
-        e.contains("`198.51.100.53` has no port; write 198.51.100.53:53"),
-        "{e}"
-    );
-    let o = run(
-        "vantage",
-        &[
-            "check",
-            "http://127.0.0.1:9/mcp",
-            "--nameserver",
-            "2001:db8::53",
-        ],
-        &[],
-    );
-    assert!(
-        stderr(&o).contains("write [2001:db8::53]:53"),
-        "{}",
-        stderr(&o)
-    );
-
-    let e = refused(
-        "vantage-agent",
-        &["--coordinator", "127.0.0.1:50051", "--region", "eu"],
-        &[("VANTAGE_AGENT_TOKEN", "x")],
-    );
-    assert!(
-        e.contains("give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"),
-        "{e}"
-    );
-
-    // A coordinator URL with a password: refused by both, and the password never repeated.
-    let e = refused(
-        "vantage-agent",
-        &[
-            "--coordinator",
-            "http://bob:AgentSecret@127.0.0.1:50051",
-            "--region",
-            "eu",
-        ],
-        &[("VANTAGE_AGENT_TOKEN", "x")],
-    );
-    assert!(
-        e.contains("carries user information") && e.contains("--token-env"),
-        "{e}"
-    );
-    assert!(!e.contains("AgentSecret"), "{e}");
-    let o = run(
-        "vantage",
-        &[
-            "check",
-            "http://127.0.0.1:9/mcp",
-            "--coordinator",
-            "http://bob:CoordSecret@127.0.0.1:9",
-        ],
-        &[],
-    );
-    assert_eq!(o.status.code(), Some(1));
-    let e = stderr(&o);
-    assert!(
-        e.contains("carries user information") && e.contains("--api-token-env"),
-        "{e}"
-    );
-    assert!(!e.contains("CoordSecret"), "{e}");
+    let cases: &[(Case, &[&str], &[&str])] = &[
+        (
+            ("vantage", &["--coordinator", "127.0.0.1:8080"], API_TOKEN),
+            &["--coordinator 127.0.0.1:8080: give the API's URL with its scheme, e.g. http://127.0.0.1:8080"],
+            &["builder error"],
+        ),
+        (
+            ("vantage", &["--nameserver", "198.51.100.53"], &[]),
+            &["`198.51.100.53` has no port; write 198.51.100.53:53"],
+            &[],
+        ),
+        (
+            ("vantage", &["--nameserver", "2001:db8::53"], &[]),
+            &["write [2001:db8::53]:53"],
+            &[],
+        ),
+        (
+            ("vantage-agent", &["--coordinator", "127.0.0.1:50051", "--region", "eu"], AGENT_TOKEN),
+            &["give the coordinator's gRPC URL with its scheme, e.g. http://127.0.0.1:50051"],
+            &[],
+        ),
+        // A coordinator URL with a password: refused by both, and the password never repeated.
+        (
+            ("vantage-agent", &["--coordinator", "http://bob:AgentSecret@127.0.0.1:50051", "--region", "eu"], AGENT_TOKEN),
+            &["carries user information", "--token-env"],
+            &["AgentSecret"],
+        ),
+        (
+            ("vantage", &["--coordinator", "http://bob:CoordSecret@127.0.0.1:9"], &[]),
+            &["carries user information", "--api-token-env"],
+            &["CoordSecret"],
+        ),
+    ];
+    for ((name, args, env), says, never) in cases {
+        let args: Vec<&str> = match *name {
+            "vantage" => CHECK.iter().chain(*args).copied().collect(),
+            _ => args.to_vec(),
+        };
+        let e = refused(name, &args, env);
+        let has = |s: &&str| e.contains(s);
+        assert!(
+            says.iter().all(has) && !never.iter().any(has),
+            "{args:?}: {e}"
+        );
+    }
 }
 
 #[test]

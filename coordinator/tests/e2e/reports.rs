@@ -233,6 +233,7 @@ async fn multi_region_junit_is_valid_and_names_the_missing_region() {
         &requested,
         vec![eu, us, RegionResult::absent("ap", RegionStatus::Timeout)],
         &Default::default(),
+        &Default::default(),
     );
     let xml = vantage_coordinator::render::junit(&report, &Gate::new(FailOn::Review, None));
     let seen = consume(&xml);

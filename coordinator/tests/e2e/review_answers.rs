@@ -15,16 +15,12 @@ use crate::evidence_support::{
     behind_a_gateway_stripping_mcp_method, check_came_out, check_of, finding, json_check, row,
     shape,
 };
-use crate::review_support::{response, rpc_error, RawServer};
-use crate::support::check;
+use crate::review_support::{raw_server, response, rpc_error};
+use crate::support::{check, Served};
 
 /// Every request answered with `status`, `headers` and `body`.
-async fn always(
-    status: &'static str,
-    headers: &'static [&'static [u8]],
-    body: Vec<u8>,
-) -> RawServer {
-    RawServer::start(Arc::new(move |_req: &str| response(status, headers, &body))).await
+async fn always(status: &'static str, headers: &'static [&'static [u8]], body: Vec<u8>) -> Served {
+    raw_server(Arc::new(move |_req: &str| response(status, headers, &body))).await
 }
 
 /// What a server answers for another reason (status, headers, body), the reason the

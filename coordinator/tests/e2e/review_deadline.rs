@@ -6,21 +6,27 @@
 use std::time::Duration;
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionStatus, Severity};
 use vantage_coordinator::report::{Decision, Report, Scope};
 use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::evidence_support::{check_came_out, json_check, row, shape};
 use crate::support::{check_with, options};
 
-fn assert_incomplete(report: &Report) {
+/// era.detect of the first region: unknown for `cause`, with no severity.
+fn era_unknown(report: &Report, cause: Cause) -> &CheckResult {
     let era = report.regions[0].check(CheckId::EraDetect).unwrap();
     assert_eq!(
         (era.outcome, era.cause, era.severity),
-        (Outcome::Unknown, Some(Cause::Deadline), None),
+        (Outcome::Unknown, Some(cause), None),
         "{}",
         era.observed
     );
+    era
+}
+
+fn assert_incomplete(report: &Report) {
+    era_unknown(report, Cause::Deadline);
     // What was due after it is unknown for the same cause, never skipped.
     for id in [CheckId::RedirectNone, CheckId::TransportGet] {
         let c = report.regions[0].check(id).unwrap();
@@ -114,13 +120,7 @@ async fn a_per_exchange_timeout_well_inside_the_deadline_is_the_timeout_not_the_
         },
     )
     .await;
-    let era = report.regions[0].check(CheckId::EraDetect).unwrap();
-    assert_eq!(
-        (era.outcome, era.cause, era.severity),
-        (Outcome::Unknown, Some(Cause::Timeout), None),
-        "{}",
-        era.observed
-    );
+    let era = era_unknown(&report, Cause::Timeout);
     assert!(
         era.observed.contains("never answered within 200 ms"),
         "{}",

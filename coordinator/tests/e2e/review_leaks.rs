@@ -13,7 +13,7 @@ use axum::body::Body;
 use serde_json::{json, Value};
 use vantage_fixture::Fixture;
 
-use crate::review_support::{every_output, response, rpc_error, RawServer};
+use crate::review_support::{every_output, raw_server, response, rpc_error};
 use crate::support::{head_of, pass_on, streamed, Received, Scratch, Served};
 
 const TOKEN: &str = "Zq8vK2mN4pR7sT1wX5yB9cD3fG6hJ0kL";
@@ -29,7 +29,7 @@ async fn a_token_echoed_across_a_cut_leaves_no_fragment_in_any_format_or_log() {
     // The review's repro: every request answered 404 -32601 whose message is the token
     // padded so that it straddles the 80-character cut; also echoed in a header and, at
     // the other cuts (60, 160), in a non-JSON body.
-    let server = RawServer::start(Arc::new(|req: &str| {
+    let server = raw_server(Arc::new(|req: &str| {
         if req.contains("Authorization: Bearer") || req.contains("authorization: Bearer") {
             let message = format!("{}{TOKEN}", "p".repeat(81 - TOKEN.len()));
             response(
@@ -208,7 +208,7 @@ async fn hostile_text_in_message_headers_location_and_body_never_reaches_output_
     let long = "L".repeat(50_000);
     let hostile_message = format!("{esc}{long}");
     let message = hostile_message.clone();
-    let server = RawServer::start(Arc::new(move |req: &str| {
+    let server = raw_server(Arc::new(move |req: &str| {
         let first = req.lines().next().unwrap_or("");
         if first.starts_with("GET") {
             // A body with raw escapes, not JSON.
@@ -248,7 +248,7 @@ async fn hostile_text_in_message_headers_location_and_body_never_reaches_output_
         }
     }))
     .await;
-    let redirect = RawServer::start(Arc::new(|_req: &str| {
+    let redirect = raw_server(Arc::new(|_req: &str| {
         let location = format!("https://other.example/{}\u{202e}", "p".repeat(20_000));
         response(
             "307 Temporary Redirect",

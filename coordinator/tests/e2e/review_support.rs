@@ -2,68 +2,49 @@
 //! every request with bytes of the test's choosing (one request per connection), and the
 //! `vantage` binary's output in every report format.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
 use crate::evidence_support::head_and_length;
-use crate::support::vantage_env;
+use crate::support::{vantage_env, Served};
 
 /// What a raw server answers to one request (its head and body, as text).
 pub(crate) type Respond = Arc<dyn Fn(&str) -> Vec<u8> + Send + Sync>;
 
 /// A server on loopback that answers each request with `respond(request)` and closes.
-pub(crate) struct RawServer {
-    pub addr: SocketAddr,
-    task: JoinHandle<()>,
-}
-
-impl RawServer {
-    pub async fn start(respond: Respond) -> Self {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let task = tokio::spawn(async move {
-            while let Ok((mut s, _)) = listener.accept().await {
-                let respond = respond.clone();
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 8192];
-                    loop {
-                        let Ok(n) = s.read(&mut chunk).await else {
-                            return;
-                        };
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        let text = String::from_utf8_lossy(&buf).to_string();
-                        let Some((end, len)) = head_and_length(&text) else {
-                            continue;
-                        };
-                        if buf.len() >= end + 4 + len {
-                            let _ = s.write_all(&respond(&text)).await;
-                            let _ = s.shutdown().await;
-                            return;
-                        }
+pub(crate) async fn raw_server(respond: Respond) -> Served {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let respond = respond.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 8192];
+                loop {
+                    let Ok(n) = s.read(&mut chunk).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
                     }
-                });
-            }
-        });
-        RawServer { addr, task }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-}
-
-impl Drop for RawServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).to_string();
+                    let Some((end, len)) = head_and_length(&text) else {
+                        continue;
+                    };
+                    if buf.len() >= end + 4 + len {
+                        let _ = s.write_all(&respond(&text)).await;
+                        let _ = s.shutdown().await;
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    Served::spawned(addr, task)
 }
 
 /// An HTTP/1.1 response with `status`, extra raw header lines and `body`.

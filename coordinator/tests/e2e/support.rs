@@ -153,6 +153,14 @@ pub fn vantage(args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("vantage runs")
 }
 
+/// [`vantage`], which must refuse (exit 1): its stderr.
+pub fn vantage_refused(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = vantage(args, env);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    err
+}
+
 /// The `vantage` binary with `args` and extra environment, off the async runtime.
 pub async fn vantage_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -197,6 +205,11 @@ impl Served {
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
+        Served { addr, task }
+    }
+
+    /// A serving task already spawned on `addr`, aborted when this is dropped.
+    pub fn spawned(addr: std::net::SocketAddr, task: tokio::task::JoinHandle<()>) -> Served {
         Served { addr, task }
     }
 

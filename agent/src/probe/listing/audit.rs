@@ -37,6 +37,8 @@ impl ToolAudit {
             return;
         };
         tool_rules::name_format(&name, &mut self.names);
+        // The capture is one-to-one (`observed::sanitize_json`): two names captured alike
+        // were sent alike, so the captured names compare as the sent ones.
         if !self.seen.insert(name.clone()) {
             self.names.push(
                 crate::model::Severity::Low,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::test_server::{check, listing, server, Handler};
+use super::test_server::{check, expect, listing, server, Handler};
 use crate::catalog::CheckId;
 use crate::model::{Cause, CheckResult, Outcome, Severity};
 
@@ -64,6 +64,10 @@ const WHOLE: &[CheckId] = &[
     CheckId::ToolsSurfaceSize,
 ];
 
+const FAIL_MEDIUM: (Outcome, Option<Severity>, Option<Cause>) =
+    (Outcome::Fail, Some(Severity::Medium), None);
+const SKIP: (Outcome, Option<Severity>, Option<Cause>) = (Outcome::Skip, None, None);
+
 fn none_passes(results: &[CheckResult], what: &str) {
     for &id in WHOLE {
         let c = check(results, id);
@@ -71,16 +75,46 @@ fn none_passes(results: &[CheckResult], what: &str) {
     }
 }
 
-/// Tools on two pages, the second's `nextCursor` being `next`.
-fn two_pages(next: Value) -> Handler {
+/// A tool list the server broke by its cursors (`what` names the case): `pagination.cursor`
+/// fails medium with `failure` in its evidence, no rule that needed the whole list passes, and
+/// `cache.hints` and `caps.discover-matches-handlers` are skipped with `skipped` in theirs,
+/// pointing at that failure.
+fn broken_by_its_cursor(results: &[CheckResult], what: &str, failure: &[&str], skipped: &[&str]) {
+    expect(
+        what,
+        check(results, CheckId::PaginationCursor),
+        FAIL_MEDIUM,
+        failure,
+    );
+    none_passes(results, what);
+    let mut skipped = skipped.to_vec();
+    skipped.push("the failure of pagination.cursor");
+    for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
+        expect(format!("{what}: {id}"), check(results, id), SKIP, &skipped);
+    }
+}
+
+/// A server answering `tools/list` with `pages` (given the cursor sent, if any, and the
+/// request's id), and every other list as unadvertised.
+fn tools_only(
+    pages: impl Fn(Option<&str>, &Value) -> (u16, String) + Send + Sync + 'static,
+) -> Handler {
     Arc::new(move |req| {
         let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0", "t1"], Some(json!("p1"))),
-            ("tools/list", Some("p1")) => page(&id, &["t2"], Some(next.clone())),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
-            _ => unadvertised(&id),
+        if m == "tools/list" {
+            pages(cursor, &id)
+        } else {
+            unadvertised(&id)
         }
+    })
+}
+
+/// Tools on two pages, the second's `nextCursor` being `next`.
+fn two_pages(next: Value) -> Handler {
+    tools_only(move |cursor, id| match cursor {
+        None => page(id, &["t0", "t1"], Some(json!("p1"))),
+        Some("p1") => page(id, &["t2"], Some(next.clone())),
+        Some(_) => rpc_error(id, 200, -32602),
     })
 }
 
@@ -95,32 +129,15 @@ async fn a_cursor_that_is_not_a_string_leaves_the_list_read_in_part() {
         let addr = server(two_pages(next.clone())).await;
         let (results, complete) = listing(addr, json!({"tools": {}})).await;
         assert_eq!(complete, vec![false], "{next}: the list is not complete");
-        let p = check(&results, CheckId::PaginationCursor);
-        assert_eq!(
-            (p.outcome, p.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            "{next}: {}",
-            p.observed
+        broken_by_its_cursor(
+            &results,
+            &next.to_string(),
+            &[
+                &format!("tools/list page 2: nextCursor is {next}, not a string"),
+                "MUST be an opaque string",
+            ],
+            &["tools/list was read in part (2 page(s), then tools/list page 2: nextCursor is"],
         );
-        assert!(
-            p.observed.contains(&format!(
-                "tools/list page 2: nextCursor is {next}, not a string"
-            )) && p.observed.contains("MUST be an opaque string"),
-            "{}",
-            p.observed
-        );
-        none_passes(&results, &next.to_string());
-        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
-            let c = check(&results, id);
-            assert_eq!(c.outcome, Outcome::Skip, "{next}: {id}: {}", c.observed);
-            assert!(
-                c.observed.contains(
-                    "tools/list was read in part (2 page(s), then tools/list page 2: nextCursor is"
-                ) && c.observed.contains("the failure of pagination.cursor"),
-                "{id}: {}",
-                c.observed
-            );
-        }
     }
 }
 
@@ -129,14 +146,12 @@ async fn a_null_cursor_ends_the_list_with_a_warning() {
     let addr = server(two_pages(Value::Null)).await;
     let (results, complete) = listing(addr, json!({"tools": {}})).await;
     assert_eq!(complete, vec![true]);
-    let p = check(&results, CheckId::PaginationCursor);
-    assert_eq!(
-        (p.outcome, p.severity),
-        (Outcome::Warn, Some(Severity::Low)),
-        "{}",
-        p.observed
+    expect(
+        "null",
+        check(&results, CheckId::PaginationCursor),
+        (Outcome::Warn, Some(Severity::Low), None),
+        &["nextCursor is null"],
     );
-    assert!(p.observed.contains("nextCursor is null"), "{}", p.observed);
     for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
         let c = check(&results, id);
         assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
@@ -146,23 +161,15 @@ async fn a_null_cursor_ends_the_list_with_a_warning() {
 #[tokio::test]
 async fn a_list_the_server_broke_later_passes_neither_caps_nor_cache_hints() {
     // Page 2 a JSON-RPC error; a cursor that comes back.
-    let errp2: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32603),
-            _ => unadvertised(&id),
-        }
+    let errp2 = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("p1"))),
+        Some(_) => rpc_error(id, 200, -32603),
     });
-    let repeat: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("c1"))),
-            ("tools/list", Some("c1")) => page(&id, &["t1"], Some(json!("c2"))),
-            ("tools/list", Some("c2")) => page(&id, &["t2"], Some(json!("c1"))),
-            ("tools/list", Some(_)) => rpc_error(&id, 200, -32602),
-            _ => unadvertised(&id),
-        }
+    let repeat = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("c1"))),
+        Some("c1") => page(id, &["t1"], Some(json!("c2"))),
+        Some("c2") => page(id, &["t2"], Some(json!("c1"))),
+        Some(_) => rpc_error(id, 200, -32602),
     });
     for (what, h, why) in [
         (
@@ -174,25 +181,7 @@ async fn a_list_the_server_broke_later_passes_neither_caps_nor_cache_hints() {
     ] {
         let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
         assert_eq!(complete, vec![false], "{what}");
-        let p = check(&results, CheckId::PaginationCursor);
-        assert_eq!(
-            (p.outcome, p.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            "{what}: {}",
-            p.observed
-        );
-        none_passes(&results, what);
-        for id in [CheckId::CacheHints, CheckId::CapsDiscoverMatchesHandlers] {
-            let c = check(&results, id);
-            assert_eq!(c.outcome, Outcome::Skip, "{what}: {id}: {}", c.observed);
-            assert!(
-                c.observed.contains("tools/list was read in part")
-                    && c.observed.contains(why)
-                    && c.observed.contains("the failure of pagination.cursor"),
-                "{what}: {id}: {}",
-                c.observed
-            );
-        }
+        broken_by_its_cursor(&results, what, &[], &["tools/list was read in part", why]);
     }
 }
 
@@ -214,22 +203,26 @@ async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
     });
     let (results, complete) = listing(server(h).await, json!({"tools": {}, "prompts": {}})).await;
     assert_eq!(complete, vec![false, true]);
-    let caps = check(&results, CheckId::CapsDiscoverMatchesHandlers);
-    assert_eq!(
-        (caps.outcome, caps.severity),
-        (Outcome::Fail, Some(Severity::High)),
-        "{}",
-        caps.observed
+    expect(
+        "caps",
+        check(&results, CheckId::CapsDiscoverMatchesHandlers),
+        (Outcome::Fail, Some(Severity::High), None),
+        &[],
     );
     for id in [CheckId::PaginationCursor, CheckId::CacheHints] {
         let c = check(&results, id);
-        assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
+        expect(
+            id,
+            c,
+            SKIP,
+            &[
+                "tools/list had no usable answer",
+                "not the request's id",
+                "the failure of caps.discover-matches-handlers",
+            ],
+        );
         assert!(
-            c.observed.contains("tools/list had no usable answer")
-                && c.observed.contains("not the request's id")
-                && c.observed
-                    .contains("the failure of caps.discover-matches-handlers")
-                && !c.observed.contains("without nextCursor"),
+            !c.observed.contains("without nextCursor"),
             "{id}: {}",
             c.observed
         );
@@ -238,31 +231,22 @@ async fn a_list_without_a_usable_answer_is_never_called_unpaginated() {
 
 #[tokio::test]
 async fn a_bogus_cursor_answered_by_an_empty_404_says_nothing_about_the_cursor() {
-    let h: Handler = Arc::new(|req| {
-        let (m, cursor, id) = parts(req);
-        match (m, cursor) {
-            ("tools/list", None) => page(&id, &["t0"], Some(json!("p1"))),
-            ("tools/list", Some("p1")) => page(&id, &["t1"], None),
-            // What an expired session (or a proxy) answers: no JSON-RPC error.
-            ("tools/list", Some(_)) => (404, String::new()),
-            _ => unadvertised(&id),
-        }
+    let h = tools_only(|cursor, id| match cursor {
+        None => page(id, &["t0"], Some(json!("p1"))),
+        Some("p1") => page(id, &["t1"], None),
+        // What an expired session (or a proxy) answers: no JSON-RPC error.
+        Some(_) => (404, String::new()),
     });
     let (results, complete) = listing(server(h).await, json!({"tools": {}})).await;
     assert_eq!(complete, vec![true]);
-    let c = check(&results, CheckId::PaginationInvalidCursor);
-    assert_eq!(
-        (c.outcome, c.severity, c.cause),
+    expect(
+        "invalid cursor",
+        check(&results, CheckId::PaginationInvalidCursor),
         (Outcome::Unknown, None, Some(Cause::OtherReason)),
-        "{}",
-        c.observed
-    );
-    assert!(
-        c.observed.contains("without a JSON-RPC error")
-            && c.observed
-                .contains("nothing says the server judged the cursor"),
-        "{}",
-        c.observed
+        &[
+            "without a JSON-RPC error",
+            "nothing says the server judged the cursor",
+        ],
     );
     // The list itself was read whole: its rules pass.
     let p = check(&results, CheckId::PaginationCursor);

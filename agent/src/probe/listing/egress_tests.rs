@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::rules::CHECKS;
+use super::rules::checks;
 use crate::egress::{EgressClient, EgressPolicy};
 use crate::engine::{Engine, ProbeOptions, State};
 use crate::job::Policy;
@@ -54,10 +54,14 @@ async fn a_refused_address_gets_no_list_request_and_every_rule_says_why() {
             .listing_stage(&target, &client, deadline, &mut rec, &mut st, era, given)
             .await;
         let results = rec.finish();
-        for id in CHECKS {
+        // Every check of the catalogue's listing stage, and nothing else, is recorded.
+        let recorded: Vec<_> = results.iter().map(|c| c.id).collect();
+        assert_eq!(recorded, checks().collect::<Vec<_>>(), "{era:?}");
+        assert!(recorded.contains(&crate::catalog::CheckId::ListenAckFirst));
+        for id in checks() {
             let c = results
                 .iter()
-                .find(|c| c.id == *id)
+                .find(|c| c.id == id)
                 .unwrap_or_else(|| panic!("{era:?}: {id} recorded"));
             assert_ne!(c.outcome, Outcome::Pass, "{era:?}: {id}: {}", c.observed);
             if c.outcome != Outcome::Skip {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::test_server::{listing, server};
+use super::test_server::{check, expect, listing, server};
 use crate::catalog::CheckId;
 use crate::model::{Outcome, Severity};
 
@@ -26,20 +26,11 @@ async fn id_swapping_server() -> std::net::SocketAddr {
 async fn a_list_answer_with_another_id_is_not_the_list() {
     let addr = id_swapping_server().await;
     let (results, _) = listing(addr, json!({"tools": {}})).await;
-    let caps = results
-        .iter()
-        .find(|c| c.id == CheckId::CapsDiscoverMatchesHandlers)
-        .unwrap();
-    assert_eq!(
-        (caps.outcome, caps.severity),
-        (Outcome::Fail, Some(Severity::High)),
-        "{}",
-        caps.observed
-    );
-    assert!(
-        caps.observed.contains("not the request's id"),
-        "{}",
-        caps.observed
+    expect(
+        "caps",
+        check(&results, CheckId::CapsDiscoverMatchesHandlers),
+        (Outcome::Fail, Some(Severity::High), None),
+        &["not the request's id"],
     );
     for c in &results {
         if c.id == CheckId::ToolsListShape {

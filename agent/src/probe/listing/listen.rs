@@ -165,7 +165,11 @@ mod tests {
     use super::*;
     use crate::model::Outcome;
     use crate::probe::http::SseBody;
+    use crate::probe::listing::test_server::expect;
     use crate::probe::sse::SseEvent;
+
+    const FAIL_MEDIUM: (Outcome, Option<Severity>, Option<Cause>) =
+        (Outcome::Fail, Some(Severity::Medium), None);
 
     fn sse(events: Vec<Value>, ended: bool) -> Result<Exchange, ExchangeError> {
         Ok(Exchange {
@@ -241,12 +245,7 @@ mod tests {
         for (event, needle) in cases {
             let (s, a) = evaluate(&sse(vec![event], false), 7, &asked(), false);
             assert_eq!(s.outcome, Outcome::Pass);
-            assert_eq!(
-                (a.outcome, a.severity),
-                (Outcome::Fail, Some(Severity::Medium)),
-                "{needle}"
-            );
-            assert!(a.observed.contains(needle), "{needle}: {}", a.observed);
+            expect(needle, &a, FAIL_MEDIUM, &[needle]);
         }
     }
 
@@ -257,11 +256,7 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
         ));
         let (s, a) = evaluate(&json_answer, 7, &asked(), false);
-        assert_eq!(
-            (s.outcome, s.severity),
-            (Outcome::Fail, Some(Severity::Medium))
-        );
-        assert!(s.observed.contains("not served"), "{}", s.observed);
+        expect("404", &s, FAIL_MEDIUM, &["not served"]);
         assert_eq!(a.outcome, Outcome::Skip);
         let (s, _) = evaluate(&sse(vec![], true), 7, &asked(), false);
         assert_eq!(s.outcome, Outcome::Fail);
@@ -277,11 +272,11 @@ mod tests {
         });
         let (s, a) = evaluate(&lost, 7, &asked(), false);
         for v in [&s, &a] {
-            assert_eq!(
-                (v.outcome, v.severity, v.cause),
+            expect(
+                "lost",
+                v,
                 (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
-                "{}",
-                v.observed
+                &[],
             );
         }
         let mut capped = sse(vec![], false);
@@ -293,12 +288,11 @@ mod tests {
         }
         let (s, a) = evaluate(&capped, 7, &asked(), false);
         assert_eq!(s.outcome, Outcome::Pass, "{}", s.observed);
-        assert_eq!(
-            (a.outcome, a.cause),
-            (Outcome::Unknown, Some(Cause::SizeCap)),
-            "{}",
-            a.observed
+        expect(
+            "capped",
+            &a,
+            (Outcome::Unknown, None, Some(Cause::SizeCap)),
+            &["SSE line cap"],
         );
-        assert!(a.observed.contains("SSE line cap"), "{}", a.observed);
     }
 }

@@ -102,7 +102,7 @@ const CURSOR_ID: i64 = 851;
 
 /// Record every listing check as skipped for `reason`.
 pub(crate) fn skip_all(rec: &mut Recorder, reason: &str) {
-    for &id in rules::CHECKS {
+    for id in rules::checks() {
         rec.record_ms(id, Verdict::skip(reason), 0);
     }
 }
@@ -256,7 +256,7 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     let (session, caps) = match session::open_legacy(l, 900).await {
         Ok(s) => s,
         Err(e) => {
-            for &id in rules::CHECKS {
+            for id in rules::checks() {
                 rec.record(
                     id,
                     Verdict::unknown(
@@ -419,6 +419,10 @@ mod id_tests;
 #[cfg(test)]
 #[path = "cursor_tests.rs"]
 mod cursor_tests;
+
+#[cfg(test)]
+#[path = "name_tests.rs"]
+mod name_tests;
 
 #[cfg(test)]
 #[path = "test_server.rs"]

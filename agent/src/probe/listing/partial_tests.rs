@@ -8,6 +8,7 @@ use super::*;
 use crate::model::Outcome;
 use crate::probe::http::Body;
 use crate::probe::listing::pages::PageMeta;
+use crate::probe::listing::test_server::expect;
 use crate::probe::test_support::answer_with;
 
 fn read(kind: ListKind, pages: u32, stop: Option<Stop>) -> ListRead {
@@ -79,16 +80,11 @@ fn a_list_cut_by_a_bound_leaves_caps_cache_hints_and_pagination_unknown() {
         caps(&[&whole, &cut], &[], true, false),
         cache_hints(&[&whole, &cut]),
     ] {
-        assert_eq!(
-            (v.outcome, v.cause),
-            (Outcome::Unknown, Some(Cause::SizeCap)),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("page cap (100 pages)"),
-            "{}",
-            v.observed
+        expect(
+            "cut",
+            &v,
+            (Outcome::Unknown, None, Some(Cause::SizeCap)),
+            &["page cap (100 pages)"],
         );
     }
     // Whole, they pass.
@@ -121,18 +117,14 @@ fn a_rate_limit_mid_list_is_not_a_refused_cursor() {
     );
     let mut limited = limited;
     limited.cursors_followed = 1;
-    let v = pagination(&[&limited]);
-    assert_eq!(
-        (v.outcome, v.severity, v.cause),
+    expect(
+        "limited",
+        &pagination(&[&limited]),
         (Outcome::Unknown, None, Some(Cause::OtherReason)),
-        "{}",
-        v.observed
-    );
-    assert!(
-        v.observed
-            .contains("page 2 was answered for another reason"),
-        "{}",
-        v.observed
+        &[
+            "tools/list was not read to its end (1 cursors followed); the rest was not seen (",
+            "page 2 was answered for another reason",
+        ],
     );
     // An unanswered first page leaves pagination unknown too (the list may paginate).
     let mut first = read(ListKind::Prompts, 0, None);
@@ -144,11 +136,10 @@ fn a_rate_limit_mid_list_is_not_a_refused_cursor() {
     });
     let whole = read(ListKind::Tools, 1, None);
     assert_eq!(pagination(&[&whole, &first]).outcome, Outcome::Unknown);
-    let v = caps(&[&whole, &first], &[], true, false);
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
-        "{}",
-        v.observed
+    expect(
+        "first",
+        &caps(&[&whole, &first], &[], true, false),
+        (Outcome::Unknown, None, Some(Cause::OtherReason)),
+        &[],
     );
 }

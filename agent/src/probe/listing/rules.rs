@@ -240,13 +240,12 @@ pub(crate) fn pagination(reads: &[&ListRead]) -> Verdict {
         .collect();
     // A list whose rest was not read may paginate there, or break its cursors there.
     if let Some((r, stop)) = first_unseen(reads) {
-        return Verdict::unknown(
-            stop.cause(),
+        return unfinished(
+            stop,
             format!(
-                "{} was not read to its end ({} cursors followed); the rest was not seen ({})",
+                "{} was not read to its end ({} cursors followed)",
                 r.kind.method(),
-                r.cursors_followed,
-                stop.describe()
+                r.cursors_followed
             ),
         );
     }
@@ -365,23 +364,11 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
     Verdict::pass(format!("{pages} list pages carried ttlMs and cacheScope"))
 }
 
-/// The checks of this stage, for recording a reason for all of them at once.
-pub(crate) const CHECKS: &[CheckId] = &[
-    CheckId::CapsDiscoverMatchesHandlers,
-    CheckId::ToolsListShape,
-    CheckId::ToolsNameFormat,
-    CheckId::ToolsDeterministicOrder,
-    CheckId::ToolsNoPerConnectionVariance,
-    CheckId::PaginationCursor,
-    CheckId::PaginationInvalidCursor,
-    CheckId::CacheHints,
-    CheckId::ToolsXMcpHeaderValid,
-    CheckId::ToolsSchemaValid,
-    CheckId::ToolsInputConstrained,
-    CheckId::ToolsSurfaceSize,
-    CheckId::ListenSse,
-    CheckId::ListenAckFirst,
-];
+/// The checks of this stage, for recording a reason for all of them at once: the
+/// catalogue's listing stage, in client order (a check added there is recorded here too).
+pub(crate) fn checks() -> impl Iterator<Item = CheckId> {
+    crate::catalog::in_stage(crate::catalog::Stage::Listing)
+}
 
 #[cfg(test)]
 #[path = "rules_tests.rs"]

@@ -6,8 +6,12 @@ use super::*;
 use crate::model::Outcome;
 use crate::probe::listing::audit::ToolAudit;
 use crate::probe::listing::pages::PageMeta;
+use crate::probe::listing::test_server::expect;
 use crate::probe::listing::tool_list::{list_shape, name_format, order, variance};
 use crate::probe::test_support::json_answer;
+
+const FAIL_MEDIUM: (Outcome, Option<Severity>, Option<Cause>) =
+    (Outcome::Fail, Some(Severity::Medium), None);
 
 fn meta(ttl: Value, scope: &str) -> PageMeta {
     PageMeta {
@@ -69,15 +73,11 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         summary: "404 application/json JSON-RPC error -32601".into(),
     });
     let v = caps(&[&refused], &[], true, false);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::High))
-    );
-    assert!(
-        v.observed
-            .contains("tools is advertised, but tools/list answered 404"),
-        "{}",
-        v.observed
+    expect(
+        "refused",
+        &v,
+        (Outcome::Fail, Some(Severity::High), None),
+        &["tools is advertised, but tools/list answered 404"],
     );
 
     let served = ex(
@@ -85,13 +85,12 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         json!({"jsonrpc": "2.0", "id": 1, "result": {"prompts": []}}),
     );
     let v = caps(&[&t], &[(ListKind::Prompts, served)], true, false);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::Medium))
+    expect(
+        "served",
+        &v,
+        FAIL_MEDIUM,
+        &["served although prompts is not advertised"],
     );
-    assert!(v
-        .observed
-        .contains("served although prompts is not advertised"));
 
     let wrong_status = ex(
         200,
@@ -123,10 +122,11 @@ fn advertised_lists_must_work_and_the_others_must_be_404() {
         message: "timed out".into(),
     });
     let v = caps(&[], &[(ListKind::Tools, lost)], true, false);
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::Timeout)),
-        "the exchange's own cause"
+    expect(
+        "the exchange's own cause",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Timeout)),
+        &[],
     );
 }
 
@@ -142,14 +142,11 @@ fn order_and_variance_between_two_listings() {
         Outcome::Pass
     );
     let v = order(Some(&a), Some(&shuffled));
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Warn, Some(Severity::Low))
-    );
-    assert!(
-        v.observed.contains("position 1 was a then b"),
-        "{}",
-        v.observed
+    expect(
+        "order(Some(&a), Some(&shuffled))",
+        &v,
+        (Outcome::Warn, Some(Severity::Low), None),
+        &["position 1 was a then b"],
     );
     // The same set in another order is no variance.
     assert_eq!(
@@ -157,9 +154,11 @@ fn order_and_variance_between_two_listings() {
         Outcome::Pass
     );
     let v = variance(Some(&a), Some(&other), true);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::Medium))
+    expect(
+        "variance(Some(&a), Some(&other), true)",
+        &v,
+        FAIL_MEDIUM,
+        &[],
     );
     assert_eq!(
         v.observed,
@@ -171,15 +170,18 @@ fn order_and_variance_between_two_listings() {
     let mut cut = tools(&[("a", "1")]);
     cut.stop = Some(Stop::Deadline);
     let v = order(Some(&a), Some(&cut));
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::Deadline))
+    expect(
+        "order(Some(&a), Some(&cut))",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Deadline)),
+        &[],
     );
     let v = variance(Some(&cut), Some(&a), false);
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::Deadline)),
-        "the cut listing's own cause"
+    expect(
+        "the cut listing's own cause",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Deadline)),
+        &[],
     );
     // A second session that could not be opened: the two-listing rules say why.
     let unopened = ListRead::unread(
@@ -191,16 +193,18 @@ fn order_and_variance_between_two_listings() {
         },
     );
     let v = variance(Some(&a), Some(&unopened), true);
-    assert_eq!((v.outcome, v.cause), (Outcome::Unknown, Some(Cause::Reset)));
-    assert!(
-        v.observed.contains("second listing") && v.observed.contains("could not be opened"),
-        "{}",
-        v.observed
+    expect(
+        "unopened",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Reset)),
+        &["second listing", "could not be opened"],
     );
     let v = order(Some(&a), None);
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::Malformed))
+    expect(
+        "order(Some(&a), None)",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Malformed)),
+        &[],
     );
     assert_eq!(order(None, None).outcome, Outcome::Skip);
 }
@@ -223,23 +227,17 @@ fn pagination_rules() {
     );
     refused.stop = Some(Stop::Broken("refused".into()));
     let v = pagination(&[&refused]);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::Medium))
-    );
+    expect("pagination(&[&refused])", &v, FAIL_MEDIUM, &[]);
     let mut endless = tools(&[("a", "1")]);
     endless.cursors_followed = 100;
     endless.pages = 100;
     endless.stop = Some(Stop::Cap("page cap (100 pages)".into()));
     let v = pagination(&[&endless]);
-    assert_eq!(
-        (v.outcome, v.severity, v.cause),
-        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap))
-    );
-    assert!(
-        v.observed.contains("page cap (100 pages)"),
-        "{}",
-        v.observed
+    expect(
+        "pagination(&[&endless])",
+        &v,
+        (Outcome::Warn, Some(Severity::Low), Some(Cause::SizeCap)),
+        &["page cap (100 pages)"],
     );
 }
 
@@ -258,9 +256,11 @@ fn a_bogus_cursor_wants_32602() {
         json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
     );
     let v = invalid_cursor("tools/list", &served, false);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Warn, Some(Severity::Low))
+    expect(
+        "invalid_cursor(\"tools/list\", &served, false)",
+        &v,
+        (Outcome::Warn, Some(Severity::Low), None),
+        &[],
     );
     let other = ex(
         500,
@@ -285,17 +285,16 @@ fn cache_hints_on_every_page() {
         },
     ];
     let v = cache_hints(&[&bad]);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::Medium))
+    expect(
+        "bad",
+        &v,
+        FAIL_MEDIUM,
+        &[
+            "page 1: ttlMs -1",
+            "page 2: ttlMs missing",
+            "\"shared\" is neither",
+        ],
     );
-    for needle in [
-        "page 1: ttlMs -1",
-        "page 2: ttlMs missing",
-        "\"shared\" is neither",
-    ] {
-        assert!(v.observed.contains(needle), "{needle}: {}", v.observed);
-    }
     assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
 }
 
@@ -306,14 +305,11 @@ fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     let v = name_format(Some(&part));
     // A bound of the listing cut it: no evidence about the rest (the merge names it
     // probe.incomplete, so the decision cannot pass).
-    assert_eq!(
-        (v.outcome, v.severity, v.cause),
-        (Outcome::Unknown, None, Some(Cause::SizeCap))
-    );
-    assert!(
-        v.observed.contains("the rest was not seen"),
-        "{}",
-        v.observed
+    expect(
+        "name_format(Some(&part))",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::SizeCap)),
+        &["the rest was not seen"],
     );
     let mut bad = tools(&[("bad name", "1")]);
     if let Some(a) = bad.audit.as_mut() {
@@ -341,39 +337,32 @@ fn a_list_the_server_broke_is_named_once_by_its_own_failure() {
     broken
         .cursor_problems
         .push(Severity::Medium, why.to_string());
-    let p = pagination(&[&broken]);
-    assert_eq!(
-        (p.outcome, p.severity),
-        (Outcome::Fail, Some(Severity::Medium)),
-        "the failure that broke it: {}",
-        p.observed
+    expect(
+        "the failure that broke it",
+        &pagination(&[&broken]),
+        FAIL_MEDIUM,
+        &[],
     );
     for v in [
         name_format(Some(&broken)),
         list_shape(Some(&broken), true),
         order(Some(&broken), Some(&tools(&[("a", "1"), ("b", "2")]))),
     ] {
-        assert_eq!(
-            (v.outcome, v.cause),
-            (Outcome::Skip, None),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("the server broke the list there") && v.observed.contains(why),
-            "{}",
-            v.observed
+        expect(
+            "broken",
+            &v,
+            (Outcome::Skip, None, None),
+            &["the server broke the list there", why],
         );
     }
     let whole = tools(&[("a", "1"), ("b", "2")]);
     let v = variance(Some(&whole), Some(&broken), false);
-    assert_eq!(
-        (v.outcome, v.cause),
-        (Outcome::Unknown, Some(Cause::Malformed)),
-        "{}",
-        v.observed
+    expect(
+        "second broken",
+        &v,
+        (Outcome::Unknown, None, Some(Cause::Malformed)),
+        &["second listing"],
     );
-    assert!(v.observed.contains("second listing"), "{}", v.observed);
 }
 
 #[test]
@@ -382,10 +371,7 @@ fn list_shape_wants_result_type_on_2026_pages() {
     assert_eq!(list_shape(Some(&t), true).outcome, Outcome::Pass);
     t.metas[0].result_type = false;
     let v = list_shape(Some(&t), true);
-    assert_eq!(
-        (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::Medium))
-    );
+    expect("list_shape(Some(&t), true)", &v, FAIL_MEDIUM, &[]);
     // A 2025-11-25 result has no resultType.
     assert_eq!(list_shape(Some(&t), false).outcome, Outcome::Pass);
 }

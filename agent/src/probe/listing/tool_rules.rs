@@ -68,32 +68,32 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// `tools.name-format` for one name: 1 to 128 characters from `[A-Za-z0-9_.-]` (a SHOULD).
+/// `tools.name-format` for one name as captured (`shown`): 1 to 128 characters from
+/// `[A-Za-z0-9_.-]` (a SHOULD). Judged on the characters the server sent ([`sent_chars`]),
+/// never on their escapes; the evidence shows the captured text, and names an offending
+/// character that is not printable ASCII by its code point (U+001B), never raw.
 pub(crate) fn name_format(shown: &str, out: &mut Problems) {
-    // A piece of this run's token was redacted at capture: its `[redacted]` marker is not the
-    // server's spelling, so the rule judges the rest of the name (the evidence keeps it).
-    let judged = shown.replace("[redacted]", "");
-    let name = if judged.is_empty() && !shown.is_empty() {
-        "redacted"
-    } else {
-        judged.as_str()
-    };
-    let len = name.chars().count();
-    let bad: Vec<char> = name
-        .chars()
-        .filter(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-        .collect();
+    let sent = sent_chars(shown);
+    let len = sent.len();
+    let mut bad: Vec<char> = Vec::new();
+    for &c in &sent {
+        let ok = c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        if !ok && !bad.contains(&c) {
+            bad.push(c);
+        }
+    }
     if len == 0 {
         out.push(Severity::Low, "an empty tool name".to_string());
     } else if len > 128 {
         out.push(
             Severity::Low,
+            // Longer than 128, so always cut (`…` marks it).
             format!(
-                "{}…: {len} characters (at most 128)",
+                "{}: {len} characters (at most 128)",
                 crate::probe::http::clip(shown, 24)
             ),
         );
-    } else if bad == ['/'] || (!bad.is_empty() && bad.iter().all(|c| *c == '/')) {
+    } else if bad == ['/'] {
         out.push(
             Severity::Low,
             format!("{shown}: '/' is outside the specification's [A-Za-z0-9_.-] (SEP-986 and the conformance suite accept it)"),
@@ -102,13 +102,47 @@ pub(crate) fn name_format(shown: &str, out: &mut Problems) {
         let listed: String = bad
             .iter()
             .take(3)
-            .map(|c| format!("{c:?}"))
+            .map(|&c| named(c))
             .collect::<Vec<_>>()
             .join(", ");
         out.push(
             Severity::Low,
             format!("{shown}: characters outside [A-Za-z0-9_.-]: {listed}"),
         );
+    }
+}
+
+/// The characters the server sent in a captured name
+/// ([`crate::probe::observed::captured_chars`]). A piece of this run's token was redacted at
+/// capture: its `[redacted]` marker is not the server's spelling, so it is left out (a name
+/// that was all token stands as `redacted`, a valid name). No escape spells `[`, so the
+/// marker is never confused with what an escape stood for.
+fn sent_chars(shown: &str) -> Vec<char> {
+    let chars = crate::probe::observed::captured_chars(shown);
+    let marker: Vec<char> = "[redacted]".chars().collect();
+    let mut sent = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i..].starts_with(&marker) {
+            i += marker.len();
+        } else {
+            sent.push(chars[i]);
+            i += 1;
+        }
+    }
+    if sent.is_empty() && !chars.is_empty() {
+        return "redacted".chars().collect();
+    }
+    sent
+}
+
+/// An offending character as the evidence names it: quoted when printable ASCII, else by its
+/// code point (a control, a bidirectional override, a look-alike letter), never raw.
+fn named(c: char) -> String {
+    if c.is_ascii_graphic() || c == ' ' {
+        format!("{c:?}")
+    } else {
+        format!("U+{:04X}", c as u32)
     }
 }
 

@@ -73,6 +73,95 @@ fn a_redacted_piece_is_not_the_servers_spelling() {
     );
 }
 
+/// The names of `raw` tools as the listing judges them: each tool captured as a body is
+/// (secrets scrubbed, unsafe characters escaped), then fed to the audit.
+fn audit_names(raw: &[&str], secrets: &[&str]) -> Problems {
+    let mut audit = super::super::audit::ToolAudit::default();
+    for (i, name) in raw.iter().enumerate() {
+        let mut tool = json!({"name": name, "inputSchema": {"type": "object"}});
+        crate::probe::observed::sanitize_json(&mut tool, secrets);
+        audit.tool(i, &tool, 10);
+    }
+    audit.names
+}
+
+/// Red team round 4 #4: the rule judged the captured escapes, not the wire name. `x\u{1b}`
+/// written out and `x` then ESC were "listed twice"; they are two names, each judged on what
+/// it carries, the written one shown with its backslash escaped.
+#[test]
+fn a_written_escape_and_a_control_are_two_names() {
+    let p = audit_names(&["x\\u{1b}", "x\u{1b}"], &[]);
+    assert_eq!(
+        p.summary(),
+        "x\\u{5c}u{1b}: characters outside [A-Za-z0-9_.-]: '\\\\', '{', '}'; \
+         x\\u{1b}: characters outside [A-Za-z0-9_.-]: U+001B"
+    );
+    // The same name twice is still a duplicate, compared as sent.
+    let p = audit_names(&["x\u{1b}", "ok", "x\u{1b}"], &[]);
+    assert!(
+        p.summary()
+            .ends_with("x\\u{1b}: listed twice (names must be unique)"),
+        "{}",
+        p.summary()
+    );
+}
+
+/// The length is the wire name's in characters: 126 letters and two U+0001 are 128 (the
+/// escapes made it "136 characters"); 127 letters and two are 129.
+#[test]
+fn the_length_is_counted_on_the_wire_name() {
+    let at_most = format!("{}\u{1}\u{1}", "a".repeat(126));
+    let p = audit_names(&[&at_most], &[]);
+    assert_eq!(
+        p.summary(),
+        format!(
+            "{}\\u{{1}}\\u{{1}}: characters outside [A-Za-z0-9_.-]: U+0001",
+            "a".repeat(126)
+        )
+    );
+    let over = format!("{}\u{1}\u{1}", "a".repeat(127));
+    let p = audit_names(&[&over], &[]);
+    assert_eq!(
+        p.summary(),
+        format!("{}…: 129 characters (at most 128)", "a".repeat(24))
+    );
+    assert!(!p.summary().contains('\u{1}'), "{}", p.summary());
+}
+
+/// ESC, a C1 control (CSI) and a bidirectional override are named by their code points, not
+/// as the backslash and braces of their escapes; none reaches the evidence raw.
+#[test]
+fn offending_controls_are_named_by_code_point() {
+    let p = audit_names(
+        &["c1\u{9b}31m", "bidi\u{202e}gnp.exe", "esc\u{1b}[31m"],
+        &[],
+    );
+    assert_eq!(
+        p.summary(),
+        "c1\\u{9b}31m: characters outside [A-Za-z0-9_.-]: U+009B; \
+         bidi\\u{202e}gnp.exe: characters outside [A-Za-z0-9_.-]: U+202E; \
+         esc\\u{1b}[31m: characters outside [A-Za-z0-9_.-]: U+001B, '['"
+    );
+    // Not printable ASCII, not escaped: a look-alike letter is named by its code point too.
+    let p = audit_names(&["t\u{430}ol"], &[]);
+    assert_eq!(
+        p.summary(),
+        "t\u{430}ol: characters outside [A-Za-z0-9_.-]: U+0430"
+    );
+}
+
+/// A name that is this run's token is captured `[redacted]` and left out of the judgement
+/// (the marker is not the server's spelling); the token's characters appear nowhere.
+#[test]
+fn a_name_that_is_the_token_is_not_judged() {
+    let tok = "Zq7Kp2Lm9Xw4+Rt8Vn3Bc6Hj1Yd5Fg0Ss";
+    let p = audit_names(&[tok, &format!("a {tok}")], &[tok]);
+    assert_eq!(
+        p.summary(),
+        "a [redacted]: characters outside [A-Za-z0-9_.-]: ' '"
+    );
+}
+
 #[test]
 fn x_mcp_header_rules() {
     let run = |schema: Value| {

@@ -22,6 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { registerPagedTools } from '../paged-tools.mjs';
+import { registerControlResources } from '../resources.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const paged = process.argv.slice(3).includes('paged');
@@ -54,15 +55,7 @@ function build() {
       server.registerTool(name, { description, inputSchema: shape }, run);
     }
   }
-  server.registerResource('readme', 'vantage-control://readme', { mimeType: 'text/markdown' }, async (uri) => ({
-    contents: [{ uri: uri.href, text: '# control peer' }],
-  }));
-  server.registerResource(
-    'item',
-    new ResourceTemplate('vantage-control://items/{id}', { list: undefined }),
-    { mimeType: 'application/json' },
-    async (uri) => ({ contents: [{ uri: uri.href, text: '{}' }] }),
-  );
+  registerControlResources(server, ResourceTemplate);
   server.registerPrompt('summarize', { description: 'Summarize a text', argsSchema: { text: z.string() } }, ({ text: s }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Summarize: ${s}` } }],
   }));

@@ -29,6 +29,7 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { registerPagedTools } from '../paged-tools.mjs';
+import { registerControlResources } from '../resources.mjs';
 
 const port = Number(process.argv[2] ?? 0);
 const mode = process.argv[3] ?? 'dual';
@@ -71,18 +72,10 @@ function factory() {
       server.registerTool(name, { description, inputSchema: z.object(shape) }, run);
     }
   }
-  server.registerResource('readme', 'vantage-control://readme', { mimeType: 'text/markdown' }, async (uri) => ({
-    contents: [{ uri: uri.href, text: '# control peer' }],
-  }));
+  registerControlResources(server, ResourceTemplate);
   server.registerResource('status', 'vantage-control://status', { mimeType: 'application/json' }, async (uri) => ({
     contents: [{ uri: uri.href, text: '{"ok":true}' }],
   }));
-  server.registerResource(
-    'item',
-    new ResourceTemplate('vantage-control://items/{id}', { list: undefined }),
-    { mimeType: 'application/json' },
-    async (uri) => ({ contents: [{ uri: uri.href, text: '{}' }] }),
-  );
   server.registerPrompt('summarize', { description: 'Summarize a text', argsSchema: z.object({ text: z.string() }) }, ({ text: s }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Summarize: ${s}` } }],
   }));
