@@ -195,21 +195,26 @@ async fn an_initialize_answered_for_another_reason_or_not_at_all_never_makes_a_s
     }
 }
 
+/// `era.detect` is unknown for `cause` and says each of `needles`; the report claims no era
+/// it did not see.
+#[track_caller]
+fn assert_era_unknown(r: &RegionResult, mode: Mode, cause: Cause, needles: &[&str]) {
+    let era = r.check(CheckId::EraDetect).expect("era.detect recorded");
+    for needle in needles {
+        assert_seen(
+            era,
+            (era.outcome, era.cause),
+            (Outcome::Unknown, Some(cause)),
+            needle,
+        );
+    }
+    assert_eq!(r.era, Era::Unknown, "{mode:?}: the report claims no era");
+}
+
 fn modern_but_dual_unknown(r: &RegionResult, mode: Mode, cause: Cause, seen: &str) {
     let check = |id: CheckId| r.check(id).unwrap_or_else(|| panic!("{id} recorded"));
-    let era = check(CheckId::EraDetect);
-    assert_seen(
-        era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(cause)),
-        "whether it also speaks 2025-11-25 was not observed",
-    );
-    assert!(era.observed.contains(seen), "{mode:?}: {}", era.observed);
-    assert_eq!(
-        r.era,
-        Era::Unknown,
-        "{mode:?}: the report claims no era it did not see"
-    );
+    let no_legacy = "whether it also speaks 2025-11-25 was not observed";
+    assert_era_unknown(r, mode, cause, &[no_legacy, seen]);
     let get = check(CheckId::TransportGet);
     // A bare 400 to GET passes on a dual-era server and warns on a modern-only one.
     assert_seen(
@@ -265,21 +270,9 @@ async fn a_discover_without_an_answer_beside_a_working_initialize_is_never_not_m
         ),
     ] {
         let r = run(mode).await;
-        let era = r.check(CheckId::EraDetect).unwrap();
-        assert_seen(
-            era,
-            (era.outcome, era.cause),
-            (Outcome::Unknown, Some(cause)),
-            "the server speaks MCP: initialize (2025-11-25) works (200 application/json",
-        );
-        assert!(era.observed.contains(seen), "{mode:?}: {}", era.observed);
-        assert!(
-            era.observed
-                .contains("whether it also speaks 2026-07-28 was not observed"),
-            "{mode:?}: {}",
-            era.observed
-        );
-        assert_eq!(r.era, Era::Unknown, "{mode:?}");
+        let legacy = "the server speaks MCP: initialize (2025-11-25) works (200 application/json";
+        let no_modern = "whether it also speaks 2026-07-28 was not observed";
+        assert_era_unknown(&r, mode, cause, &[legacy, seen, no_modern]);
         let got = r.check(CheckId::DiscoverShape).unwrap();
         match shape {
             Some(want) => assert_eq!((got.outcome, got.severity, got.cause), want, "{mode:?}"),
@@ -319,20 +312,12 @@ async fn a_discover_without_an_answer_beside_a_working_initialize_is_never_not_m
 #[tokio::test]
 async fn a_target_whose_mcp_requests_all_time_out_has_an_unknown_era() {
     let r = run(Mode::NothingAnswers).await;
-    let era = r.check(CheckId::EraDetect).unwrap();
-    assert_seen(
-        era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(Cause::Timeout)),
+    let needles = [
         "server/discover: accepted the connection, never answered within 1 s",
-    );
-    assert!(
-        era.observed
-            .contains("initialize: not answered (accepted the connection")
-            && era.observed.contains("no evidence either way"),
-        "{}",
-        era.observed
-    );
+        "initialize: not answered (accepted the connection",
+        "no evidence either way",
+    ];
+    assert_era_unknown(&r, Mode::NothingAnswers, Cause::Timeout, &needles);
     // Connected, and then nothing: every check past the connection is unknown for the
     // timeout, none failed and none passed.
     use vantage_agent::catalog::Stage;

@@ -27,6 +27,16 @@ pub struct ClientSettings {
     pub idle_per_host: usize,
 }
 
+/// Which connection a request rides on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connection {
+    /// One the pool keeps idle between requests (or a new one it then keeps).
+    Pooled,
+    /// One of its own: never one another request left idle in the pool, and closed after
+    /// its answer.
+    Own,
+}
+
 /// An HTTP client that connects only where the egress policy admits.
 #[derive(Debug, Clone)]
 pub struct EgressClient {
@@ -99,34 +109,19 @@ impl EgressClient {
         &self.policy
     }
 
-    /// A request to `url`, or why it is not made.
+    /// A request to `url` on the pooled client or on a connection of its own, or why it is
+    /// not made (the policy checks the URL first).
     pub fn request(
         &self,
         method: http::Method,
         url: &Url,
-    ) -> Result<reqwest::RequestBuilder, EgressError> {
-        self.request_through(&self.http, method, url)
-    }
-
-    /// A request to `url` on a connection of its own: never one another request left idle
-    /// in the pool, and closed after its answer.
-    pub fn request_on_new_connection(
-        &self,
-        method: http::Method,
-        url: &Url,
-    ) -> Result<reqwest::RequestBuilder, EgressError> {
-        self.request_through(&self.fresh, method, url)
-    }
-
-    /// A request to `url` through `client` (the pool or the fresh one), once the policy
-    /// allows the URL.
-    fn request_through(
-        &self,
-        client: &reqwest::Client,
-        method: http::Method,
-        url: &Url,
+        connection: Connection,
     ) -> Result<reqwest::RequestBuilder, EgressError> {
         self.policy.check_url(url)?;
+        let client = match connection {
+            Connection::Pooled => &self.http,
+            Connection::Own => &self.fresh,
+        };
         Ok(client.request(method, url.clone()))
     }
 

@@ -12,7 +12,7 @@ pub use super::http_error::{classify_reqwest, io_cause};
 use super::observed;
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
-use crate::egress::{EgressClient, EgressError};
+use crate::egress::{Connection, EgressClient, EgressError};
 use crate::model::Cause;
 
 /// Byte caps for everything read from the target.
@@ -101,6 +101,15 @@ pub struct Exchange {
 impl Exchange {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Every value of header `name`, in order (those that are not text left out).
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect()
     }
 
     /// The JSON-RPC response in the body: the JSON object, or the SSE event that is a response
@@ -271,11 +280,12 @@ pub async fn exchange_at(
         .headers
         .iter()
         .any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"));
-    let mut builder = if own_connection {
-        client.request_on_new_connection(req.method.clone(), url)?
+    let connection = if own_connection {
+        Connection::Own
     } else {
-        client.request(req.method.clone(), url)?
+        Connection::Pooled
     };
+    let mut builder = client.request(req.method.clone(), url, connection)?;
     for (k, v) in &req.headers {
         builder = builder.header(k.as_str(), v.as_str());
     }

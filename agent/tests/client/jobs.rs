@@ -8,23 +8,13 @@ use std::time::Duration;
 use vantage_agent::client::AgentConfig;
 use vantage_proto::v1 as pb;
 
-use crate::support::agent::{config, Agent, REGION};
+use crate::support::agent::{config, registered, Agent, REGION};
 use crate::support::mock::{Mock, Seen, Session};
 use crate::support::target::{closed_port, job, Silent};
 
 const HEARTBEAT: Duration = Duration::from_millis(100);
 /// Longer than any test waits: a job with it ends only by a cancel, a drain or a session's end.
 const FOREVER: Duration = Duration::from_secs(600);
-
-/// A registered agent with `cfg`, and its stream.
-async fn registered(cfg: AgentConfig) -> (Mock, Agent, Session) {
-    let mut mock = Mock::start();
-    let agent = Agent::start(cfg, &mock);
-    let session = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(session.conn, "a first heartbeat", |_| true)
-        .await;
-    (mock, agent, session)
-}
 
 /// An agent that runs one job at a time.
 fn one_slot() -> AgentConfig {
@@ -43,14 +33,21 @@ async fn load(mock: &mut Mock, session: &Session, in_flight: u32, queued: u32) {
     .await;
 }
 
-/// A running job on a registered agent (`running`, against a silent target), then stop:
-/// the first thing the coordinator sees is `Leaving`, on this stream.
-async fn stop_with_a_running_job(cfg: AgentConfig) -> (Mock, Agent, Session, Silent) {
-    let (mut mock, agent, session) = registered(cfg).await;
+/// A registered agent with `cfg` running one job, `running`, on a silent target: it has
+/// sent its request, and a heartbeat counts it.
+async fn running(cfg: AgentConfig) -> (Mock, Agent, Session, Silent) {
+    let (mut mock, agent, session) = registered(cfg, HEARTBEAT).await;
     let mut silent = Silent::start().await;
     session.job(job("running", &silent.url, FOREVER));
     silent.requested().await;
     load(&mut mock, &session, 1, 0).await;
+    (mock, agent, session, silent)
+}
+
+/// [`running`], then stop: the first thing the coordinator sees is `Leaving`, on this
+/// stream.
+async fn stop_with_a_running_job(cfg: AgentConfig) -> (Mock, Agent, Session, Silent) {
+    let (mut mock, agent, session, silent) = running(cfg).await;
     agent.stop();
     match mock.next_not_heartbeat().await {
         Seen::Leaving { conn, leaving } => {
@@ -79,7 +76,7 @@ fn region(result: &pb::JobResult) -> &pb::RegionResult {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_runs_and_its_result_comes_back() {
-    let (mut mock, _agent, session) = registered(config()).await;
+    let (mut mock, _agent, session) = registered(config(), HEARTBEAT).await;
     session.job(job("j1", &closed_port().await, Duration::from_secs(30)));
     let result = mock.result().await;
     assert_eq!(result.job_id, "j1");
@@ -101,7 +98,7 @@ async fn a_job_runs_and_its_result_comes_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_that_does_not_convert_is_refused_with_its_reason() {
-    let (mut mock, agent, session) = registered(config()).await;
+    let (mut mock, agent, session) = registered(config(), HEARTBEAT).await;
     let mut prefix = job("j1", &closed_port().await, Duration::from_secs(30));
     prefix.assume_global = vec!["not-a-prefix".into()];
     session.job(prefix);
@@ -130,12 +127,8 @@ async fn a_job_that_does_not_convert_is_refused_with_its_reason() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_stops_a_running_job_and_gives_its_slot_and_count_back() {
-    let (mut mock, _agent, session) = registered(one_slot()).await;
-    let mut silent = Silent::start().await;
-    session.job(job("slow", &silent.url, FOREVER));
-    silent.requested().await;
-    load(&mut mock, &session, 1, 0).await;
-    session.cancel("slow");
+    let (mut mock, _agent, session, mut silent) = running(one_slot()).await;
+    session.cancel("running");
     load(&mut mock, &session, 0, 0).await;
     silent.all_closed().await;
     // The one slot is free again, and the cancelled job never answers.
@@ -147,10 +140,7 @@ async fn a_cancel_stops_a_running_job_and_gives_its_slot_and_count_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_job_leaves_the_queue_on_cancel_or_at_its_deadline() {
-    let (mut mock, _agent, session) = registered(one_slot()).await;
-    let mut silent = Silent::start().await;
-    session.job(job("running", &silent.url, FOREVER));
-    silent.requested().await;
+    let (mut mock, _agent, session, silent) = running(one_slot()).await;
     session.job(job("cancelled", &silent.url, FOREVER));
     load(&mut mock, &session, 1, 1).await;
     session.cancel("cancelled");
@@ -170,7 +160,7 @@ async fn a_queued_job_leaves_the_queue_on_cancel_or_at_its_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_running_job_is_cut_off_at_its_deadline() {
-    let (mut mock, _agent, session) = registered(config()).await;
+    let (mut mock, _agent, session) = registered(config(), HEARTBEAT).await;
     let mut silent = Silent::start().await;
     session.job(job("j1", &silent.url, Duration::from_secs(1)));
     let result = mock.result().await;
@@ -205,11 +195,7 @@ async fn a_running_job_is_cut_off_at_its_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_end_of_a_session_stops_its_jobs_and_gives_their_count_back() {
-    let (mut mock, _agent, session) = registered(config()).await;
-    let mut silent = Silent::start().await;
-    session.job(job("j1", &silent.url, FOREVER));
-    silent.requested().await;
-    load(&mut mock, &session, 1, 0).await;
+    let (mut mock, _agent, session, mut silent) = running(config()).await;
     session.reconnect("rolling update");
     let again = mock.accept(HEARTBEAT).await;
     silent.all_closed().await;

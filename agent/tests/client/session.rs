@@ -7,8 +7,11 @@ use tokio::time::Instant;
 use tonic::Status;
 use vantage_agent::dial::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT};
 
-use crate::support::agent::{config, Agent, AGENT_ID, BACKOFF_MAX, BACKOFF_MIN, REGION, TOKEN};
+use crate::support::agent::{
+    config, registered, Agent, AGENT_ID, BACKOFF_MAX, BACKOFF_MIN, REGION, TOKEN,
+};
 use crate::support::mock::{Mock, Seen};
+use crate::support::transport::ConnId;
 
 /// The timer wheel rounds each sleep up to the next millisecond.
 const ROUNDING: Duration = Duration::from_millis(2);
@@ -137,8 +140,7 @@ async fn reconnects_back_off_jittered_and_exponentially_and_reset_only_after_a_r
     assert_eq!(step, BACKOFF_MAX);
     next(&mut last, at, &mut step, "at the ceiling");
     // A registration resets it: the stream that follows a registered one waits the first step.
-    let session = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
+    let session = mock.accept_then_heartbeat(HEARTBEAT).await;
     let ended = Instant::now();
     session.end();
     let (_, at) = mock.dialed().await;
@@ -154,12 +156,24 @@ async fn reconnects_back_off_jittered_and_exponentially_and_reset_only_after_a_r
     next(&mut from, again, &mut step, "the step after the reset");
 }
 
+/// The agent's next dial comes `low` to `high` after `since`, and its last error is `why`:
+/// the new connection.
+async fn redialled(
+    mock: &mut Mock,
+    agent: &Agent,
+    since: Instant,
+    (low, high): (Duration, Duration),
+    why: &str,
+) -> ConnId {
+    let (conn, at) = mock.dialed().await;
+    within(&format!("redial after {why}"), at - since, low, high);
+    assert_eq!(agent.last_error(), why);
+    conn
+}
+
 #[tokio::test(start_paused = true)]
 async fn reconnect_makes_the_agent_redial_at_once_without_waiting_for_the_stream_to_close() {
-    let mut mock = Mock::start();
-    let agent = Agent::start(config(), &mock);
-    let session = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
+    let (mut mock, agent, session) = registered(config(), HEARTBEAT).await;
     let told = Instant::now();
     // The coordinator says Reconnect and keeps its side of the stream open.
     session.reconnect("rolling update");
@@ -167,21 +181,10 @@ async fn reconnect_makes_the_agent_redial_at_once_without_waiting_for_the_stream
         Seen::Closed { conn, .. } => assert_eq!(conn, session.conn),
         other => panic!("the agent did not end its stream after Reconnect: {other:?}"),
     }
-    let (conn, at) = mock.dialed().await;
+    let why = "reconnecting: the coordinator went away (rolling update)";
+    let conn = redialled(&mut mock, &agent, told, (BACKOFF_MIN / 2, BACKOFF_MIN), why).await;
     assert_ne!(conn, session.conn);
-    within(
-        "redial after Reconnect",
-        at - told,
-        BACKOFF_MIN / 2,
-        BACKOFF_MIN,
-    );
-    assert_eq!(
-        agent.last_error(),
-        "reconnecting: the coordinator went away (rolling update)"
-    );
-    let again = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(again.conn, "a heartbeat on the new stream", |_| true)
-        .await;
+    let _again = mock.accept_then_heartbeat(HEARTBEAT).await;
     assert!(agent.ready());
     drop(session);
 }
@@ -191,50 +194,34 @@ async fn a_stream_that_fails_after_registration_is_redialled_by_what_the_status_
     let mut mock = Mock::start();
     let agent = Agent::start(config(), &mock);
     // A coordinator that fails the stream (shutting down): the first step again.
-    let session = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
+    let session = mock.accept_then_heartbeat(HEARTBEAT).await;
     let failed = Instant::now();
     session.fail(Status::unavailable("the coordinator is shutting down"));
-    let (_, at) = mock.dialed().await;
-    within(
-        "redial after `unavailable`",
-        at - failed,
-        BACKOFF_MIN / 2,
-        BACKOFF_MIN,
-    );
-    assert_eq!(
-        agent.last_error(),
-        "stream: the coordinator is shutting down"
-    );
+    let why = "stream: the coordinator is shutting down";
+    redialled(
+        &mut mock,
+        &agent,
+        failed,
+        (BACKOFF_MIN / 2, BACKOFF_MIN),
+        why,
+    )
+    .await;
     // A token withdrawn while connected (a reload without its [[agents]] entry): refused,
     // unready, and the slow pace.
-    let session = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
+    let session = mock.accept_then_heartbeat(HEARTBEAT).await;
     assert!(agent.ready());
     let failed = Instant::now();
     session.fail(Status::permission_denied(
         "this agent's token was withdrawn",
     ));
-    let (_, at) = mock.dialed().await;
-    within(
-        "redial after a withdrawn token",
-        at - failed,
-        BACKOFF_MAX,
-        BACKOFF_MAX,
-    );
+    let why = "refused: this agent's token was withdrawn";
+    redialled(&mut mock, &agent, failed, (BACKOFF_MAX, BACKOFF_MAX), why).await;
     assert!(!agent.ready());
-    assert_eq!(
-        agent.last_error(),
-        "refused: this agent's token was withdrawn"
-    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_coordinator_gone_silent_is_noticed_by_the_keepalive_and_redialled() {
-    let mut mock = Mock::start();
-    let agent = Agent::start(config(), &mock);
-    let session = mock.accept(Duration::from_secs(1)).await;
-    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
+    let (mut mock, agent, session) = registered(config(), Duration::from_secs(1)).await;
     // Nothing from the coordinator reaches the agent any more; the connection stays open and
     // the agent's own heartbeats still go out (the fleet protocol has no heartbeat
     // acknowledgement: the HTTP/2 keepalive is what hears the silence).
@@ -262,8 +249,6 @@ async fn a_coordinator_gone_silent_is_noticed_by_the_keepalive_and_redialled() {
         !why.contains("does not look like the coordinator's gRPC port"),
         "a silent coordinator is not a wrong port: {why}"
     );
-    let again = mock.accept(HEARTBEAT).await;
-    mock.heartbeat(again.conn, "a heartbeat on the new stream", |_| true)
-        .await;
+    let _again = mock.accept_then_heartbeat(HEARTBEAT).await;
     assert!(agent.ready());
 }

@@ -8,7 +8,8 @@ use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::run::{
-    all_tokens, assert_problem_severities, check, options, problems, run_with, Problem,
+    all_tokens, assert_problem_severities, assert_problems, check, options, problems, run_with,
+    Problem,
 };
 
 use Outcome::{Fail, Warn};
@@ -18,7 +19,7 @@ use Severity::{Critical, High, Low, Medium};
 async fn the_clean_protected_fixture_passes_with_a_token() {
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let region = run_with(&fixture.url(), all_tokens()).await;
-    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    assert_problems(&region, &[]);
     assert!(region.protected && region.authenticated);
     for id in in_stage(Stage::Auth) {
         let c = check(&region, id);
@@ -142,24 +143,22 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
 
 #[tokio::test]
 async fn observations_name_the_rule_that_failed() {
-    let fixture = Fixture::start(&[Fault::AuthPrmTrailingSlash])
-        .await
-        .unwrap();
-    let region = run_with(&fixture.url(), all_tokens()).await;
-    let prm = check(&region, CheckId::AuthPrm);
-    assert!(
-        prm.observed.contains("not the endpoint URL"),
-        "{}",
-        prm.observed
-    );
-    let fixture = Fixture::start(&[Fault::AuthIssuerMismatch]).await.unwrap();
-    let region = run_with(&fixture.url(), all_tokens()).await;
-    let as_md = check(&region, CheckId::AuthAsMetadata);
-    assert!(
-        as_md.observed.contains("issuer.vantage-fixture.invalid"),
-        "{}",
-        as_md.observed
-    );
+    for (fault, id, needle) in [
+        (
+            Fault::AuthPrmTrailingSlash,
+            CheckId::AuthPrm,
+            "not the endpoint URL",
+        ),
+        (
+            Fault::AuthIssuerMismatch,
+            CheckId::AuthAsMetadata,
+            "issuer.vantage-fixture.invalid",
+        ),
+    ] {
+        let fixture = Fixture::start(&[fault]).await.unwrap();
+        let c = check(&run_with(&fixture.url(), all_tokens()).await, id);
+        assert!(c.observed.contains(needle), "{id}: {}", c.observed);
+    }
 }
 
 #[tokio::test]
@@ -181,9 +180,9 @@ async fn a_foreign_origin_on_a_protected_endpoint_fails_the_origin_check() {
         .unwrap();
     let region = run_with(&fixture.url(), all_tokens()).await;
     assert!(region.protected);
-    assert_eq!(
-        problems(&region),
-        vec![(CheckId::SecurityOrigin, Fail, Some(Medium), None)]
+    assert_problems(
+        &region,
+        &[(CheckId::SecurityOrigin, Fail, Some(Medium), None)],
     );
 }
 

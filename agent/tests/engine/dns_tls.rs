@@ -7,43 +7,35 @@ use vantage_fixture::lab::LabDns;
 use vantage_fixture::Fixture;
 
 use crate::run::{
-    assert_problem_severities, check, front, lab, named_target, problems, resolving_with, run_with,
-    trusting,
+    assert_problem_severities, assert_problems, assert_seen, both_families_global, check,
+    fleet_vantage, front, lab, named_target, resolving_with, run_with, trusting,
 };
 
 use Outcome::{Fail, Warn};
+use Severity::{High, Low, Medium};
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes() {
-    let (fixture, ca, dns) = lab().await;
-    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
-    let named = named_target(&ca, &dns);
-    let region = run_with(&url, named.clean).await;
-    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    let lab = lab().await;
+    let named = named_target(&lab).await;
+    let region = run_with(&named.url, named.clean).await;
+    assert_problems(&region, &[]);
     let dns_obs = region.dns.as_ref().unwrap();
     assert_eq!(dns_obs.a, vec!["127.0.0.1".to_string()]);
     assert!(dns_obs.has_a && dns_obs.all_global);
     assert_eq!(check(&region, CheckId::TlsHandshake).outcome, Outcome::Pass);
     assert_eq!(check(&region, CheckId::TlsExpiry).outcome, Outcome::Pass);
 
-    let region = run_with(&url, named.not_global).await;
-    assert_problem_severities(
-        &region,
-        &[(CheckId::DnsGlobalAddresses, Some(Severity::High))],
-    );
+    let region = run_with(&named.url, named.not_global).await;
+    assert_problem_severities(&region, &[(CheckId::DnsGlobalAddresses, Some(High))]);
     assert!(check(&region, CheckId::DnsGlobalAddresses)
         .observed
         .contains("127.0.0.1 is loopback"));
 
-    let region = run_with(&url, named.untrusted).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
-            CheckId::TlsHandshake,
-            Fail,
-            Some(Severity::High),
-            Some(Cause::Tls)
-        )]
+    let region = run_with(&named.url, named.untrusted).await;
+    assert_problems(
+        &region,
+        &[(CheckId::TlsHandshake, Fail, Some(High), Some(Cause::Tls))],
     );
     let hs = check(&region, CheckId::TlsHandshake);
     assert!(
@@ -56,10 +48,10 @@ async fn a_named_https_target_in_the_lab_passes() {
 
 #[tokio::test]
 async fn a_certificate_for_another_name_or_expiring_soon() {
-    let (fixture, ca, dns) = lab().await;
-    let opts = trusting(&ca, &dns);
+    let lab = lab().await;
+    let opts = trusting(&lab);
 
-    let (_front, url) = front(&fixture, &ca, &["other.vantage.test"], 90).await;
+    let (_front, url) = front(&lab, &["other.vantage.test"], 90).await;
     let hs = check(&run_with(&url, opts.clone()).await, CheckId::TlsHandshake);
     assert_eq!(hs.outcome, Fail);
     assert!(
@@ -68,45 +60,36 @@ async fn a_certificate_for_another_name_or_expiring_soon() {
         hs.observed
     );
 
-    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 5).await;
+    let (_front, url) = front(&lab, &["mcp.vantage.test"], 5).await;
     let region = run_with(&url, opts).await;
     let exp = check(&region, CheckId::TlsExpiry);
-    assert_eq!((exp.outcome, exp.severity), (Warn, Some(Severity::Medium)));
-    assert_eq!(
-        problems(&region),
-        vec![(CheckId::TlsExpiry, Warn, Some(Severity::Medium), exp.cause)]
+    assert_eq!((exp.outcome, exp.severity), (Warn, Some(Medium)));
+    assert_problems(
+        &region,
+        &[(CheckId::TlsExpiry, Warn, Some(Medium), exp.cause)],
     );
 }
 
 #[tokio::test]
 async fn nxdomain_and_aaaa_only_answers() {
-    let (fixture, _ca, dns) = lab().await;
-    let port = fixture.addr.port();
-    let mut opts = resolving_with(&dns);
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+    let lab = lab().await;
+    let opts = both_families_global(&lab);
 
-    let url = format!("http://absent.vantage.test:{port}/mcp");
-    let region = run_with(&url, opts.clone()).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
-            CheckId::DnsResolve,
-            Fail,
-            Some(Severity::High),
-            Some(Cause::Nxdomain)
-        )]
+    let region = run_with(&lab.url("absent.vantage.test"), opts.clone()).await;
+    assert_problems(
+        &region,
+        &[(CheckId::DnsResolve, Fail, Some(High), Some(Cause::Nxdomain))],
     );
     assert_eq!(region.dns.as_ref().unwrap().rcode, "NXDOMAIN");
     assert_eq!(check(&region, CheckId::NetConnect).outcome, Outcome::Skip);
 
-    let url = format!("http://v6only.vantage.test:{port}/mcp");
-    let region = run_with(&url, opts.clone()).await;
+    let region = run_with(&lab.url("v6only.vantage.test"), opts.clone()).await;
     let a = check(&region, CheckId::DnsARecord);
-    assert_eq!(
+    assert_seen(
+        &a,
         (a.outcome, a.severity),
-        (Fail, Some(Severity::High)),
-        "{}",
-        a.observed
+        (Fail, Some(High)),
+        "AAAA only (::1)",
     );
     let dns_obs = region.dns.as_ref().unwrap();
     assert!(!dns_obs.has_a);
@@ -118,14 +101,13 @@ async fn nxdomain_and_aaaa_only_answers() {
     assert_eq!(v6.outcome, Outcome::Skip, "{}", v6.observed);
 
     // Both families resolve; the fixture listens on IPv4 only, so IPv6 fails while IPv4 works.
-    let url = format!("http://dual.vantage.test:{port}/mcp");
-    let region = run_with(&url, opts).await;
+    let region = run_with(&lab.url("dual.vantage.test"), opts).await;
     let v6 = check(&region, CheckId::NetIpv6);
-    assert_eq!(
+    assert_seen(
+        &v6,
         (v6.outcome, v6.severity),
-        (Warn, Some(Severity::Low)),
-        "{}",
-        v6.observed
+        (Warn, Some(Low)),
+        "every IPv6 connect failed while IPv4 works",
     );
     assert_eq!(check(&region, CheckId::NetConnect).outcome, Outcome::Pass);
     // A plain-http named target is a finding of its own.
@@ -134,11 +116,9 @@ async fn nxdomain_and_aaaa_only_answers() {
 
 #[tokio::test]
 async fn a_fleet_vantage_refuses_non_global_addresses() {
-    let (fixture, _ca, dns) = lab().await;
-    let mut opts = resolving_with(&dns);
-    opts.allow_named_target = false;
-    let url = format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port());
-    let region = run_with(&url, opts).await;
+    let lab = lab().await;
+    let opts = fleet_vantage(resolving_with(&lab.dns));
+    let region = run_with(&lab.url("mcp.vantage.test"), opts).await;
     // A refusal is no evidence either way: unknown, with the address, its class and the fix.
     let c = check(&region, CheckId::NetConnect);
     assert_eq!(
@@ -150,12 +130,7 @@ async fn a_fleet_vantage_refuses_non_global_addresses() {
         "refused by egress policy: 127.0.0.1 is loopback (RFC 1122); allow it with probe.allow_non_global"
     );
     let era = check(&region, CheckId::EraDetect);
-    assert_eq!(era.outcome, Outcome::Skip);
-    assert!(
-        era.observed.contains("egress policy refused"),
-        "{}",
-        era.observed
-    );
+    assert_seen(&era, era.outcome, Outcome::Skip, "egress policy refused");
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Era, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture};
 
-use crate::run::{check, closed_port, problems, run, unknowns};
+use crate::run::{assert_problems, check, closed_port, problems, run, unknowns};
 use crate::shared_faults::{ERAS, FAULTS};
 
 use Outcome::{Fail, Warn};
@@ -16,7 +16,7 @@ use Severity::{High, Info};
 async fn the_clean_fixture_passes_every_check_it_runs() {
     let fixture = Fixture::start(&[]).await.unwrap();
     let region = run(&fixture.url()).await;
-    assert_eq!(problems(&region), vec![], "{:#?}", region.checks);
+    assert_problems(&region, &[]);
     assert_eq!(region.era, Era::Dual);
     // Every check either passed or was skipped for a stated reason; nothing errored.
     for c in &region.checks {
@@ -137,9 +137,9 @@ async fn a_redirect_hides_what_comes_after_it() {
 async fn nothing_listening_is_a_refused_connection() {
     let port = closed_port();
     let region = run(&format!("http://127.0.0.1:{port}/mcp")).await;
-    assert_eq!(
-        problems(&region),
-        vec![(CheckId::NetConnect, Fail, Some(High), Some(Cause::Refused))]
+    assert_problems(
+        &region,
+        &[(CheckId::NetConnect, Fail, Some(High), Some(Cause::Refused))],
     );
     assert_eq!(check(&region, CheckId::EraDetect).outcome, Outcome::Skip);
 }

@@ -3,24 +3,36 @@
 //! was observed, not through wall time).
 
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, RegionStatus, Severity};
-use vantage_agent::surface::ListKind;
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, RegionStatus, Severity};
+use vantage_agent::surface::{ListKind, ListSurface};
 use vantage_fixture::{Hostile, HostileServer};
 
-use crate::run::{assert_problem_severities, assert_seen, check, options, problems, run};
+use crate::run::{assert_problem_severities, assert_problems, assert_seen, check, options, run};
 
 use Outcome::{Fail, Warn};
+use Severity::{High, Low, Medium};
+
+/// Run the engine on a hostile server of `kind`.
+async fn run_on(kind: Hostile) -> RegionResult {
+    let server = HostileServer::start(kind).await.unwrap();
+    run(&server.url()).await
+}
+
+/// [`run_on`]: the result, and its `era.detect`.
+async fn era_of(kind: Hostile) -> (RegionResult, CheckResult) {
+    let region = run_on(kind).await;
+    let era = check(&region, CheckId::EraDetect);
+    (region, era)
+}
 
 /// A target that accepts and never answers ends by the per-exchange timeout. The timeout is
 /// this vantage's own wait running out, no evidence that the target is not MCP
 /// (`checks.md` 4.1 (c), 4): `era.detect` is `unknown` for it, and nothing fails.
 #[tokio::test]
 async fn a_target_that_never_answers_times_out() {
-    let server = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
-    let region = run(&server.url()).await;
+    let (region, era) = era_of(Hostile::NeverAnswers).await;
     assert_eq!(region.status, RegionStatus::Complete);
-    assert_eq!(problems(&region), vec![]);
-    let era = check(&region, CheckId::EraDetect);
+    assert_problems(&region, &[]);
     assert_seen(
         &era,
         (era.outcome, era.cause),
@@ -31,31 +43,23 @@ async fn a_target_that_never_answers_times_out() {
 
 #[tokio::test]
 async fn an_endless_body_stops_at_the_body_cap() {
-    let server = HostileServer::start(Hostile::EndlessBody).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
+    let (region, era) = era_of(Hostile::EndlessBody).await;
     assert_eq!(era.outcome, Fail);
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
-    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(Severity::High))]);
+    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(High))]);
 }
 
 #[tokio::test]
 async fn a_gigabyte_content_length_is_never_trusted() {
-    let server = HostileServer::start(Hostile::HugeContentLength)
-        .await
-        .unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
+    let (region, era) = era_of(Hostile::HugeContentLength).await;
     assert!(era.observed.contains("body size cap"), "{}", era.observed);
-    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(Severity::High))]);
+    assert_problem_severities(&region, &[(CheckId::EraDetect, Some(High))]);
 }
 
 #[tokio::test]
 async fn an_endless_event_stream_stops_at_a_stream_cap() {
-    let server = HostileServer::start(Hostile::EndlessSse).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_eq!((era.outcome, era.severity), (Fail, Some(Severity::High)));
+    let (_, era) = era_of(Hostile::EndlessSse).await;
+    assert_eq!((era.outcome, era.severity), (Fail, Some(High)));
     assert!(
         era.observed.contains("stream size cap") || era.observed.contains("SSE event count cap"),
         "{}",
@@ -65,34 +69,46 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
 
 #[tokio::test]
 async fn a_redirect_to_itself_is_not_followed() {
-    let server = HostileServer::start(Hostile::RedirectSelf).await.unwrap();
-    let region = run(&server.url()).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
+    let region = run_on(Hostile::RedirectSelf).await;
+    assert_problems(
+        &region,
+        &[(
             CheckId::RedirectNone,
             Fail,
-            Some(Severity::Medium),
-            Some(Cause::SameHost)
-        )]
+            Some(Medium),
+            Some(Cause::SameHost),
+        )],
     );
 }
 
 /// Every other hostile behaviour ends by its deadline with `era.detect` failing, high, and
-/// an observation that names what happened; nothing panics. A body the per-exchange timeout
-/// cut (a slow drip) was not observed: `unknown` for the timeout, never "not MCP".
+/// an observation that names what happened; nothing panics. A body this vantage did not
+/// observe is no evidence either way: one the per-exchange timeout cut (a slow drip) is
+/// `unknown` for the timeout, and a gzip bomb to a client that accepts identity only is
+/// never decoded (`unknown`, another reason); never "not MCP", and nothing fails.
 #[tokio::test]
 async fn every_hostile_behaviour_ends_with_a_failure() {
-    let server = HostileServer::start(Hostile::SlowDrip).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_seen(
-        &era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(Cause::Timeout)),
-        "but the body did not finish within",
-    );
-    assert_eq!(problems(&region), vec![]);
+    for (kind, cause, needle) in [
+        (
+            Hostile::SlowDrip,
+            Cause::Timeout,
+            "but the body did not finish within",
+        ),
+        (
+            Hostile::GzipBomb,
+            Cause::OtherReason,
+            "Content-Encoding gzip",
+        ),
+    ] {
+        let (region, era) = era_of(kind).await;
+        assert_seen(
+            &era,
+            (era.outcome, era.cause),
+            (Outcome::Unknown, Some(cause)),
+            needle,
+        );
+        assert_problems(&region, &[]);
+    }
     let table: &[(Hostile, &[&str])] = &[
         (Hostile::LyingLength, &["body cut short"]),
         (Hostile::DeepJson, &["not MCP"]),
@@ -101,29 +117,16 @@ async fn every_hostile_behaviour_ends_with_a_failure() {
         (Hostile::InvalidUtf8, &["not MCP"]),
         (Hostile::NotJson, &["Service Unavailable"]),
     ];
-    for (kind, needles) in table {
-        let server = HostileServer::start(*kind).await.unwrap();
-        let region = run(&server.url()).await;
-        let era = check(&region, CheckId::EraDetect);
+    for &(kind, needles) in table {
+        let (_, era) = era_of(kind).await;
         assert!(era.outcome.is_problem(), "{kind:?}: {era:?}");
-        assert!(era.severity >= Some(Severity::High), "{kind:?}: {era:?}");
+        assert!(era.severity >= Some(High), "{kind:?}: {era:?}");
         assert!(
             needles.iter().any(|n| era.observed.contains(n)),
             "{kind:?}: observed {}",
             era.observed
         );
     }
-    // A gzip bomb to a client that accepts identity only: the body is never decoded, so
-    // era.detect has no evidence either way (unknown, another reason), never "not MCP".
-    let server = HostileServer::start(Hostile::GzipBomb).await.unwrap();
-    let region = run(&server.url()).await;
-    let era = check(&region, CheckId::EraDetect);
-    assert_seen(
-        &era,
-        (era.outcome, era.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
-        "Content-Encoding gzip",
-    );
 }
 
 #[tokio::test]
@@ -132,16 +135,14 @@ async fn a_tls_handshake_that_never_completes_times_out() {
         .await
         .unwrap();
     let region = run(&server.https_url()).await;
-    assert_eq!(
-        problems(&region),
-        vec![(
+    assert_problems(
+        &region,
+        &[(
             CheckId::TlsHandshake,
             Fail,
-            Some(Severity::High),
-            Some(Cause::Timeout)
+            Some(High),
+            Some(Cause::Timeout),
         )],
-        "{}",
-        check(&region, CheckId::TlsHandshake).observed
     );
 }
 
@@ -221,26 +222,42 @@ async fn a_hundred_hostile_checks_at_once_stay_within_bounded_memory() {
     assert!(grown_mib < 192.0, "peak memory grew by {grown_mib:.1} MiB");
 }
 
+/// A rule stopped at a bound: a low warning, or no evidence either way.
+const WARN_LOW: (Outcome, Option<Severity>) = (Warn, Some(Low));
+const UNKNOWN: (Outcome, Option<Severity>) = (Outcome::Unknown, None);
+
+/// `id` stopped at a size cap: `want` (outcome, severity), naming the cap (`needle`).
+#[track_caller]
+fn assert_at_cap(
+    region: &RegionResult,
+    id: CheckId,
+    want: (Outcome, Option<Severity>),
+    needle: &str,
+) {
+    let c = check(region, id);
+    let (outcome, severity) = want;
+    let want = (outcome, severity, Some(Cause::SizeCap));
+    assert_seen(&c, (c.outcome, c.severity, c.cause), want, needle);
+}
+
+/// What the listing read of `kind`.
+fn list_read(region: &RegionResult, kind: ListKind) -> ListSurface {
+    let surface = region.surface.as_ref().expect("a surface in the result");
+    surface
+        .list(kind)
+        .expect("the list is in the result")
+        .clone()
+}
+
 /// A valid MCP server whose tools/list never ends (10,000 pages) or is one 100 MiB page: the
-/// listing stops at its bounds, names the bound, and never passes what it did not read.
+/// listing stops at its bounds, names the bound, and never passes what it did not read (a
+/// part is never a pass).
 #[tokio::test]
 async fn hostile_surfaces_stop_at_the_listing_bounds() {
-    let pages = HostileServer::start(Hostile::EndlessPages).await.unwrap();
-    let region = run(&pages.url()).await;
-    let c = check(&region, CheckId::PaginationCursor);
-    assert_seen(
-        &c,
-        (c.outcome, c.severity, c.cause),
-        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-        "page cap (100 pages)",
-    );
-    let tools = region
-        .surface
-        .as_ref()
-        .unwrap()
-        .list(ListKind::Tools)
-        .unwrap()
-        .clone();
+    let region = run_on(Hostile::EndlessPages).await;
+    let page_cap = "page cap (100 pages)";
+    assert_at_cap(&region, CheckId::PaginationCursor, WARN_LOW, page_cap);
+    let tools = list_read(&region, ListKind::Tools);
     assert_eq!((tools.pages, tools.complete), (100, false));
     assert!(tools.stopped.as_deref().unwrap_or("").contains("page cap"));
     for id in [
@@ -248,30 +265,13 @@ async fn hostile_surfaces_stop_at_the_listing_bounds() {
         CheckId::ToolsNameFormat,
         CheckId::ToolsSchemaValid,
     ] {
-        let c = check(&region, id);
-        assert_eq!(
-            (c.outcome, c.cause),
-            (Outcome::Unknown, Some(Cause::SizeCap)),
-            "{id}: a part is never a pass"
-        );
+        assert_at_cap(&region, id, UNKNOWN, page_cap);
     }
 
-    let huge = HostileServer::start(Hostile::HugeToolList).await.unwrap();
-    let region = run(&huge.url()).await;
-    let c = check(&region, CheckId::ToolsSurfaceSize);
-    assert_seen(
-        &c,
-        (c.outcome, c.severity, c.cause),
-        (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-        "page size cap (4 MiB",
-    );
-    let c = check(&region, CheckId::ToolsListShape);
-    assert_eq!(
-        (c.outcome, c.cause),
-        (Outcome::Unknown, Some(Cause::SizeCap)),
-        "{}",
-        c.observed
-    );
+    let region = run_on(Hostile::HugeToolList).await;
+    let size_cap = "page size cap (4 MiB";
+    assert_at_cap(&region, CheckId::ToolsSurfaceSize, WARN_LOW, size_cap);
+    assert_at_cap(&region, CheckId::ToolsListShape, UNKNOWN, size_cap);
     let bounds = region.surface.as_ref().unwrap().bounds;
     assert_eq!(
         (bounds.max_pages, bounds.max_page_bytes),
@@ -289,35 +289,14 @@ async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
         (Hostile::EndlessResourcePages, ListKind::Resources),
         (Hostile::EndlessPromptPages, ListKind::Prompts),
     ] {
-        let server = HostileServer::start(kind).await.unwrap();
-        let region = run(&server.url()).await;
-        let read = region
-            .surface
-            .as_ref()
-            .and_then(|s| s.list(list).cloned())
-            .expect("the list is in the result");
+        let region = run_on(kind).await;
+        let read = list_read(&region, list);
         assert_eq!((read.pages, read.complete), (100, false), "{kind:?}");
+        let page_cap = "page cap (100 pages)";
         for id in [CheckId::CapsDiscoverMatchesHandlers, CheckId::CacheHints] {
-            let c = check(&region, id);
-            assert_eq!(
-                (c.outcome, c.severity, c.cause),
-                (Outcome::Unknown, None, Some(Cause::SizeCap)),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
-            assert!(
-                c.observed.contains("page cap (100 pages)"),
-                "{kind:?} {id}: {}",
-                c.observed
-            );
+            assert_at_cap(&region, id, UNKNOWN, page_cap);
         }
-        let c = check(&region, CheckId::PaginationCursor);
-        assert_eq!(
-            (c.outcome, c.severity, c.cause),
-            (Warn, Some(Severity::Low), Some(Cause::SizeCap)),
-            "{kind:?}: {}",
-            c.observed
-        );
+        assert_at_cap(&region, CheckId::PaginationCursor, WARN_LOW, page_cap);
         assert_eq!(
             check(&region, CheckId::ToolsListShape).outcome,
             Outcome::Pass,

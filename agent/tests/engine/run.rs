@@ -8,7 +8,8 @@ use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
 pub use crate::shared::{
-    assert_seen, closed_port, front, job, lab, named_target, options, resolving_with, trusting,
+    assert_seen, both_families_global, closed_port, fleet_vantage, front, job, lab, named_target,
+    options, resolving_with, trusting,
 };
 pub use crate::shared_faults::Problem;
 
@@ -49,6 +50,21 @@ pub fn problems(region: &RegionResult) -> Vec<Problem> {
         .filter(|c| c.outcome.is_problem() && c.severity.is_some_and(|s| s > Severity::Info))
         .map(|c| (c.id, c.outcome, c.severity, c.cause))
         .collect()
+}
+
+/// Assert the checks that failed or warned above info are exactly `want` (id, outcome,
+/// severity, cause); a failure says what each check it names observed.
+#[track_caller]
+pub fn assert_problems(region: &RegionResult, want: &[Problem]) {
+    let got = problems(region);
+    let mut seen: Vec<String> = Vec::new();
+    for id in got.iter().chain(want).map(|p| p.0) {
+        let line = format!("{id}: {}", check(region, id).observed);
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    assert_eq!(got, want, "{seen:#?}");
 }
 
 /// Assert the checks that failed or warned above info are `want`, by id and severity (their

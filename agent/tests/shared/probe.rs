@@ -43,7 +43,13 @@ pub fn job(url: &str, opts: &ProbeOptions) -> Job {
 
 /// The lab: a clean fixture, a lab CA, and a DNS server answering `mcp.vantage.test` (A
 /// 127.0.0.1), `v6only.vantage.test` (AAAA ::1) and `dual.vantage.test` (both).
-pub async fn lab() -> (Fixture, LabCa, LabDns) {
+pub struct Lab {
+    pub fixture: Fixture,
+    pub ca: LabCa,
+    pub dns: LabDns,
+}
+
+pub async fn lab() -> Lab {
     let fixture = Fixture::start(&[]).await.expect("fixture");
     let ca = LabCa::new();
     let dns = LabDns::start(&[
@@ -52,7 +58,14 @@ pub async fn lab() -> (Fixture, LabCa, LabDns) {
         ("dual.vantage.test", &["127.0.0.1", "::1"]),
     ])
     .await;
-    (fixture, ca, dns)
+    Lab { fixture, ca, dns }
+}
+
+impl Lab {
+    /// The plain-http URL of the fixture under `name` (a name the lab's DNS answers, or not).
+    pub fn url(&self, name: &str) -> String {
+        format!("http://{name}:{}/mcp", self.fixture.addr.port())
+    }
 }
 
 /// [`options`] resolving names with the lab's DNS server.
@@ -64,17 +77,40 @@ pub fn resolving_with(dns: &LabDns) -> ProbeOptions {
     opts
 }
 
+/// [`resolving_with`] the lab's DNS, loopback of both families (127.0.0.0/8, ::1) taken as
+/// global: what a name resolves to decides, not the class of the lab's addresses.
+pub fn both_families_global(lab: &Lab) -> ProbeOptions {
+    let mut opts = resolving_with(&lab.dns);
+    opts.assume_global = vec![
+        "127.0.0.0/8".parse().expect("a CIDR"),
+        "::1/128".parse().expect("a CIDR"),
+    ];
+    opts
+}
+
+/// `opts` as a fleet vantage's: the target's addresses obey the egress policy like every
+/// other (the lab's are loopback, so the policy refuses them).
+pub fn fleet_vantage(opts: ProbeOptions) -> ProbeOptions {
+    ProbeOptions {
+        allow_named_target: false,
+        ..opts
+    }
+}
+
 /// [`resolving_with`] the lab's DNS, trusting the lab CA, with loopback taken as global.
-pub fn trusting(ca: &LabCa, dns: &LabDns) -> ProbeOptions {
-    let mut opts = resolving_with(dns);
-    opts.extra_ca_pem = Some(ca.ca_pem.clone().into_bytes());
+pub fn trusting(lab: &Lab) -> ProbeOptions {
+    let mut opts = resolving_with(&lab.dns);
+    opts.extra_ca_pem = Some(lab.ca.ca_pem.clone().into_bytes());
     opts.assume_global = vec!["127.0.0.0/8".parse().expect("a CIDR")];
     opts
 }
 
-/// A named HTTPS target behind the lab's TLS front, three ways: the options under which it
-/// is clean, then one thing taken away each time.
+/// The named HTTPS target `mcp.vantage.test` behind the lab's TLS front (a leaf valid 90
+/// days), three ways: the options under which it is clean, then one thing taken away each
+/// time. The front serves while this lives.
 pub struct NamedTarget {
+    pub front: TlsFront,
+    pub url: String,
     /// [`trusting`]: the lab CA trusted, loopback taken as global.
     pub clean: ProbeOptions,
     /// Without `--assume-global`, loopback is what it is: not globally routable.
@@ -83,24 +119,27 @@ pub struct NamedTarget {
     pub untrusted: ProbeOptions,
 }
 
-pub fn named_target(ca: &LabCa, dns: &LabDns) -> NamedTarget {
-    let clean = trusting(ca, dns);
+pub async fn named_target(lab: &Lab) -> NamedTarget {
+    let (front, url) = front(lab, &["mcp.vantage.test"], 90).await;
+    let clean = trusting(lab);
     let mut not_global = clean.clone();
     not_global.assume_global.clear();
     let mut untrusted = clean.clone();
     untrusted.extra_ca_pem = None;
     NamedTarget {
+        front,
+        url,
         clean,
         not_global,
         untrusted,
     }
 }
 
-/// A TLS front for `fixture` with a leaf of the lab CA for `names`, valid `days`, and the
-/// URL of `mcp.vantage.test` through it (the front serves while it lives).
-pub async fn front(fixture: &Fixture, ca: &LabCa, names: &[&str], days: i64) -> (TlsFront, String) {
-    let (cert, key) = ca.leaf(names, days);
-    let front = TlsFront::start(fixture.addr, &cert, &key).await;
+/// A TLS front for the lab's fixture with a leaf of the lab CA for `names`, valid `days`,
+/// and the URL of `mcp.vantage.test` through it (the front serves while it lives).
+pub async fn front(lab: &Lab, names: &[&str], days: i64) -> (TlsFront, String) {
+    let (cert, key) = lab.ca.leaf(names, days);
+    let front = TlsFront::start(lab.fixture.addr, &cert, &key).await;
     let url = format!("https://mcp.vantage.test:{}/mcp", front.addr.port());
     (front, url)
 }

@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 use vantage_agent::client::{self, AgentConfig, AgentState};
 use vantage_agent::{Engine, ProbeOptions};
 
-use super::mock::{Mock, WAIT};
+use super::mock::{Mock, Session, WAIT};
 
 pub const REGION: &str = "eu";
 pub const TOKEN: &str = "agent-token-eu-0123456789";
@@ -57,6 +57,15 @@ impl Drop for Agent {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// A mock coordinator and an agent with `cfg` registered on it (heartbeat every
+/// `heartbeat`): its stream, once its first heartbeat arrived.
+pub async fn registered(cfg: AgentConfig, heartbeat: Duration) -> (Mock, Agent, Session) {
+    let mut mock = Mock::start();
+    let agent = Agent::start(cfg, &mock);
+    let session = mock.accept_then_heartbeat(heartbeat).await;
+    (mock, agent, session)
 }
 
 impl Agent {

@@ -363,6 +363,14 @@ impl Mock {
         self.attach().await.accept(heartbeat)
     }
 
+    /// [`Mock::accept`], then the stream's first heartbeat: the agent is using it.
+    pub async fn accept_then_heartbeat(&mut self, heartbeat: Duration) -> Session {
+        let session = self.accept(heartbeat).await;
+        self.heartbeat(session.conn, "a first heartbeat", |_| true)
+            .await;
+        session
+    }
+
     /// The next heartbeat on `conn` that `wanted` accepts.
     pub async fn heartbeat(
         &mut self,

@@ -6,26 +6,26 @@
 use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
 
+use crate::support::shared::{both_families_global, fleet_vantage};
 use crate::support::{
     above_info, check_with, front, ids, lab, named_target, resolving_with, trusting,
 };
 
 #[tokio::test]
 async fn a_named_https_target_in_the_lab_passes_end_to_end() {
-    let (fixture, ca, dns) = lab().await;
-    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 90).await;
-    let named = named_target(&ca, &dns);
-    let report = check_with(&url, named.clean).await;
+    let lab = lab().await;
+    let named = named_target(&lab).await;
+    let report = check_with(&named.url, named.clean).await;
     assert_eq!(above_info(&report), vec![], "{:#?}", report.findings);
     assert_eq!(report.decision, Decision::Pass);
 
-    let report = check_with(&url, named.not_global).await;
+    let report = check_with(&named.url, named.not_global).await;
     assert_eq!(
         above_info(&report),
         ids(&[("dns.non-global-address", Severity::High)])
     );
 
-    let report = check_with(&url, named.untrusted).await;
+    let report = check_with(&named.url, named.untrusted).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.handshake", Severity::High)])
@@ -34,9 +34,9 @@ async fn a_named_https_target_in_the_lab_passes_end_to_end() {
 
 #[tokio::test]
 async fn a_certificate_expiring_soon_needs_review() {
-    let (fixture, ca, dns) = lab().await;
-    let (_front, url) = front(&fixture, &ca, &["mcp.vantage.test"], 5).await;
-    let report = check_with(&url, trusting(&ca, &dns)).await;
+    let lab = lab().await;
+    let (_front, url) = front(&lab, &["mcp.vantage.test"], 5).await;
+    let report = check_with(&url, trusting(&lab)).await;
     assert_eq!(
         above_info(&report),
         ids(&[("tls.expiry", Severity::Medium)])
@@ -46,19 +46,13 @@ async fn a_certificate_expiring_soon_needs_review() {
 
 #[tokio::test]
 async fn nxdomain_and_aaaa_only_answers() {
-    let (fixture, _ca, dns) = lab().await;
-    let port = fixture.addr.port();
-    let mut opts = resolving_with(&dns);
-    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()];
+    let lab = lab().await;
+    let opts = both_families_global(&lab);
 
-    let report = check_with(
-        &format!("http://absent.vantage.test:{port}/mcp"),
-        opts.clone(),
-    )
-    .await;
+    let report = check_with(&lab.url("absent.vantage.test"), opts.clone()).await;
     assert_eq!(above_info(&report), ids(&[("dns.resolve", Severity::High)]));
 
-    let report = check_with(&format!("http://v6only.vantage.test:{port}/mcp"), opts).await;
+    let report = check_with(&lab.url("v6only.vantage.test"), opts).await;
     let found = above_info(&report);
     assert!(
         found.contains(&("dns.no-a-record".to_string(), Severity::High)),
@@ -68,14 +62,9 @@ async fn nxdomain_and_aaaa_only_answers() {
 
 #[tokio::test]
 async fn a_fleet_vantage_refuses_non_global_addresses() {
-    let (fixture, _ca, dns) = lab().await;
-    let mut opts = resolving_with(&dns);
-    opts.allow_named_target = false;
-    let report = check_with(
-        &format!("http://mcp.vantage.test:{}/mcp", fixture.addr.port()),
-        opts,
-    )
-    .await;
+    let lab = lab().await;
+    let opts = fleet_vantage(resolving_with(&lab.dns));
+    let report = check_with(&lab.url("mcp.vantage.test"), opts).await;
     // The refusal (net.connect unknown, policy-refused: the agent's test) is a finding of
     // its own, with the fix.
     let f = report

@@ -18,9 +18,38 @@ use crate::probe::verdict::Verdict;
 /// Authorization servers examined at most (a hostile list costs a bounded number of fetches).
 const MAX_ISSUERS: usize = 4;
 
+/// The metadata URLs tried for one document: a line each, and those not observed.
+#[derive(Default)]
+struct Tried {
+    lines: Vec<String>,
+    unseen: Vec<Unseen>,
+}
+
 impl AuthStage<'_> {
     fn policy(&self) -> &EgressPolicy {
         self.client.policy()
+    }
+
+    /// Fetch `url` (kept in `fetched`) and note in `tried` how it went: its JSON document
+    /// and where it came from, when it answered with one.
+    async fn look(
+        &self,
+        url: Url,
+        tried: &mut Tried,
+        fetched: &mut Vec<Fetched>,
+    ) -> Option<(serde_json::Map<String, serde_json::Value>, String)> {
+        let f = self.fetch(url).await;
+        let doc = f.json().cloned();
+        let place = f.place();
+        match f.unseen(self.policy()) {
+            Some(u) => {
+                tried.lines.push(u.line.clone());
+                tried.unseen.push(u);
+            }
+            None => tried.lines.push(f.describe(self.policy())),
+        }
+        fetched.push(f);
+        doc.map(|d| (d, place))
     }
 
     /// `auth.prm`, and the authorization servers the metadata names.
@@ -42,21 +71,9 @@ impl AuthStage<'_> {
             },
             None => metadata::prm_well_known(self.target),
         };
-        let mut tried = Vec::new();
-        let mut unseen = Vec::new();
+        let mut tried = Tried::default();
         for url in candidates {
-            let f = self.fetch(url).await;
-            let doc = f.json().cloned();
-            let place = f.place();
-            match f.unseen(self.policy()) {
-                Some(u) => {
-                    tried.push(u.line.clone());
-                    unseen.push(u);
-                }
-                None => tried.push(f.describe(self.policy())),
-            }
-            fetched.push(f);
-            if let Some(doc) = doc {
+            if let Some((doc, place)) = self.look(url, &mut tried, fetched).await {
                 let (problems, found) = metadata::prm_problems(&doc, self.target);
                 let v = if problems.is_empty() {
                     Verdict::pass(format!(
@@ -71,12 +88,13 @@ impl AuthStage<'_> {
         }
         // A URL not observed (no answer, a redirect, an answer for another reason, a
         // refusal by the egress policy) might have held the document: no evidence either way.
-        let v = not_observed("protected resource metadata", &unseen, &tried).unwrap_or_else(|| {
-            Verdict::fail(
-                Severity::High,
-                format!("no protected resource metadata: {}", tried.join("; ")),
-            )
-        });
+        let v = not_observed("protected resource metadata", &tried.unseen, &tried.lines)
+            .unwrap_or_else(|| {
+                Verdict::fail(
+                    Severity::High,
+                    format!("no protected resource metadata: {}", tried.lines.join("; ")),
+                )
+            });
         (v, Vec::new())
     }
 
@@ -104,27 +122,19 @@ impl AuthStage<'_> {
                 continue;
             };
             let mut matched = false;
-            let mut issuer_unseen = Vec::new();
-            let mut misses = Vec::new();
+            let mut tried = Tried::default();
             for candidate in metadata::as_candidates(&url) {
-                let f = self.fetch(candidate).await;
-                let doc = f.json().cloned();
-                let place = f.place();
-                match f.unseen(self.policy()) {
-                    Some(u) => {
-                        misses.push(u.line.clone());
-                        issuer_unseen.push(u);
-                    }
-                    None => misses.push(f.describe(self.policy())),
-                }
-                fetched.push(f);
-                let Some(doc) = doc else { continue };
+                let Some((doc, place)) = self.look(candidate, &mut tried, fetched).await else {
+                    continue;
+                };
                 let got = doc
                     .get("issuer")
                     .and_then(serde_json::Value::as_str)
                     .unwrap_or("(none)");
                 if got != issuer {
-                    misses.push(format!("issuer \"{got}\" is not \"{issuer}\""));
+                    tried
+                        .lines
+                        .push(format!("issuer \"{got}\" is not \"{issuer}\""));
                     continue;
                 }
                 matched = true;
@@ -141,8 +151,8 @@ impl AuthStage<'_> {
             }
             // A candidate not observed (refused, no answer, a redirect, an answer for another
             // reason) might have held the metadata: no evidence for this issuer.
-            let misses = misses.join("; ");
-            if issuer_unseen.is_empty() {
+            let misses = tried.lines.join("; ");
+            if tried.unseen.is_empty() {
                 problems.push(format!(
                     "{issuer}: no metadata with an identical issuer ({misses})"
                 ));
@@ -150,7 +160,7 @@ impl AuthStage<'_> {
                 unseen.push(format!(
                     "{issuer}: its metadata was not observed ({misses})"
                 ));
-                causes.extend(issuer_unseen);
+                causes.extend(tried.unseen);
             }
         }
         if !problems.is_empty() {

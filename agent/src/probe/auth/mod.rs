@@ -87,12 +87,7 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
         };
         return (v, None);
     }
-    let values: Vec<&str> = unauth
-        .headers
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
+    let values = unauth.header_values("www-authenticate");
     if values.is_empty() {
         return (
             Verdict::fail(Severity::High, "401 without WWW-Authenticate: clients cannot learn how to authorize (RFC 9110 requires the header)"),

@@ -60,19 +60,20 @@ pub fn probe_request(era: Era, id: i64) -> ProbeRequest {
 /// Whether the authorization layer refused: 401 or 403, or an RFC 6750 error in a Bearer
 /// challenge (e.g. 400 `invalid_request`). Anything else got past it.
 fn refused_by_authorization(ex: &Exchange) -> bool {
-    if matches!(ex.status, 401 | 403) {
-        return true;
-    }
-    let values: Vec<&str> = ex
-        .headers
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    challenge::parse(&values).ok().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c.is_bearer() && c.param("error").is_some())
-    })
+    matches!(ex.status, 401 | 403) || !bearer_errors(ex).is_empty()
+}
+
+/// The `error` of every Bearer challenge in `WWW-Authenticate` (RFC 6750 3), in order.
+fn bearer_errors(ex: &Exchange) -> Vec<String> {
+    let values = ex.header_values("www-authenticate");
+    challenge::parse(&values)
+        .map(|cs| {
+            cs.iter()
+                .filter(|c| c.is_bearer())
+                .filter_map(|c| c.param("error").map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A rate limit, an unavailable server or a gateway's error says neither that the token was
@@ -116,16 +117,7 @@ pub fn insufficient_scope(ex: &Exchange) -> Verdict {
         return v;
     }
     let s = ex.summary();
-    let error = ex
-        .headers
-        .get_all("www-authenticate")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>();
-    let insufficient = challenge::parse(&error).ok().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c.is_bearer() && c.param("error") == Some("insufficient_scope"))
-    });
+    let insufficient = bearer_errors(ex).iter().any(|e| e == "insufficient_scope");
     match ex.status {
         403 if insufficient => Verdict::pass(format!("{s} with error=\"insufficient_scope\"")),
         403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
