@@ -44,6 +44,11 @@ impl Engine {
             ),
             self.send(client, target, &init_req, deadline, SseRead::UntilResponse),
         );
+        // A discover answer the vantage's own read cap cut is no answer to judge (4.1).
+        let unauth = unauth.and_then(|ex| match era::cut_by_cap(&ex, Subject::Discover) {
+            Some(cut) => Err(cut),
+            None => Ok(ex),
+        });
         let unauth = match unauth {
             Ok(ex) => ex,
             Err(e) => {
@@ -127,7 +132,13 @@ impl Engine {
                         rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
-                    Ok(ex) => ex,
+                    Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover) {
+                        Some(cut) => {
+                            discover_unanswered(rec, &cut, initialize.as_ref(), t);
+                            return;
+                        }
+                        None => ex,
+                    },
                     Err(e) => {
                         discover_unanswered(rec, &e, initialize.as_ref(), t);
                         return;
@@ -175,12 +186,15 @@ impl Engine {
             return;
         }
         // An initialize answered for another reason (a rate limit, an unavailable gateway, a
-        // bare 500) or not answered at all (the vantage's own timeout, a closed or reset
-        // connection) says nothing about the 2025-11-25 path: it never makes a dual-era
-        // server "modern only" nor a legacy one "not MCP" (4.1).
+        // bare 500), not read whole (the vantage's own read cap stopped it) or not answered
+        // at all (the vantage's own timeout, a closed or reset connection) says nothing about
+        // the 2025-11-25 path: it never makes a dual-era server "modern only" nor a legacy
+        // one "not MCP" (4.1).
         let init_other = match &initialize {
             Ok(i) if !era::initialize_works(i) => {
-                reason::another_reason(i, Subject::Initialize, token.is_some())
+                reason::another_reason(i, Subject::Initialize, token.is_some()).or_else(|| {
+                    era::cut_by_cap(i, Subject::Initialize).map(|e| reason::unanswered(&e))
+                })
             }
             Ok(_) => None,
             Err(e) => Some(reason::unanswered(e)),
