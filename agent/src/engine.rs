@@ -334,7 +334,16 @@ impl Engine {
                 .insert("tls".into(), t.elapsed().as_millis() as u64);
             rec.record_ms(CheckId::TlsPlainHttp, Verdict::pass("https"), 0);
             if !ok {
-                rec.skip_rest("the TLS handshake failed");
+                // A handshake this vantage's own timeout cut leaves the rest unknown, not
+                // skipped: it was due and nothing was observed (4.1).
+                match rec.get(CheckId::TlsHandshake).map(|c| (c.outcome, c.cause)) {
+                    Some((Outcome::Unknown, Some(cause))) if !rec.deadline_hit() => rec
+                        .unknown_rest(
+                            cause,
+                            "not run: the TLS handshake did not complete within this vantage's per-exchange timeout (--check-timeout)",
+                        ),
+                    _ => rec.skip_rest("the TLS handshake failed"),
+                }
                 return;
             }
         } else {

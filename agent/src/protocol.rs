@@ -8,13 +8,13 @@ use http::Method;
 use crate::catalog::{CheckId, Stage};
 use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
-use crate::model::{Cause, Era, Outcome};
+use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
-use crate::probe::{era, redirect};
+use crate::probe::{era, redirect, tls};
 use crate::progress::ProgressStage;
 use crate::target::Target;
 
@@ -44,6 +44,28 @@ impl Engine {
             ),
             self.send(client, target, &init_req, deadline, SseRead::UntilResponse),
         );
+        // A server that requires a client certificate refuses it after a TLS 1.3 handshake
+        // that looked complete: the handshake failed, and no MCP answer was observed (4.1).
+        if [unauth.as_ref().err(), initialize.as_ref().err()]
+            .into_iter()
+            .flatten()
+            .any(|e| e.message.contains(tls::CLIENT_CERT_REQUIRED))
+        {
+            rec.record(
+                CheckId::TlsHandshake,
+                Verdict::fail(
+                    Severity::High,
+                    format!(
+                        "{} (the handshake itself completed; the alert came on the first request)",
+                        tls::CLIENT_CERT_REQUIRED
+                    ),
+                )
+                .cause(Cause::Tls),
+                t,
+            );
+            rec.skip_rest("the TLS handshake failed");
+            return;
+        }
         // A discover answer the vantage's own read cap cut is no answer to judge (4.1).
         let unauth = unauth.and_then(|ex| match era::cut_by_cap(&ex, Subject::Discover) {
             Some(cut) => Err(cut),

@@ -47,6 +47,14 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            // A TLS error travels inside an I/O error (its source() skips it): an alert
+            // after the handshake (a client certificate required) is read this way.
+            if let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                return ExchangeError {
+                    cause: Cause::Tls,
+                    message: format!("TLS: {}", super::tls::tls_words(tls)),
+                };
+            }
             if let Some(cause) = io_cause(io) {
                 return ExchangeError {
                     cause,

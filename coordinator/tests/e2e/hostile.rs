@@ -161,6 +161,8 @@ async fn every_hostile_behaviour_ends_with_a_finding() {
     assert!(report.finding(FindingId::EraDetect).is_none());
 }
 
+/// The handshake the vantage's own --check-timeout cut (rt6 #1): unknown, exit 4, the fix
+/// naming --check-timeout; never tls.handshake about the target.
 #[tokio::test]
 async fn a_tls_handshake_that_never_completes_times_out() {
     let server = HostileServer::start(Hostile::TlsNeverCompletes)
@@ -169,7 +171,20 @@ async fn a_tls_handshake_that_never_completes_times_out() {
     let report = check(&server.https_url()).await;
     assert_eq!(
         above_info(&report),
-        ids(&[("tls.handshake", Severity::High)])
+        ids(&[("probe.incomplete", Severity::Medium)])
+    );
+    assert_eq!(report.decision, Decision::Unknown);
+    let f = report.finding(FindingId::ProbeIncomplete).unwrap();
+    assert!(
+        f.evidence[0].starts_with("local: tls.handshake")
+            && f.evidence[0].contains("--check-timeout"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(
+        f.remediation.contains("raise --check-timeout"),
+        "{}",
+        f.remediation
     );
 }
 
