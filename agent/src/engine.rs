@@ -304,11 +304,14 @@ impl Engine {
         st.phases
             .insert("connect".into(), t.elapsed().as_millis() as u64);
         let Some(&pinned) = connected.first() else {
-            let refused = rec.get(CheckId::NetConnect).is_some_and(|c| {
-                c.outcome == Outcome::Unknown && c.cause == Some(Cause::PolicyRefused)
-            });
-            rec.skip_rest(if refused {
+            let unknown_for = |cause| {
+                rec.get(CheckId::NetConnect)
+                    .is_some_and(|c| c.outcome == Outcome::Unknown && c.cause == Some(cause))
+            };
+            rec.skip_rest(if unknown_for(Cause::PolicyRefused) {
                 "the egress policy refused every address of the target"
+            } else if unknown_for(Cause::NoRoute) {
+                "this vantage has no route to any address of the target"
             } else {
                 "no address accepted a connection"
             });
