@@ -304,11 +304,14 @@ impl Engine {
         st.phases
             .insert("connect".into(), t.elapsed().as_millis() as u64);
         let Some(&pinned) = connected.first() else {
-            let refused = rec.get(CheckId::NetConnect).is_some_and(|c| {
-                c.outcome == Outcome::Unknown && c.cause == Some(Cause::PolicyRefused)
-            });
-            rec.skip_rest(if refused {
+            let unknown_for = |cause| {
+                rec.get(CheckId::NetConnect)
+                    .is_some_and(|c| c.outcome == Outcome::Unknown && c.cause == Some(cause))
+            };
+            rec.skip_rest(if unknown_for(Cause::PolicyRefused) {
                 "the egress policy refused every address of the target"
+            } else if unknown_for(Cause::NoRoute) {
+                "this vantage has no route to any address of the target"
             } else {
                 "no address accepted a connection"
             });
@@ -334,7 +337,16 @@ impl Engine {
                 .insert("tls".into(), t.elapsed().as_millis() as u64);
             rec.record_ms(CheckId::TlsPlainHttp, Verdict::pass("https"), 0);
             if !ok {
-                rec.skip_rest("the TLS handshake failed");
+                // A handshake this vantage's own timeout cut leaves the rest unknown, not
+                // skipped: it was due and nothing was observed (4.1).
+                match rec.get(CheckId::TlsHandshake).map(|c| (c.outcome, c.cause)) {
+                    Some((Outcome::Unknown, Some(cause))) if !rec.deadline_hit() => rec
+                        .unknown_rest(
+                            cause,
+                            "not run: the TLS handshake did not complete within this vantage's per-exchange timeout (--check-timeout)",
+                        ),
+                    _ => rec.skip_rest("the TLS handshake failed"),
+                }
                 return;
             }
         } else {

@@ -107,6 +107,10 @@ pub enum Cause {
     /// without the probe's change is refused the same way): nothing was learnt about the
     /// rule.
     OtherReason,
+    /// This vantage has no route (or no source address) to the address: connect() failed
+    /// on this host (ENETUNREACH, EADDRNOTAVAIL) and nothing was sent, so nothing about the
+    /// target was observed.
+    NoRoute,
 }
 
 impl Cause {
@@ -116,7 +120,7 @@ impl Cause {
     pub fn is_vantage_side(self) -> bool {
         matches!(
             self,
-            Cause::PolicyRefused | Cause::ResolverError | Cause::Deadline
+            Cause::PolicyRefused | Cause::ResolverError | Cause::Deadline | Cause::NoRoute
         )
     }
 }

@@ -8,13 +8,13 @@ use http::Method;
 use crate::catalog::{CheckId, Stage};
 use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
-use crate::model::{Cause, Era, Outcome};
+use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::auth::{self, AuthStage};
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
 use crate::probe::verdict::{Recorder, Verdict};
-use crate::probe::{era, redirect};
+use crate::probe::{era, redirect, tls};
 use crate::progress::ProgressStage;
 use crate::target::Target;
 
@@ -44,6 +44,33 @@ impl Engine {
             ),
             self.send(client, target, &init_req, deadline, SseRead::UntilResponse),
         );
+        // A server that requires a client certificate refuses it after a TLS 1.3 handshake
+        // that looked complete: the handshake failed, and no MCP answer was observed (4.1).
+        if [unauth.as_ref().err(), initialize.as_ref().err()]
+            .into_iter()
+            .flatten()
+            .any(|e| e.message.contains(tls::CLIENT_CERT_REQUIRED))
+        {
+            rec.record(
+                CheckId::TlsHandshake,
+                Verdict::fail(
+                    Severity::High,
+                    format!(
+                        "{} (the handshake itself completed; the alert came on the first request)",
+                        tls::CLIENT_CERT_REQUIRED
+                    ),
+                )
+                .cause(Cause::Tls),
+                t,
+            );
+            rec.skip_rest("the TLS handshake failed");
+            return;
+        }
+        // A discover answer the vantage's own read cap cut is no answer to judge (4.1).
+        let unauth = unauth.and_then(|ex| match era::cut_by_cap(&ex, Subject::Discover) {
+            Some(cut) => Err(cut),
+            None => Ok(ex),
+        });
         let unauth = match unauth {
             Ok(ex) => ex,
             Err(e) => {
@@ -127,7 +154,13 @@ impl Engine {
                         rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
-                    Ok(ex) => ex,
+                    Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover) {
+                        Some(cut) => {
+                            discover_unanswered(rec, &cut, initialize.as_ref(), t);
+                            return;
+                        }
+                        None => ex,
+                    },
                     Err(e) => {
                         discover_unanswered(rec, &e, initialize.as_ref(), t);
                         return;
@@ -175,12 +208,15 @@ impl Engine {
             return;
         }
         // An initialize answered for another reason (a rate limit, an unavailable gateway, a
-        // bare 500) or not answered at all (the vantage's own timeout, a closed or reset
-        // connection) says nothing about the 2025-11-25 path: it never makes a dual-era
-        // server "modern only" nor a legacy one "not MCP" (4.1).
+        // bare 500), not read whole (the vantage's own read cap stopped it) or not answered
+        // at all (the vantage's own timeout, a closed or reset connection) says nothing about
+        // the 2025-11-25 path: it never makes a dual-era server "modern only" nor a legacy
+        // one "not MCP" (4.1).
         let init_other = match &initialize {
             Ok(i) if !era::initialize_works(i) => {
-                reason::another_reason(i, Subject::Initialize, token.is_some())
+                reason::another_reason(i, Subject::Initialize, token.is_some()).or_else(|| {
+                    era::cut_by_cap(i, Subject::Initialize).map(|e| reason::unanswered(&e))
+                })
             }
             Ok(_) => None,
             Err(e) => Some(reason::unanswered(e)),

@@ -178,6 +178,9 @@ fn main() -> std::process::ExitCode {
         eprintln!("error: {e}");
         return std::process::ExitCode::from(1);
     }
+    // The hint for an untrusted target names this binary's flag (its --ca-file is the
+    // coordinator's CA).
+    vantage_agent::probe::tls::set_target_ca_flag("--target-ca-file");
     logging::init(args.log_format, "info");
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

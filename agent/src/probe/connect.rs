@@ -39,6 +39,13 @@ async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> 
                 fmt_wait(timeout)
             ),
         )),
+        Ok(Err(e)) if no_route_here(&e, addr) => Err((
+            Cause::NoRoute,
+            format!(
+                "connect: {e}: this vantage has no route (or no source address) to {}, so nothing was sent",
+                family(addr)
+            ),
+        )),
         Ok(Err(e)) => Err((
             io_cause(&e).unwrap_or(Cause::Unreachable),
             format!("connect: {e}"),
@@ -52,8 +59,40 @@ async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> 
     }
 }
 
+fn family(addr: SocketAddr) -> &'static str {
+    if addr.is_ipv4() {
+        "IPv4 addresses like this one"
+    } else {
+        "IPv6 addresses like this one"
+    }
+}
+
+/// Whether a failed connect() is this host's own missing route or source address
+/// (ENETUNREACH, EADDRNOTAVAIL) rather than a router's ICMP answer (which can also read
+/// ENETUNREACH after the SYN left). The kernel is asked again without sending anything: a
+/// UDP socket's connect() only looks the route up. No route there either: nothing was sent.
+pub fn no_route_here(e: &std::io::Error, addr: SocketAddr) -> bool {
+    use std::io::ErrorKind as K;
+    if !matches!(e.kind(), K::NetworkUnreachable | K::AddrNotAvailable) {
+        return false;
+    }
+    let local: SocketAddr = if addr.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    match std::net::UdpSocket::bind(local) {
+        // No socket of that family at all (IPv6 disabled): no route either.
+        Err(_) => true,
+        Ok(sock) => sock
+            .connect(addr)
+            .is_err_and(|e| matches!(e.kind(), K::NetworkUnreachable | K::AddrNotAvailable)),
+    }
+}
+
 fn cause_word(cause: Cause) -> &'static str {
     match cause {
+        Cause::NoRoute => "not tried (no route from this vantage)",
         Cause::Timeout => "timeout",
         Cause::Refused => "refused",
         Cause::Reset => "reset",
@@ -145,17 +184,30 @@ pub async fn connect_all(
             .iter()
             .find(|a| a.addr.is_ipv4() && a.result.is_err())
     };
-    let verdict = match failed {
-        Some(first) => {
-            let cause = first
-                .result
-                .as_ref()
-                .err()
-                .map(|e| e.0)
-                .unwrap_or(Cause::Unreachable);
-            Verdict::fail(Severity::High, observed.clone()).cause(cause)
-        }
-        None => Verdict::pass(observed.clone()),
+    let cause_of = |a: &Attempt| a.result.as_ref().err().map(|e| e.0);
+    // An address this vantage has no route to was never tried: only the others are evidence.
+    let judged = |a: &&Attempt| {
+        a.result.is_err()
+            && cause_of(a) != Some(Cause::NoRoute)
+            && (ok.is_empty() || a.addr.is_ipv4())
+    };
+    let unrouted =
+        |a: &&Attempt| cause_of(a) == Some(Cause::NoRoute) && (ok.is_empty() || a.addr.is_ipv4());
+    let verdict = match (attempts.iter().find(judged), failed) {
+        (Some(first), _) => Verdict::fail(Severity::High, observed.clone())
+            .cause(cause_of(first).unwrap_or(Cause::Unreachable)),
+        (None, Some(_)) if attempts.iter().any(|a| unrouted(&a)) => Verdict::unknown(
+            Cause::NoRoute,
+            format!(
+                "{observed}. This vantage has no route to {}: nothing was sent there, so whether the target accepts connections on it was not observed; give the vantage's network a route for that family",
+                if attempts.iter().filter(unrouted).all(|a| a.addr.is_ipv6()) {
+                    "these IPv6 addresses"
+                } else {
+                    "these addresses"
+                }
+            ),
+        ),
+        (None, _) => Verdict::pass(observed.clone()),
     };
     rec.record(CheckId::NetConnect, verdict, started);
 
@@ -168,6 +220,16 @@ pub async fn connect_all(
         // nothing to compare with (net.connect judges the IPv6 addresses alone).
         Verdict::skip(
             "no IPv4 address connected to compare with; net.connect judges the IPv6 addresses",
+        )
+    } else if v6
+        .iter()
+        .all(|a| a.result.as_ref().is_err_and(|e| e.0 == Cause::NoRoute))
+    {
+        Verdict::unknown(
+            Cause::NoRoute,
+            format!(
+                "this vantage has no IPv6 route: connect() to every IPv6 address failed on the vantage itself, nothing was sent, so whether the target's IPv6 addresses work was not observed ({observed})"
+            ),
         )
     } else if v6.iter().all(|a| a.result.is_err()) && v4_ok {
         Verdict::warn(
@@ -194,4 +256,28 @@ pub async fn connect_all(
     let mut ok = ok;
     ok.sort_by_key(|a| a.is_ipv6());
     ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a failure of this host's own routing is "no route here": the kernel still has a
+    /// route to loopback, so an ENETUNREACH for it would be a router's answer (evidence),
+    /// and other errors never ask.
+    #[test]
+    fn no_route_here_asks_the_kernel_for_the_route() {
+        let lo: SocketAddr = "127.0.0.1:9".parse().unwrap();
+        let e = |k| std::io::Error::from(k);
+        assert!(!no_route_here(
+            &e(std::io::ErrorKind::NetworkUnreachable),
+            lo
+        ));
+        assert!(!no_route_here(&e(std::io::ErrorKind::AddrNotAvailable), lo));
+        assert!(!no_route_here(
+            &e(std::io::ErrorKind::ConnectionRefused),
+            lo
+        ));
+        assert!(!no_route_here(&e(std::io::ErrorKind::HostUnreachable), lo));
+    }
 }

@@ -51,6 +51,34 @@ pub fn other_reason(ex: &Exchange) -> Option<String> {
     ))
 }
 
+/// An answer the vantage stopped reading at one of its own read caps (the body size, an SSE
+/// line, the SSE event count) before a JSON-RPC response could be read from it, where the
+/// body decides (the status alone, a 401 or an answer for another reason, does not need
+/// it): it was not observed whole, so it is no answer to judge the era on (`checks.md` 4.1),
+/// never "does not work". `subject`: which request it answered.
+pub fn cut_by_cap(ex: &Exchange, subject: Subject) -> Option<ExchangeError> {
+    let cap = ex.capped?;
+    if ex.rpc().is_some()
+        || ex.status == 401
+        || reason::another_reason(ex, subject, false).is_some()
+    {
+        return None;
+    }
+    Some(ExchangeError {
+        cause: Cause::SizeCap,
+        message: format!(
+            "answered {}, but this vantage stopped reading at its own {cap} cap before a JSON-RPC response, so the answer was not seen whole",
+            ex.summary()
+        ),
+    })
+}
+
+/// Whether an exchange error is one of the vantage's own bounds (its per-exchange timeout,
+/// a read cap) rather than something the target did: no evidence either way.
+fn vantage_bound(cause: Cause) -> bool {
+    matches!(cause, Cause::Timeout | Cause::SizeCap)
+}
+
 /// What a `server/discover` that got no HTTP answer leaves: `era.detect`, `discover.shape`
 /// when the failure is the target's own, and whether the checks after it are `unknown`
 /// (with this cause and reason) or skipped.
@@ -64,8 +92,8 @@ pub struct DiscoverUnanswered {
 /// `server/discover` got no HTTP answer (`err`); `initialize` went beside it. A working
 /// `initialize` proves the endpoint speaks MCP, so it is never "not MCP": whether it also
 /// speaks 2026-07-28 was not observed (`unknown`), and a discover the target itself cut
-/// (reset, a read cap, garbage) fails `discover.shape`. A timeout is the vantage's own
-/// wait running out: no evidence either way (`checks.md` 4.1 (c), 4), so `era.detect` is
+/// (reset, garbage) fails `discover.shape`. A timeout or a read cap is the vantage's own
+/// bound running out: no evidence either way (`checks.md` 4.1 (c), 4), so `era.detect` is
 /// `unknown` for it whatever `initialize` got. Only a discover the target broke with no
 /// working `initialize` beside it keeps the high failure.
 pub fn discover_unanswered(
@@ -85,7 +113,7 @@ pub fn discover_unanswered(
         ),
     ));
     if initialize.is_ok_and(initialize_works) {
-        let shape = (err.cause != Cause::Timeout).then(|| {
+        let shape = (!vantage_bound(err.cause)).then(|| {
             Verdict::fail(
                 Severity::High,
                 format!("server/discover got no answer: {}", err.message),
@@ -104,12 +132,17 @@ pub fn discover_unanswered(
             rest,
         };
     }
-    if err.cause == Cause::Timeout {
+    if vantage_bound(err.cause) {
+        let bound = if err.cause == Cause::Timeout {
+            "a complete answer within this vantage's per-exchange timeout"
+        } else {
+            "an answer this vantage read whole (it stops at its own read caps)"
+        };
         return DiscoverUnanswered {
             era: Verdict::unknown(
-                Cause::Timeout,
+                err.cause,
                 format!(
-                    "server/discover: {}; initialize: {init}. No MCP request got a complete answer within this vantage's per-exchange timeout, which is no evidence either way of whether the endpoint speaks MCP; {}",
+                    "server/discover: {}; initialize: {init}. No MCP request got {bound}, which is no evidence either way of whether the endpoint speaks MCP; {}",
                     err.message, o.advice
                 ),
             ),

@@ -215,3 +215,72 @@ fn a_discover_without_an_answer_is_not_mcp_only_when_the_target_broke_it_alone()
         assert_eq!(d.era.observed, "server/discover: what happened");
     }
 }
+
+/// Rt6 #9/#4: an answer the vantage stopped reading at its own read cap was not observed
+/// whole: it is no answer for the era (never "does not work", so never "modern only" nor
+/// "legacy"), while the status alone still decides a 401 or an answer for another reason.
+#[test]
+fn an_answer_cut_by_the_vantages_read_cap_is_not_an_answer() {
+    let cut = |status: u16, body: Body, cap: &'static str| {
+        let mut ex =
+            crate::probe::test_support::answer_with(status, Some("application/json"), body, &[]);
+        ex.capped = Some(cap);
+        ex
+    };
+    let endless = || Body::Other {
+        excerpt: "[[[[[[".into(),
+        len: 262_144,
+        invalid_json: true,
+    };
+    let e = cut_by_cap(&cut(200, endless(), "body size"), Subject::Initialize).unwrap();
+    assert_eq!(e.cause, Cause::SizeCap);
+    assert!(
+        e.message
+            .contains("stopped reading at its own body size cap")
+            && e.message.starts_with("answered 200 application/json"),
+        "{}",
+        e.message
+    );
+    let sse = Body::Sse(crate::probe::http::SseBody {
+        capped: Some("SSE line size"),
+        ..Default::default()
+    });
+    assert_eq!(
+        cut_by_cap(&cut(200, sse, "SSE line size"), Subject::Discover).map(|e| e.cause),
+        Some(Cause::SizeCap)
+    );
+    // Read whole, or decided by the status: no cut.
+    assert!(cut_by_cap(&json_ex(200, json!("x")), Subject::Discover).is_none());
+    assert!(cut_by_cap(&cut(401, endless(), "body size"), Subject::Discover).is_none());
+    assert!(cut_by_cap(&cut(503, endless(), "body size"), Subject::Discover).is_none());
+    let mut with_result = discover_result(good());
+    with_result.capped = Some("SSE event count");
+    assert!(cut_by_cap(&with_result, Subject::Discover).is_none());
+
+    // discover cut by the cap: era.detect unknown (size-cap), whatever initialize got, no
+    // discover.shape failure, the rest unknown for the same cause.
+    let init_ok = json_ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}}),
+    );
+    let capped = ExchangeError {
+        cause: Cause::SizeCap,
+        message: "answered 200 application/json, but this vantage stopped reading".into(),
+    };
+    for init in [Ok(&init_ok), Ok(&json_ex(200, json!("x"))), Err(&capped)] {
+        let d = discover_unanswered(&capped, init);
+        assert_eq!(
+            (d.era.outcome, d.era.severity, d.era.cause),
+            (Outcome::Unknown, None, Some(Cause::SizeCap)),
+            "{}",
+            d.era.observed
+        );
+        assert!(d.shape.is_none());
+        assert_eq!(d.rest.map(|r| r.0), Some(Cause::SizeCap));
+        assert!(
+            !d.era.observed.contains("legacy") && !d.era.observed.contains("not MCP"),
+            "{}",
+            d.era.observed
+        );
+    }
+}

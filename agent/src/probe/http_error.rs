@@ -47,6 +47,14 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            // A TLS error travels inside an I/O error (its source() skips it): an alert
+            // after the handshake (a client certificate required) is read this way.
+            if let Some(tls) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                return ExchangeError {
+                    cause: Cause::Tls,
+                    message: format!("TLS: {}", super::tls::tls_words(tls)),
+                };
+            }
             if let Some(cause) = io_cause(io) {
                 return ExchangeError {
                     cause,
@@ -81,6 +89,10 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
     }
 }
 
+/// What the client's header cap (hyper's default read buffer of 8 KiB + 400 KiB, and its 100
+/// header fields) stopping a response head says.
+pub const HEADER_CAP_WORDS: &str = "headers over 408 KiB (or more than 100 header fields), the vantage's cap: this vantage stopped reading the answer's header block, so it was not seen whole";
+
 /// What a hyper error means, in plain words, with its cause.
 fn hyper_words(h: &hyper::Error) -> Option<ExchangeError> {
     let (cause, message) = if h.is_incomplete_message() || h.is_canceled() || h.is_closed() {
@@ -88,6 +100,11 @@ fn hyper_words(h: &hyper::Error) -> Option<ExchangeError> {
             Cause::Reset,
             "the connection was closed before a response (no status line)",
         )
+    } else if h.is_parse_too_large() {
+        // hyper's own bounds on a response head (its read buffer, 100 header fields): the
+        // vantage stopped reading, so the headers were not seen whole; no evidence about
+        // whether they are valid HTTP.
+        (Cause::SizeCap, HEADER_CAP_WORDS)
     } else if h.is_parse() || h.is_parse_status() {
         (
             Cause::Malformed,

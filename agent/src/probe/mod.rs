@@ -16,6 +16,7 @@ pub mod sse;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tls;
+pub mod tls_chain;
 pub mod transport;
 pub mod transport_reason;
 pub mod verdict;

@@ -144,9 +144,13 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
 pub fn unanswered(err: &ExchangeError) -> Other {
     Other {
         cause: err.cause,
-        head: format!("not answered ({})", err.message),
+        head: match err.cause {
+            Cause::SizeCap => format!("not seen whole ({})", err.message),
+            _ => format!("not answered ({})", err.message),
+        },
         advice: match err.cause {
             Cause::Timeout => "check that the server answers this request (a stuck process, or a proxy that holds POST without a live backend, looks like this), or raise --check-timeout if it answers slowly",
+            Cause::SizeCap => "nothing was judged on the part that was read; an answer this large (or one that never ends) is worth a look at the server, whose other clients stop reading too",
             _ => "check the server's log and any proxy in front of it (crashes, restarts, connection or size limits), then check again",
         },
     }
@@ -252,7 +256,7 @@ mod tests {
 
     #[test]
     fn no_answer_keeps_the_exchanges_own_cause() {
-        for cause in [Cause::Timeout, Cause::Reset, Cause::SizeCap] {
+        for cause in [Cause::Timeout, Cause::Reset] {
             let o = unanswered(&ExchangeError {
                 cause,
                 message: "accepted the connection, never answered within 2 s".into(),
@@ -269,5 +273,17 @@ mod tests {
                 o.advice
             );
         }
+        // A read cap: the answer came, the vantage did not read it whole.
+        let o = unanswered(&ExchangeError {
+            cause: Cause::SizeCap,
+            message: "answered 200 application/json [read stopped at the body size cap]".into(),
+        });
+        assert_eq!(o.cause, Cause::SizeCap);
+        assert!(
+            o.head.starts_with("not seen whole (answered 200"),
+            "{}",
+            o.head
+        );
+        assert!(!o.advice.contains("--check-timeout"), "{}", o.advice);
     }
 }

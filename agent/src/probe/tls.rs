@@ -11,6 +11,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use super::http::fmt_wait;
+use super::tls_chain::{self, ChainTap, Seen};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
 use crate::egress::EgressPolicy;
@@ -37,6 +38,9 @@ pub enum TrustError {
 /// happened instead.
 pub fn tls_words(e: &rustls::Error) -> String {
     match e {
+        rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired) => {
+            CLIENT_CERT_REQUIRED.into()
+        }
         rustls::Error::InvalidCertificate(c) => format!(
             "the server's certificate was rejected: {}",
             certificate_words(&format!("{c:?}"))
@@ -52,6 +56,31 @@ pub fn tls_words(e: &rustls::Error) -> String {
     }
 }
 
+/// A server that requires a client certificate (mutual TLS), in words. With TLS 1.3 its
+/// `certificate_required` alert arrives after the client's Finished, on the first read: the
+/// handshake looked done, and it was refused.
+pub const CLIENT_CERT_REQUIRED: &str = "the server requires a client certificate (mutual TLS): it refused this vantage, which sends none, with a certificate_required alert; clients without one cannot connect";
+
+/// Which flag adds a trust anchor for the target, in this process: `--ca-file` for the CLI,
+/// `--target-ca-file` for the agent (whose `--ca-file` is the coordinator's CA), set once at
+/// start by the agent binary.
+static CA_FLAG: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Name the flag that adds a trust anchor for the target in this process (the agent binary
+/// calls it with `--target-ca-file`); the first call wins.
+pub fn set_target_ca_flag(flag: &'static str) {
+    let _ = CA_FLAG.set(flag);
+}
+
+fn ca_flag() -> &'static str {
+    CA_FLAG.get().copied().unwrap_or("--ca-file")
+}
+
+/// The unknown-issuer words, naming the flag that adds a lab CA (`ca_flag`).
+pub fn unknown_issuer_words(ca_flag: &str) -> String {
+    format!("it is not signed by an authority this vantage trusts (unknown issuer: a self-signed or private-CA certificate looks like this, and so does a server that does not send its intermediate certificate; for a lab CA use {ca_flag})")
+}
+
 /// The name of a certificate error's debug form (inside rustls's `Other(OtherError(…))`
 /// wrappers), in words.
 fn certificate_words(debug: &str) -> String {
@@ -61,7 +90,7 @@ fn certificate_words(debug: &str) -> String {
         .unwrap_or(debug);
     let name = inner.strip_suffix("Context").unwrap_or(inner);
     match name {
-        "UnknownIssuer" => "it is not signed by an authority this vantage trusts (unknown issuer: a self-signed or private-CA certificate looks like this; for a lab CA use --ca-file)".into(),
+        "UnknownIssuer" => unknown_issuer_words(ca_flag()),
         "CaUsedAsEndEntity" => "the server presented a CA certificate as its own certificate (a CA certificate used as an end-entity certificate)".into(),
         "Expired" => "it has expired".into(),
         "NotValidYet" => "it is not valid yet".into(),
@@ -112,10 +141,19 @@ pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientCo
         }
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // The web PKI verifier `with_root_certificates` would build, wrapped so the handshake
+    // check sees the presented chain even when it is refused (`tls_chain`).
+    let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .map_err(|e| TrustError::Versions(rustls::Error::General(e.to_string())))?;
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(TrustError::Versions)?
-        .with_root_certificates(roots)
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(ChainTap(webpki)))
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
@@ -123,7 +161,10 @@ pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientCo
 
 struct Handshake {
     addr: SocketAddr,
-    result: Result<Option<i64>, (Cause, String)>,
+    result: Result<(), (Cause, String)>,
+    /// The presented chain, leaf first, when the handshake got as far as the certificates
+    /// (whether they verified or not).
+    chain: Vec<Seen>,
 }
 
 async fn handshake(
@@ -132,12 +173,14 @@ async fn handshake(
     host: &str,
     config: Arc<rustls::ClientConfig>,
     timeout: Duration,
+    now_unix: i64,
 ) -> Handshake {
     // The policy is asked where the connection is made, whoever called.
     if let Err(refused) = policy.check(addr.ip()) {
         return Handshake {
             addr,
             result: Err((Cause::PolicyRefused, refused.to_string())),
+            chain: Vec::new(),
         };
     }
     let server_name = match ServerName::try_from(host.to_string()) {
@@ -146,6 +189,7 @@ async fn handshake(
             return Handshake {
                 addr,
                 result: Err((Cause::Tls, format!("invalid server name: {e}"))),
+                chain: Vec::new(),
             }
         }
     };
@@ -164,29 +208,43 @@ async fn handshake(
                 };
                 (cause, format!("TLS handshake: {}", io_tls_words(&e)))
             })?;
-        let (_, session) = tls.get_ref();
-        let not_after = session
-            .peer_certificates()
-            .and_then(|c| c.first())
-            .and_then(|leaf| x509_parser::parse_x509_certificate(leaf.as_ref()).ok())
-            .map(|(_, cert)| cert.validity().not_after.timestamp());
-        Ok(not_after)
+        drop(tls);
+        Ok(())
     };
-    let result = match tokio::time::timeout(timeout, work).await {
+    let (result, chain) = tls_chain::tapped(tokio::time::timeout(timeout, work)).await;
+    let chain = tls_chain::read(chain.as_deref().unwrap_or_default());
+    let result = match result {
+        // The vantage's own per-exchange timeout ran out: nothing about the target's TLS
+        // was observed (4.1), as for an MCP request that is not answered in time.
         Err(_) => Err((
             Cause::Timeout,
             format!(
-                "TLS handshake: the TCP connection opened but the handshake did not complete within {}",
+                "TLS handshake: the TCP connection opened but the handshake did not complete within {}, this vantage's per-exchange timeout (--check-timeout)",
                 fmt_wait(timeout)
             ),
         )),
+        // Say which certificate expired: an expired intermediate is no expired leaf.
+        Ok(Err((Cause::Tls, m))) if m.contains("it has expired") => {
+            let which = tls_chain::expired_words(&chain, now_unix)
+                .map(|w| format!("TLS handshake: the server's certificate was rejected: {w}"));
+            Err((Cause::Tls, which.unwrap_or(m)))
+        }
         Ok(r) => r,
     };
-    Handshake { addr, result }
+    Handshake {
+        addr,
+        result,
+        chain,
+    }
 }
 
 /// Handshake with every connected address; record `tls.handshake` and `tls.expiry`.
-/// Returns whether at least one handshake succeeded.
+/// Returns whether at least one handshake succeeded. A handshake that this vantage's own
+/// per-exchange timeout cut is no evidence (`unknown`, `probe.incomplete`), like an MCP
+/// request not answered in time; one that failed (an alert, an untrusted chain, a name)
+/// is a failure. `tls.expiry` judges the leaf the server presented, read even when the
+/// handshake refused the chain.
+#[allow(clippy::too_many_arguments)]
 pub async fn check(
     policy: &EgressPolicy,
     addrs: &[SocketAddr],
@@ -200,24 +258,19 @@ pub async fn check(
     let results = futures::future::join_all(
         addrs
             .iter()
-            .map(|&a| handshake(policy, a, host, config.clone(), timeout)),
+            .map(|&a| handshake(policy, a, host, config.clone(), timeout, now_unix)),
     )
     .await;
-    let failures: Vec<String> = results
+    let line = |h: &Handshake| match &h.result {
+        Ok(()) => format!("{}: handshake completed", h.addr),
+        Err((_, m)) => format!("{}: {m}", h.addr),
+    };
+    let failures: Vec<&Handshake> = results.iter().filter(|h| h.result.is_err()).collect();
+    let cause_of = |h: &Handshake| h.result.as_ref().err().map(|e| e.0);
+    let failed: Vec<&Handshake> = failures
         .iter()
-        .filter_map(|h| {
-            h.result
-                .as_ref()
-                .err()
-                .map(|(_, m)| format!("{}: {m}", h.addr))
-        })
-        .collect();
-    let first_cause = results
-        .iter()
-        .find_map(|h| h.result.as_ref().err().map(|e| e.0));
-    let expiries: Vec<i64> = results
-        .iter()
-        .filter_map(|h| h.result.as_ref().ok().copied().flatten())
+        .copied()
+        .filter(|h| cause_of(h) != Some(Cause::Timeout))
         .collect();
     let any_ok = results.iter().any(|h| h.result.is_ok());
     let verdict = if failures.is_empty() {
@@ -225,41 +278,59 @@ pub async fn check(
             "trusted chain valid for {host} on {} address(es)",
             results.len()
         ))
+    } else if failed.is_empty() {
+        let mut seen: Vec<String> = failures.iter().map(|h| line(h)).collect();
+        seen.extend(results.iter().filter(|h| h.result.is_ok()).map(line));
+        Verdict::unknown(
+            Cause::Timeout,
+            format!(
+                "{}. The wait that ran out is this vantage's own, so nothing about the target's TLS was observed there; raise --check-timeout if the handshake is slow",
+                seen.join("; ")
+            ),
+        )
     } else {
-        Verdict::fail(Severity::High, failures.join("; ")).cause(first_cause.unwrap_or(Cause::Tls))
+        let seen: Vec<String> = failures.iter().map(|h| line(h)).collect();
+        Verdict::fail(Severity::High, seen.join("; "))
+            .cause(cause_of(failed[0]).unwrap_or(Cause::Tls))
     };
     rec.record(CheckId::TlsHandshake, verdict, started);
 
-    let expired_in_handshake = failures
-        .iter()
-        .any(|f| f.contains("Expired") || f.contains("expired"));
-    let expiry = match expiries.iter().min() {
-        _ if expired_in_handshake => Verdict::fail(
-            Severity::High,
-            "the certificate has expired (the handshake refused it)",
-        ),
-        None => Verdict::skip("no certificate was read (the handshake failed)"),
-        Some(&not_after) => {
-            let days = (not_after - now_unix) as f64 / 86_400.0;
-            if days < 0.0 {
-                Verdict::fail(
-                    Severity::High,
-                    format!("the leaf certificate expired {:.1} days ago", -days),
-                )
-            } else if days < 14.0 {
-                Verdict::warn(
-                    Severity::Medium,
-                    format!("the leaf certificate expires in {days:.1} days"),
-                )
-            } else {
-                Verdict::pass(format!(
-                    "the leaf certificate is valid for {days:.0} more days"
-                ))
-            }
+    // The leaf's expiry, from what the servers presented (every address).
+    let leaves: Vec<&Seen> = results.iter().filter_map(|h| h.chain.first()).collect();
+    let expiry = match leaves.iter().min_by_key(|l| l.not_after) {
+        Some(leaf) => expiry_verdict(leaf, now_unix),
+        None if !failed.is_empty() => {
+            Verdict::skip("no certificate was read (the handshake failed before the server's certificate)")
         }
+        None if !failures.is_empty() => Verdict::unknown(
+            Cause::Timeout,
+            "no certificate was read: the handshake did not complete within this vantage's per-exchange timeout (--check-timeout)",
+        ),
+        None => Verdict::skip("no certificate was read"),
     };
     rec.record(CheckId::TlsExpiry, expiry, started);
     any_ok
+}
+
+/// `tls.expiry` on the leaf certificate (only the leaf: an expired intermediate is
+/// `tls.handshake`'s, with its own fix).
+fn expiry_verdict(leaf: &Seen, now_unix: i64) -> Verdict {
+    let days = (leaf.not_after - now_unix) as f64 / 86_400.0;
+    if days < 0.0 {
+        Verdict::fail(
+            Severity::High,
+            format!("the leaf certificate expired {:.1} days ago", -days),
+        )
+    } else if days < 14.0 {
+        Verdict::warn(
+            Severity::Medium,
+            format!("the leaf certificate expires in {days:.1} days"),
+        )
+    } else {
+        Verdict::pass(format!(
+            "the leaf certificate is valid for {days:.0} more days"
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -292,6 +363,19 @@ mod words_tests {
             "{}",
             io_tls_words(&io)
         );
+    }
+
+    /// Rt6 #7 and #5: a certificate_required alert says mutual TLS; the unknown-issuer
+    /// hint names the flag it is given (the agent's is --target-ca-file).
+    #[test]
+    fn mutual_tls_and_the_ca_flag_in_words() {
+        let alert = rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired);
+        assert_eq!(tls_words(&alert), CLIENT_CERT_REQUIRED);
+        assert!(CLIENT_CERT_REQUIRED
+            .starts_with("the server requires a client certificate (mutual TLS)"));
+        let w = unknown_issuer_words("--target-ca-file");
+        assert!(w.ends_with("for a lab CA use --target-ca-file)"), "{w}");
+        assert!(w.contains("does not send its intermediate"), "{w}");
     }
 
     /// A CA file whose block is not a certificate: the flag, and the cause as the source.

@@ -145,6 +145,9 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
         Some(Cause::Timeout) => {
             "The endpoint did not answer within the per-exchange timeout: check that it answers (a stuck process, or a proxy that holds requests without a live backend, looks like this), or raise --check-timeout if it answers slowly."
         }
+        Some(Cause::NoRoute) => {
+            "This vantage has no route (or no source address) to the address's network: connect() failed on the vantage itself and nothing was sent. Give the vantage's host (the agent's network) a route for that family, or check from a vantage that has one; the target was not judged."
+        }
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."
         }

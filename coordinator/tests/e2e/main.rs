@@ -13,6 +13,7 @@ mod codemap;
 mod coordinator_gone;
 mod dns_tls;
 mod egress;
+mod era_caps;
 mod era_unobserved;
 mod evidence;
 mod evidence_fleet;

@@ -1,0 +1,129 @@
+//! Red team round 6, #10: connect() failing on the vantage itself (ENETUNREACH: this host has
+//! no route for the address; EADDRNOTAVAIL: no source address) sent nothing, so nothing
+//! about the target was observed. It was `net.ipv6` warn "every IPv6 connect failed" and
+//! `net.connect` high "There is no route to the address" about the target. Now both are
+//! `unknown` for cause `no-route` (the merge's `probe.incomplete`, naming the vantage's
+//! network).
+//!
+//! The engine runs inside a network namespace of its own with only `lo` (`unshare --net`:
+//! no default route, nothing leaves it, and it is gone when the process ends): the outer
+//! test starts this test binary's inner test there. The addresses are documentation ranges
+//! (2001:db8::/32, 198.51.100.0/24), unreachable in that namespace by construction.
+
+// The lab and the engine are a test's setup: they unwrap.
+#![allow(clippy::unwrap_used)]
+
+use std::process::Command;
+
+use vantage_agent::catalog::CheckId;
+use vantage_agent::model::{Cause, Outcome, RegionResult};
+use vantage_agent::Engine;
+use vantage_fixture::lab::LabDns;
+use vantage_fixture::Fixture;
+
+#[path = "shared/probe.rs"]
+mod shared;
+
+fn can_unshare() -> Result<(), String> {
+    let out = Command::new("unshare")
+        .args(["--net", "true"])
+        .output()
+        .map_err(|e| format!("unshare: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn a_missing_route_is_the_vantages_own_not_the_targets() {
+    if let Err(why) = can_unshare() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: it needs a network namespace (root): {why}"
+        );
+        eprintln!("SKIPPED: needs a network namespace (root): {why}");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("unshare")
+        .args([
+            "--net",
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$0\" --exact inside_a_namespace_without_routes --ignored --nocapture --test-threads 1",
+        ])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn run(url: &str, dns: &LabDns) -> RegionResult {
+    let mut opts = shared::resolving_with(dns);
+    opts.assume_global = ["127.0.0.0/8", "2001:db8::/32", "198.51.100.0/24"]
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    let job = shared::job(url, &opts);
+    Engine::new(opts).unwrap().run_job(&job).await
+}
+
+fn problems(r: &RegionResult) -> Vec<CheckId> {
+    r.checks
+        .iter()
+        .filter(|c| c.outcome.is_problem())
+        .map(|c| c.id)
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "runs inside a network namespace without routes: started by a_missing_route_is_the_vantages_own_not_the_targets"]
+async fn inside_a_namespace_without_routes() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let port = fixture.addr.port();
+    let dns = LabDns::start(&[
+        ("v6doc.vantage.test", &["127.0.0.1", "2001:db8::10"]),
+        ("v4doc.vantage.test", &["198.51.100.10"]),
+    ])
+    .await;
+
+    // (a) IPv4 works, this vantage has no IPv6 route: net.ipv6 is unknown, not a warning.
+    let r = run(&format!("http://v6doc.vantage.test:{port}/mcp"), &dns).await;
+    let v6 = r.check(CheckId::NetIpv6).unwrap();
+    shared::assert_seen(
+        v6,
+        (v6.outcome, v6.severity, v6.cause),
+        (Outcome::Unknown, None, Some(Cause::NoRoute)),
+        "this vantage has no IPv6 route",
+    );
+    assert!(v6.observed.contains("nothing was sent"), "{}", v6.observed);
+    let connect = r.check(CheckId::NetConnect).unwrap();
+    assert_eq!(connect.outcome, Outcome::Pass, "{}", connect.observed);
+    assert_eq!(r.check(CheckId::EraDetect).unwrap().outcome, Outcome::Pass);
+    // http:// to a name taken as global is its own finding; nothing about IPv6.
+    assert_eq!(problems(&r), vec![CheckId::TlsPlainHttp]);
+
+    // (b) The only address has no route from here: net.connect unknown, nothing judged.
+    let r = run(&format!("http://v4doc.vantage.test:{port}/mcp"), &dns).await;
+    let connect = r.check(CheckId::NetConnect).unwrap();
+    shared::assert_seen(
+        connect,
+        (connect.outcome, connect.severity, connect.cause),
+        (Outcome::Unknown, None, Some(Cause::NoRoute)),
+        "This vantage has no route to these addresses",
+    );
+    assert!(
+        connect.observed.contains("198.51.100.10:")
+            && connect.observed.contains("nothing was sent"),
+        "{}",
+        connect.observed
+    );
+    assert_eq!(problems(&r), vec![]);
+}

@@ -1,0 +1,116 @@
+//! Red team round 6, #9 and #4, through the `vantage` command: a clean dual-era fixture
+//! behind a front whose `initialize` answer never ends (the vantage's body cap stops the
+//! read), or whose `server/discover` answer is a valid 5 MiB result. What the vantage did not
+//! read whole was not observed: the decision is `unknown` (exit 4) with `probe.incomplete`,
+//! never "modern (2026-07-28 only)" passed (exit 0) nor "legacy" with `era.legacy-only`
+//! (review, exit 0). The engine's verdicts per check are `agent/tests/era_caps.rs`.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use vantage_fixture::Fixture;
+
+use crate::evidence_support::finding;
+use crate::support::{head_of, pass_on, streamed, vantage_async, Received, Served};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// initialize: 200 application/json whose body never ends; the rest passes through.
+    InitEndless,
+    /// server/discover: the fixture's result with a 5 MiB `instructions` string.
+    DiscoverHuge,
+}
+
+struct Front {
+    upstream: String,
+    mode: Mode,
+    client: reqwest::Client,
+}
+
+async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
+    let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+    let method = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if (method.as_deref(), f.mode) == (Some("initialize"), Mode::InitEndless) {
+        let body = futures::stream::repeat_with(|| {
+            Ok::<_, std::io::Error>(axum::body::Bytes::from_static(&[b'['; 8192]))
+        });
+        return (
+            StatusCode::OK,
+            [("content-type", "application/json")],
+            axum::body::Body::from_stream(body),
+        )
+            .into_response();
+    }
+    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
+        return StatusCode::BAD_GATEWAY.into_response();
+    };
+    if (method.as_deref(), f.mode) == (Some("server/discover"), Mode::DiscoverHuge) {
+        let mut v: Value = resp.json().await.unwrap();
+        v["result"]["instructions"] = json!("i".repeat(5 << 20));
+        return (
+            StatusCode::OK,
+            [("content-type", "application/json")],
+            v.to_string(),
+        )
+            .into_response();
+    }
+    head_of(&resp, str::to_string).body(streamed(resp)).unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_cut_by_the_vantages_cap_is_unknown_exit_4() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    for mode in [Mode::InitEndless, Mode::DiscoverHuge] {
+        let server = Served::start(|_| {
+            let front = Arc::new(Front {
+                upstream: format!("http://{}", fixture.addr),
+                mode,
+                client: crate::support::http(),
+            });
+            axum::Router::new().fallback(handle).with_state(front)
+        })
+        .await;
+        let out = vantage_async(
+            ["check", &server.url(), "-f", "json"]
+                .map(String::from)
+                .to_vec(),
+        )
+        .await;
+        drop(server);
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{mode:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(4), "{mode:?}: {report}");
+        assert_eq!(report["decision"], "unknown", "{mode:?}");
+        assert_eq!(report["regions"][0]["era"], "unknown", "{mode:?}");
+        let ids: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["id"].as_str())
+            .collect();
+        for never in ["era.detect", "era.legacy-only", "discover.shape"] {
+            assert!(!ids.contains(&never), "{mode:?}: {ids:?}");
+        }
+        let evidence = finding(&report, "probe.incomplete")["evidence"].to_string();
+        let seen = match mode {
+            Mode::InitEndless => "initialize: not seen whole (answered 200 application/json",
+            Mode::DiscoverHuge => {
+                "server/discover was not seen whole (answered 200 application/json"
+            }
+        };
+        assert!(
+            evidence.contains(seen) && evidence.contains("body size cap"),
+            "{mode:?}: {evidence}"
+        );
+        assert!(
+            !report.to_string().contains("2026-07-28 only"),
+            "{mode:?}: {report}"
+        );
+    }
+}
