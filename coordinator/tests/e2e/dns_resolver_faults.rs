@@ -1,0 +1,407 @@
+//! Red team round 6, defects 6, 8 and 2: what a vantage's resolver did is told apart from
+//! what the zone holds. A tiny UDP responder on loopback (hand-built answers, per the first
+//! label of the name) plays the faulty resolver: a failed AAAA (or A) query beside a good
+//! answer, SERVFAIL on a metadata host, an answer whose records belong to another owner,
+//! a CNAME loop and a dangling CNAME. The lab's DNS server is the good resolver of the
+//! other region. Each case asserts the checks, the findings (id, severity, regions), the
+//! decision and the exit code; the zone's faults (NXDOMAIN, the CNAME faults) stay findings.
+
+use std::net::{Ipv4Addr, SocketAddr};
+
+use hickory_proto::op::{Message, MessageType, Query, ResponseCode};
+use hickory_proto::rr::{rdata, Name, RData, Record, RecordType};
+use tokio::net::UdpSocket;
+use tokio::task::JoinHandle;
+use vantage_agent::catalog::{CheckId, FindingId};
+use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_agent::{Engine, ProbeOptions, Target};
+use vantage_coordinator::exit::{for_report, FailOn};
+use vantage_coordinator::report::{Decision, Report};
+use vantage_fixture::lab::{LabCa, LabDns};
+use vantage_fixture::Fixture;
+
+use crate::evidence_support::canned;
+use crate::support::{above_info, check_with, front, ids, shared, trusting};
+
+/// The faulty resolver: UDP on loopback, answering by the first label of the name.
+struct HostileDns {
+    addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl Drop for HostileDns {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn name(s: &str) -> Name {
+    Name::from_ascii(format!("{s}.vantage.test.")).unwrap()
+}
+
+/// The answer to one query, or `None` to stay silent.
+fn reply(query: &[u8]) -> Option<Vec<u8>> {
+    let req = Message::from_vec(query).ok()?;
+    let q = req.queries().first()?.clone();
+    let mut resp = Message::new();
+    resp.set_id(req.id())
+        .set_message_type(MessageType::Response)
+        .set_op_code(req.op_code())
+        .set_recursion_desired(true)
+        .set_recursion_available(true);
+    let label = q
+        .name()
+        .iter()
+        .next()
+        .map(|l| String::from_utf8_lossy(l).to_lowercase())?;
+    let a = |owner: Name| Record::from_rdata(owner, 60, RData::A(rdata::A(Ipv4Addr::LOCALHOST)));
+    let cname = |target: &str| {
+        Record::from_rdata(
+            q.name().clone(),
+            60,
+            RData::CNAME(rdata::CNAME(name(target))),
+        )
+    };
+    let is_a = q.query_type() == RecordType::A;
+    match label.as_str() {
+        // A 127.0.0.1; the AAAA query SERVFAIL / never answered.
+        "aaaasf" | "aaaadrop" if !is_a => {
+            if label == "aaaadrop" {
+                return None;
+            }
+            resp.set_response_code(ResponseCode::ServFail);
+        }
+        // The A query SERVFAIL; AAAA: no data.
+        "asf" if is_a => {
+            resp.set_response_code(ResponseCode::ServFail);
+        }
+        // Every query SERVFAIL (a metadata host).
+        "metasf" => {
+            resp.set_response_code(ResponseCode::ServFail);
+        }
+        "metanx" | "gone" => {
+            resp.set_response_code(ResponseCode::NXDomain);
+        }
+        // An A record owned by another name than the one asked.
+        "other" if is_a => {
+            resp.add_answer(a(name("elsewhere")));
+        }
+        "loop" => {
+            resp.add_answer(cname("loop2"));
+        }
+        "loop2" => {
+            resp.add_answer(cname("loop"));
+        }
+        "dangle" => {
+            resp.add_answer(cname("gone"));
+        }
+        // A question section about another name (hickory drops it as forged).
+        "forged" => {
+            resp.add_query(Query::query(name("elsewhere"), q.query_type()));
+            if is_a {
+                resp.add_answer(a(name("elsewhere")));
+            }
+            return resp.to_vec().ok();
+        }
+        _ if is_a => {
+            resp.add_answer(a(q.name().clone()));
+        }
+        _ => {}
+    }
+    resp.add_query(q);
+    resp.to_vec().ok()
+}
+
+async fn hostile_dns() -> HostileDns {
+    let socket = UdpSocket::bind(("127.0.0.1", 0)).await.unwrap();
+    let addr = socket.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let mut buf = vec![0u8; 4096];
+        while let Ok((n, peer)) = socket.recv_from(&mut buf).await {
+            if let Some(bytes) = reply(&buf[..n]) {
+                let _ = socket.send_to(&bytes, peer).await;
+            }
+        }
+    });
+    HostileDns { addr, task }
+}
+
+/// An https target named `host` behind the lab's TLS front, and options that trust the lab
+/// CA and ask `resolver`.
+async fn named(
+    fixture: &Fixture,
+    ca: &LabCa,
+    lab_dns: &LabDns,
+    host: &str,
+    resolver: SocketAddr,
+) -> (vantage_fixture::lab::TlsFront, String, ProbeOptions) {
+    let (front, url) = front(fixture, ca, &[host], 90).await;
+    let url = url.replace("mcp.vantage.test", host);
+    let mut opts = trusting(ca, lab_dns);
+    opts.resolver.nameservers = vec![resolver];
+    (front, url, opts)
+}
+
+fn check(report: &Report, region: &str, id: CheckId) -> vantage_agent::model::CheckResult {
+    let r = report.regions.iter().find(|r| r.region == region).unwrap();
+    r.check(id).unwrap().clone()
+}
+
+fn dns_of<'a>(report: &'a Report, region: &str) -> &'a vantage_agent::model::DnsObservation {
+    let r = report.regions.iter().find(|r| r.region == region).unwrap();
+    r.dns.as_ref().unwrap()
+}
+
+async fn region(url: &str, mut opts: ProbeOptions, name: &str) -> RegionResult {
+    opts.region = name.into();
+    let job = shared::job(url, &opts);
+    Engine::new(opts).unwrap().run_job(&job).await
+}
+
+fn fleet(url: &str, regions: Vec<RegionResult>) -> Report {
+    let names: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();
+    vantage_coordinator::checks::assemble(
+        &Target::parse(url).unwrap(),
+        "2026-12-02T01:00:00Z".into(),
+        100,
+        &names,
+        regions,
+        &Default::default(),
+    )
+}
+
+/// 6: a failed AAAA query beside a good A answer was "NOERROR: 1 A, 0 AAAA" (pass), net.ipv6
+/// "no IPv6 address" and a PASS. Now the AAAA leg is unknown, net.ipv6 unknown, the dns
+/// block says which query failed, and `probe.resolver-failed` makes the decision unknown.
+#[tokio::test]
+async fn rt6_6_a_failed_aaaa_query_is_unknown_never_no_ipv6() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let ca = LabCa::new();
+    let lab_dns = LabDns::start(&[]).await;
+    let hostile = hostile_dns().await;
+    for (label, rcode, words) in [
+        ("aaaasf", "SERVFAIL", "the resolver answered SERVFAIL"),
+        ("aaaadrop", "TIMEOUT", "no answer from the resolver"),
+    ] {
+        let host = format!("{label}.vantage.test");
+        let (_front, url, opts) = named(&fixture, &ca, &lab_dns, &host, hostile.addr).await;
+        let report = check_with(&url, opts).await;
+        let resolve = check(&report, "local", CheckId::DnsResolve);
+        assert_eq!(
+            (resolve.outcome, resolve.cause),
+            (Outcome::Unknown, Some(Cause::ResolverError)),
+            "{label}: {}",
+            resolve.observed
+        );
+        assert!(
+            resolve
+                .observed
+                .contains(&format!("the AAAA query failed ({rcode}): {words}"))
+                && resolve.observed.contains("A answered (127.0.0.1)")
+                && !resolve.observed.contains("0 AAAA"),
+            "{label}: {}",
+            resolve.observed
+        );
+        let v6 = check(&report, "local", CheckId::NetIpv6);
+        assert_eq!(
+            (v6.outcome, v6.cause),
+            (Outcome::Unknown, Some(Cause::ResolverError)),
+            "{label}: {}",
+            v6.observed
+        );
+        assert!(!v6.observed.contains("no IPv6 address"), "{}", v6.observed);
+        assert_eq!(
+            check(&report, "local", CheckId::DnsARecord).outcome,
+            Outcome::Pass
+        );
+        let dns = dns_of(&report, "local");
+        assert_eq!(
+            (
+                dns.rcode.as_str(),
+                dns.a_rcode.as_str(),
+                dns.aaaa_rcode.as_str()
+            ),
+            (rcode, "NOERROR", rcode)
+        );
+        assert_eq!(dns.a, vec!["127.0.0.1".to_string()]);
+        // The target itself is clean: only the vantage's resolver is named.
+        assert_eq!(
+            above_info(&report),
+            ids(&[("probe.resolver-failed", Severity::Medium)]),
+            "{label}: {:#?}",
+            report.findings
+        );
+        assert_eq!(report.decision, Decision::Unknown, "{label}");
+        assert_eq!(for_report(&report, FailOn::Blocked), 4, "{label}");
+    }
+
+    // The nit: the A query failed and AAAA answered "no data": the dns block's rcode is the
+    // failure, never a clean NOERROR.
+    let (_front, url, opts) =
+        named(&fixture, &ca, &lab_dns, "asf.vantage.test", hostile.addr).await;
+    let report = check_with(&url, opts).await;
+    let dns = dns_of(&report, "local");
+    assert_eq!(
+        (
+            dns.rcode.as_str(),
+            dns.a_rcode.as_str(),
+            dns.aaaa_rcode.as_str()
+        ),
+        ("SERVFAIL", "SERVFAIL", "NOERROR")
+    );
+    assert_eq!(
+        check(&report, "local", CheckId::DnsResolve).outcome,
+        Outcome::Unknown
+    );
+    assert_eq!(report.decision, Decision::Unknown);
+}
+
+/// 6, in a fleet: region b's AAAA query failed while a got A and AAAA. That was
+/// `dns.answers-differ` with "b: 127.0.0.1 (global)", a claim about the zone b never
+/// received. Now b's AAAA is left out of the comparison: no DNS finding, only
+/// `probe.resolver-failed` in b.
+#[tokio::test]
+async fn rt6_6_a_failed_aaaa_query_is_left_out_of_answer_comparisons() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let ca = LabCa::new();
+    let good = LabDns::start(&[("aaaasf.vantage.test", &["127.0.0.1", "::1"])]).await;
+    let hostile = hostile_dns().await;
+    let host = "aaaasf.vantage.test";
+    let (_front, url, mut opts) = named(&fixture, &ca, &good, host, good.addr).await;
+    opts.assume_global.push("::1/128".parse().unwrap());
+    let a = region(&url, opts.clone(), "a").await;
+    let mut bad = opts;
+    bad.resolver.nameservers = vec![hostile.addr];
+    let b = region(&url, bad, "b").await;
+    let report = fleet(&url, vec![a, b]);
+    for id in [FindingId::DnsAnswersDiffer, FindingId::DnsSplitHorizon] {
+        assert!(report.finding(id).is_none(), "{id}: {:#?}", report.findings);
+    }
+    let f = report
+        .finding(FindingId::ProbeResolverFailed)
+        .expect("probe.resolver-failed");
+    assert_eq!(
+        (f.severity, f.regions.clone()),
+        (Severity::Medium, vec!["b".to_string()])
+    );
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("the AAAA query failed (SERVFAIL)")),
+        "{:?}",
+        f.evidence
+    );
+    assert_eq!(report.decision, Decision::Unknown);
+}
+
+/// 8: SERVFAIL while resolving the metadata host named by the challenge was "no A or AAAA
+/// records": `auth.prm` high, blocked. Now `auth.prm` is unknown, `probe.resolver-failed`
+/// says the resolver answered SERVFAIL, exit 4. NXDOMAIN for the host stays a failure.
+#[tokio::test]
+async fn rt6_8_a_resolver_failure_on_a_metadata_host_is_the_vantages() {
+    let hostile = hostile_dns().await;
+    for (challenge, zone_fault) in [
+        (
+            r#"Bearer resource_metadata="http://metasf.vantage.test:9/.well-known/oauth-protected-resource/mcp""#,
+            false,
+        ),
+        (
+            r#"Bearer resource_metadata="http://metanx.vantage.test:9/.well-known/oauth-protected-resource/mcp""#,
+            true,
+        ),
+    ] {
+        let (addr, _) = canned(401, Box::leak(Box::new([("www-authenticate", challenge)]))).await;
+        let url = format!("http://{addr}/mcp");
+        let mut opts = crate::support::options();
+        opts.resolver.nameservers = vec![hostile.addr];
+        let report = check_with(&url, opts).await;
+        let prm = check(&report, "local", CheckId::AuthPrm);
+        if zone_fault {
+            assert_eq!(
+                (prm.outcome, prm.severity),
+                (Outcome::Fail, Some(Severity::High)),
+                "{}",
+                prm.observed
+            );
+            assert!(prm.observed.contains("NXDOMAIN"), "{}", prm.observed);
+            assert!(report.finding(FindingId::AuthPrm).is_some());
+            assert!(report.finding(FindingId::ProbeResolverFailed).is_none());
+            continue;
+        }
+        assert_eq!(
+            (prm.outcome, prm.cause),
+            (Outcome::Unknown, Some(Cause::ResolverError)),
+            "{}",
+            prm.observed
+        );
+        assert!(
+            prm.observed.contains("the resolver answered SERVFAIL")
+                && !prm.observed.contains("no A or AAAA records"),
+            "{}",
+            prm.observed
+        );
+        assert!(
+            report.finding(FindingId::AuthPrm).is_none(),
+            "{:#?}",
+            report.findings
+        );
+        let f = report
+            .finding(FindingId::ProbeResolverFailed)
+            .expect("probe.resolver-failed");
+        assert!(f.evidence[0].contains("auth.prm"), "{:?}", f.evidence);
+        assert_eq!(report.decision, Decision::Unknown);
+        assert_eq!(for_report(&report, FailOn::Blocked), 4);
+    }
+}
+
+/// 2: an answer whose A record belongs to another owner was the zone's "NOERROR (no
+/// addresses)": `dns.resolve` high, and in a fleet `dns.split-horizon` high. Now it is the
+/// resolver's fault, named with the owner; the other region's clean answer stands.
+#[tokio::test]
+async fn rt6_2_an_answer_for_another_owner_is_the_resolvers_fault() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let ca = LabCa::new();
+    let good = LabDns::start(&[("other.vantage.test", &["127.0.0.1"])]).await;
+    let hostile = hostile_dns().await;
+    let (_front, url, opts) = named(&fixture, &ca, &good, "other.vantage.test", hostile.addr).await;
+    let report = check_with(&url, opts.clone()).await;
+    let resolve = check(&report, "local", CheckId::DnsResolve);
+    assert_eq!(
+        (resolve.outcome, resolve.cause),
+        (Outcome::Unknown, Some(Cause::ResolverError)),
+        "{}",
+        resolve.observed
+    );
+    assert!(
+        resolve.observed.contains("answer for other.vantage.test")
+            && resolve.observed.contains("elsewhere.vantage.test A")
+            && !resolve.observed.contains("no A or AAAA"),
+        "{}",
+        resolve.observed
+    );
+    assert_eq!(dns_of(&report, "local").a_rcode, "MISMATCH");
+    assert_eq!(
+        above_info(&report),
+        ids(&[("probe.resolver-failed", Severity::Medium)])
+    );
+    assert_eq!(for_report(&report, FailOn::Blocked), 4);
+
+    let mut clean = opts.clone();
+    clean.resolver.nameservers = vec![good.addr];
+    let a = region(&url, clean, "a").await;
+    let b = region(&url, opts, "b").await;
+    let report = fleet(&url, vec![a, b]);
+    assert!(
+        report.finding(FindingId::DnsSplitHorizon).is_none(),
+        "{:#?}",
+        report.findings
+    );
+    assert!(
+        report.finding(FindingId::DnsResolve).is_none(),
+        "{:#?}",
+        report.findings
+    );
+    let f = report.finding(FindingId::ProbeResolverFailed).unwrap();
+    assert_eq!(f.regions, vec!["b".to_string()]);
+    assert_eq!(report.decision, Decision::Unknown);
+}
