@@ -405,3 +405,47 @@ async fn rt6_2_an_answer_for_another_owner_is_the_resolvers_fault() {
     assert_eq!(f.regions, vec!["b".to_string()]);
     assert_eq!(report.decision, Decision::Unknown);
 }
+/// 2 (the zone's CNAME faults): a CNAME loop was "NOERROR but no A or AAAA records" with
+/// `cname: []` and a delegation fix; a dangling CNAME was "the name does not exist". Now the
+/// chain is recorded and named, with a fix for that fault.
+#[tokio::test]
+async fn rt6_2_cname_loops_and_dangling_cnames_are_named_with_their_chain() {
+    let hostile = hostile_dns().await;
+    let port = crate::support::closed_port();
+    let mut opts = crate::support::options();
+    opts.resolver.nameservers = vec![hostile.addr];
+    for (label, cause, words, cname, fix) in [
+        (
+            "loop",
+            Cause::NoAnswer,
+            "CNAME loop loop.vantage.test -> loop2.vantage.test -> loop.vantage.test",
+            vec!["loop2.vantage.test.", "loop.vantage.test."],
+            "break the loop",
+        ),
+        (
+            "dangle",
+            Cause::Nxdomain,
+            "CNAME (dangle.vantage.test -> gone.vantage.test) to gone.vantage.test, which does not exist",
+            vec!["gone.vantage.test."],
+            "dangling CNAME",
+        ),
+    ] {
+        let url = format!("http://{label}.vantage.test:{port}/mcp");
+        let report = check_with(&url, opts.clone()).await;
+        let resolve = check(&report, "local", CheckId::DnsResolve);
+        assert_eq!(
+            (resolve.outcome, resolve.severity, resolve.cause),
+            (Outcome::Fail, Some(Severity::High), Some(cause)),
+            "{label}: {}",
+            resolve.observed
+        );
+        assert!(resolve.observed.contains(words), "{label}: {}", resolve.observed);
+        assert_eq!(dns_of(&report, "local").cname, cname, "{label}");
+        let f = report.finding(FindingId::DnsResolve).expect("dns.resolve");
+        assert_eq!(f.severity, Severity::High);
+        assert!(f.remediation.contains(fix), "{label}: {}", f.remediation);
+        assert!(!f.remediation.contains("delegation"), "{}", f.remediation);
+        assert_eq!(report.decision, Decision::Blocked);
+    }
+}
+
