@@ -120,13 +120,7 @@ impl Querier {
     pub async fn query(&self, name: &str, rtype: RecordType) -> Answer {
         match tokio::time::timeout(self.timeout, self.follow(name, rtype)).await {
             Ok(answer) => answer,
-            Err(_) => Answer::failed(
-                "TIMEOUT",
-                format!(
-                    "no answer from the resolver within {} s (timeout)",
-                    self.timeout.as_secs_f64()
-                ),
-            ),
+            Err(_) => Answer::failed("TIMEOUT", timed_out(self.timeout)),
         }
     }
 
@@ -234,6 +228,16 @@ fn with_chain(before: Answer, mut after: Answer) -> Answer {
     after
 }
 
+/// A query with no usable answer in time. The client drops, without a word to the caller,
+/// an answer whose question section names another query (forged) or that cannot be parsed
+/// (malformed): silence and such answers look alike here, and the evidence says both.
+fn timed_out(timeout: Duration) -> String {
+    format!(
+        "no usable answer from the resolver within {} s (timeout): nothing came back, or only answers that did not match the question or could not be read (those are dropped)",
+        timeout.as_secs_f64()
+    )
+}
+
 fn rcode_word(code: ResponseCode) -> String {
     match code {
         ResponseCode::NoError => "NOERROR".into(),
@@ -262,13 +266,7 @@ fn from_error(e: &ProtoError, timeout: Duration) -> Answer {
                 Answer::failed(&rcode, format!("the resolver answered {rcode}"))
             }
         }
-        ProtoErrorKind::Timeout => Answer::failed(
-            "TIMEOUT",
-            format!(
-                "no answer from the resolver within {} s (timeout)",
-                timeout.as_secs_f64()
-            ),
-        ),
+        ProtoErrorKind::Timeout => Answer::failed("TIMEOUT", timed_out(timeout)),
         _ => {
             let text = e.to_string();
             let rcode = if text.contains("timed out") {

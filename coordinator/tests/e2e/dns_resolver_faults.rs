@@ -181,7 +181,7 @@ async fn rt6_6_a_failed_aaaa_query_is_unknown_never_no_ipv6() {
     let hostile = hostile_dns().await;
     for (label, rcode, words) in [
         ("aaaasf", "SERVFAIL", "the resolver answered SERVFAIL"),
-        ("aaaadrop", "TIMEOUT", "no answer from the resolver"),
+        ("aaaadrop", "TIMEOUT", "no usable answer from the resolver"),
     ] {
         let host = format!("{label}.vantage.test");
         let (_front, url, opts) = named(&fixture, &ca, &lab_dns, &host, hostile.addr).await;
@@ -449,3 +449,53 @@ async fn rt6_2_cname_loops_and_dangling_cnames_are_named_with_their_chain() {
     }
 }
 
+/// The nit: hickory's own WARN lines ("detected forged question section") reached the
+/// CLI's stderr at the default log level, and the evidence said "no answer" although answers
+/// arrived. An answer with a forged question leaves stderr quiet; the run still ends as the
+/// vantage's resolver failure, whose evidence says such answers are dropped.
+#[tokio::test]
+async fn rt6_hickory_warnings_stay_out_of_the_clis_stderr() {
+    let hostile = hostile_dns().await;
+    let port = crate::support::closed_port();
+    let url = format!("http://forged.vantage.test:{port}/mcp");
+    let ns = hostile.addr.to_string();
+    let out = crate::support::vantage_env(
+        &[
+            "check",
+            &url,
+            "--nameserver",
+            &ns,
+            "--check-timeout",
+            "1s",
+            "-f",
+            "json",
+        ],
+        &[],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("hickory") && !stderr.contains("forged"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["decision"], "unknown");
+    // What the vantage cannot tell apart from silence is said, not "no answer" flatly.
+    let resolve = report["regions"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "dns.resolve")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (resolve["outcome"].as_str(), resolve["cause"].as_str()),
+        (Some("unknown"), Some("resolver-error"))
+    );
+    let observed = resolve["observed"].as_str().unwrap();
+    assert!(
+        observed.contains("did not match the question or could not be read"),
+        "{observed}"
+    );
+}
