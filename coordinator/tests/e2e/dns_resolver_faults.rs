@@ -314,7 +314,7 @@ async fn rt6_8_a_resolver_failure_on_a_metadata_host_is_the_vantages() {
         let url = format!("http://{addr}/mcp");
         let mut opts = crate::support::options();
         opts.resolver.nameservers = vec![hostile.addr];
-        let report = check_with(&url, opts).await;
+        let report = check_with(&url, opts.clone()).await;
         let prm = check(&report, "local", CheckId::AuthPrm);
         if zone_fault {
             assert_eq!(
@@ -351,6 +351,28 @@ async fn rt6_8_a_resolver_failure_on_a_metadata_host_is_the_vantages() {
         assert!(f.evidence[0].contains("auth.prm"), "{:?}", f.evidence);
         assert_eq!(report.decision, Decision::Unknown);
         assert_eq!(for_report(&report, FailOn::Blocked), 4);
+
+        // In a fleet where another region read the document (its auth.prm passed), b's
+        // resolver failure is no divergence of the edge: edge.divergent needs a failure.
+        let b = region(&url, opts.clone(), "b").await;
+        let mut a = b.clone();
+        a.region = "a".into();
+        // (auth.metadata-redirect had the same unresolved URL: a read it too.)
+        for c in a
+            .checks
+            .iter_mut()
+            .filter(|c| c.cause == Some(Cause::ResolverError))
+        {
+            (c.outcome, c.cause) = (Outcome::Pass, None);
+        }
+        assert_eq!(a.check(CheckId::AuthPrm).unwrap().outcome, Outcome::Pass);
+        let report = fleet(&url, vec![a, b]);
+        for id in [FindingId::EdgeDivergent, FindingId::AuthPrm] {
+            assert!(report.finding(id).is_none(), "{id}: {:#?}", report.findings);
+        }
+        let f = report.finding(FindingId::ProbeResolverFailed).unwrap();
+        assert_eq!(f.regions, vec!["b".to_string()]);
+        assert_eq!(report.decision, Decision::Unknown);
     }
 }
 
