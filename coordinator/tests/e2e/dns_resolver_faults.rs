@@ -273,6 +273,14 @@ async fn rt6_2_an_answer_for_another_owner_is_the_resolvers_fault() {
     let f = report.finding(FindingId::ProbeResolverFailed).unwrap();
     assert_eq!(f.regions, vec!["b".to_string()]);
     assert_eq!(report.decision, Decision::Unknown);
+
+    // Control: an owner written in other letter case is the name asked, not another owner.
+    let (_front, url, opts) = named(&fixture, &ca, &good, "upper.vantage.test", hostile.addr).await;
+    let report = check_with(&url, opts).await;
+    let resolve = check(&report, "local", CheckId::DnsResolve);
+    assert_eq!(resolve.outcome, Outcome::Pass, "{}", resolve.observed);
+    assert_eq!(dns_of(&report, "local").a, vec!["127.0.0.1".to_string()]);
+    assert_eq!(report.decision, Decision::Pass, "{:#?}", report.findings);
 }
 /// 2 (the zone's CNAME faults): a CNAME loop was "NOERROR but no A or AAAA records" with
 /// `cname: []` and a delegation fix; a dangling CNAME was "the name does not exist". Now the

@@ -90,6 +90,10 @@ fn reply(query: &[u8]) -> Option<Vec<u8>> {
         "dangle" => {
             resp.add_answer(cname("gone"));
         }
+        // The owner in other letter case: the same name (DNS names compare without case).
+        "upper" if is_a => {
+            resp.add_answer(a(Name::from_ascii("UPPER.VANTAGE.TEST.").unwrap()));
+        }
         // A question section about another name (hickory drops it as forged).
         "forged" => {
             resp.add_query(Query::query(name("elsewhere"), q.query_type()));
