@@ -147,6 +147,8 @@ pub fn region_to_pb(r: &RegionResult) -> pb::RegionResult {
             has_a: d.has_a,
             all_global: d.all_global,
             min_ttl_s: d.min_ttl_s,
+            a_rcode: d.a_rcode.clone(),
+            aaaa_rcode: d.aaaa_rcode.clone(),
         }),
         phases_ms: r.phases_ms.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         checks: r
@@ -286,6 +288,8 @@ pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError>
             has_a: d.has_a,
             all_global: d.all_global,
             min_ttl_s: d.min_ttl_s,
+            a_rcode: d.a_rcode,
+            aaaa_rcode: d.aaaa_rcode,
         }),
         phases_ms: p.phases_ms.into_iter().collect::<BTreeMap<_, _>>(),
         checks,

@@ -22,6 +22,8 @@ fn a_region_survives_the_wire() {
             has_a: true,
             all_global: false,
             min_ttl_s: Some(30),
+            a_rcode: "NOERROR".into(),
+            aaaa_rcode: "SERVFAIL".into(),
         }),
         phases_ms: [("dns".to_string(), 3u64)].into_iter().collect(),
         checks: vec![CheckResult {

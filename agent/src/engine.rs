@@ -259,6 +259,8 @@ impl Engine {
         // 1. DNS
         st.progress.stage(ProgressStage::Dns);
         let t = Instant::now();
+        // A failed AAAA query beside a good A answer: "no IPv6 address" was never seen.
+        let mut aaaa_failed: Option<String> = None;
         let addrs: Vec<IpAddr> = if target.is_local() {
             for id in [
                 CheckId::DnsResolve,
@@ -277,6 +279,9 @@ impl Engine {
                 rec,
             )
             .await;
+            if !obs.aaaa_answered() {
+                aaaa_failed = Some(format!("the AAAA query failed ({})", obs.aaaa_rcode));
+            }
             st.dns = Some(obs);
             addrs
         };
@@ -299,8 +304,15 @@ impl Engine {
         // 2. Connect
         st.progress.stage(ProgressStage::Connect);
         let t = Instant::now();
-        let connected =
-            connect::connect_all(&policy, &addrs, target.port, self.budget(deadline), rec).await;
+        let connected = connect::connect_all(
+            &policy,
+            &addrs,
+            aaaa_failed.as_deref(),
+            target.port,
+            self.budget(deadline),
+            rec,
+        )
+        .await;
         st.phases
             .insert("connect".into(), t.elapsed().as_millis() as u64);
         let Some(&pinned) = connected.first() else {

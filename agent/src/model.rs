@@ -185,7 +185,17 @@ pub enum RegionStatus {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DnsObservation {
     /// `NOERROR`, `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `TIMEOUT`, or `LOCAL` for a local target.
+    /// When one of the two queries failed, its rcode: a half-answered name never reads as
+    /// a clean `NOERROR` (`a_rcode` and `aaaa_rcode` say which).
     pub rcode: String,
+    /// The A query's own rcode (`MISMATCH` for an answer whose records belong to another
+    /// owner); absent from agents older than this field.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub a_rcode: String,
+    /// The AAAA query's own rcode, like `a_rcode`. Only a family whose query was answered
+    /// (`NOERROR`, `NXDOMAIN`) says what the zone holds for it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub aaaa_rcode: String,
     pub a: Vec<String>,
     pub aaaa: Vec<String>,
     pub cname: Vec<String>,
@@ -201,6 +211,20 @@ impl DnsObservation {
     pub fn addresses(&self) -> impl Iterator<Item = &String> {
         self.a.iter().chain(self.aaaa.iter())
     }
+
+    /// Whether the A query was answered (an agent older than `a_rcode` said nothing else).
+    pub fn a_answered(&self) -> bool {
+        answered(&self.a_rcode)
+    }
+
+    /// Whether the AAAA query was answered, like [`DnsObservation::a_answered`].
+    pub fn aaaa_answered(&self) -> bool {
+        answered(&self.aaaa_rcode)
+    }
+}
+
+fn answered(rcode: &str) -> bool {
+    matches!(rcode, "" | "NOERROR" | "NXDOMAIN")
 }
 
 /// The region section of a report: everything one vantage observed.

@@ -459,7 +459,7 @@ vantage_agent::spec_table! {
         }
         ProbeResolverFailed => {
             title: "The vantage's own resolver failed",
-            remediation: "The resolver this vantage asks did not answer, answered SERVFAIL/REFUSED, or could not be used: check the vantage's resolver (--nameserver, /etc/resolv.conf, the agent's network). If every region fails the same way, also check the zone's authoritative servers.",
+            remediation: "The resolver this vantage asks did not answer, answered SERVFAIL/REFUSED, gave an answer that is not about the name asked, or could not be used: check the vantage's resolver (--nameserver, /etc/resolv.conf, the agent's network). If every region fails the same way, also check the zone's authoritative servers.",
             spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 1035 section 4.1.1 rcodes)",
             severity: Medium,
             derived: Some((EVIDENCE, "the vantage's resolver timed out, failed (SERVFAIL, REFUSED) or could not be used")),

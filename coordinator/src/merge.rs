@@ -235,6 +235,7 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
     // Group by mapped finding id (regions may fail the same check for different reasons).
     let mut groups: BTreeMap<FindingId, (Severity, Vec<String>, Vec<String>)> = BTreeMap::new();
     let mut causes: BTreeMap<FindingId, Vec<Option<Cause>>> = BTreeMap::new();
+    let mut observed: BTreeMap<FindingId, Vec<&str>> = BTreeMap::new();
     for (r, c) in &failing {
         let fid = finding_id(id, c.outcome, passed_somewhere, c.cause, r.era);
         let mut sev = c.severity.unwrap_or(Severity::Medium);
@@ -249,6 +250,7 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
         g.1.push(r.region.clone());
         g.2.push(format!("{}: {}", r.region, c.observed));
         causes.entry(fid).or_default().push(c.cause);
+        observed.entry(fid).or_default().push(c.observed.as_str());
     }
     for (fid, (sev, regions, evidence)) in groups {
         // Global only when every effective region has evidence and failed this way.
@@ -259,9 +261,14 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
         };
         acc.add(fid, sev, scope, &regions, evidence);
         // The fix follows the evidence when the cause decides it (same finding id).
-        let cause_fix = causes
+        let cause_fix = observed
             .get(&fid)
-            .and_then(|c| crate::remediation::for_causes(fid, c));
+            .and_then(|o| crate::remediation::for_observed(fid, o))
+            .or_else(|| {
+                causes
+                    .get(&fid)
+                    .and_then(|c| crate::remediation::for_causes(fid, c))
+            });
         if let (Some(fix), Some(f)) = (cause_fix, acc.by_id.get_mut(&fid)) {
             f.remediation = fix.to_string();
         }

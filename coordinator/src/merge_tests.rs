@@ -29,6 +29,7 @@ fn clean(region: &str) -> RegionResult {
             has_a: true,
             all_global: true,
             min_ttl_s: Some(60),
+            ..Default::default()
         }),
         phases_ms: Default::default(),
         checks: CheckId::ALL

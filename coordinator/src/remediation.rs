@@ -47,6 +47,25 @@ pub fn for_causes(finding: FindingId, causes: &[Option<Cause>]) -> Option<&'stat
     }
 }
 
+/// The fix for a DNS failure whose evidence names a CNAME fault of the zone (the agent's
+/// own words open the evidence: `CNAME loop a -> b -> a`, `NXDOMAIN: the name is a CNAME
+/// (…)`), when every failing region saw the same kind; `None` keeps the cause's fix.
+pub fn for_observed(finding: FindingId, observed: &[&str]) -> Option<&'static str> {
+    if finding != DnsResolve || observed.is_empty() {
+        return None;
+    }
+    if observed.iter().all(|o| o.starts_with("CNAME loop ")) {
+        return Some("The name's CNAME chain loops back on itself (the evidence names it): break the loop, so that the last name of the chain holds the A (and AAAA) records.");
+    }
+    if observed
+        .iter()
+        .all(|o| o.starts_with("NXDOMAIN: the name is a CNAME ("))
+    {
+        return Some("The name is a CNAME to a name that does not exist (a dangling CNAME, the evidence names both): point the CNAME at a name that has A (and AAAA) records, or replace it with those records.");
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

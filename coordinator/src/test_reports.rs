@@ -28,6 +28,7 @@ pub fn clean(region: &str) -> RegionResult {
             has_a: true,
             all_global: true,
             min_ttl_s: Some(60),
+            ..Default::default()
         }),
         phases_ms: Default::default(),
         checks: vantage_agent::catalog::CheckId::ALL

@@ -9,13 +9,14 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hickory_resolver::proto::rr::{RData, RecordType};
+use hickory_resolver::proto::rr::RecordType;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use super::{EgressError, EgressPolicy};
 use crate::model::Cause;
 use crate::probe::connect::MAX_ADDRESSES;
-use crate::probe::dns::{build_resolver, ResolverChoice};
+use crate::probe::dns::ResolverChoice;
+use crate::probe::dns_query::{no_address, Querier};
 
 /// Resolves names for the HTTP client under the egress policy.
 #[derive(Debug, Clone)]
@@ -75,45 +76,23 @@ impl PolicyResolver {
         Ok(admitted.into_iter().take(MAX_ADDRESSES).collect())
     }
 
-    /// One lookup: A and AAAA, asked explicitly.
+    /// One lookup: A and AAAA, asked explicitly, read by the same rules as `dns.resolve`: a
+    /// name that does not exist (or has no address) is the name's fault; a timeout, SERVFAIL
+    /// or REFUSED is the vantage's resolver's (`Cause::ResolverError`), never "no records".
     async fn lookup(&self, host: &str) -> Result<Vec<IpAddr>, EgressError> {
-        let resolver =
-            build_resolver(&self.choice, self.timeout).map_err(|reason| EgressError::Lookup {
+        let querier =
+            Querier::new(&self.choice, self.timeout).map_err(|reason| EgressError::Lookup {
                 host: host.to_string(),
                 reason,
                 cause: Cause::ResolverError,
             })?;
-        let fqdn = format!("{host}.");
         let (a, aaaa) = tokio::join!(
-            resolver.lookup(fqdn.as_str(), RecordType::A),
-            resolver.lookup(fqdn.as_str(), RecordType::AAAA)
+            querier.query(host, RecordType::A),
+            querier.query(host, RecordType::AAAA)
         );
-        let mut addrs = Vec::new();
-        let mut failure = None;
-        for answer in [a, aaaa] {
-            match answer {
-                Ok(lookup) => {
-                    addrs.extend(lookup.records().iter().filter_map(|r| match r.data() {
-                        RData::A(a) => Some(IpAddr::V4(a.0)),
-                        RData::AAAA(a) => Some(IpAddr::V6(a.0)),
-                        _ => None,
-                    }))
-                }
-                Err(e) => {
-                    let (cause, reason) = if e.is_nx_domain() {
-                        (Cause::Nxdomain, "NXDOMAIN".to_string())
-                    } else if e.is_no_records_found() {
-                        (Cause::NoAnswer, "no A or AAAA records".to_string())
-                    } else {
-                        (Cause::ResolverError, e.to_string())
-                    };
-                    failure.get_or_insert((cause, reason));
-                }
-            }
-        }
+        let addrs: Vec<IpAddr> = a.addrs.iter().chain(aaaa.addrs.iter()).copied().collect();
         if addrs.is_empty() {
-            let (cause, reason) =
-                failure.unwrap_or((Cause::NoAnswer, "no A or AAAA records".to_string()));
+            let (cause, reason) = no_address(host, &a, &aaaa);
             return Err(EgressError::Lookup {
                 host: host.to_string(),
                 reason,

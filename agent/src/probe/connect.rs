@@ -106,9 +106,12 @@ fn cause_word(cause: Cause) -> &'static str {
 /// into hundreds of connections.
 pub const MAX_ADDRESSES: usize = 16;
 
+/// `aaaa_failed` says why the AAAA query gave no answer, when it failed: then no IPv6
+/// address is no evidence that the name has none, and `net.ipv6` is `unknown`.
 pub async fn connect_all(
     policy: &EgressPolicy,
     addrs: &[IpAddr],
+    aaaa_failed: Option<&str>,
     port: u16,
     timeout: Duration,
     rec: &mut Recorder,
@@ -213,7 +216,12 @@ pub async fn connect_all(
 
     let v6: Vec<&Attempt> = attempts.iter().filter(|a| a.addr.is_ipv6()).collect();
     let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
-    let v6_verdict = if v6.is_empty() {
+    let v6_verdict = if let (true, Some(why)) = (v6.is_empty(), aaaa_failed) {
+        Verdict::unknown(
+            Cause::ResolverError,
+            format!("{why}, so whether the name has IPv6 addresses, and whether they connect, is unknown"),
+        )
+    } else if v6.is_empty() {
         Verdict::skip("no IPv6 address")
     } else if !v4_ok {
         // The rule compares the families: with no IPv4 address that connects there is

@@ -4,15 +4,10 @@
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
-use hickory_resolver::name_server::TokioConnectionProvider;
-use hickory_resolver::proto::op::ResponseCode;
-use hickory_resolver::proto::rr::{RData, RecordType};
-use hickory_resolver::proto::xfer::Protocol;
-use hickory_resolver::proto::ProtoErrorKind;
-use hickory_resolver::{ResolveError, Resolver};
+use hickory_resolver::proto::rr::RecordType;
 use ipnet::IpNet;
 
+use super::dns_query::{self, Answer, Querier};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
 use crate::model::{Cause, DnsObservation, Severity};
@@ -40,160 +35,33 @@ pub struct ResolverChoice {
     pub nameservers: Vec<SocketAddr>,
 }
 
-/// The outcome of one record-type query.
-#[derive(Debug, Default)]
-struct Answer {
-    addrs: Vec<IpAddr>,
-    cnames: Vec<String>,
-    min_ttl: Option<u32>,
-    /// `NOERROR` (possibly with no data), `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `TIMEOUT`, …
-    rcode: String,
-    failure: Option<String>,
-}
-
-pub(crate) fn build_resolver(
-    choice: &ResolverChoice,
-    timeout: Duration,
-) -> Result<Resolver<TokioConnectionProvider>, String> {
-    let mut opts = ResolverOpts::default();
-    opts.timeout = timeout;
-    opts.attempts = 1;
-    opts.cache_size = 0;
-    opts.use_hosts_file = ResolveHosts::Never;
-    opts.edns0 = true;
-    let builder = if choice.nameservers.is_empty() {
-        Resolver::builder_tokio()
-            .map_err(|e| format!("reading the system resolver configuration: {e}"))?
-    } else {
-        let mut config = ResolverConfig::new();
-        for ns in &choice.nameservers {
-            config.add_name_server(NameServerConfig::new(*ns, Protocol::Udp));
-            config.add_name_server(NameServerConfig::new(*ns, Protocol::Tcp));
-        }
-        Resolver::builder_with_config(config, TokioConnectionProvider::default())
-    };
-    Ok(builder.with_options(opts).build())
-}
-
-/// One query, bounded as a whole by `timeout`: the resolver may try several transports (UDP,
-/// then TCP) and servers, each with its own timeout; the lookup never takes longer than one.
-async fn query(
-    resolver: &Resolver<TokioConnectionProvider>,
-    name: &str,
-    rtype: RecordType,
-    timeout: Duration,
-) -> Answer {
-    let fqdn = format!("{}.", name.trim_end_matches('.'));
-    let Ok(result) = tokio::time::timeout(timeout, resolver.lookup(fqdn.as_str(), rtype)).await
-    else {
-        return Answer {
-            rcode: "TIMEOUT".into(),
-            failure: Some(format!(
-                "no answer from the resolver within {} s (timeout)",
-                timeout.as_secs_f64()
-            )),
-            ..Default::default()
-        };
-    };
-    match result {
-        Ok(lookup) => {
-            let mut answer = Answer {
-                rcode: "NOERROR".into(),
-                ..Default::default()
-            };
-            for record in lookup.records() {
-                answer.min_ttl = Some(answer.min_ttl.map_or(record.ttl(), |t| t.min(record.ttl())));
-                match record.data() {
-                    RData::A(a) => answer.addrs.push(IpAddr::V4(a.0)),
-                    RData::AAAA(a) => answer.addrs.push(IpAddr::V6(a.0)),
-                    // A name the zone chose: shown only through the one cleaning function.
-                    RData::CNAME(c) => answer
-                        .cnames
-                        .push(super::observed::clean(&c.0.to_string(), 300)),
-                    _ => {}
-                }
-            }
-            answer
-        }
-        Err(e) => failed(&e),
-    }
-}
-
-fn failed(e: &ResolveError) -> Answer {
-    let mut answer = Answer::default();
-    match e.proto().map(|p| p.kind()) {
-        Some(ProtoErrorKind::NoRecordsFound { response_code, .. }) => {
-            answer.rcode = match *response_code {
-                ResponseCode::NoError => "NOERROR".into(),
-                ResponseCode::NXDomain => "NXDOMAIN".into(),
-                ResponseCode::ServFail => "SERVFAIL".into(),
-                ResponseCode::Refused => "REFUSED".into(),
-                other => other.to_str().to_ascii_uppercase(),
-            };
-            if !matches!(
-                *response_code,
-                ResponseCode::NoError | ResponseCode::NXDomain
-            ) {
-                answer.failure = Some(answer.rcode.clone());
-            }
-        }
-        Some(ProtoErrorKind::Timeout) => {
-            answer.rcode = "TIMEOUT".into();
-            answer.failure = Some("no answer from the resolver (timeout)".into());
-        }
-        _ => {
-            let text = e.to_string();
-            answer.rcode = if text.contains("timed out") {
-                "TIMEOUT".into()
-            } else {
-                "ERROR".into()
-            };
-            answer.failure = Some(text);
-        }
-    }
-    answer
-}
-
-impl Answer {
-    /// The resolver answered for the name (NOERROR, with or without data, or NXDOMAIN): an
-    /// observation of the zone. A timeout, SERVFAIL, REFUSED or a local error is a fault of
-    /// the vantage's resolver, never evidence about the target (`checks.md` 4.1).
-    fn answered(&self) -> bool {
-        self.failure.is_none()
-    }
-
-    fn describe_failure(&self, what: &str) -> String {
-        format!(
-            "the {what} query failed ({}): {}",
-            self.rcode,
-            self.failure.as_deref().unwrap_or("no detail")
-        )
-    }
-}
-
-/// The `dns.resolve` verdict when no address came back: NXDOMAIN or an empty NOERROR for
-/// both queries are the zone's answers; anything else is the resolver's failure.
-fn no_address(a: &Answer, aaaa: &Answer) -> Verdict {
-    if a.rcode == "NXDOMAIN" || aaaa.rcode == "NXDOMAIN" {
-        return Verdict::fail(Severity::High, "NXDOMAIN: the name does not exist")
-            .cause(Cause::Nxdomain);
-    }
-    if a.answered() && aaaa.answered() {
-        return Verdict::fail(Severity::High, "NOERROR but no A or AAAA records")
-            .cause(Cause::NoAnswer);
-    }
-    let failed: Vec<String> = [(a, "A"), (aaaa, "AAAA")]
-        .into_iter()
-        .filter(|(ans, _)| !ans.answered())
-        .map(|(ans, what)| ans.describe_failure(what))
-        .collect();
-    Verdict::unknown(
-        Cause::ResolverError,
-        format!(
-            "this vantage's resolver failed, so nothing is known about the name: {}",
-            failed.join("; ")
+/// The `dns.resolve` verdict when no address came back: the zone's answers (NXDOMAIN, a
+/// CNAME loop or a CNAME to a name that does not exist, an empty NOERROR for both queries)
+/// fail it; anything else is the resolver's failure.
+fn no_address(host: &str, a: &Answer, aaaa: &Answer) -> Verdict {
+    match dns_query::no_address(host, a, aaaa) {
+        (Cause::ResolverError, why) => Verdict::unknown(
+            Cause::ResolverError,
+            format!("this vantage's resolver failed, so nothing is known about the name: {why}"),
         ),
-    )
+        (cause, why) => Verdict::fail(Severity::High, why).cause(cause),
+    }
+}
+
+/// The overall rcode of the dns block: NXDOMAIN when the zone said so, else the rcode of a
+/// query that failed (a half-answered name never reads as a clean NOERROR), else the A
+/// query's.
+fn overall_rcode(a: &Answer, aaaa: &Answer) -> String {
+    if let Some(nx) = [a, aaaa]
+        .into_iter()
+        .find(|x| x.answered() && x.rcode == "NXDOMAIN")
+    {
+        return nx.rcode.clone();
+    }
+    match [a, aaaa].into_iter().find(|x| !x.answered()) {
+        Some(failed) => failed.rcode.clone(),
+        None => a.rcode.clone(),
+    }
 }
 
 /// Resolve `host` and record `dns.resolve`, `dns.a-record` and `dns.global-addresses`.
@@ -206,7 +74,7 @@ pub async fn resolve(
     rec: &mut Recorder,
 ) -> (DnsObservation, Vec<IpAddr>) {
     let started = Instant::now();
-    let resolver = match build_resolver(choice, timeout) {
+    let querier = match Querier::new(choice, timeout) {
         Ok(r) => r,
         Err(e) => {
             rec.record(
@@ -227,14 +95,17 @@ pub async fn resolve(
         }
     };
     let (a, aaaa) = tokio::join!(
-        query(&resolver, host, RecordType::A, timeout),
-        query(&resolver, host, RecordType::AAAA, timeout)
+        querier.query(host, RecordType::A),
+        querier.query(host, RecordType::AAAA)
     );
     let mut obs = DnsObservation {
         a: a.addrs.iter().map(ToString::to_string).collect(),
         aaaa: aaaa.addrs.iter().map(ToString::to_string).collect(),
         has_a: !a.addrs.is_empty(),
         min_ttl_s: [a.min_ttl, aaaa.min_ttl].into_iter().flatten().min(),
+        rcode: overall_rcode(&a, &aaaa),
+        a_rcode: a.rcode.clone(),
+        aaaa_rcode: aaaa.rcode.clone(),
         ..Default::default()
     };
     let mut cname = a.cnames.clone();
@@ -245,26 +116,11 @@ pub async fn resolve(
     }
     obs.cname = cname;
     let addrs: Vec<IpAddr> = a.addrs.iter().chain(aaaa.addrs.iter()).copied().collect();
-    // The A answer decides the rcode unless it failed and AAAA did not.
-    obs.rcode = if a.failure.is_none() || aaaa.failure.is_some() {
-        a.rcode.clone()
-    } else {
-        aaaa.rcode.clone()
-    };
-
     if addrs.is_empty() {
-        rec.record(CheckId::DnsResolve, no_address(&a, &aaaa), started);
+        rec.record(CheckId::DnsResolve, no_address(host, &a, &aaaa), started);
         return (obs, Vec::new());
     }
-    let mut listing = format!("{} A, {} AAAA", obs.a.len(), obs.aaaa.len());
-    if !obs.cname.is_empty() {
-        listing.push_str(&format!(" via CNAME {}", obs.cname.join(" -> ")));
-    }
-    rec.record(
-        CheckId::DnsResolve,
-        Verdict::pass(format!("NOERROR: {listing}")),
-        started,
-    );
+    rec.record(CheckId::DnsResolve, resolved(&obs, &a, &aaaa), started);
 
     rec.record(
         CheckId::DnsARecord,
@@ -310,6 +166,31 @@ pub async fn resolve(
         started,
     );
     (obs, addrs)
+}
+
+/// The `dns.resolve` verdict when addresses came back: a pass when both queries were
+/// answered; when one failed (a timeout, SERVFAIL) the name is half-answered: what the
+/// failed family holds was never seen, so the check is `unknown` (`checks.md` 4.1), with
+/// what the other family answered.
+fn resolved(obs: &DnsObservation, a: &Answer, aaaa: &Answer) -> Verdict {
+    let mut listing = format!("{} A, {} AAAA", obs.a.len(), obs.aaaa.len());
+    if !obs.cname.is_empty() {
+        listing.push_str(&format!(" via CNAME {}", obs.cname.join(" -> ")));
+    }
+    let (failed, what, other, seen) = match (a.answered(), aaaa.answered()) {
+        (true, true) => return Verdict::pass(format!("NOERROR: {listing}")),
+        (false, _) => (a, "A", "AAAA", &obs.aaaa),
+        (true, false) => (aaaa, "AAAA", "A", &obs.a),
+    };
+    let family = if what == "A" { "IPv4" } else { "IPv6" };
+    Verdict::unknown(
+        Cause::ResolverError,
+        format!(
+            "{}; {other} answered ({}), so whether the name has {family} addresses is unknown",
+            failed.describe_failure(what),
+            seen.join(", ")
+        ),
+    )
 }
 
 #[cfg(test)]

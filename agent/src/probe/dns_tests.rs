@@ -14,9 +14,17 @@ fn answer(rcode: &str, failed: bool) -> Answer {
 
 #[test]
 fn only_the_zones_answers_fail_dns_resolve() {
-    let v = no_address(&answer("NXDOMAIN", false), &answer("TIMEOUT", true));
+    let v = no_address(
+        "mcp.lab.test",
+        &answer("NXDOMAIN", false),
+        &answer("TIMEOUT", true),
+    );
     assert_eq!((v.outcome, v.cause), (Outcome::Fail, Some(Cause::Nxdomain)));
-    let v = no_address(&answer("NOERROR", false), &answer("NOERROR", false));
+    let v = no_address(
+        "mcp.lab.test",
+        &answer("NOERROR", false),
+        &answer("NOERROR", false),
+    );
     assert_eq!((v.outcome, v.cause), (Outcome::Fail, Some(Cause::NoAnswer)));
     for (a, aaaa) in [
         (answer("TIMEOUT", true), answer("TIMEOUT", true)),
@@ -24,7 +32,7 @@ fn only_the_zones_answers_fail_dns_resolve() {
         (answer("NOERROR", false), answer("REFUSED", true)),
         (answer("ERROR", true), answer("ERROR", true)),
     ] {
-        let v = no_address(&a, &aaaa);
+        let v = no_address("mcp.lab.test", &a, &aaaa);
         assert_eq!(
             (v.outcome, v.severity, v.cause),
             (Outcome::Unknown, None, Some(Cause::ResolverError)),

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod connect;
 pub mod dns;
+pub(crate) mod dns_query;
 pub mod era;
 pub mod error_body;
 pub mod http;

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, DnsObservation, Outcome, RegionResult, Severity};
 
 use super::evidence::{has_evidence, reading, Reading};
 use super::Acc;
@@ -41,7 +41,13 @@ impl DnsClass {
 pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
     let dns = r.dns.as_ref()?;
     let resolve = r.check(CheckId::DnsResolve)?;
-    if !has_evidence(resolve) {
+    // A half-answered name (one query failed, the other gave addresses) has no
+    // `dns.resolve` evidence, yet the family that answered is the zone's: its class counts,
+    // the failed family's records are left out (below and in `split_horizon`).
+    let half_answered = resolve.outcome == Outcome::Unknown
+        && dns.addresses().next().is_some()
+        && (dns.a_answered() != dns.aaaa_answered());
+    if !has_evidence(resolve) && !half_answered {
         return None;
     }
     if resolve.outcome == Outcome::Fail {
@@ -75,12 +81,23 @@ fn describe_dns(r: &RegionResult) -> String {
         None => format!("{}: no DNS data", r.region),
         Some(d) => {
             let addrs: Vec<&str> = d.addresses().map(String::as_str).collect();
-            if addrs.is_empty() {
+            let mut line = if addrs.is_empty() {
                 format!("{}: {} (no addresses)", r.region, d.rcode)
             } else {
                 let class = if d.all_global { "global" } else { "non-global" };
                 format!("{}: {} ({class})", r.region, addrs.join(", "))
+            };
+            for (answered, what, rcode) in [
+                (d.a_answered(), "A", &d.a_rcode),
+                (d.aaaa_answered(), "AAAA", &d.aaaa_rcode),
+            ] {
+                if !answered {
+                    line.push_str(&format!(
+                        "; its {what} query failed ({rcode}), so its {what} records are unknown and left out"
+                    ));
+                }
             }
+            line
         }
     }
 }
@@ -166,11 +183,20 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             ev,
         );
     } else if classes.len() > 1 && kinds.contains(&0) {
-        let sets: BTreeSet<BTreeSet<&String>> = classes
-            .iter()
-            .filter_map(|(r, _)| r.dns.as_ref().map(|d| d.addresses().collect()))
-            .collect();
-        if sets.len() > 1 {
+        // Each family is compared among the regions whose query for it was answered: a
+        // failed query says nothing about the records (`checks.md` 4.1).
+        let family = |answered: fn(&DnsObservation) -> bool,
+                      records: fn(&DnsObservation) -> &Vec<String>| {
+            classes
+                .iter()
+                .filter_map(|(r, _)| r.dns.as_ref())
+                .filter(|d| answered(d))
+                .map(|d| records(d).iter().collect::<BTreeSet<&String>>())
+                .collect::<BTreeSet<_>>()
+        };
+        let a_sets = family(DnsObservation::a_answered, |d| &d.a);
+        let aaaa_sets = family(DnsObservation::aaaa_answered, |d| &d.aaaa);
+        if a_sets.len() > 1 || aaaa_sets.len() > 1 {
             let regions: Vec<String> = classes.iter().map(|(r, _)| r.region.clone()).collect();
             acc.add(
                 FindingId::DnsAnswersDiffer,

@@ -11,6 +11,8 @@ mod cli;
 mod cli_habits;
 mod codemap;
 mod coordinator_gone;
+mod dns_resolver_faults;
+mod dns_resolver_faults_support;
 mod dns_tls;
 mod egress;
 mod era_caps;
