@@ -13,6 +13,17 @@ use vantage_coordinator::report::Decision;
 use vantage_fixture::lab::{LabCa, LabDns};
 use vantage_fixture::Fixture;
 
+use crate::support::shared::Lab;
+
+/// The lab (fixture, CA) with a DNS server holding `records`.
+async fn lab_with(records: &[(&str, &[&str])]) -> Lab {
+    Lab {
+        fixture: Fixture::start(&[]).await.unwrap(),
+        ca: LabCa::new(),
+        dns: LabDns::start(records).await,
+    }
+}
+
 use crate::dns_resolver_faults_support::{check, dns_of, fleet, hostile_dns, named, region};
 use crate::evidence_support::canned;
 use crate::support::{above_info, check_with, ids};
@@ -22,16 +33,14 @@ use crate::support::{above_info, check_with, ids};
 /// block says which query failed, and `probe.resolver-failed` makes the decision unknown.
 #[tokio::test]
 async fn rt6_6_a_failed_aaaa_query_is_unknown_never_no_ipv6() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let lab_dns = LabDns::start(&[]).await;
+    let lab = lab_with(&[]).await;
     let hostile = hostile_dns().await;
     for (label, rcode, words) in [
         ("aaaasf", "SERVFAIL", "the resolver answered SERVFAIL"),
         ("aaaadrop", "TIMEOUT", "no usable answer from the resolver"),
     ] {
         let host = format!("{label}.vantage.test");
-        let (_front, url, opts) = named(&fixture, &ca, &lab_dns, &host, hostile.addr).await;
+        let (_front, url, opts) = named(&lab, &host, hostile.addr).await;
         let report = check_with(&url, opts).await;
         let resolve = check(&report, "local", CheckId::DnsResolve);
         assert_eq!(
@@ -84,8 +93,7 @@ async fn rt6_6_a_failed_aaaa_query_is_unknown_never_no_ipv6() {
 
     // The nit: the A query failed and AAAA answered "no data": the dns block's rcode is the
     // failure, never a clean NOERROR.
-    let (_front, url, opts) =
-        named(&fixture, &ca, &lab_dns, "asf.vantage.test", hostile.addr).await;
+    let (_front, url, opts) = named(&lab, "asf.vantage.test", hostile.addr).await;
     let report = check_with(&url, opts).await;
     let dns = dns_of(&report, "local");
     assert_eq!(
@@ -109,12 +117,11 @@ async fn rt6_6_a_failed_aaaa_query_is_unknown_never_no_ipv6() {
 /// `probe.resolver-failed` in b.
 #[tokio::test]
 async fn rt6_6_a_failed_aaaa_query_is_left_out_of_answer_comparisons() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let good = LabDns::start(&[("aaaasf.vantage.test", &["127.0.0.1", "::1"])]).await;
+    let lab = lab_with(&[("aaaasf.vantage.test", &["127.0.0.1", "::1"])]).await;
+    let good = &lab.dns;
     let hostile = hostile_dns().await;
     let host = "aaaasf.vantage.test";
-    let (_front, url, mut opts) = named(&fixture, &ca, &good, host, good.addr).await;
+    let (_front, url, mut opts) = named(&lab, host, good.addr).await;
     opts.assume_global.push("::1/128".parse().unwrap());
     let a = region(&url, opts.clone(), "a").await;
     let mut bad = opts;
@@ -228,11 +235,10 @@ async fn rt6_8_a_resolver_failure_on_a_metadata_host_is_the_vantages() {
 /// resolver's fault, named with the owner; the other region's clean answer stands.
 #[tokio::test]
 async fn rt6_2_an_answer_for_another_owner_is_the_resolvers_fault() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let ca = LabCa::new();
-    let good = LabDns::start(&[("other.vantage.test", &["127.0.0.1"])]).await;
+    let lab = lab_with(&[("other.vantage.test", &["127.0.0.1"])]).await;
+    let good = &lab.dns;
     let hostile = hostile_dns().await;
-    let (_front, url, opts) = named(&fixture, &ca, &good, "other.vantage.test", hostile.addr).await;
+    let (_front, url, opts) = named(&lab, "other.vantage.test", hostile.addr).await;
     let report = check_with(&url, opts.clone()).await;
     let resolve = check(&report, "local", CheckId::DnsResolve);
     assert_eq!(
@@ -275,7 +281,7 @@ async fn rt6_2_an_answer_for_another_owner_is_the_resolvers_fault() {
     assert_eq!(report.decision, Decision::Unknown);
 
     // Control: an owner written in other letter case is the name asked, not another owner.
-    let (_front, url, opts) = named(&fixture, &ca, &good, "upper.vantage.test", hostile.addr).await;
+    let (_front, url, opts) = named(&lab, "upper.vantage.test", hostile.addr).await;
     let report = check_with(&url, opts).await;
     let resolve = check(&report, "local", CheckId::DnsResolve);
     assert_eq!(resolve.outcome, Outcome::Pass, "{}", resolve.observed);

@@ -13,10 +13,10 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{CheckResult, DnsObservation, RegionResult};
 use vantage_agent::{Engine, ProbeOptions, Target};
 use vantage_coordinator::report::Report;
-use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
-use vantage_fixture::Fixture;
+use vantage_fixture::lab::TlsFront;
 
 use crate::support::{front, shared, trusting};
+use shared::Lab;
 
 /// The faulty resolver: UDP on loopback, answering by the first label of the name.
 pub(crate) struct HostileDns {
@@ -128,15 +128,13 @@ pub(crate) async fn hostile_dns() -> HostileDns {
 /// An https target named `host` behind the lab's TLS front, and options that trust the lab
 /// CA and ask `resolver`.
 pub(crate) async fn named(
-    fixture: &Fixture,
-    ca: &LabCa,
-    lab_dns: &LabDns,
+    lab: &Lab,
     host: &str,
     resolver: SocketAddr,
 ) -> (TlsFront, String, ProbeOptions) {
-    let (front, url) = front(fixture, ca, &[host], 90).await;
+    let (front, url) = front(lab, &[host], 90).await;
     let url = url.replace("mcp.vantage.test", host);
-    let mut opts = trusting(ca, lab_dns);
+    let mut opts = trusting(lab);
     opts.resolver.nameservers = vec![resolver];
     (front, url, opts)
 }
@@ -165,6 +163,7 @@ pub(crate) fn fleet(url: &str, regions: Vec<RegionResult>) -> Report {
         100,
         &names,
         regions,
+        &Default::default(),
         &Default::default(),
     )
 }
