@@ -432,22 +432,10 @@ impl Engine {
         deadline: Instant,
         sse: SseRead,
     ) -> Result<Exchange, ExchangeError> {
-        self.send_with(client, target, req, deadline, sse, &self.opts.limits)
+        let limits = &self.opts.limits;
+        exchange(client, &target.url, req, limits, self.budget(deadline), sse)
             .await
-    }
-
-    /// [`Engine::send`] under other read caps (the listing reads pages larger than any
-    /// other answer, under bounds of its own).
-    pub(crate) async fn send_with(
-        &self,
-        client: &EgressClient,
-        target: &Target,
-        req: &ProbeRequest,
-        deadline: Instant,
-        sse: SseRead,
-        limits: &Limits,
-    ) -> Result<Exchange, ExchangeError> {
-        exchange(client, &target.url, req, limits, self.budget(deadline), sse).await
+            .map(|(ex, _)| ex)
     }
 }
 

@@ -24,6 +24,9 @@ use vantage_agent::engine::{Engine, ProbeOptions};
 use vantage_agent::model::{Cause, Era, Outcome, RegionResult};
 use vantage_agent::target::Target;
 
+#[path = "shared/probe.rs"]
+mod shared;
+
 /// Which answer overflows the vantage's caps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -113,12 +116,8 @@ fn engine() -> Engine {
 }
 
 async fn run(mode: Mode) -> RegionResult {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = axum::Router::new().fallback(handle).with_state(mode);
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let (addr, server) =
+        shared::serve_app(axum::Router::new().fallback(handle).with_state(mode)).await;
     let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
     let r = engine().run(&target).await;
     server.abort();

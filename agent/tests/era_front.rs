@@ -154,12 +154,8 @@ async fn handle(
 /// Run the engine once against a front in `mode` (per-exchange timeout 1 s: the silent
 /// modes end by it).
 async fn run(mode: Mode) -> RegionResult {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = axum::Router::new().fallback(handle).with_state(mode);
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let (addr, server) =
+        shared::serve_app(axum::Router::new().fallback(handle).with_state(mode)).await;
     let engine = Engine::new(ProbeOptions {
         allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
         check_timeout: Duration::from_secs(1),

@@ -24,21 +24,9 @@ use vantage_fixture::Fixture;
 #[path = "shared/probe.rs"]
 mod shared;
 
-fn can_unshare() -> Result<(), String> {
-    let out = Command::new("unshare")
-        .args(["--net", "true"])
-        .output()
-        .map_err(|e| format!("unshare: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
-
 #[test]
 fn a_missing_route_is_the_vantages_own_not_the_targets() {
-    if let Err(why) = can_unshare() {
+    if let Err(why) = shared::can_unshare() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must run this: it needs a network namespace (root): {why}"

@@ -65,7 +65,7 @@ fn main() {
             )
             .expect("client");
             let t = Instant::now();
-            let ex = exchange(&client, &url, &req, &Limits::default(), Duration::from_secs(5), SseRead::UntilResponse)
+            let (ex, _) = exchange(&client, &url, &req, &Limits::default(), Duration::from_secs(5), SseRead::UntilResponse)
                 .await
                 .expect("discover");
             floor.push(t.elapsed());

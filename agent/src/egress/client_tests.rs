@@ -10,7 +10,7 @@ use url::Url;
 use super::*;
 use crate::job::Policy;
 use crate::model::Cause;
-use crate::probe::http::{exchange_at, ExchangeError, Limits, ProbeRequest, SseRead};
+use crate::probe::http::{exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 
 fn policy(allow: &[&str]) -> EgressPolicy {
     EgressPolicy::new(&Policy {
@@ -71,7 +71,7 @@ async fn get(
     }
     let url = Url::parse(url).unwrap();
     let budget = std::time::Duration::from_secs(3);
-    exchange_at(
+    exchange(
         c,
         &url,
         &req,

@@ -237,20 +237,6 @@ pub enum SseRead {
     FirstEvent,
 }
 
-/// Send `req` to `url` and read the response under `limits`, within `budget`.
-pub async fn exchange(
-    client: &EgressClient,
-    url: &url::Url,
-    req: &ProbeRequest,
-    limits: &Limits,
-    budget: Duration,
-    sse: SseRead,
-) -> Result<Exchange, ExchangeError> {
-    exchange_at(client, url, req, limits, budget, sse)
-        .await
-        .map(|(ex, _)| ex)
-}
-
 impl From<EgressError> for ExchangeError {
     fn from(e: EgressError) -> Self {
         ExchangeError {
@@ -260,10 +246,10 @@ impl From<EgressError> for ExchangeError {
     }
 }
 
-/// Like [`exchange`], also returning the address that answered. The egress policy decides
-/// first: a refused URL or address is an error with cause `policy-refused`, and nothing is
-/// sent to it.
-pub async fn exchange_at(
+/// Send `req` to `url` and read the response under `limits`, within `budget`; the answer
+/// and the address that answered. The egress policy decides first: a refused URL or address
+/// is an error with cause `policy-refused`, and nothing is sent to it.
+pub async fn exchange(
     client: &EgressClient,
     url: &url::Url,
     req: &ProbeRequest,

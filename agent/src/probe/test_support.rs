@@ -59,4 +59,5 @@ pub(crate) async fn discover_within(
         SseRead::UntilResponse,
     )
     .await
+    .map(|(ex, _)| ex)
 }

@@ -163,3 +163,29 @@ pub fn assert_seen<T: PartialEq + Debug>(c: &CheckResult, got: T, want: T, needl
         c.observed
     );
 }
+
+/// Whether this process may make a network namespace (`unshare --net`: root, or a user
+/// namespace); the error says why not.
+pub fn can_unshare() -> Result<(), String> {
+    let out = std::process::Command::new("unshare")
+        .args(["--net", "true"])
+        .output()
+        .map_err(|e| format!("unshare: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// Serve `app` on a loopback port (an ephemeral one): its address, and the task to abort.
+pub async fn serve_app(app: axum::Router) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local address");
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (addr, task)
+}

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use vantage_fixture::Fixture;
 
-use crate::evidence_support::finding;
+use crate::evidence_support::{era_unknown_exit_4, finding, finding_ids};
 use crate::support::{head_of, pass_on, streamed, vantage_async, Received, Served};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,18 +79,12 @@ async fn an_era_not_fully_observed_is_unknown_exit_4() {
         )
         .await;
         drop(server);
-        let report: Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{mode:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-        assert_eq!(out.status.code(), Some(4), "{mode:?}: {report}");
-        assert_eq!(report["decision"], "unknown", "{mode:?}");
-        assert_eq!(report["regions"][0]["era"], "unknown", "{mode:?}");
-        let ids: Vec<&str> = report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|f| f["id"].as_str())
-            .collect();
-        assert!(!ids.contains(&"era.detect"), "{mode:?}: {ids:?}");
+        let report = era_unknown_exit_4(&out, &format!("{mode:?}"));
+        let ids = finding_ids(&report);
+        assert!(
+            !ids.iter().any(|id| id == "era.detect"),
+            "{mode:?}: {ids:?}"
+        );
         let evidence = finding(&report, "probe.incomplete")["evidence"].to_string();
         let seen = match mode {
             Mode::Init500 => "initialize: a server error without an MCP answer: answered 500",

@@ -81,6 +81,27 @@ fn item<'a>(items: &'a Value, key: &str, value: &str) -> Option<&'a Value> {
 }
 
 /// The finding `id` of a JSON report; it must be there.
+/// The JSON report of a one-region `vantage check -f json` run whose era was not observed:
+/// exit 4, decision and era `unknown` (asserted, naming `what`).
+pub(crate) fn era_unknown_exit_4(out: &std::process::Output, what: &str) -> Value {
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{what}: {e}: {}", s(&out.stderr)));
+    assert_eq!(out.status.code(), Some(4), "{what}: {report}");
+    assert_eq!(report["decision"], "unknown", "{what}");
+    assert_eq!(report["regions"][0]["era"], "unknown", "{what}");
+    report
+}
+
+/// The ids of a JSON report's findings, in order.
+pub(crate) fn finding_ids(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["id"].as_str().map(String::from))
+        .collect()
+}
+
 pub(crate) fn finding<'a>(report: &'a Value, id: &str) -> &'a Value {
     item(&report["findings"], "id", id)
         .unwrap_or_else(|| panic!("{id} missing from the findings: {report}"))

@@ -52,18 +52,6 @@ impl Drop for Group {
     }
 }
 
-fn can_unshare() -> Result<(), String> {
-    let out = Command::new("unshare")
-        .args(["--net", "true"])
-        .output()
-        .map_err(|e| format!("unshare: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
-
 #[test]
 fn the_readme_still_opens_with_its_two_commands() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
@@ -96,7 +84,7 @@ fn the_readme_quick_start_works_as_written() {
             "the quick start lacks `{needed}`:\n{block}"
         );
     }
-    if let Err(why) = can_unshare() {
+    if let Err(why) = crate::support::shared::can_unshare() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must run the README quick start: it needs a network namespace (root): {why}"

@@ -11,9 +11,7 @@ use url::Url;
 
 use crate::egress::{self, EgressClient};
 use crate::model::Cause;
-use crate::probe::http::{
-    exchange_at, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead,
-};
+use crate::probe::http::{exchange, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::target::Target;
 
 /// One metadata URL fetched (or refused by the egress policy, nothing sent).
@@ -87,7 +85,7 @@ impl Fetched {
 /// GET one metadata URL through the egress policy (headers only for a stream).
 pub async fn fetch(client: &EgressClient, url: Url, limits: &Limits, budget: Duration) -> Fetched {
     let req = ProbeRequest::bare(Method::GET, &[("Accept", "application/json")]);
-    match exchange_at(client, &url, &req, limits, budget, SseRead::HeadersOnly).await {
+    match exchange(client, &url, &req, limits, budget, SseRead::HeadersOnly).await {
         Ok((ex, peer)) => Fetched {
             url,
             outcome: Ok(ex),

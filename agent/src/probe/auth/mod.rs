@@ -155,6 +155,7 @@ impl AuthStage<'_> {
             SseRead::UntilResponse,
         )
         .await
+        .map(|(ex, _)| ex)
     }
 
     async fn fetch(&self, url: Url) -> Fetched {

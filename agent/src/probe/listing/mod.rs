@@ -29,7 +29,7 @@ use crate::catalog::CheckId;
 use crate::egress::EgressClient;
 use crate::engine::{Engine, State};
 use crate::model::Era;
-use crate::probe::http::{Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
+use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::progress::ProgressStage;
 use crate::surface::{ListKind, ListingBounds, Surface};
@@ -61,15 +61,18 @@ impl Listing<'_> {
             .await
     }
 
+    /// [`Listing::send`] under the listing's own read caps (pages larger than any other
+    /// answer, under bounds of their own).
     pub(crate) async fn send_with(
         &self,
         req: &ProbeRequest,
         sse: SseRead,
         limits: &Limits,
     ) -> Result<Exchange, ExchangeError> {
-        self.engine
-            .send_with(self.client, self.target, req, self.deadline, sse, limits)
+        let budget = self.engine.budget(self.deadline);
+        exchange(self.client, &self.target.url, req, limits, budget, sse)
             .await
+            .map(|(ex, _)| ex)
     }
 
     pub(crate) fn engine_limits(&self) -> Limits {
