@@ -1,20 +1,35 @@
-//! A behaviour snapshot for refactors (ignored; run by hand): every fixture fault alone
-//! (without and, for the protected ones, with every token), the real peers, `vantage check`
-//! and a fleet (an in-process vantage and a real agent) each write their JSON report,
-//! normalised (report id, timestamps, durations, ephemeral ports and the per-process garbage
-//! token and elapsed times removed), to `$VANTAGE_SNAPSHOT_DIR/NAME.json`. Run it before and after a change
-//! and compare the two directories with `diff -r`; nothing is asserted here beyond the
-//! reports validating against the schema.
+//! The behaviour snapshot (issue #14's proof that a refactor changes no report): every
+//! fixture fault alone (without and, for the protected ones, with every token), the real
+//! peers, `vantage check` and a fleet (an in-process vantage and a real agent) each produce
+//! their JSON report, normalised (`snapshot/normalise.rs` says exactly what is masked and
+//! why), and the test compares them with the checked-in `coordinator/tests/snapshots/NAME.json`
+//! (`snapshot/golden.rs`): a differing file, a case with no file or a file with no case fails
+//! it, naming each, with a diff of the first few. After an intended change:
 //!
 //! ```sh
-//! VANTAGE_SNAPSHOT_DIR=/tmp/before cargo test -p vantage-coordinator --test e2e snapshot -- --ignored
+//! VANTAGE_SNAPSHOT_UPDATE=1 cargo test -p vantage-coordinator --test e2e snapshot
+//! git diff coordinator/tests/snapshots   # review, then commit with the change
 //! ```
+//!
+//! With `VANTAGE_SNAPSHOT_DIR=DIR` the reports go to DIR instead and nothing is compared
+//! (ad hoc, and `.ci/report-diff BASE [HEAD]`, which diffs two commits' reports).
+//!
+//! Every case here is decided by the code, not by timing: the fixture answers at once (the
+//! `slow` fault waits 400 ms against a 1.5 s exchange timeout and a 10 s deadline), the real
+//! peers get 15 s an exchange (a cold one was seen to miss 1.5 s under load), and no hostile
+//! target (a silent or trickling one, a timeout race) is in the snapshot. It takes 15-60 s
+//! here, most of it starting the four peers.
 
+mod golden;
+mod normalise;
+
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
+use vantage_agent::ProbeOptions;
 use vantage_fixture::{
     Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN,
 };
@@ -23,113 +38,119 @@ use crate::auth::all_tokens;
 use crate::procs::{agent, agent_token, coordinator, Proc};
 use crate::support::{assert_valid, check_with, options, vantage_env};
 
-fn out_dir() -> PathBuf {
-    let dir = std::env::var_os("VANTAGE_SNAPSHOT_DIR")
-        .map(PathBuf::from)
-        .expect("set VANTAGE_SNAPSHOT_DIR to the directory the snapshots go to");
-    std::fs::create_dir_all(&dir).expect("the snapshot directory can be created");
-    dir
-}
+/// The normalised reports, by case name.
+#[derive(Default)]
+struct Reports(BTreeMap<String, String>);
 
-/// Replace every run of digits after `marker` with `PORT`.
-fn mask_after(text: &str, marker: &str, with: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(marker) {
-        let (head, tail) = rest.split_at(at + marker.len());
-        out.push_str(head);
-        let digits = tail.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 {
-            out.push_str(with);
-        }
-        rest = &tail[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Replace every run of digits before ` ms` (an elapsed time) with `N`.
-fn mask_ms(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(" ms") {
-        let head = &rest[..at];
-        let kept = head.trim_end_matches(|c: char| c.is_ascii_digit());
-        out.push_str(kept);
-        if kept.len() < head.len() {
-            out.push('N');
-        }
-        out.push_str(" ms");
-        rest = &rest[at + 3..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn mask(s: &str) -> String {
-    let s = mask_after(s, "127.0.0.1:", "PORT");
-    let s = mask_after(&s, "[::1]:", "PORT");
-    mask_ms(&mask_after(&s, "vantage-garbage-", "N"))
-}
-
-/// Remove what differs from run to run.
-fn normalise(v: &mut Value, top: bool) {
-    match v {
-        Value::Object(map) => {
-            if top {
-                map.remove("id");
-                map.remove("started_at");
-            }
-            map.remove("duration_ms");
-            map.remove("phases_ms");
-            for (_, child) in map.iter_mut() {
-                normalise(child, false);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| normalise(i, false)),
-        Value::String(s) => *s = mask(s),
-        _ => {}
+impl Reports {
+    fn save(&mut self, name: &str, report: Value) {
+        assert_valid(&report);
+        let text = normalise::snapshot_text(name, report);
+        assert!(
+            self.0.insert(name.to_string(), text).is_none(),
+            "two snapshot cases are named {name}"
+        );
     }
 }
 
-fn save(name: &str, mut report: Value) {
-    assert_valid(&report);
-    normalise(&mut report, true);
-    let text = serde_json::to_string_pretty(&report).expect("JSON");
-    std::fs::write(out_dir().join(format!("{name}.json")), text + "\n").expect("write");
+fn newest(path: &std::path::Path, newest: &mut Option<(std::time::SystemTime, PathBuf)>) {
+    let meta = std::fs::metadata(path).unwrap();
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            self::newest(&entry.unwrap().path(), newest);
+        }
+    } else {
+        let at = meta.modified().unwrap();
+        if newest.as_ref().is_none_or(|(t, _)| at > *t) {
+            *newest = Some((at, path.to_path_buf()));
+        }
+    }
+}
+
+/// The fleet case starts the `vantage-agent` binary, which `cargo test -p
+/// vantage-coordinator` alone does not rebuild: an agent older than its sources would put an
+/// old engine's results in the fleet snapshots, so that fails here, saying what to run.
+fn agent_binary_is_fresh() {
+    let bin = crate::procs::bin("vantage-agent");
+    let built = std::fs::metadata(&bin).unwrap().modified().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap();
+    let mut last = None;
+    for source in ["agent/src", "agent/Cargo.toml", "proto", "Cargo.lock"] {
+        newest(&root.join(source), &mut last);
+    }
+    let (changed, path) = last.expect("the agent's sources are there");
+    assert!(
+        changed <= built,
+        "{} is older than {}: build the binaries first (cargo build --workspace --bins), \
+         then run the snapshot again",
+        bin.display(),
+        path.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a tool for refactors: writes reports to $VANTAGE_SNAPSHOT_DIR"]
 async fn snapshot() {
+    let reports = run_cases().await;
+    if let Some(dir) = std::env::var_os("VANTAGE_SNAPSHOT_DIR").map(PathBuf::from) {
+        std::fs::create_dir_all(&dir).expect("the snapshot directory can be created");
+        for (name, text) in &reports.0 {
+            std::fs::write(dir.join(format!("{name}.json")), text).expect("write");
+        }
+        eprintln!(
+            "wrote {} reports to {} (not compared with {})",
+            reports.0.len(),
+            dir.display(),
+            golden::dir().display()
+        );
+    } else if std::env::var_os("VANTAGE_SNAPSHOT_UPDATE").is_some_and(|v| v == "1") {
+        golden::update(&golden::dir(), &reports.0);
+    } else if let Some(failure) = golden::compare(&golden::dir(), &reports.0) {
+        panic!("{failure}");
+    }
+}
+
+async fn run_cases() -> Reports {
+    let mut reports = Reports::default();
     // In process: the engine and the merge.
     let mut cases: Vec<(String, Vec<Fault>)> = vec![("clean".into(), vec![])];
     cases.extend(Fault::value_variants().iter().map(|f| (f.name(), vec![*f])));
     for (name, faults) in &cases {
         let fixture = Fixture::start(faults).await.unwrap();
         let report = check_with(&fixture.url(), options()).await;
-        save(
+        reports.save(
             &format!("fixture-{name}"),
             serde_json::to_value(&report).unwrap(),
         );
         if faults.iter().any(|f| f.protects()) {
             let report = check_with(&fixture.url(), all_tokens()).await;
-            save(
+            reports.save(
                 &format!("fixture-{name}-tokens"),
                 serde_json::to_value(&report).unwrap(),
             );
         }
     }
 
-    // The real peers.
+    // The real peers, with time to spare: a cold Node.js or Python process can take more
+    // than the 1.5 s of `options()` to answer its first request on a loaded machine (seen:
+    // ts-dual's `initialize` timed out, the run came out `unknown`), a race that is not the
+    // peer's behaviour. Nothing in a peer's report depends on these two values unless one
+    // runs out.
+    let patient = ProbeOptions {
+        check_timeout: Duration::from_secs(15),
+        deadline: Duration::from_secs(60),
+        ..options()
+    };
     for (name, peer) in [
         ("ts-dual", crate::peers::ts("dual")),
         ("ts-modern", crate::peers::ts("modern")),
         ("python-default", crate::peers::python(None)),
         ("python-stateless", crate::peers::python(Some("stateless"))),
     ] {
-        let report = check_with(&crate::peers::url(&peer), options()).await;
-        save(
+        let report = check_with(&crate::peers::url(&peer), patient.clone()).await;
+        reports.save(
             &format!("peer-{name}"),
             serde_json::to_value(&report).unwrap(),
         );
@@ -165,10 +186,11 @@ async fn snapshot() {
         let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
             panic!("{name}: {}", String::from_utf8_lossy(&out.stderr));
         });
-        save(name, report);
+        reports.save(name, report);
     }
 
     // A fleet: the in-process vantage `local` and a real agent in `eu`.
+    agent_binary_is_fresh();
     let dir = std::env::temp_dir().join(format!("vantage-snapshot-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let extra = "[[credentials]]\nname = \"prod\"\ntoken_env = \"T_CRED_PROD\"\n";
@@ -204,8 +226,9 @@ async fn snapshot() {
             body["credential"] = json!(cred);
         }
         let report = crate::fleet::check(&c, body).await;
-        save(name, report);
+        reports.save(name, report);
     }
     drop(c);
     std::fs::remove_dir_all(&dir).unwrap();
+    reports
 }
