@@ -4,8 +4,9 @@
 - helm lint --strict and helm template for the coordinator-only, agent-only, all-in-one and
   every-option value sets; a bad value set must be rejected by values.schema.json with its
   message; check values the coordinator refuses at start (intervals under 1s, label names,
-  a deadline past its interval, unknown baselines and credentials) refused by the schema or
-  the templates, with the schema's verdict equal to `vantage serve --check`'s;
+  a deadline past its interval, unknown baselines, credentials and regions, a target
+  scheduled twice) refused by the schema or the templates, the schema's verdict equal to
+  `vantage serve --check`'s;
 - every rendered manifest validated against the Kubernetes API schemas (kubernetes-validate)
   and clean under yamllint;
 - assertions on the rendered output: agent args carry region and coordinator; the
@@ -152,7 +153,7 @@ def main():
         return f"{len(cases)} values, same verdict; {refused} refused by both"
 
     @test
-    def the_template_refuses_a_deadline_past_its_interval_and_an_unknown_baseline_or_credential():
+    def the_template_refuses_a_deadline_past_its_interval_and_unknown_names():
         with tempfile.TemporaryDirectory() as d:
             for check, needle in [
                 ({"target": "https://a.example.com/mcp", "interval": "30s", "deadline": "1m"},
@@ -163,13 +164,17 @@ def main():
                  "baseline missing.toml is not a key of coordinator.baselines"),
                 ({"target": "https://a.example.com/mcp", "credential": "staging"},
                  "credential staging is not in coordinator.credentials"),
+                ({"target": "https://a.example.com/mcp", "regions": ["mars"]},
+                 "region mars is not configured (coordinator.agents regions, or fleet.localRegion with fleet.localAgent): local"),
+                ([{"target": "https://a.example.com/mcp"}, {"target": "https://a.example.com/mcp", "interval": "5m"}],
+                 "https://a.example.com/mcp is scheduled twice"),
             ]:
                 values = os.path.join(d, "v.yaml")
                 with open(values, "w") as f:
-                    yaml.safe_dump({"coordinator": {"checks": [check]}}, f)
+                    yaml.safe_dump({"coordinator": {"checks": check if isinstance(check, list) else [check]}}, f)
                 r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
                 assert r.returncode != 0 and needle in r.stderr, f"{check}: exit {r.returncode}: {r.stderr}"
-        return "4 refusals, each naming the fix"
+        return "6 refusals, each naming the fix"
 
     @test
     def every_manifest_is_valid_kubernetes_and_clean_yaml():
