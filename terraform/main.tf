@@ -8,6 +8,8 @@ module "plan" {
   coordinator_cluster  = var.coordinator_cluster
   coordinator_grpc_url = var.coordinator_grpc_url
   checks               = var.checks
+  credentials          = sort(nonsensitive(keys(var.credentials)))
+  baselines            = var.baselines
   image                = var.image
 }
 
@@ -53,6 +55,16 @@ resource "kubernetes_secret_v1" "api" {
   data = { "api-token-0" = var.api_token }
 }
 
+# Each credential's token, for the coordinator (mounted as /etc/vantage/credentials/<name>/token).
+resource "kubernetes_secret_v1" "credential" {
+  for_each = local.is_coordinator ? toset(nonsensitive(keys(var.credentials))) : toset([])
+  metadata {
+    name      = "vantage-credential-${each.key}"
+    namespace = kubernetes_namespace_v1.vantage.metadata[0].name
+  }
+  data = { token = var.credentials[each.key] }
+}
+
 resource "helm_release" "vantage" {
   name      = "vantage"
   namespace = kubernetes_namespace_v1.vantage.metadata[0].name
@@ -61,5 +73,5 @@ resource "helm_release" "vantage" {
     [module.plan.values_by_cluster[var.cluster]],
     local.is_coordinator && var.api_token != "" ? [yamlencode({ coordinator = { apiTokens = { existingSecret = "vantage-api" } } })] : [],
   )
-  depends_on = [kubernetes_secret_v1.agent, kubernetes_secret_v1.agent_tokens, kubernetes_secret_v1.api]
+  depends_on = [kubernetes_secret_v1.agent, kubernetes_secret_v1.agent_tokens, kubernetes_secret_v1.api, kubernetes_secret_v1.credential]
 }

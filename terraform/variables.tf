@@ -35,14 +35,31 @@ variable "api_token" {
 }
 
 variable "checks" {
-  description = "Scheduled checks (target, interval, regions, labels)."
+  description = "Scheduled checks: target, interval (at least 1s), deadline (at most the interval), regions, credential (a key of credentials) and expect_auth, baseline (a key of baselines), labels (Prometheus label names, not `target`). Validated by modules/plan with the coordinator's rules."
   type = list(object({
-    target   = string
-    interval = optional(string, "1m")
-    regions  = optional(list(string), [])
-    labels   = optional(map(string), {})
+    target      = string
+    interval    = optional(string, "1m")
+    deadline    = optional(string)
+    regions     = optional(list(string), [])
+    credential  = optional(string)
+    expect_auth = optional(bool, false)
+    baseline    = optional(string)
+    labels      = optional(map(string), {})
   }))
   default = []
+}
+
+variable "credentials" {
+  description = "Credential name -> bearer token for protected targets (a check names one with credential). Written to a Secret vantage-credential-<name> in the coordinator's cluster only."
+  type        = map(string)
+  sensitive   = true
+  default     = {}
+}
+
+variable "baselines" {
+  description = "Baseline files (the output of `vantage baseline`) by file name, e.g. { \"prod.toml\" = file(\"prod.toml\") }; a check names one with baseline: the findings it accepts do not page."
+  type        = map(string)
+  default     = {}
 }
 
 variable "namespace" {

@@ -3,7 +3,10 @@
 
 - helm lint --strict and helm template for the coordinator-only, agent-only, all-in-one and
   every-option value sets; a bad value set must be rejected by values.schema.json with its
-  message;
+  message; check values the coordinator refuses at start (intervals under 1s, label names,
+  a deadline past its interval, unknown baselines, credentials and regions, a target
+  scheduled twice) refused by the schema or the templates, the schema's verdict equal to
+  `vantage serve --check`'s;
 - every rendered manifest validated against the Kubernetes API schemas (kubernetes-validate)
   and clean under yamllint;
 - assertions on the rendered output: agent args carry region and coordinator; the
@@ -11,7 +14,7 @@
   Secret value inside a ConfigMap; the coordinator's rendered config passes
   `vantage serve --check`;
 - terraform fmt -check -recursive; init -backend=false, validate and test on the
-  provider-free plan module;
+  provider-free plan module; its values rendered by the chart pass `vantage serve --check`;
 - the Dockerfile, parsed with the official parser and checked against our rules;
 - the operating conventions (conventions.py): stable selectors, NetworkPolicies as
   documented, the metrics port and both monitors, names, ServiceAccount, extra env, args
@@ -23,6 +26,7 @@ Prints one line per test and a closing `N passed, N failed` line.
 
 import argparse
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -101,6 +105,76 @@ def main():
         for needle in ["missing property 'coordinator'", "'EU West' does not match pattern", "/agent/checkTimeout"]:
             assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
         return "3 messages"
+
+    @test
+    def values_the_coordinator_refuses_are_rejected_by_the_schema():
+        r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
+        assert r.returncode != 0, "the bad check values rendered"
+        for needle in ["'/coordinator/checks/0/interval': '0s' does not match",
+                       "'/coordinator/checks/1/interval': '500ms' does not match",
+                       "'/coordinator/checks/2/deadline': '0s' does not match",
+                       "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
+                       "invalid propertyName '__name__'", "invalid propertyName '1st'",
+                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'"]:
+            assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
+        return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
+
+    @test
+    def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
+        # Each value both ways: the chart's verdict (helm template) against the coordinator's
+        # own (`vantage serve --check` of a config naming it): what one refuses the other must.
+        cases = [("interval", v) for v in ["0s", "500ms", "999ms", "1000ms", "1500ms", "1s", "90s", "1m", "1h"]]
+        cases += [("label", k) for k in ["env-name", "target", "app.team", "__name__", "__x", "1st",
+                                          "team", "_", "_shard", "Team_2", "targets"]]
+        refused = 0
+        with tempfile.TemporaryDirectory() as d:
+            for kind, v in cases:
+                check = {"target": "https://mcp.example.com/mcp"}
+                if kind == "interval":
+                    check["interval"] = v
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "{v}"\n'
+                else:
+                    check["labels"] = {v: "x"}
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "1m"\nlabels = {{ "{v}" = "x" }}\n'
+                values, config = os.path.join(d, "v.yaml"), os.path.join(d, "c.toml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": [check]}}, f)
+                with open(config, "w") as f:
+                    f.write(toml)
+                chart = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                coord = run(args.vantage, "serve", "--config", config, "--check", check=False)
+                assert (chart.returncode == 0) == (coord.returncode == 0), \
+                    f"{kind} {v!r}: chart exit {chart.returncode}, coordinator exit {coord.returncode}:\n{chart.stderr}\n{coord.stderr}"
+                if coord.returncode != 0:
+                    key = "interval" if kind == "interval" else "labels"
+                    assert key in coord.stderr, coord.stderr
+                    refused += 1
+        assert refused == 9, f"{refused} refused by both, expected 9 (0s, 500ms, 999ms and 6 label names)"
+        return f"{len(cases)} values, same verdict; {refused} refused by both"
+
+    @test
+    def the_template_refuses_a_deadline_past_its_interval_and_unknown_names():
+        with tempfile.TemporaryDirectory() as d:
+            for check, needle in [
+                ({"target": "https://a.example.com/mcp", "interval": "30s", "deadline": "1m"},
+                 "deadline 1m is longer than its interval 30s"),
+                ({"target": "https://a.example.com/mcp", "deadline": "2m"},
+                 "deadline 2m is longer than its interval 1m"),
+                ({"target": "https://a.example.com/mcp", "baseline": "missing.toml"},
+                 "baseline missing.toml is not a key of coordinator.baselines"),
+                ({"target": "https://a.example.com/mcp", "credential": "staging"},
+                 "credential staging is not in coordinator.credentials"),
+                ({"target": "https://a.example.com/mcp", "regions": ["mars"]},
+                 "region mars is not configured (coordinator.agents regions, or fleet.localRegion with fleet.localAgent): local"),
+                ([{"target": "https://a.example.com/mcp"}, {"target": "https://a.example.com/mcp", "interval": "5m"}],
+                 "https://a.example.com/mcp is scheduled twice"),
+            ]:
+                values = os.path.join(d, "v.yaml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": check if isinstance(check, list) else [check]}}, f)
+                r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                assert r.returncode != 0 and needle in r.stderr, f"{check}: exit {r.returncode}: {r.stderr}"
+        return "6 refusals, each naming the fix"
 
     @test
     def every_manifest_is_valid_kubernetes_and_clean_yaml():
@@ -194,14 +268,22 @@ def main():
         for v, agents in [("coordinator", 3), ("all", 2), ("options", 1)]:
             _, docs = render(tools, v)
             cm = next(d for d in kinds(docs, "ConfigMap") if d["metadata"]["name"].endswith("-config"))
-            with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
-                f.write(cm["data"]["vantage.toml"])
-            r = run(args.vantage, "serve", "--config", f.name, "--check", check=False)
-            os.unlink(f.name)
+            # The whole ConfigMap as mounted: vantage.toml and the baselines beside it.
+            with tempfile.TemporaryDirectory() as d:
+                for name, text in cm["data"].items():
+                    with open(os.path.join(d, name), "w") as f:
+                        f.write(text)
+                r = run(args.vantage, "serve", "--config", os.path.join(d, "vantage.toml"), "--check", check=False)
             assert r.returncode == 0, f"{v}: {r.stderr}\n{cm['data']['vantage.toml']}"
             assert f"{agents} agent(s)" in r.stdout, f"{v}: {r.stdout}"
             checked += 1
-        return f"{checked} configs pass `vantage serve --check`"
+        _, docs = render(tools, "coordinator")
+        cm = next(d for d in kinds(docs, "ConfigMap") if d["metadata"]["name"].endswith("-config"))
+        toml = cm["data"]["vantage.toml"]
+        for line in ['deadline = "45s"', 'baseline = "prod.toml"', '"app_tier" = "gold"']:
+            assert line in toml, f"{line!r} not rendered:\n{toml}"
+        assert "[[accept]]" in cm["data"]["prod.toml"], cm["data"]
+        return f"{checked} configs pass `vantage serve --check` (deadline, baseline file and labels included)"
 
     @test
     def notes_tell_how_to_run_a_first_check():
@@ -230,6 +312,51 @@ def main():
                 os.unlink(lock)
         line = [ln for ln in r.stdout.splitlines() if "passed" in ln][-1]
         return f"fmt clean; plan module valid; {line.strip()}"
+
+    @test
+    def terraform_values_render_a_config_the_coordinator_accepts():
+        # modules/plan -> the chart -> `vantage serve --check`: every check setting Terraform
+        # passes is a key the chart knows and renders into a config the coordinator loads.
+        tf = f"{tools}/terraform"
+        baseline = ('[[accept]]\nendpoint = "https://auth.example.com/mcp"\nfinding = "transport.get"\n'
+                    'severity = "medium"\nreason = "known, OPS-1"\nexpires = 2027-06-30\n')
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "main.tf"), "w") as f:
+                f.write(f"""module "plan" {{
+  source               = "{os.path.join(ROOT, 'terraform/modules/plan')}"
+  regions              = {{ "eu-west" = {{ cluster = "eu" }}, "us-east" = {{ cluster = "us", replicas = 2 }} }}
+  coordinator_cluster  = "eu"
+  coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  credentials          = ["prod"]
+  baselines            = {{ "prod.toml" = {json.dumps(baseline)} }}
+  checks = [
+    {{ target = "https://mcp.example.com/mcp", interval = "90s", labels = {{ team = "platform" }} }},
+    {{ target = "https://auth.example.com/mcp", interval = "5m", deadline = "45s", regions = ["eu-west"], credential = "prod", expect_auth = true, baseline = "prod.toml", labels = {{ app_team = "id" }} }},
+  ]
+}}
+output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
+""")
+            env = {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1", "TF_DATA_DIR": os.path.join(d, ".terraform")}
+            run(tf, "init", "-backend=false", "-input=false", "-no-color", cwd=d, env=env)
+            run(tf, "apply", "-auto-approve", "-input=false", "-no-color", cwd=d, env=env)
+            values = run(tf, "output", "-raw", "eu", cwd=d, env=env).stdout
+            with open(os.path.join(d, "values.yaml"), "w") as f:
+                f.write(values)
+            out = run(f"{tools}/helm", "template", "vantage", CHART, "-f", os.path.join(d, "values.yaml")).stdout
+            cm = next(x for x in yaml.safe_load_all(out) if x and x.get("kind") == "ConfigMap" and x["metadata"]["name"].endswith("-config"))
+            conf = os.path.join(d, "conf")
+            os.mkdir(conf)
+            for name, text in cm["data"].items():
+                with open(os.path.join(conf, name), "w") as f:
+                    f.write(text)
+            r = run(args.vantage, "serve", "--config", os.path.join(conf, "vantage.toml"), "--check", check=False)
+        toml = cm["data"]["vantage.toml"]
+        assert r.returncode == 0, f"{r.stderr}\n{toml}"
+        assert "2 agent(s), 1 credential(s), 2 scheduled check(s)" in r.stdout, r.stdout
+        for line in ['credential = "prod"', "expect_auth = true", 'deadline = "45s"', 'baseline = "prod.toml"',
+                     'token_file = "/etc/vantage/credentials/prod/token"', '"app_team" = "id"']:
+            assert line in toml, f"{line!r} not rendered:\n{toml}"
+        return "credential, expect_auth, deadline, baseline and labels reach a config `vantage serve --check` accepts"
 
     @test
     def the_dockerfile_follows_our_rules():

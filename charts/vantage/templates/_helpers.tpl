@@ -86,3 +86,13 @@ prometheus.io/path: /metrics
 - podSelector: {}
 {{- end }}
 {{- end -}}
+
+{{/*
+A duration of values.schema.json's form (digits and one unit: ms, s, m or h) in
+milliseconds, to compare a check's deadline with its interval as the coordinator does.
+*/}}
+{{- define "vantage.durationMs" -}}
+{{- $n := regexFind "^[0-9]+" . | int64 -}}
+{{- $unit := trimPrefix (regexFind "^[0-9]+" .) . -}}
+{{- if eq $unit "ms" }}{{ $n }}{{ else if eq $unit "s" }}{{ mul $n 1000 }}{{ else if eq $unit "m" }}{{ mul $n 60000 }}{{ else if eq $unit "h" }}{{ mul $n 3600000 }}{{ else }}{{ fail (printf "%q is not a duration of digits and a unit (ms, s, m, h), e.g. 30s" .) }}{{ end -}}
+{{- end }}

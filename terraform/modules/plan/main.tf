@@ -13,9 +13,14 @@ locals {
     enabled           = true
     agentTokensSecret = "vantage-agent-tokens"
     agents            = [for name in sort(keys(var.regions)) : { name = local.agent_name[name], region = name }]
+    credentials       = [for n in var.credentials : { name = n, secretName = "vantage-credential-${n}", key = "token" }]
+    baselines         = var.baselines
     checks = [for c in var.checks : merge(
-      { target = c.target, interval = c.interval, labels = c.labels },
+      { target = c.target, interval = c.interval, labels = c.labels, expectAuth = c.expect_auth },
       length(c.regions) > 0 ? { regions = c.regions } : {},
+      c.deadline != null ? { deadline = c.deadline } : {},
+      c.credential != null ? { credential = c.credential } : {},
+      c.baseline != null ? { baseline = c.baseline } : {},
     )]
     grpcService = { type = "LoadBalancer" }
     fleet       = { localAgent = false }

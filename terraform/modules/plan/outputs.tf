@@ -16,6 +16,14 @@ output "values_by_cluster" {
     condition     = alltrue(flatten([for c in var.checks : [for r in c.regions : contains(keys(var.regions), r)]]))
     error_message = "checks: every region a check names must be a key of regions."
   }
+  precondition {
+    condition     = alltrue([for c in var.checks : c.credential == null || try(contains(var.credentials, c.credential), false)])
+    error_message = "checks: a check names a credential that is not in credentials; add it there (with its token) or fix the name."
+  }
+  precondition {
+    condition     = alltrue([for c in var.checks : c.baseline == null || try(contains(keys(var.baselines), c.baseline), false)])
+    error_message = "checks: a check names a baseline that is not a key of baselines; add the file there (the output of `vantage baseline`)."
+  }
 }
 
 output "agent_secrets" {

@@ -10,7 +10,10 @@ variables {
   coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
   checks = [
     { target = "https://mcp.example.com/mcp", interval = "1m", regions = ["eu-west", "us-east"], labels = { team = "platform" } },
+    { target = "https://auth.example.com/mcp", interval = "5m", deadline = "45s", credential = "prod", expect_auth = true, baseline = "prod.toml", labels = { app_team = "id", _shard = "2" } },
   ]
+  credentials = ["prod"]
+  baselines   = { "prod.toml" = "[[accept]]\n" }
 }
 
 run "three_regions_in_three_clusters" {
@@ -47,6 +50,31 @@ run "three_regions_in_three_clusters" {
   assert {
     condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.checks[0].labels.team == "platform"
     error_message = "scheduled checks carry their labels"
+  }
+}
+
+run "a_protected_check_carries_its_credential_deadline_and_baseline" {
+  command = plan
+
+  assert {
+    condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.checks[1].credential == "prod" && yamldecode(output.values_by_cluster["eu"]).coordinator.checks[1].expectAuth == true
+    error_message = "a check carries its credential and expect_auth"
+  }
+  assert {
+    condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.credentials == [{ name = "prod", secretName = "vantage-credential-prod", key = "token" }]
+    error_message = "the coordinator mounts each credential's Secret"
+  }
+  assert {
+    condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.checks[1].deadline == "45s" && yamldecode(output.values_by_cluster["eu"]).coordinator.checks[1].baseline == "prod.toml"
+    error_message = "a check carries its deadline and baseline"
+  }
+  assert {
+    condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.baselines["prod.toml"] == "[[accept]]\n"
+    error_message = "the baseline files go to the chart"
+  }
+  assert {
+    condition     = !contains(keys(yamldecode(output.values_by_cluster["eu"]).coordinator.checks[0]), "deadline") && yamldecode(output.values_by_cluster["eu"]).coordinator.checks[0].expectAuth == false
+    error_message = "an unset deadline is left to the coordinator's default"
   }
 }
 
@@ -91,6 +119,112 @@ run "a_check_naming_an_unknown_region" {
   command = plan
   variables {
     checks = [{ target = "https://mcp.example.com/mcp", regions = ["mars"] }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+# Values the coordinator refuses at start, refused at plan time instead.
+
+run "bad_interval_zero" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "0s" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_interval_under_a_second" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "500ms" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_deadline_zero" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", deadline = "0s" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_deadline_past_its_interval" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "30s", deadline = "1m" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_with_a_dash" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { "env-name" = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_with_a_dot" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { "app.team" = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_target" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { target = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_reserved" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { "__name__" = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_starting_with_a_digit" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { "1st" = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_a_region_with_no_agent" {
+  command = plan
+  variables {
+    regions = { "eu-west" = { cluster = "eu", replicas = 0 } }
+  }
+  expect_failures = [var.regions]
+}
+
+run "bad_a_baseline_named_like_the_configuration" {
+  command = plan
+  variables {
+    baselines = { "vantage.toml" = "" }
+  }
+  expect_failures = [var.baselines]
+}
+
+run "bad_a_check_naming_an_unknown_credential" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", credential = "staging" }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_a_check_naming_an_unknown_baseline" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", baseline = "missing.toml" }]
   }
   expect_failures = [output.values_by_cluster]
 }
