@@ -46,6 +46,7 @@ mod review_leaks;
 mod review_small;
 mod review_support;
 mod schema;
+mod secret_query;
 mod snapshot;
 mod terminal;
 mod token_files;
