@@ -95,7 +95,7 @@ impl TryFrom<pb::Job> for Job {
 pub fn job_to_pb(job_id: &str, job: &Job) -> pb::Job {
     pb::Job {
         job_id: job_id.to_string(),
-        target: job.target.to_string(),
+        target: job.target.as_str().to_string(),
         deadline_ms: job.deadline.as_millis() as u64,
         expect_auth: job.expect_auth,
         assume_global: job

@@ -287,9 +287,12 @@ impl RegionResult {
             .iter()
             .filter_map(|c| {
                 let role = c.id.spec().evidence?;
+                // A failed era.detect still proves an MCP answer when the era it found is an
+                // MCP one (legacy, HTTP+SSE). `not-mcp` is no MCP answer at all (a JSON
+                // error page, a 404, junk): nothing MCP was observed (checks.md 4.1 (c)).
                 let era_known = c.id == CheckId::EraDetect
                     && c.outcome.is_problem()
-                    && !matches!(self.era, Era::Unknown);
+                    && !matches!(self.era, Era::Unknown | Era::NotMcp);
                 (c.outcome == Outcome::Pass || era_known).then_some(role)
             })
             .collect()
@@ -339,6 +342,14 @@ mod tests {
             !r.proven().contains(&Evidence::Handshake),
             "a skip is never evidence"
         );
+        // An endpoint that is not MCP answered HTTP, but no MCP request got an MCP answer.
+        r.era = Era::NotMcp;
+        assert!(
+            !r.proven().contains(&Evidence::Answered),
+            "not-mcp is no MCP answer"
+        );
+        r.era = Era::HttpSse;
+        assert!(r.proven().contains(&Evidence::Answered));
         r.checks[4].outcome = Outcome::Skip;
         assert!(
             !r.proven().contains(&Evidence::Answered),

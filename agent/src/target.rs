@@ -69,7 +69,8 @@ impl Target {
         })
     }
 
-    /// The URL as text.
+    /// The URL as text, as the probe sends it (a credential in its query included): never
+    /// for output, which shows [`Target::shown`] (also the `Display`).
     pub fn as_str(&self) -> &str {
         self.url.as_str()
     }
@@ -88,16 +89,77 @@ impl Target {
     }
 }
 
-/// `input` as a message may repeat it: whatever could be user information (`user:password@`)
-/// replaced by `[redacted]@`, so a refused URL never echoes its password. A password may
-/// hold an unencoded `/`, `?` or `#`, and the scheme may be missing, so everything before
-/// the last `@` after the scheme is hidden. Input without an `@` is unchanged.
+/// `input` as a message, a report, a log line or a metric label may show it: whatever could
+/// be user information (`user:password@`) replaced by `[redacted]@`, and the value of every
+/// query parameter whose name looks like a credential ([`secret_param`]) replaced by
+/// `[redacted]`, so neither a refused URL nor an accepted one ever echoes a password or a
+/// key. A password may hold an unencoded `/`, `?` or `#`, and the scheme may be missing, so
+/// everything before the last `@` after the scheme is hidden. Other input is unchanged.
 pub fn redacted(input: &str) -> String {
     let from = input.find("://").map_or(0, |i| i + 3);
-    match input[from..].rfind('@') {
-        Some(at) => format!("{}[redacted]@{}", &input[..from], &input[from + at + 1..]),
-        None => input.to_string(),
-    }
+    let (head, rest) = match input[from..].rfind('@') {
+        Some(at) => (
+            format!("{}[redacted]@", &input[..from]),
+            &input[from + at + 1..],
+        ),
+        None => (input[..from].to_string(), &input[from..]),
+    };
+    let Some(q) = rest.find('?') else {
+        return head + rest;
+    };
+    let (query, fragment) = match rest[q + 1..].find('#') {
+        Some(h) => (&rest[q + 1..q + 1 + h], &rest[q + 1 + h..]),
+        None => (&rest[q + 1..], ""),
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if secret_param(name) => format!("{name}=[redacted]"),
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{head}{}?{}{fragment}", &rest[..q], query.join("&"))
+}
+
+/// Query parameter names whose value is redacted wherever a target is shown (compared
+/// case-insensitively, `-` and `_` alike): these names, and any name ending in `_key`,
+/// `_token`, `_secret` or `_password` (`x_api_key`, `private_token`, `client_secret`).
+pub const SECRET_PARAMS: &[&str] = &[
+    "key",
+    "apikey",
+    "api_key",
+    "token",
+    "access_token",
+    "auth",
+    "authorization",
+    "bearer",
+    "jwt",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "sig",
+    "signature",
+    "credential",
+    "credentials",
+    "session",
+    "sessionid",
+    "session_id",
+    "code",
+];
+
+/// Whether a query parameter named `name` (as written, possibly percent-encoded) carries a
+/// credential by its name ([`SECRET_PARAMS`]).
+pub fn secret_param(name: &str) -> bool {
+    let decoded: String = url::form_urlencoded::parse(name.as_bytes())
+        .next()
+        .map(|(k, _)| k.into_owned())
+        .unwrap_or_default();
+    let n = decoded.trim().to_ascii_lowercase().replace('-', "_");
+    SECRET_PARAMS.contains(&n.as_str())
+        || ["_key", "_token", "_secret", "_password"]
+            .iter()
+            .any(|s| n.ends_with(s))
 }
 
 impl TryFrom<String> for Target {
@@ -115,7 +177,14 @@ impl From<Target> for String {
 
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.url.as_str())
+        f.write_str(&self.shown())
+    }
+}
+
+impl Target {
+    /// The URL as every output shows it ([`redacted`]): the probe sends [`Target::as_str`].
+    pub fn shown(&self) -> String {
+        redacted(self.url.as_str())
     }
 }
 
@@ -147,9 +216,52 @@ mod tests {
         ] {
             assert_eq!(redacted(input), shown);
         }
-        for plain in ["mcp.example.com/mcp", "https://h.example", "ftp://x/y"] {
+        for plain in [
+            "mcp.example.com/mcp",
+            "https://h.example",
+            "ftp://x/y",
+            "https://h.example/mcp?region=eu&monkey=1&keyboard=x",
+        ] {
             assert_eq!(redacted(plain), plain);
         }
+    }
+
+    #[test]
+    fn a_credential_in_the_query_is_never_repeated() {
+        for (input, shown) in [
+            (
+                "http://127.0.0.1:4301/mcp?api_key=SECRETSECRET",
+                "http://127.0.0.1:4301/mcp?api_key=[redacted]",
+            ),
+            (
+                "https://h.example/mcp?region=eu&Token=abc&X-Api-Key=def&sig=s1&access_token=t",
+                "https://h.example/mcp?region=eu&Token=[redacted]&X-Api-Key=[redacted]&sig=[redacted]&access_token=[redacted]",
+            ),
+            (
+                "https://h.example/mcp?%6Bey=abc&apiKey=x#frag",
+                "https://h.example/mcp?%6Bey=[redacted]&apiKey=[redacted]#frag",
+            ),
+            (
+                "https://u:p@h.example/mcp?key=k",
+                "https://[redacted]@h.example/mcp?key=[redacted]",
+            ),
+        ] {
+            assert_eq!(redacted(input), shown);
+        }
+        let t = Target::parse("http://127.0.0.1:4301/mcp?api_key=SECRETSECRET&v=2").unwrap();
+        assert_eq!(
+            t.to_string(),
+            "http://127.0.0.1:4301/mcp?api_key=[redacted]&v=2"
+        );
+        assert_eq!(
+            t.as_str(),
+            "http://127.0.0.1:4301/mcp?api_key=SECRETSECRET&v=2"
+        );
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#""http://127.0.0.1:4301/mcp?api_key=SECRETSECRET&v=2""#,
+            "a job carries the URL the probe sends"
+        );
     }
 
     #[test]

@@ -242,7 +242,7 @@ async fn one(
     target: &Target,
 ) -> anyhow::Result<Followed> {
     let body = NewCheck {
-        target: target.to_string(),
+        target: target.as_str().to_string(),
         regions: (!args.fleet.regions.is_empty()).then(|| args.fleet.regions.clone()),
         credential: args.fleet.credential.clone(),
         expect_auth: args.probe.auth.expect_auth,

@@ -67,15 +67,18 @@ pub fn start(
     let mut learned = Vec::with_capacity(scheduled.len());
     for c in scheduled {
         let regions = request(checks, c, default_deadline).regions;
-        checks.metrics.keep_regions(c.target.as_str(), &regions);
+        checks.metrics.keep_regions(&c.target.to_string(), &regions);
         learned.push((c.target.to_string(), regions));
     }
     // Degraded regions are learned from these targets and regions only.
     checks.degraded.schedule(&learned);
     checks.publish_degraded();
-    let named = scheduled
+    // Reports (and the baselines written from them) name a target as shown, redacted.
+    let shown: Vec<(String, &crate::baseline::Baseline)> = scheduled
         .iter()
-        .filter_map(|c| c.baseline.as_ref().map(|b| (c.target.as_str(), &*b.0)));
+        .filter_map(|c| c.baseline.as_ref().map(|b| (c.target.to_string(), &*b.0)))
+        .collect();
+    let named = shown.iter().map(|(t, b)| (t.as_str(), *b));
     for (file, e) in crate::baseline::unscheduled(named) {
         tracing::warn!(baseline = %file.display(), "{}", crate::render::stale_words(&e));
     }

@@ -158,7 +158,7 @@ pub fn prm_problems(
         None => problems.push("`resource` missing (REQUIRED by RFC 9728)".to_string()),
         Some(r) if r != target.url.as_str() => problems.push(format!(
             "`resource` is \"{r}\", not the endpoint URL \"{}\" (RFC 9728 section 3.3: clients must reject it)",
-            target.url
+            target.shown()
         )),
         Some(_) => {}
     }
