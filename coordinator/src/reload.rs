@@ -228,7 +228,8 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    /// Re-read the file. Connected agents stay; a bad file changes nothing.
+    /// Re-read the file. Connected agents stay, except those whose token the new file
+    /// revokes or binds to another region (cut off at once); a bad file changes nothing.
     pub fn reload(&mut self, why: &str) {
         let Some(path) = self.path.clone() else {
             tracing::warn!("{why}: no configuration file to re-read (started without --config)");

@@ -32,7 +32,8 @@ pub struct AgentAuth {
 #[derive(Debug, Clone)]
 pub struct FleetService {
     pub registry: Arc<Registry>,
-    /// Accepted tokens; replaced on a configuration reload (connected agents stay).
+    /// Accepted tokens; replaced on a configuration reload (connected agents stay unless
+    /// their token was revoked or moved: `Registry::revoke_stale`).
     pub agents: Arc<std::sync::RwLock<Vec<AgentAuth>>>,
     pub heartbeat: Duration,
 }
