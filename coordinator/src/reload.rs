@@ -1,6 +1,7 @@
 //! Re-reading the configuration while the coordinator runs (SIGHUP, or the file changed).
 //! Scheduled checks, agents, credentials, API tokens and the drain timeout take effect at
-//! once, and connected agents stay. Every other key (listeners, fleet timing, the store, the
+//! once, and connected agents stay unless their token was revoked or moved to another region
+//! (those are cut off at once). Every other key (listeners, fleet timing, the store, the
 //! probe settings such as `probe.allow_non_global`) needs a restart: the log names those
 //! keys, and the running values stay until then. A bad file changes nothing.
 
@@ -218,6 +219,8 @@ pub(crate) struct Live {
     pub mtime: Option<SystemTime>,
     pub api: Arc<Api>,
     pub agent_auth: Arc<RwLock<Vec<AgentAuth>>>,
+    /// Connected agents: those whose token a reload revokes or moves are cut off.
+    pub registry: Arc<crate::fleet::Registry>,
     /// The generated API token, kept when the file still configures none.
     pub generated: Option<SecretString>,
     pub current: Config,
@@ -225,7 +228,8 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    /// Re-read the file. Connected agents stay; a bad file changes nothing.
+    /// Re-read the file. Connected agents stay, except those whose token the new file
+    /// revokes or binds to another region (cut off at once); a bad file changes nothing.
     pub fn reload(&mut self, why: &str) {
         let Some(path) = self.path.clone() else {
             tracing::warn!("{why}: no configuration file to re-read (started without --config)");
@@ -260,7 +264,13 @@ impl Live {
         for h in self.scheduled.drain(..) {
             h.abort();
         }
+        // Tokens first, then the sweep: an agent attaching meanwhile is checked again by
+        // the service against the new tokens once registered.
         *self.agent_auth.write().unwrap_or_else(|p| p.into_inner()) = s.agents;
+        let cut = {
+            let agents = self.agent_auth.read().unwrap_or_else(|p| p.into_inner());
+            self.registry.revoke_stale(&agents)
+        };
         *api.tokens.write().unwrap_or_else(|p| p.into_inner()) = tokens;
         *api.checks
             .credentials
@@ -280,6 +290,7 @@ impl Live {
         tracing::info!(
             checks = next.checks.len(),
             regions = ?regions,
+            agents_cut = cut.len(),
             "{why}: configuration reloaded: {changes}"
         );
         if !changes.restart.is_empty() {

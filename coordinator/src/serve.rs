@@ -294,6 +294,7 @@ pub async fn serve(
         path: config_path,
         api: api.clone(),
         agent_auth,
+        registry: registry.clone(),
         generated: generated.as_ref().map(|g| g.token.clone()),
         current: cfg,
         scheduled,

@@ -140,6 +140,16 @@ async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, 
                 Some(unusable(&reason, &agent_version)),
             )
         }
+        Ok(Ok(JobOutcome::Revoked(reason))) => {
+            tracing::error!(region, job = %job_id, "the agent was cut off before it answered the job: {reason}");
+            (
+                absent(RegionStatus::Error),
+                Some(Absence {
+                    what: format!("the agent was cut off before it sent a result: {reason}"),
+                    fix: "start the region's agent with its current token from [[agents]] (GET /v1/agents shows who is connected), then run the check again".into(),
+                }),
+            )
+        }
         Ok(Ok(JobOutcome::AgentLost)) | Ok(Err(_)) => {
             tracing::warn!(region, job = %job_id, "the agent went away before it answered the job");
             (absent(RegionStatus::Error), Some(lost()))

@@ -1,8 +1,10 @@
 //! The fleet: connected agents by region, their jobs in flight, and liveness. Plain domain
 //! types: the gRPC service (`service`) puts them on the wire.
 
+mod revoke;
 mod service;
 
+pub use revoke::Cut;
 pub use service::{AgentAuth, FleetService};
 
 use std::collections::{BTreeMap, HashMap};
@@ -55,6 +57,8 @@ struct Entry {
     dispatched: u32,
     /// The agent said it is shutting down: no new jobs for it.
     leaving: bool,
+    /// The token it attached with, when it came over the wire: a reload checks it again.
+    binding: Option<revoke::Binding>,
 }
 
 /// How a dispatched job ended.
@@ -65,6 +69,9 @@ pub enum JobOutcome {
     Refused(String),
     /// The agent disconnected or was dropped before answering.
     AgentLost,
+    /// The coordinator cut the agent off before it answered (its token was revoked or moved
+    /// to another region by a configuration reload), and why.
+    Revoked(String),
     /// The agent answered with a result this coordinator cannot read (an agent newer than
     /// the coordinator: a check id it does not know), and why.
     Unusable {
@@ -83,6 +90,27 @@ struct Inner {
     next_session: u64,
     agents: BTreeMap<u64, Entry>,
     pending: HashMap<String, Pending>,
+}
+
+impl Inner {
+    /// Remove an agent; each of its jobs in flight ends with `outcome()`. Returns how many.
+    fn remove(&mut self, session: u64, outcome: impl Fn() -> JobOutcome) -> usize {
+        let g = self;
+        g.agents.remove(&session);
+        let lost: Vec<String> = g
+            .pending
+            .iter()
+            .filter(|(_, p)| p.session == session)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let n = lost.len();
+        for job in lost {
+            if let Some(p) = g.pending.remove(&job) {
+                let _ = p.tx.send(outcome());
+            }
+        }
+        n
+    }
 }
 
 /// The registry of connected agents. Cheap to share behind an `Arc`.
@@ -133,6 +161,7 @@ impl Registry {
                 tx,
                 dispatched: 0,
                 leaving: false,
+                binding: None,
             },
         );
         session
@@ -165,21 +194,12 @@ impl Registry {
 
     /// Remove an agent; its jobs in flight end as `AgentLost`. Returns how many there were.
     pub fn deregister(&self, session: u64) -> usize {
-        let mut g = self.lock();
-        g.agents.remove(&session);
-        let lost: Vec<String> = g
-            .pending
-            .iter()
-            .filter(|(_, p)| p.session == session)
-            .map(|(k, _)| k.clone())
-            .collect();
-        let n = lost.len();
-        for job in lost {
-            if let Some(p) = g.pending.remove(&job) {
-                let _ = p.tx.send(JobOutcome::AgentLost);
-            }
-        }
-        n
+        self.remove(session, || JobOutcome::AgentLost)
+    }
+
+    /// Remove an agent; each of its jobs in flight ends with `outcome()`.
+    fn remove(&self, session: u64, outcome: impl Fn() -> JobOutcome) -> usize {
+        self.lock().remove(session, outcome)
     }
 
     pub fn seen(&self, session: u64, hb: Option<Load>) {

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
+use std::future::Future;
 use subtle::ConstantTimeEq;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
@@ -31,7 +32,8 @@ pub struct AgentAuth {
 #[derive(Debug, Clone)]
 pub struct FleetService {
     pub registry: Arc<Registry>,
-    /// Accepted tokens; replaced on a configuration reload (connected agents stay).
+    /// Accepted tokens; replaced on a configuration reload (connected agents stay unless
+    /// their token was revoked or moved: `Registry::revoke_stale`).
     pub agents: Arc<std::sync::RwLock<Vec<AgentAuth>>>,
     pub heartbeat: Duration,
 }
@@ -78,6 +80,44 @@ fn load(hb: &pb::Heartbeat) -> Load {
         in_flight: hb.in_flight,
         queued: hb.queued,
         dropped: hb.dropped,
+    }
+}
+
+/// The registry's messages for one agent, ended at once with PERMISSION_DENIED and why when
+/// a reload revokes its token: nothing still queued for it goes out after that.
+struct Revocable {
+    killed: Option<oneshot::Receiver<String>>,
+    rx: ReceiverStream<ToAgent>,
+    /// The revocation went out: the stream is over.
+    revoked: bool,
+}
+
+impl Stream for Revocable {
+    type Item = Result<pb::CoordinatorMessage, Status>;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        if self.revoked {
+            return Poll::Ready(None);
+        }
+        if let Some(killed) = self.killed.as_mut() {
+            match Pin::new(killed).poll(cx) {
+                Poll::Ready(Ok(reason)) => {
+                    self.killed = None;
+                    self.revoked = true;
+                    return Poll::Ready(Some(Err(Status::permission_denied(reason))));
+                }
+                // Deregistered without a revocation: the stream ends as it always did.
+                Poll::Ready(Err(_)) => self.killed = None,
+                Poll::Pending => {}
+            }
+        }
+        Pin::new(&mut self.rx)
+            .poll_next(cx)
+            .map(|m| m.map(|m| Ok(to_pb(m))))
     }
 }
 
@@ -141,12 +181,25 @@ impl Fleet for FleetService {
             )));
         }
         let (tx, rx) = mpsc::channel(256);
-        let session = self.registry.register(
+        let (kill, killed) = oneshot::channel();
+        let session = self.registry.register_bound(
             register.agent_id.clone(),
             agent.region.clone(),
             register.version.clone(),
             tx,
+            agent.name.clone(),
+            agent.token.clone(),
+            kill,
         );
+        // A reload may have replaced the tokens since this one was accepted: check again
+        // now that a reload's sweep would see this session.
+        let revoked = {
+            let agents = self.agents.read().unwrap_or_else(|p| p.into_inner());
+            self.registry.revoke_if_stale(session, &agents)
+        };
+        if let Some(reason) = revoked {
+            return Err(Status::permission_denied(reason));
+        }
         tracing::info!(
             agent = %register.agent_id,
             name = %agent.name,
@@ -162,8 +215,11 @@ impl Fleet for FleetService {
             })),
         };
         // The confirmation goes first, whatever the registry sends meanwhile.
-        let outbound =
-            tokio_stream::once(Ok(registered)).chain(ReceiverStream::new(rx).map(|m| Ok(to_pb(m))));
+        let outbound = tokio_stream::once(Ok(registered)).chain(Revocable {
+            killed: Some(killed),
+            rx: ReceiverStream::new(rx),
+            revoked: false,
+        });
         let registry = self.registry.clone();
         let region = agent.region.clone();
         let agent_version = register.version.clone();
@@ -232,6 +288,41 @@ impl Fleet for FleetService {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_revoked_stream_ends_with_its_status_before_anything_queued() {
+        let (tx, rx) = mpsc::channel(8);
+        let (kill, killed) = oneshot::channel();
+        tx.try_send(ToAgent::Cancel {
+            id: "queued".into(),
+        })
+        .unwrap();
+        let (live_tx, live_rx) = mpsc::channel(8);
+        live_tx
+            .try_send(ToAgent::Cancel { id: "kept".into() })
+            .unwrap();
+        drop(live_tx);
+        let mut live = Revocable {
+            killed: None,
+            rx: ReceiverStream::new(live_rx),
+            revoked: false,
+        };
+        // Control: without a revocation the stream carries what is queued, then ends.
+        assert!(live.next().await.is_some_and(|m| m.is_ok()));
+        assert!(live.next().await.is_none());
+        kill.send("this agent's token was revoked".to_string())
+            .unwrap();
+        let mut s = Revocable {
+            killed: Some(killed),
+            rx: ReceiverStream::new(rx),
+            revoked: false,
+        };
+        let status = s.next().await.expect("an item").expect_err("a status");
+        assert_eq!(status.code(), tonic::Code::PermissionDenied);
+        assert_eq!(status.message(), "this agent's token was revoked");
+        assert!(s.next().await.is_none(), "nothing queued goes out after it");
+        drop(tx);
+    }
 
     #[test]
     fn tokens_select_their_agent() {

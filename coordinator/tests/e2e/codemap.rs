@@ -9,6 +9,7 @@ const PB_FILES: &[&str] = &[
     "agent/src/convert.rs",
     "agent/src/convert_tests.rs",
     "agent/src/stop.rs",
+    "coordinator/src/fleet/revoke_tests.rs",
     "coordinator/src/fleet/service.rs",
     "coordinator/src/fleet/unusable_tests.rs",
 ];

@@ -39,6 +39,7 @@ mod progress;
 mod prometheus;
 mod quickstart;
 mod reload_labels;
+mod reload_revoke;
 mod reports;
 mod review_answers;
 mod review_deadline;
