@@ -128,16 +128,7 @@ fn skip_after(r: &mut RegionResult, stage_end: CheckId) {
     }
 }
 
-fn run(regions: Vec<RegionResult>, requested: &[&str], degraded: &[&str]) -> Merged {
-    let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
-    let degraded: BTreeSet<String> = degraded.iter().map(|s| s.to_string()).collect();
-    merge(&MergeInput {
-        requested: &requested,
-        results: &regions,
-        degraded: &degraded,
-        absent: &Default::default(),
-    })
-}
+use crate::test_reports::merge_of as run;
 
 /// A finding as the tables state it: (id, severity, scope, regions).
 type Shape = (FindingId, Severity, Scope, Vec<String>);

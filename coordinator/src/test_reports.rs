@@ -171,3 +171,19 @@ pub fn one_failure(id: &str, severity: Severity) -> Report {
     fail(&mut r, id, severity, &format!("{id} failed here"));
     report(vec![r])
 }
+
+/// The merge of `regions`, `requested` by name, with the `degraded` regions set aside.
+pub fn merge_of(
+    regions: Vec<RegionResult>,
+    requested: &[&str],
+    degraded: &[&str],
+) -> crate::merge::Merged {
+    let requested: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
+    let degraded: BTreeSet<String> = degraded.iter().map(|s| s.to_string()).collect();
+    crate::merge::merge(&crate::merge::MergeInput {
+        requested: &requested,
+        results: &regions,
+        degraded: &degraded,
+        absent: &Default::default(),
+    })
+}

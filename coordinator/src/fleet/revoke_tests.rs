@@ -48,13 +48,7 @@ async fn lab(agents: Vec<AgentAuth>) -> Lab {
         agents: tokens.clone(),
         heartbeat: Duration::from_secs(30),
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(service.into_server())
-            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
-    );
+    let (addr, server) = service.serve_on_loopback().await;
     Lab {
         registry,
         tokens,
@@ -289,12 +283,12 @@ async fn swapped_tokens_cut_off_both_agents_and_nothing_queued_goes_out_after_th
     lab.server.abort();
 }
 
-#[tokio::test]
-async fn a_job_queued_for_the_agent_is_not_sent_once_its_token_is_revoked() {
-    // Registry level: the kill switch fires before anything queued is read.
-    let registry = Registry::default();
-    let (tx, mut rx) = mpsc::channel(8);
-    let (kill, mut killed) = tokio::sync::oneshot::channel();
+/// Attach agent `vm` in `eu` as the `[[agents]]` entry `eu-1` with the token `tok-x`.
+fn bind_eu(
+    registry: &Registry,
+    tx: mpsc::Sender<crate::fleet::ToAgent>,
+    kill: tokio::sync::oneshot::Sender<String>,
+) {
     registry.register_bound(
         "vm".into(),
         "eu".into(),
@@ -304,6 +298,15 @@ async fn a_job_queued_for_the_agent_is_not_sent_once_its_token_is_revoked() {
         "tok-x".to_string().into(),
         kill,
     );
+}
+
+#[tokio::test]
+async fn a_job_queued_for_the_agent_is_not_sent_once_its_token_is_revoked() {
+    // Registry level: the kill switch fires before anything queued is read.
+    let registry = Registry::default();
+    let (tx, mut rx) = mpsc::channel(8);
+    let (kill, mut killed) = tokio::sync::oneshot::channel();
+    bind_eu(&registry, tx, kill);
     let lost = registry.dispatch("eu", "queued", &job()).unwrap();
     let cut = registry.revoke_stale(&[auth("eu-1", "eu", "tok-y")]);
     assert_eq!(cut.len(), 1);
@@ -326,15 +329,7 @@ async fn a_check_running_on_a_revoked_agent_is_its_regions_error_naming_why() {
     let registry = Arc::new(Registry::default());
     let (tx, mut rx) = mpsc::channel(8);
     let (kill, _killed) = tokio::sync::oneshot::channel();
-    registry.register_bound(
-        "vm".into(),
-        "eu".into(),
-        "v".into(),
-        tx,
-        "eu-1".into(),
-        "tok-x".to_string().into(),
-        kill,
-    );
+    bind_eu(&registry, tx, kill);
     let running = {
         let registry = registry.clone();
         tokio::spawn(async move {

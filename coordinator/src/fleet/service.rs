@@ -55,6 +55,27 @@ pub fn authenticate<'a>(agents: &'a [AgentAuth], presented: &str) -> Option<&'a 
     found
 }
 
+#[cfg(test)]
+impl FleetService {
+    /// Serve on an ephemeral loopback port (the tests' real gRPC server): its address and
+    /// the server's task.
+    pub(crate) async fn serve_on_loopback(
+        self,
+    ) -> (
+        std::net::SocketAddr,
+        tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
+    ) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(self.into_server())
+                .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+        );
+        (addr, server)
+    }
+}
+
 impl FleetService {
     /// The tonic server of this service, for the gRPC listener.
     pub fn into_server(self) -> FleetServer<FleetService> {

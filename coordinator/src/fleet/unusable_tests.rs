@@ -39,13 +39,7 @@ async fn answer_with(answer: Option<pb::RegionResult>) -> JobOutcome {
         }])),
         heartbeat: Duration::from_secs(30),
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(service.into_server())
-            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
-    );
+    let (addr, server) = service.serve_on_loopback().await;
 
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()

@@ -1,26 +1,17 @@
 //! What a degraded region's result counts for (red team round 6, #13): its egress failures
 //! on a target it did not observe are discounted; what it observed counts in full.
 
-use std::collections::BTreeSet;
-
 use vantage_agent::catalog::FindingId;
 use vantage_agent::model::{Cause, RegionResult, Severity};
 
-use crate::merge::{merge, MergeInput, Merged};
+use crate::merge::Merged;
 use crate::report::{Decision, Scope};
-use crate::test_reports::{clean, fail, nxdomain, unreachable};
+use crate::test_reports::{clean, fail, merge_of, nxdomain, unreachable};
 
 const ABC: &[&str] = &["a", "b", "c"];
 
 fn run(regions: Vec<RegionResult>, degraded: &[&str]) -> Merged {
-    let requested: Vec<String> = ABC.iter().map(|s| s.to_string()).collect();
-    let degraded: BTreeSet<String> = degraded.iter().map(|s| s.to_string()).collect();
-    merge(&MergeInput {
-        requested: &requested,
-        results: &regions,
-        degraded: &degraded,
-        absent: &Default::default(),
-    })
+    merge_of(regions, ABC, degraded)
 }
 
 fn find(m: &Merged, id: FindingId) -> Option<&crate::report::Finding> {
