@@ -253,6 +253,17 @@ pub async fn until(
     start.elapsed()
 }
 
+/// `vantage serve --config CONFIG` with the API token `x` in `T_API`, once its API listens.
+pub fn serve_config(config: &std::path::Path) -> Proc {
+    let mut cmd = Command::new(bin("vantage"));
+    cmd.args(["serve", "--config"])
+        .arg(config)
+        .env("T_API", "x");
+    let p = Proc::spawn(cmd);
+    p.wait_for("vantage serve: api", Duration::from_secs(20));
+    p
+}
+
 /// The API URL a `vantage serve` printed on its `vantage serve: api …` line.
 pub fn serve_api(p: &Proc) -> String {
     p.wait_for("vantage serve: api", Duration::from_secs(20))

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use vantage_fixture::{Fault, Fixture};
 
-use crate::procs::{bin, free_addr, Proc};
+use crate::procs::{free_addr, serve_config, Proc};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -246,12 +246,7 @@ async fn a_real_prometheus_fires_and_resolves_the_alert() {
         ),
     )
     .unwrap();
-    let mut cmd = Command::new(bin("vantage"));
-    cmd.args(["serve", "--config"])
-        .arg(dir.join("coordinator.toml"))
-        .env("T_API", "x");
-    let coordinator = Proc::spawn(cmd);
-    coordinator.wait_for("vantage serve: api", Duration::from_secs(20));
+    let coordinator = serve_config(&dir.join("coordinator.toml"));
     let prom = free_addr();
     std::fs::write(dir.join("rules-short-for.yaml"), short_for(RULES, "2s")).unwrap();
     std::fs::write(
@@ -427,12 +422,7 @@ async fn a_scheduled_baseline_marks_accepted_findings_in_the_metrics() {
         ),
     )
     .unwrap();
-    let mut cmd = Command::new(bin("vantage"));
-    cmd.args(["serve", "--config"])
-        .arg(&config)
-        .env("T_API", "x");
-    let coordinator = Proc::spawn(cmd);
-    coordinator.wait_for("vantage serve: api", Duration::from_secs(20));
+    let _coordinator = serve_config(&config);
     let client = crate::support::http();
     let series = |accepted: &str, finding: &str| {
         format!(

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use vantage_fixture::Fixture;
 
-use crate::procs::{bin, free_addr, Proc};
+use crate::procs::{free_addr, serve_config};
 use crate::support::{head_of, pass_on, streamed, vantage_env, Received, Served};
 
 const SECRET: &str = "SECRETSECRET";
@@ -106,12 +106,7 @@ async fn a_scheduled_key_in_the_query_never_reaches_the_metrics_or_the_log() {
         served.url()
     );
     write(&first);
-    let mut cmd = std::process::Command::new(bin("vantage"));
-    cmd.args(["serve", "--config"])
-        .arg(&config)
-        .env("T_API", "x");
-    let coordinator = Proc::spawn(cmd);
-    coordinator.wait_for("vantage serve: api", Duration::from_secs(20));
+    let coordinator = serve_config(&config);
     let client = crate::support::http();
     let runs = format!(
         "vantage_runs_total{{decision=\"pass\",target=\"{}?api_key=[redacted]\"}} ",
