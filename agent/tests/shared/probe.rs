@@ -189,3 +189,19 @@ pub async fn serve_app(app: axum::Router) -> (std::net::SocketAddr, tokio::task:
     });
     (addr, task)
 }
+
+/// `c` is `unknown` because this vantage's own read cap stopped the read (cause
+/// `size-cap`, no severity): no evidence either way about the target.
+#[track_caller]
+pub fn assert_cut_by_a_cap(c: &CheckResult, what: &str) {
+    assert_eq!(
+        (c.outcome, c.severity, c.cause),
+        (
+            vantage_agent::model::Outcome::Unknown,
+            None,
+            Some(vantage_agent::model::Cause::SizeCap)
+        ),
+        "{what}: {}",
+        c.observed
+    );
+}
