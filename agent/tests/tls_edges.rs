@@ -99,6 +99,29 @@ async fn serve(
     (front.addr.port(), front)
 }
 
+/// The fixture and a zone holding [`NAME`] (127.0.0.1), for one test.
+struct Lab {
+    fixture: Fixture,
+    dns: LabDns,
+}
+
+async fn lab() -> Lab {
+    Lab {
+        fixture: Fixture::start(&[]).await.unwrap(),
+        dns: LabDns::start(&[(NAME, &["127.0.0.1"])]).await,
+    }
+}
+
+/// One run through a TLS front serving [`chain`]`(int_days, 60)`: with `mtls` it requires a
+/// client certificate of the chain's root; with `trust` the vantage trusts that root.
+async fn through_front(lab: &Lab, int_days: i64, mtls: bool, trust: bool) -> RegionResult {
+    let (root, certs, key) = chain(int_days, 60);
+    let (port, front) = serve(lab.fixture.addr, certs, key, mtls.then_some(&*root)).await;
+    let r = run(port, &lab.dns, trust.then_some(&*root)).await;
+    drop(front);
+    r
+}
+
 async fn run(port: u16, dns: &LabDns, ca_pem: Option<&str>) -> RegionResult {
     let mut opts: ProbeOptions = shared::resolving_with(dns);
     opts.extra_ca_pem = ca_pem.map(|p| p.as_bytes().to_vec());
@@ -116,12 +139,8 @@ fn check(r: &RegionResult, id: CheckId) -> vantage_agent::model::CheckResult {
 
 #[tokio::test]
 async fn a_server_requiring_a_client_certificate_fails_the_handshake_not_the_era() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let dns = LabDns::start(&[(NAME, &["127.0.0.1"])]).await;
-    let (root, certs, key) = chain(300, 60);
-    let (port, task) = serve(fixture.addr, certs, key, Some(&root)).await;
-    let r = run(port, &dns, Some(&root)).await;
-    drop(task);
+    let lab = lab().await;
+    let r = through_front(&lab, 300, true, true).await;
     let hs = check(&r, CheckId::TlsHandshake);
     shared::assert_seen(
         &hs,
@@ -141,17 +160,13 @@ async fn a_server_requiring_a_client_certificate_fails_the_handshake_not_the_era
     assert_eq!(problems, vec![CheckId::TlsHandshake]);
 
     // Control: a front of the same kind without the client-certificate requirement.
-    assert_a_clean_front_passes(&fixture, &dns).await;
+    assert_a_clean_front_passes(&lab).await;
 }
 
 #[tokio::test]
 async fn an_expired_intermediate_is_named_and_the_leaf_keeps_its_own_expiry() {
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let dns = LabDns::start(&[(NAME, &["127.0.0.1"])]).await;
-    let (root, certs, key) = chain(-1, 60);
-    let (port, task) = serve(fixture.addr, certs, key, None).await;
-    let r = run(port, &dns, Some(&root)).await;
-    drop(task);
+    let lab = lab().await;
+    let r = through_front(&lab, -1, false, true).await;
     let hs = check(&r, CheckId::TlsHandshake);
     shared::assert_seen(
         &hs,
@@ -174,16 +189,13 @@ async fn an_expired_intermediate_is_named_and_the_leaf_keeps_its_own_expiry() {
     );
 
     // Control: a current intermediate, the same leaf life.
-    assert_a_clean_front_passes(&fixture, &dns).await;
+    assert_a_clean_front_passes(&lab).await;
 }
 
 /// The control: a front of the same kind with a current chain (an intermediate valid 300
 /// days, a leaf 60) and no client-certificate requirement completes a clean handshake.
-async fn assert_a_clean_front_passes(fixture: &Fixture, dns: &LabDns) {
-    let (root, certs, key) = chain(300, 60);
-    let (port, task) = serve(fixture.addr, certs, key, None).await;
-    let r = run(port, dns, Some(&root)).await;
-    drop(task);
+async fn assert_a_clean_front_passes(lab: &Lab) {
+    let r = through_front(lab, 300, false, true).await;
     assert_eq!(check(&r, CheckId::TlsHandshake).outcome, Outcome::Pass);
     assert_eq!(check(&r, CheckId::EraDetect).outcome, Outcome::Pass);
 }
@@ -193,12 +205,7 @@ async fn assert_a_clean_front_passes(fixture: &Fixture, dns: &LabDns) {
 #[tokio::test]
 async fn on_an_agent_the_unknown_issuer_hint_names_target_ca_file() {
     vantage_agent::probe::tls::set_target_ca_flag("--target-ca-file");
-    let fixture = Fixture::start(&[]).await.unwrap();
-    let dns = LabDns::start(&[(NAME, &["127.0.0.1"])]).await;
-    let (_root, certs, key) = chain(300, 60);
-    let (port, task) = serve(fixture.addr, certs, key, None).await;
-    let r = run(port, &dns, None).await;
-    drop(task);
+    let r = through_front(&lab().await, 300, false, false).await;
     let hs = check(&r, CheckId::TlsHandshake);
     shared::assert_seen(
         &hs,

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use vantage_fixture::Fixture;
 
 use crate::evidence_support::{era_unknown_exit_4, finding, finding_ids};
-use crate::support::{head_of, pass_on, streamed, vantage_async, Received, Served};
+use crate::support::{front_before, head_of, pass_on, streamed, vantage_async, Received};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -24,11 +24,7 @@ enum Mode {
     DiscoverHuge,
 }
 
-struct Front {
-    upstream: String,
-    mode: Mode,
-    client: reqwest::Client,
-}
+type Front = crate::support::Front<Mode>;
 
 async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
     let msg: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
@@ -67,15 +63,7 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
 async fn an_answer_cut_by_the_vantages_cap_is_unknown_exit_4() {
     let fixture = Fixture::start(&[]).await.unwrap();
     for mode in [Mode::InitEndless, Mode::DiscoverHuge] {
-        let server = Served::start(|_| {
-            let front = Arc::new(Front {
-                upstream: format!("http://{}", fixture.addr),
-                mode,
-                client: crate::support::http(),
-            });
-            axum::Router::new().fallback(handle).with_state(front)
-        })
-        .await;
+        let server = front_before(&fixture, mode, handle).await;
         let out = vantage_async(
             ["check", &server.url(), "-f", "json"]
                 .map(String::from)

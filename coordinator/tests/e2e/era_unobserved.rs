@@ -15,7 +15,7 @@ use serde_json::Value;
 use vantage_fixture::Fixture;
 
 use crate::evidence_support::{era_unknown_exit_4, finding, finding_ids};
-use crate::support::{head_of, pass_on, streamed, vantage_async, Received, Served};
+use crate::support::{front_before, head_of, pass_on, streamed, vantage_async, Received};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -27,11 +27,7 @@ enum Mode {
     DiscoverSilent,
 }
 
-struct Front {
-    upstream: String,
-    mode: Mode,
-    client: reqwest::Client,
-}
+type Front = crate::support::Front<Mode>;
 
 /// The fixture's answer, streamed through, unless the mode changes this request.
 async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
@@ -56,15 +52,7 @@ async fn an_era_not_fully_observed_is_unknown_exit_4() {
     // the mode changes is conformant.
     let fixture = Fixture::start(&[]).await.unwrap();
     for mode in [Mode::Init500, Mode::InitSilent, Mode::DiscoverSilent] {
-        let server = Served::start(|_| {
-            let front = Arc::new(Front {
-                upstream: format!("http://{}", fixture.addr),
-                mode,
-                client: crate::support::http(),
-            });
-            axum::Router::new().fallback(handle).with_state(front)
-        })
-        .await;
+        let server = front_before(&fixture, mode, handle).await;
         let out = vantage_async(
             [
                 "check",

@@ -188,6 +188,36 @@ pub async fn vantage_async(args: Vec<String>) -> Output {
 
 pub use vantage_fixture::lab::{answer, DnsMode, LabCa, LabDns, TlsFront};
 
+/// The state of a front before a fixture: where it passes requests on, in which mode.
+pub struct Front<M> {
+    pub upstream: String,
+    pub mode: M,
+    pub client: reqwest::Client,
+}
+
+/// Serve `handler` on loopback as a front before `fixture`, in `mode`.
+pub async fn front_before<M, H, T>(
+    fixture: &vantage_fixture::Fixture,
+    mode: M,
+    handler: H,
+) -> Served
+where
+    M: Send + Sync + 'static,
+    H: axum::handler::Handler<T, std::sync::Arc<Front<M>>>,
+    T: 'static,
+{
+    let upstream = format!("http://{}", fixture.addr);
+    Served::start(move |_| {
+        let front = std::sync::Arc::new(Front {
+            upstream,
+            mode,
+            client: http(),
+        });
+        axum::Router::new().fallback(handler).with_state(front)
+    })
+    .await
+}
+
 /// A router served on a loopback port until dropped (the serving task is aborted then).
 pub struct Served {
     pub addr: std::net::SocketAddr,
