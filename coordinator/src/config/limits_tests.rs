@@ -21,6 +21,23 @@ fn values_that_switch_a_protection_off_or_do_nothing_are_refused() {
             "[probe]\nassume_global = [\"::/0\"]\n".into(),
             "key `probe.assume_global`: ::/0 covers every address",
         ),
+        // Everything, spelt another way (a fresh user's round 8, item 8).
+        (
+            "[probe]\nallow_non_global = [\"::ffff:0:0/96\"]\n".into(),
+            "key `probe.allow_non_global`: ::ffff:0.0.0.0/96 covers more than a /8 of the IPv4 space (or all of it, through IPv4-mapped IPv6)",
+        ),
+        (
+            "[probe]\nallow_non_global = [\"198.51.100.0/24\", \"0.0.0.0/1\", \"128.0.0.0/1\"]\n".into(),
+            "key `probe.allow_non_global`: 0.0.0.0/1 covers more than a /8",
+        ),
+        (
+            "[probe]\nassume_global = [\"8000::/1\"]\n".into(),
+            "key `probe.assume_global`: 8000::/1 covers more than a /8",
+        ),
+        (
+            "[probe]\nassume_global = [\"::/80\"]\n".into(),
+            "key `probe.assume_global`: ::/80 covers more than a /8",
+        ),
         (
             "[probe]\ncheck_timeout = \"99h\"\n".into(),
             "key `probe.check_timeout`: 4days 3h is out of bounds: one exchange's timeout is greater than zero and at most 10m",
@@ -80,4 +97,21 @@ fn misspelt_overrides_are_refused_not_ignored() {
         var("VANTAGE_FUZZ_SECONDS", "3"),
     ];
     Config::load_with_env(None, env).unwrap();
+}
+
+#[test]
+fn the_lab_prefixes_a_user_names_stay_accepted() {
+    for ok in [
+        "127.0.0.0/8",
+        "100.64.0.0/10",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "::ffff:100.64.0.0/112",
+        "::ffff:127.0.0.0/104",
+        "2001:db8::/32",
+        "fc00::/7",
+    ] {
+        let prefix: ipnet::IpNet = ok.parse().unwrap();
+        assert_eq!(egress_catch_all(&prefix), None, "{ok}");
+    }
 }

@@ -145,9 +145,28 @@ impl Config {
 const MAX_CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Why an egress exception (`assume_global`, `allow_non_global`, or their flags) that covers
-/// every address is refused; `None` for a real prefix.
+/// every address, or more than a /8 of IPv4 (written as IPv4, as IPv4-mapped IPv6
+/// `::ffff:0:0/96`, or as IPv6 wider than a /7), is refused; `None` for a real prefix. Two
+/// halves (`0.0.0.0/1` and `128.0.0.0/1`) are each refused, so no list of them adds up to
+/// "everything".
 pub fn egress_catch_all(prefix: &ipnet::IpNet) -> Option<String> {
-    (prefix.prefix_len() == 0).then(|| format!("{prefix} covers every address, which switches the egress policy off (every vantage would connect anywhere a target points it, internal services included); name the lab's own prefixes, e.g. 198.51.100.0/24"))
+    use ipnet::{IpNet, Ipv6Net};
+    let mapped: Ipv6Net = "::ffff:0:0/96".parse().expect("the IPv4-mapped prefix");
+    let too_wide = match prefix {
+        IpNet::V4(p) => p.prefix_len() < 8,
+        IpNet::V6(p) => {
+            p.prefix_len() < 7
+                || p.contains(&mapped)
+                || (mapped.contains(p) && p.prefix_len() < 96 + 8)
+        }
+    };
+    let what = if prefix.prefix_len() == 0 {
+        "covers every address".to_string()
+    } else {
+        "covers more than a /8 of the IPv4 space (or all of it, through IPv4-mapped IPv6)"
+            .to_string()
+    };
+    too_wide.then(|| format!("{prefix} {what}, which switches the egress policy off (every vantage would connect anywhere a target points it, internal services included); name the lab's own prefixes, e.g. 198.51.100.0/24"))
 }
 
 impl Config {
