@@ -55,6 +55,15 @@ pub fn decide(findings: &[Finding], coverage: &Coverage) -> (Decision, String) {
         return (Decision::Unknown, unknown.join("; "));
     }
     if coverage.effective == 0 {
+        // A region set aside as degraded did report: say so rather than "no region".
+        let degraded: Vec<String> = findings
+            .iter()
+            .filter(|f| f.id == FindingId::FleetVantageDegraded)
+            .map(|f| format!("{} ({})", f.title, name(f)))
+            .collect();
+        if !degraded.is_empty() {
+            return (Decision::Unknown, degraded.join("; "));
+        }
         return (Decision::Unknown, "no region reported".into());
     }
     if !coverage.not_observing.is_empty() {

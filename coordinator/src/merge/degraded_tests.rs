@@ -132,3 +132,17 @@ fn a_clean_degraded_region_adds_no_note() {
     assert_eq!(m.decision, Decision::Pass, "{}", m.reason);
     assert!(m.findings.is_empty(), "{:?}", m.findings);
 }
+
+/// A degraded region checked alone did report: the reason names it, not "no region
+/// reported" (a fresh user's round 8, item 5).
+#[test]
+fn a_degraded_region_checked_alone_is_named_as_the_reason() {
+    let b = unreachable("b", Some(Cause::Timeout), "no answer within 5 s");
+    let m = merge_of(vec![b], &["b"], &["b"]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert!(
+        m.reason.contains("fleet.vantage-degraded in b") && !m.reason.contains("no region"),
+        "{}",
+        m.reason
+    );
+}
