@@ -41,13 +41,22 @@ pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
     }
     // Every section must parse (a cut-off END line or base64 would otherwise surface later
     // as a library message that names neither the flag nor the file).
+    let damaged = |detail: String| PemError::Damaged {
+        what: what.to_string(),
+        path: path.to_path_buf(),
+        detail,
+    };
     for item in rustls_pemfile::read_all(&mut std::io::BufReader::new(&bytes[..])) {
-        if let Err(e) = item {
-            return Err(PemError::Damaged {
-                what: what.to_string(),
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            });
+        match item {
+            Err(e) => return Err(damaged(e.to_string())),
+            // Intact armour around a certificate that does not parse (it would surface as
+            // "invalid peer certificate: BadEncoding" with neither the flag nor the file).
+            Ok(rustls_pemfile::Item::X509Certificate(der)) => {
+                if let Err(e) = rustls::RootCertStore::empty().add(der) {
+                    return Err(damaged(format!("a CERTIFICATE block does not parse: {e}")));
+                }
+            }
+            Ok(_) => {}
         }
     }
     Ok(bytes)
@@ -80,12 +89,30 @@ mod tests {
         assert!(matches!(e, PemError::NotPem { .. }), "{e}");
         assert!(e.to_string().starts_with("server.tls.key_file "), "{e}");
         let pem = dir.join("ca.pem");
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = rcgen::CertificateParams::new(vec!["lab.test".to_string()])
+            .unwrap()
+            .self_signed(&key)
+            .unwrap();
+        std::fs::write(&pem, cert.pem()).unwrap();
+        assert!(read("--ca-file", &pem).is_ok());
+        // Intact armour, a certificate inside that does not parse.
+        let bad = dir.join("bad.pem");
         std::fs::write(
-            &pem,
+            &bad,
             "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
         )
         .unwrap();
-        assert!(read("--ca-file", &pem).is_ok());
+        let e = read("--target-ca-file", &bad).unwrap_err();
+        assert!(matches!(e, PemError::Damaged { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "--target-ca-file {}: the PEM is damaged (a CERTIFICATE block does not parse: ",
+                bad.display()
+            )),
+            "{text}"
+        );
         assert!(read_opt("--ca-file", None).unwrap().is_none());
         // Cut short: the END line is missing.
         let cut = dir.join("cut.pem");
