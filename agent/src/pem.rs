@@ -24,6 +24,11 @@ pub enum PemError {
         path: PathBuf,
         detail: String,
     },
+    #[error(
+        "{what} {}: holds no CERTIFICATE block (a key, or another kind of PEM?); give the certificate file in PEM",
+        path.display()
+    )]
+    NoCertificate { what: String, path: PathBuf },
 }
 
 /// Read the PEM file at `path`, named by `what` (e.g. `--ca-file`, `server.tls.cert_file`).
@@ -62,6 +67,26 @@ pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
     Ok(bytes)
 }
 
+/// [`read`] for a file that must hold at least one certificate (a CA, a server's chain).
+pub fn read_certificates(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
+    let bytes = read(what, path)?;
+    let mut reader = std::io::BufReader::new(&bytes[..]);
+    if !rustls_pemfile::read_all(&mut reader)
+        .any(|i| matches!(i, Ok(rustls_pemfile::Item::X509Certificate(_))))
+    {
+        return Err(PemError::NoCertificate {
+            what: what.to_string(),
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_certificates`] for an optional path.
+pub fn read_certificates_opt(what: &str, path: Option<&Path>) -> Result<Option<Vec<u8>>, PemError> {
+    path.map(|p| read_certificates(what, p)).transpose()
+}
+
 /// [`read`] for an optional path.
 pub fn read_opt(what: &str, path: Option<&Path>) -> Result<Option<Vec<u8>>, PemError> {
     path.map(|p| read(what, p)).transpose()
@@ -96,6 +121,19 @@ mod tests {
             .unwrap();
         std::fs::write(&pem, cert.pem()).unwrap();
         assert!(read("--ca-file", &pem).is_ok());
+        assert!(read_certificates("--ca-file", &pem).is_ok());
+        let key_file = dir.join("key.pem");
+        std::fs::write(&key_file, key.serialize_pem()).unwrap();
+        assert!(read("server.tls.key_file", &key_file).is_ok());
+        let e = read_certificates("--ca-file", &key_file).unwrap_err();
+        assert!(matches!(e, PemError::NoCertificate { .. }), "{e}");
+        assert!(
+            e.to_string().starts_with(&format!(
+                "--ca-file {}: holds no CERTIFICATE block",
+                key_file.display()
+            )),
+            "{e}"
+        );
         // Intact armour, a certificate inside that does not parse.
         let bad = dir.join("bad.pem");
         std::fs::write(

@@ -84,7 +84,8 @@ const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 /// whatever its address; every other address obeys the egress policy (`--allow-non-global`
 /// widens it). The job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
-    let extra_ca_pem = vantage_agent::pem::read_opt("--ca-file", probe.ca_file.as_deref())?;
+    let extra_ca_pem =
+        vantage_agent::pem::read_certificates_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
         check_timeout: probe.check_timeout.unwrap_or(DEFAULT_CHECK_TIMEOUT),

@@ -200,7 +200,7 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     let base = coordinator_url(args.fleet.coordinator.as_deref().unwrap_or_default())?;
     let base = base.as_str();
     let token = api_token(&args.fleet, base)?;
-    let ca = vantage_agent::pem::read_opt("--ca-file", args.probe.ca_file.as_deref())?;
+    let ca = vantage_agent::pem::read_certificates_opt("--ca-file", args.probe.ca_file.as_deref())?;
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
         .use_preconfigured_tls((*tls).clone())

@@ -97,11 +97,11 @@ fn grpc_server(cfg: &Config) -> Result<Server, ServeError> {
     let Some(tls) = &cfg.server.tls else {
         return Ok(server);
     };
-    let cert = pem::read("server.tls.cert_file", &tls.cert_file)?;
+    let cert = pem::read_certificates("server.tls.cert_file", &tls.cert_file)?;
     let key = pem::read("server.tls.key_file", &tls.key_file)?;
     let mut tls_config = ServerTlsConfig::new().identity(Identity::from_pem(cert, key));
     if let Some(ca) = &tls.client_ca_file {
-        let pem = pem::read("server.tls.client_ca_file", ca)?;
+        let pem = pem::read_certificates("server.tls.client_ca_file", ca)?;
         tls_config = tls_config.client_ca_root(tonic::transport::Certificate::from_pem(pem));
     }
     server.tls_config(tls_config).map_err(ServeError::Tls)
@@ -155,7 +155,7 @@ pub async fn serve(
         mut tokens,
         credentials,
     } = secrets(&cfg)?;
-    let extra_ca_pem = pem::read_opt("probe.ca_file", cfg.probe.ca_file.as_deref())?;
+    let extra_ca_pem = pem::read_certificates_opt("probe.ca_file", cfg.probe.ca_file.as_deref())?;
 
     let registry = Arc::new(Registry::default());
     // The in-process vantage's own settings; each job brings its deadline, policy and

@@ -230,12 +230,15 @@ async fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    let ca_pem = pem::read_opt("--ca-file", args.ca_file.as_deref())?;
+    let ca_pem = pem::read_certificates_opt("--ca-file", args.ca_file.as_deref())?;
     let identity = match (&args.cert_file, &args.key_file) {
-        (Some(c), Some(k)) => Some((pem::read("--cert-file", c)?, pem::read("--key-file", k)?)),
+        (Some(c), Some(k)) => Some((
+            pem::read_certificates("--cert-file", c)?,
+            pem::read("--key-file", k)?,
+        )),
         _ => None,
     };
-    let target_ca = pem::read_opt("--target-ca-file", args.target_ca_file.as_deref())?;
+    let target_ca = pem::read_certificates_opt("--target-ca-file", args.target_ca_file.as_deref())?;
     let id = args.id.clone().unwrap_or_else(|| {
         let host = std::fs::read_to_string("/etc/hostname").unwrap_or_else(|_| "agent".into());
         format!("{}-{}", host.trim(), std::process::id())
