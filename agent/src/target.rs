@@ -111,25 +111,33 @@ pub fn redacted(input: &str) -> String {
         Some(h) => (&rest[q + 1..q + 1 + h], &rest[q + 1 + h..]),
         None => (&rest[q + 1..], ""),
     };
-    let query: Vec<String> = query
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _)) if secret_param(name) => format!("{name}=[redacted]"),
-            _ => pair.to_string(),
+    // Pairs are split on `&` and on `;` (which many servers also take as a separator), and
+    // each separator is kept as written.
+    let query: String = query
+        .split_inclusive(['&', ';'])
+        .map(|piece| {
+            let (pair, sep) = match piece.strip_suffix(['&', ';']) {
+                Some(pair) => (pair, &piece[pair.len()..]),
+                None => (piece, ""),
+            };
+            match pair.split_once('=') {
+                Some((name, _)) if secret_param(name) => format!("{name}=[redacted]{sep}"),
+                _ => piece.to_string(),
+            }
         })
         .collect();
-    format!("{head}{}?{}{fragment}", &rest[..q], query.join("&"))
+    format!("{head}{}?{query}{fragment}", &rest[..q])
 }
 
-/// Query parameter names whose value is redacted wherever a target is shown (compared
-/// case-insensitively, `-` and `_` alike): these names, and any name ending in `_key`,
-/// `_token`, `_secret` or `_password` (`x_api_key`, `private_token`, `client_secret`).
+/// Query parameter names whose value is redacted wherever a target is shown. A name is
+/// compared folded ([`secret_param`]: percent-decoded, every character that is not a letter
+/// or a digit dropped, lowercased), so `api_key`, `API-Key`, `apiKey` and `api_key%00` are
+/// one name: these names, and any name ending in one of [`SECRET_SUFFIXES`].
 pub const SECRET_PARAMS: &[&str] = &[
     "key",
     "apikey",
-    "api_key",
     "token",
-    "access_token",
+    "accesstoken",
     "auth",
     "authorization",
     "bearer",
@@ -144,22 +152,47 @@ pub const SECRET_PARAMS: &[&str] = &[
     "credentials",
     "session",
     "sessionid",
-    "session_id",
+    "code",
+];
+
+/// Endings of a folded query parameter name that mark it a credential (`accessToken`,
+/// `client_secret`, `X-Amz-Signature`, `privateKey`). Hiding a harmless parameter whose
+/// name happens to end so (`monkey`, `zipcode`) only hides it from display.
+pub const SECRET_SUFFIXES: &[&str] = &[
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "signature",
+    "sig",
+    "credential",
+    "credentials",
+    "session",
+    "sessionid",
+    "auth",
+    "authorization",
+    "bearer",
+    "jwt",
     "code",
 ];
 
 /// Whether a query parameter named `name` (as written, possibly percent-encoded) carries a
-/// credential by its name ([`SECRET_PARAMS`]).
+/// credential by its name: folded (percent-decoded, every character that is not a letter
+/// or a digit dropped, lowercased), it is one of [`SECRET_PARAMS`] or ends in one of
+/// [`SECRET_SUFFIXES`].
 pub fn secret_param(name: &str) -> bool {
     let decoded: String = url::form_urlencoded::parse(name.as_bytes())
         .next()
         .map(|(k, _)| k.into_owned())
         .unwrap_or_default();
-    let n = decoded.trim().to_ascii_lowercase().replace('-', "_");
-    SECRET_PARAMS.contains(&n.as_str())
-        || ["_key", "_token", "_secret", "_password"]
-            .iter()
-            .any(|s| n.ends_with(s))
+    let n: String = decoded
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    SECRET_PARAMS.contains(&n.as_str()) || SECRET_SUFFIXES.iter().any(|s| n.ends_with(s))
 }
 
 impl TryFrom<String> for Target {
@@ -220,7 +253,7 @@ mod tests {
             "mcp.example.com/mcp",
             "https://h.example",
             "ftp://x/y",
-            "https://h.example/mcp?region=eu&monkey=1&keyboard=x",
+            "https://h.example/mcp?region=eu&keyboard=x&page=2",
         ] {
             assert_eq!(redacted(plain), plain);
         }
@@ -262,6 +295,53 @@ mod tests {
             r#""http://127.0.0.1:4301/mcp?api_key=SECRETSECRET&v=2""#,
             "a job carries the URL the probe sends"
         );
+    }
+
+    #[test]
+    fn a_credential_in_any_spelling_is_redacted() {
+        for name in [
+            "accessToken",
+            "authToken",
+            "clientSecret",
+            "sessionToken",
+            "refreshToken",
+            "privateKey",
+            "accessKey",
+            "X-Amz-Signature",
+            "X-Goog-Signature",
+            "api_key%00",
+            "API.KEY",
+            "id_token",
+            "oauth",
+            "SessionId",
+        ] {
+            let input = format!("https://h.example/mcp?v=1&{name}=Zq7SECRET&page=2");
+            assert_eq!(
+                redacted(&input),
+                format!("https://h.example/mcp?v=1&{name}=[redacted]&page=2"),
+                "{name}"
+            );
+        }
+        for (input, shown) in [
+            (
+                "https://h.example/mcp?a=1;api_key=Zq7SECRET",
+                "https://h.example/mcp?a=1;api_key=[redacted]",
+            ),
+            (
+                "https://h.example/mcp?accessToken=Zq7SECRET;v=1&page=2;",
+                "https://h.example/mcp?accessToken=[redacted];v=1&page=2;",
+            ),
+            (
+                "https://h.example/mcp?v=1&page=2&region=eu;q=mcp",
+                "https://h.example/mcp?v=1&page=2&region=eu;q=mcp",
+            ),
+        ] {
+            assert_eq!(redacted(input), shown);
+        }
+        let sent = "http://127.0.0.1:4301/mcp?a=1;accessToken=Zq7SECRET&v=2";
+        let t = Target::parse(sent).unwrap();
+        assert_eq!(t.as_str(), sent, "the probe sends the URL as given");
+        assert!(!t.to_string().contains("Zq7SECRET"), "{t}");
     }
 
     #[test]
