@@ -32,8 +32,9 @@ impl Engine {
         let t = Instant::now();
         // A valid server/discover without a token (it shows redirects and the challenge),
         // and a legacy initialize alongside it.
-        let discover_req = ProbeRequest::modern("server/discover", 1, Default::default());
-        let init_req = ProbeRequest::legacy_initialize(2).with_bearer(token);
+        let discover_req =
+            ProbeRequest::modern("server/discover", era::DISCOVER_ID, Default::default());
+        let init_req = ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(token);
         let (unauth, initialize) = tokio::join!(
             self.send(
                 client,
@@ -297,7 +298,7 @@ impl Engine {
         let probes: Vec<TransportProbe> = if era.speaks_2026() {
             rec.record(
                 CheckId::DiscoverShape,
-                era::discover_shape(&discover, &serde_json::json!(1)),
+                era::discover_shape(&discover, &serde_json::json!(era::DISCOVER_ID)),
                 t,
             );
             TransportProbe::MODERN.to_vec()

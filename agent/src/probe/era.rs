@@ -22,15 +22,40 @@ pub fn modern_signal(ex: &Exchange) -> bool {
     }
 }
 
-/// Whether `server/discover` worked: 2xx and a JSON-RPC result.
-pub fn discover_works(ex: &Exchange) -> bool {
-    (200..300).contains(&ex.status) && matches!(ex.rpc(), Some(Rpc::Result { .. }))
+/// The JSON-RPC id of the era probe's `server/discover`.
+pub const DISCOVER_ID: i64 = 1;
+/// The JSON-RPC id of the era probe's legacy `initialize`.
+pub const INITIALIZE_ID: i64 = 2;
+
+/// Whether a JSON-RPC result answers the request sent with `id`: a result whose id is
+/// another one answers no request of this vantage's, so it tells no era (`checks.md` 4.1).
+fn echoes(got: &Value, id: i64) -> bool {
+    got.as_i64() == Some(id)
 }
 
-/// Whether `initialize` worked: 2xx and a result carrying `protocolVersion`.
+/// Whether `server/discover` worked: 2xx and a JSON-RPC result that echoes its id.
+pub fn discover_works(ex: &Exchange) -> bool {
+    (200..300).contains(&ex.status)
+        && matches!(ex.rpc(), Some(Rpc::Result { id, .. }) if echoes(&id, DISCOVER_ID))
+}
+
+/// Whether `initialize` worked: 2xx and a result that echoes its id and carries
+/// `protocolVersion`.
 pub fn initialize_works(ex: &Exchange) -> bool {
     (200..300).contains(&ex.status)
-        && matches!(ex.rpc(), Some(Rpc::Result { result, .. }) if result.get("protocolVersion").is_some())
+        && matches!(ex.rpc(), Some(Rpc::Result { id, result })
+            if echoes(&id, INITIALIZE_ID) && result.get("protocolVersion").is_some())
+}
+
+/// Why an answer that carries a JSON-RPC result still does not work: its id is not the
+/// request's (for the `not MCP` verdict).
+fn foreign_id(ex: &Exchange, id: i64) -> Option<String> {
+    match ex.rpc() {
+        Some(Rpc::Result { id: got, .. }) if !echoes(&got, id) => Some(format!(
+            "its JSON-RPC result has id {got}, not the request's {id}, so it answers no request of this vantage's"
+        )),
+        _ => None,
+    }
 }
 
 /// Whether a GET answered with the 2024-11-05 transport's `endpoint` event.
@@ -213,10 +238,20 @@ pub fn era_verdict(
             Severity::Medium,
             format!("http-sse: only the deprecated 2024-11-05 HTTP+SSE transport answers. {seen}"),
         ),
-        Era::NotMcp | Era::Unknown => Verdict::fail(
-            Severity::High,
-            format!("not MCP: neither server/discover nor initialize works. {seen}"),
-        ),
+        Era::NotMcp | Era::Unknown => {
+            let why: Vec<String> = [
+                discover.and_then(|d| foreign_id(d, DISCOVER_ID)).map(|w| format!("server/discover: {w}")),
+                initialize.and_then(|i| foreign_id(i, INITIALIZE_ID)).map(|w| format!("initialize: {w}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
+            Verdict::fail(
+                Severity::High,
+                format!("not MCP: neither server/discover nor initialize works{why}. {seen}"),
+            )
+        }
     }
 }
 

@@ -1,0 +1,66 @@
+//! `era.detect` counts an answer as MCP only when its JSON-RPC result answers the request:
+//! the same `jsonrpc` "2.0" and the request's id.
+//!
+//! Fresh-user round 8, defect 1 (nonmcp.py jsonrpc-id999): a server that answers every
+//! request `200 {"jsonrpc":"2.0","id":999,"result":{}}` was "modern (2026-07-28 only)". A
+//! result with another id answers no request of the vantage's (`checks.md` 4.1): no era was
+//! told, and the endpoint is not taken for MCP.
+
+// The server and the engine in `run` are a test's setup: they unwrap.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use vantage_agent::catalog::CheckId;
+use vantage_agent::engine::{Engine, ProbeOptions};
+use vantage_agent::model::{Era, Outcome, Severity};
+use vantage_agent::target::Target;
+
+#[path = "shared/probe.rs"]
+mod shared;
+
+/// Every method, every request: the same JSON-RPC result with id 999.
+async fn echo999() -> impl IntoResponse {
+    (
+        StatusCode::OK,
+        [("content-type", "application/json")],
+        r#"{"jsonrpc":"2.0","id":999,"result":{}}"#,
+    )
+}
+
+#[tokio::test]
+async fn a_result_that_does_not_echo_the_request_id_tells_no_era() {
+    let (addr, server) = shared::serve_app(axum::Router::new().fallback(echo999)).await;
+    let engine = Engine::new(ProbeOptions {
+        allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+        check_timeout: Duration::from_secs(5),
+        ..Default::default()
+    })
+    .unwrap();
+    let r = engine
+        .run(&Target::parse(&format!("http://{addr}/mcp")).unwrap())
+        .await;
+    server.abort();
+    let era = r.check(CheckId::EraDetect).expect("era.detect recorded");
+    assert_eq!(
+        (era.outcome, era.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        "{}",
+        era.observed
+    );
+    for needle in [
+        "not MCP",
+        "server/discover: its JSON-RPC result has id 999, not the request's 1",
+        "initialize: its JSON-RPC result has id 999, not the request's 2",
+    ] {
+        assert!(era.observed.contains(needle), "{needle}: {}", era.observed);
+    }
+    assert_eq!(r.era, Era::NotMcp);
+    assert!(
+        r.checks.iter().all(|c| c.outcome != Outcome::Pass
+            || !matches!(c.id, CheckId::EraDetect | CheckId::DiscoverShape)),
+        "nothing of the MCP surface passes"
+    );
+}
