@@ -134,7 +134,13 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
     // Every endpoint, the baseline, the credentials and the CA file are read before any
     // traffic: bad input changes nothing.
     let targets = crate::endpoints::targets(&args.urls, args.targets.as_deref())?;
-    check_output_path(&args.output)?;
+    check_output_path(
+        &args.output,
+        &[
+            ("--baseline", args.baseline.as_deref()),
+            ("--targets", args.targets.as_deref()),
+        ],
+    )?;
     let baseline = crate::endpoints::baseline(args.baseline.as_deref())?;
     let (reports, gone) = if args.fleet.coordinator.is_some() {
         let run = crate::remote::check(&args, &targets).await?;
@@ -225,7 +231,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     } else {
         args.faults
     };
-    check_output_path(&args.output)?;
+    check_output_path(&args.output, &[])?;
     let fixture = Fixture::start(&faults)
         .await
         .context("starting the demo fixture on 127.0.0.1")?;

@@ -34,19 +34,44 @@ pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
     }
 }
 
-/// `--output FILE` names a file in an existing directory (checked before any traffic).
-pub fn check_output_path(output: &Output) -> anyhow::Result<()> {
-    if let Some(path) = output.file() {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !parent.is_dir() {
-            bail!(
-                "--output {}: the directory {} does not exist",
-                path.display(),
-                parent.display()
-            );
+/// `--output FILE` names a file (not a directory) in an existing directory, and not one of the
+/// run's own input files (`inputs`: the flag and its path), so that a report never replaces
+/// the baseline or the target list it was read from. Checked before any traffic.
+pub fn check_output_path(output: &Output, inputs: &[(&str, Option<&Path>)]) -> anyhow::Result<()> {
+    let Some(path) = output.file() else {
+        return Ok(());
+    };
+    if path.is_dir() {
+        bail!(
+            "--output {}: is a directory; name a file (for example {}/report.json)",
+            path.display(),
+            path.display().to_string().trim_end_matches('/')
+        );
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        bail!(
+            "--output {}: the directory {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
+    // A file that does not exist yet cannot be an input that was already read.
+    let Ok(out) = path.canonicalize() else {
+        return Ok(());
+    };
+    for (flag, input) in inputs {
+        if let Some(input) = input {
+            if input.canonicalize().is_ok_and(|i| i == out) {
+                bail!(
+                    "--output {} is the {flag} file {}; write the report elsewhere",
+                    path.display(),
+                    input.display()
+                );
+            }
         }
     }
     Ok(())

@@ -42,7 +42,20 @@ pub(crate) fn secrets(cfg: &Config) -> Result<Secrets, ConfigError> {
                 )?,
             })
         })
-        .collect::<Result<_, ConfigError>>()?;
+        .collect::<Result<Vec<AgentAuth>, ConfigError>>()?;
+    // Two sources (files, variables) can still hold one value: refused as at load.
+    for (index, b) in agents.iter().enumerate() {
+        let same = |a: &AgentAuth| a.token.expose_secret() == b.token.expose_secret();
+        if let Some(first) = agents[..index].iter().position(same) {
+            return Err(ConfigError::SharedToken {
+                index,
+                name: b.name.clone(),
+                key: "token",
+                first,
+                first_name: agents[first].name.clone(),
+            });
+        }
+    }
     let tokens = cfg
         .server
         .api_tokens

@@ -63,6 +63,16 @@ pub enum ConfigError {
     /// Two entries of a section with the same name.
     #[error("[[{section}]]: `{name}` appears twice; names must be unique")]
     DuplicateName { section: &'static str, name: String },
+    /// Two `[[agents]]` entries with one token (`key`: the key that names it, or "token"
+    /// when two sources held the same value). The token itself is never named.
+    #[error("[[agents]]: `{name}` (agents[{index}].{key}) has the same token as `{first_name}` (agents[{first}]); each agent needs its own token, which binds its region")]
+    SharedToken {
+        index: usize,
+        name: String,
+        key: &'static str,
+        first: usize,
+        first_name: String,
+    },
     /// A value that is well-formed but inconsistent with the rest.
     #[error("{origin}: key `{key}`: {message}")]
     Invalid {

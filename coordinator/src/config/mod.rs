@@ -5,6 +5,8 @@
 //! file that holds them. Values are parsed into trusted types on load (a scheduled
 //! target is a [`Target`]); errors name the file or the variable and the key path.
 
+#[cfg(test)]
+mod agents_tests;
 mod error;
 #[cfg(test)]
 mod limits_tests;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use secrecy::SecretString;
 use vantage_agent::credentials::{from_env, from_file, CredentialError};
 
-use super::{Config, ConfigError, Origin};
+use super::{Agent, Config, ConfigError, Origin};
 
 fn is_label_name(key: &str) -> bool {
     key.chars()
@@ -43,6 +43,15 @@ impl Config {
                 return Err(ConfigError::DuplicateName {
                     section: "agents",
                     name: a.name.clone(),
+                });
+            }
+            if let Some((first, source)) = same_source(&self.agents[..i], a) {
+                return Err(ConfigError::SharedToken {
+                    index: i,
+                    name: a.name.clone(),
+                    key: source,
+                    first,
+                    first_name: self.agents[first].name.clone(),
                 });
             }
         }
@@ -213,6 +222,21 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The earlier entry whose token source is `agent`'s (the same variable, or the same file by
+/// its canonical path when it exists), and the key that names it.
+fn same_source(earlier: &[Agent], agent: &Agent) -> Option<(usize, &'static str)> {
+    let canonical = |p: &PathBuf| p.canonicalize().unwrap_or_else(|_| p.clone());
+    earlier.iter().enumerate().find_map(|(j, e)| {
+        if agent.token_env.is_some() && e.token_env == agent.token_env {
+            return Some((j, "token_env"));
+        }
+        match (&e.token_file, &agent.token_file) {
+            (Some(x), Some(y)) if canonical(x) == canonical(y) => Some((j, "token_file")),
+            _ => None,
+        }
+    })
 }
 
 /// Read a secret from its source; `what` names the entry (`[[agents]] \`eu-west-1\``).

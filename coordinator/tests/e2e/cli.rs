@@ -249,3 +249,72 @@ fn explain_prints_the_catalogue_and_refuses_unknown_ids() {
     // No id and no --table is a usage error.
     assert_eq!(vantage(&["explain"], &[]).status.code(), Some(1));
 }
+
+/// `-o` naming the run's own `--baseline` or `--targets` file (even by another spelling of
+/// the path), or a directory, is refused before any traffic: exit 1, both flags and the fix
+/// named, the input file unchanged, and no connection reached the loopback target.
+#[test]
+fn output_onto_an_input_file_or_a_directory_is_refused_before_any_traffic() {
+    let dir = crate::support::Scratch::new("output-inputs");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let baseline = dir.join("base.toml");
+    let targets = dir.join("targets.txt");
+    std::fs::write(&baseline, "# the committed baseline\n").unwrap();
+    std::fs::write(&targets, format!("{url}\n")).unwrap();
+    let other_spelling = dir.join("sub/../base.toml");
+    let (b, t, o) = (
+        baseline.to_str().unwrap(),
+        targets.to_str().unwrap(),
+        other_spelling.to_str().unwrap(),
+    );
+    let d = dir.to_str().unwrap();
+    let cases: [(Vec<&str>, Vec<String>); 3] = [
+        (
+            vec!["check", &url, "--baseline", b, "-o", o, "-f", "json"],
+            vec![
+                format!("--output {o} is the --baseline file"),
+                "write the report elsewhere".into(),
+            ],
+        ),
+        (
+            vec!["check", "--targets", t, "-o", t],
+            vec![
+                format!("--output {t} is the --targets file"),
+                "write the report elsewhere".into(),
+            ],
+        ),
+        (
+            vec!["check", &url, "-o", d],
+            vec![format!("--output {d}: is a directory; name a file")],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = vantage(&args, &[]);
+        let err = s(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        for needle in needles {
+            assert!(
+                err.contains(&needle),
+                "{args:?}: stderr lacks {needle:?}: {err}"
+            );
+        }
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&baseline).unwrap(),
+        "# the committed baseline\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&targets).unwrap(),
+        format!("{url}\n")
+    );
+    // A connection would wait in the backlog: none is there, so nothing was sent.
+    assert_eq!(
+        listener.accept().map(|_| ()).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock,
+        "a connection reached the target"
+    );
+}
