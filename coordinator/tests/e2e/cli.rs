@@ -156,8 +156,8 @@ fn help_teaches_and_exits_0() {
 #[tokio::test]
 async fn output_file_and_every_format() {
     let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
-    let dir = std::env::temp_dir().join(format!("vantage-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    // Removed when the test ends, passed or failed (it was left in /tmp by every run).
+    let dir = crate::support::Scratch::new("cli");
     for (format, check) in [
         (
             "json",
@@ -205,7 +205,6 @@ async fn output_file_and_every_format() {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(check(&text), "{format} output malformed:\n{text}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
