@@ -141,30 +141,25 @@ mod tests {
             "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
         )
         .unwrap();
-        let e = read("--target-ca-file", &bad).unwrap_err();
-        assert!(matches!(e, PemError::Damaged { .. }), "{e}");
-        let text = e.to_string();
-        assert!(
-            text.starts_with(&format!(
-                "--target-ca-file {}: the PEM is damaged (a CERTIFICATE block does not parse: ",
-                bad.display()
-            )),
-            "{text}"
+        // A damaged file is refused naming the flag, the file and what is damaged.
+        let damaged = |what: &str, path: &Path, detail: &str| {
+            let e = read(what, path).unwrap_err();
+            assert!(matches!(e, PemError::Damaged { .. }), "{e}");
+            let text = e.to_string();
+            let head = format!("{what} {}: the PEM is damaged ({detail}", path.display());
+            assert!(text.starts_with(&head), "{text}");
+            text
+        };
+        damaged(
+            "--target-ca-file",
+            &bad,
+            "a CERTIFICATE block does not parse: ",
         );
         assert!(read_opt("--ca-file", None).unwrap().is_none());
         // Cut short: the END line is missing.
         let cut = dir.join("cut.pem");
         std::fs::write(&cut, "-----BEGIN CERTIFICATE-----\nAA==\n").unwrap();
-        let e = read("--ca-file", &cut).unwrap_err();
-        assert!(matches!(e, PemError::Damaged { .. }), "{e}");
-        let text = e.to_string();
-        assert!(
-            text.starts_with(&format!(
-                "--ca-file {}: the PEM is damaged (",
-                cut.display()
-            )),
-            "{text}"
-        );
+        let text = damaged("--ca-file", &cut, "");
         assert!(
             text.contains("CERTIFICATE"),
             "the library's detail is kept: {text}"
