@@ -51,6 +51,10 @@ pub struct ProbeOptions {
     /// Read the capability lists (tools, resources, templates, prompts) under these bounds
     /// after the transport checks; `None` stops after the transport checks.
     pub listing: Option<crate::surface::ListingBounds>,
+    /// Whether this vantage has IPv6. False (`--no-ipv6`, `probe.ipv6 = false`) declares a
+    /// vantage without an IPv6 route: IPv6 addresses are not tried and `net.ipv6` is left
+    /// out (skipped with that reason) instead of `unknown` (no route) on every dual-stack name.
+    pub ipv6: bool,
 }
 
 impl Default for ProbeOptions {
@@ -68,6 +72,7 @@ impl Default for ProbeOptions {
             credentials: Credentials::default(),
             expect_auth: false,
             listing: Some(crate::surface::ListingBounds::default()),
+            ipv6: true,
         }
     }
 }
@@ -308,6 +313,7 @@ impl Engine {
             &policy,
             &addrs,
             aaaa_failed.as_deref(),
+            self.opts.ipv6,
             target.port,
             self.budget(deadline),
             rec,

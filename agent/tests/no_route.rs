@@ -54,7 +54,13 @@ fn a_missing_route_is_the_vantages_own_not_the_targets() {
 }
 
 async fn run(url: &str, dns: &LabDns) -> RegionResult {
+    run_with(url, dns, true).await
+}
+
+/// `ipv6` false: the vantage declared it has no IPv6 (`--no-ipv6`).
+async fn run_with(url: &str, dns: &LabDns, ipv6: bool) -> RegionResult {
     let mut opts = shared::resolving_with(dns);
+    opts.ipv6 = ipv6;
     opts.assume_global = ["127.0.0.0/8", "2001:db8::/32", "198.51.100.0/24"]
         .iter()
         .map(|c| c.parse().unwrap())
@@ -79,6 +85,7 @@ async fn inside_a_namespace_without_routes() {
     let dns = LabDns::start(&[
         ("v6doc.vantage.test", &["127.0.0.1", "2001:db8::10"]),
         ("v4doc.vantage.test", &["198.51.100.10"]),
+        ("v6only.vantage.test", &["2001:db8::20"]),
     ])
     .await;
 
@@ -114,4 +121,56 @@ async fn inside_a_namespace_without_routes() {
         connect.observed
     );
     assert_eq!(problems(&r), vec![]);
+
+    // (c) The vantage declared it has no IPv6 (--no-ipv6): the IPv6 address is not tried
+    // and net.ipv6 is left out, saying why; nothing unknown, nothing about the target.
+    let r = run_with(
+        &format!("http://v6doc.vantage.test:{port}/mcp"),
+        &dns,
+        false,
+    )
+    .await;
+    let v6 = r.check(CheckId::NetIpv6).unwrap();
+    shared::assert_seen(
+        v6,
+        (v6.outcome, v6.severity, v6.cause),
+        (Outcome::Skip, None, None),
+        "this vantage is set to have no IPv6 (--no-ipv6",
+    );
+    assert!(
+        v6.observed.contains("1 IPv6 addresses not tried"),
+        "{}",
+        v6.observed
+    );
+    let connect = r.check(CheckId::NetConnect).unwrap();
+    assert_eq!(connect.outcome, Outcome::Pass, "{}", connect.observed);
+    assert!(
+        !connect.observed.contains("2001:db8"),
+        "{}",
+        connect.observed
+    );
+    assert_eq!(problems(&r), vec![CheckId::TlsPlainHttp]);
+    assert!(
+        r.checks.iter().all(|c| c.outcome != Outcome::Unknown),
+        "{:?}",
+        r.checks
+    );
+
+    // (d) A name with only IPv6 addresses on a vantage without IPv6: nothing was sent,
+    // net.connect is unknown (never the target's fault, never a pass).
+    let r = run_with(
+        &format!("http://v6only.vantage.test:{port}/mcp"),
+        &dns,
+        false,
+    )
+    .await;
+    let connect = r.check(CheckId::NetConnect).unwrap();
+    shared::assert_seen(
+        connect,
+        (connect.outcome, connect.severity, connect.cause),
+        (Outcome::Unknown, None, Some(Cause::NoRoute)),
+        "the name has only IPv6 addresses (1) and this vantage is set to have no IPv6",
+    );
+    // The missing A record is the name's own fault (checks.md: an IPv4 A record present).
+    assert_eq!(problems(&r), vec![CheckId::DnsARecord]);
 }

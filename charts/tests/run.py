@@ -210,10 +210,16 @@ def main():
         assert args[args.index("--token-file") + 1] == "/etc/vantage/agent/token"
         assert "--ca-file" in args
         ceiling = [args[i + 1] for i, a in enumerate(args) if a == "--allow-non-global-max"]
-        assert ceiling == ["100.64.0.0/10", "fd00::/8"], args
+        assert ceiling == ["100.64.0.0/10", "fd00::/8"] and "--no-ipv6" not in args, args
         _, docs = render(tools, "all")
+        no_v6 = {}
         for d in kinds(docs, "Deployment"):
-            assert "--allow-non-global-max" not in d["spec"]["template"]["spec"]["containers"][0].get("args", []), d
+            a = d["spec"]["template"]["spec"]["containers"][0].get("args", [])
+            assert "--allow-non-global-max" not in a, d
+            no_v6[d["metadata"]["name"]] = "--no-ipv6" in a
+        assert [n for n, v in no_v6.items() if v] == [n for n in no_v6 if n.endswith("lab-a")], no_v6
+        cm = next(d for d in kinds(docs, "ConfigMap") if d["metadata"]["name"].endswith("-config"))
+        assert "ipv6 = false" in cm["data"]["vantage.toml"], cm["data"]["vantage.toml"]
         regions = sorted(d["metadata"]["labels"]["vantage.dev/region"] for d in kinds(docs, "Deployment") if "agent" in d["metadata"]["name"])
         assert regions == ["lab-a", "lab-b"], regions
         return "agent args and one Deployment per region"

@@ -158,6 +158,12 @@ pub struct Probe {
     /// Repeatable. Not with --coordinator (each agent has its own --nameserver).
     #[arg(long, value_name = "IP:PORT", value_parser = parse_nameserver)]
     pub nameserver: Vec<SocketAddr>,
+    /// This machine has no IPv6 (a CI runner without it, an IPv4-only network): IPv6
+    /// addresses are not tried and net.ipv6 is left out, saying so. Without it, a name with
+    /// IPv6 addresses that this machine cannot reach ends `unknown` (exit 4): never seen,
+    /// never passed. Not with --coordinator (vantage-agent --no-ipv6 per agent).
+    #[arg(long = "no-ipv6")]
+    pub no_ipv6: bool,
     #[command(flatten)]
     pub auth: AuthArgs,
 }

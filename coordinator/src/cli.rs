@@ -94,6 +94,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
         resolver: ResolverChoice {
             nameservers: probe.nameserver.clone(),
         },
+        ipv6: !probe.no_ipv6,
         ..ProbeOptions::default()
     })?)
 }
@@ -254,6 +255,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         timeout: Duration::from_secs(30),
         check_timeout: None,
         nameserver: Vec::new(),
+        no_ipv6: false,
         auth: AuthArgs::default(),
     };
     let job = job(&probe, Target::parse(&fixture.url())?)?;

@@ -167,6 +167,7 @@ pub async fn serve(
             extra_ca_pem,
             // A fleet vantage: the target obeys probe.allow_non_global like every address.
             allow_named_target: false,
+            ipv6: cfg.probe.ipv6,
             ..ProbeOptions::default()
         })
         .map_err(ServeError::Probe)?;

@@ -90,6 +90,12 @@ struct Args {
     /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
     #[arg(long = "nameserver", value_name = "IP:PORT", value_parser = parse_nameserver)]
     nameserver: Vec<SocketAddr>,
+    /// This agent's network has no IPv6 (an IPv4-only cluster): IPv6 addresses are not tried
+    /// and net.ipv6 is left out of its region's verdicts, saying so. Without it, a target
+    /// with IPv6 addresses this agent cannot reach is `unknown` in its region (never seen,
+    /// never passed).
+    #[arg(long = "no-ipv6")]
+    no_ipv6: bool,
 }
 
 /// `--concurrency`: at least one job at a time.
@@ -254,6 +260,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         resolver: vantage_agent::probe::dns::ResolverChoice {
             nameservers: args.nameserver.clone(),
         },
+        ipv6: !args.no_ipv6,
         ..ProbeOptions::default()
     })?;
     let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {

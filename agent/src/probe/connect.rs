@@ -106,12 +106,19 @@ fn cause_word(cause: Cause) -> &'static str {
 /// into hundreds of connections.
 pub const MAX_ADDRESSES: usize = 16;
 
+/// What a vantage declared to have no IPv6 says in the evidence: the setting, by its names.
+pub const NO_IPV6: &str =
+    "this vantage is set to have no IPv6 (--no-ipv6; probe.ipv6 = false in a coordinator's configuration)";
+
 /// `aaaa_failed` says why the AAAA query gave no answer, when it failed: then no IPv6
-/// address is no evidence that the name has none, and `net.ipv6` is `unknown`.
+/// address is no evidence that the name has none, and `net.ipv6` is `unknown`. `ipv6`
+/// false: the vantage declared it has no IPv6, so IPv6 addresses are not tried and
+/// `net.ipv6` is left out (skipped, saying so), never judged.
 pub async fn connect_all(
     policy: &EgressPolicy,
     addrs: &[IpAddr],
     aaaa_failed: Option<&str>,
+    ipv6: bool,
     port: u16,
     timeout: Duration,
     rec: &mut Recorder,
@@ -127,6 +134,31 @@ pub async fn connect_all(
         rec.record(
             CheckId::NetIpv6,
             Verdict::skip("the egress policy refused every address"),
+            started,
+        );
+        return Vec::new();
+    }
+    // A vantage without IPv6 tries only IPv4; what it left out is said, never judged.
+    let left_out = if ipv6 {
+        0
+    } else {
+        addrs.iter().filter(|a| a.is_ipv6()).count()
+    };
+    let addrs: Vec<IpAddr> = addrs.into_iter().filter(|a| ipv6 || a.is_ipv4()).collect();
+    if addrs.is_empty() {
+        rec.record(
+            CheckId::NetConnect,
+            Verdict::unknown(
+                Cause::NoRoute,
+                format!(
+                    "the name has only IPv6 addresses ({left_out}) and {NO_IPV6}: nothing was sent, so whether the target accepts connections was not observed; check from a vantage with IPv6"
+                ),
+            ),
+            started,
+        );
+        rec.record(
+            CheckId::NetIpv6,
+            Verdict::skip(format!("{NO_IPV6}; {left_out} IPv6 addresses not tried")),
             started,
         );
         return Vec::new();
@@ -216,7 +248,11 @@ pub async fn connect_all(
 
     let v6: Vec<&Attempt> = attempts.iter().filter(|a| a.addr.is_ipv6()).collect();
     let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
-    let v6_verdict = if let (true, Some(why)) = (v6.is_empty(), aaaa_failed) {
+    let v6_verdict = if left_out > 0 {
+        Verdict::skip(format!("{NO_IPV6}; {left_out} IPv6 addresses not tried"))
+    } else if !ipv6 {
+        Verdict::skip(format!("no IPv6 address, and {NO_IPV6}"))
+    } else if let (true, Some(why)) = (v6.is_empty(), aaaa_failed) {
         Verdict::unknown(
             Cause::ResolverError,
             format!("{why}, so whether the name has IPv6 addresses, and whether they connect, is unknown"),
@@ -236,7 +272,7 @@ pub async fn connect_all(
         Verdict::unknown(
             Cause::NoRoute,
             format!(
-                "this vantage has no IPv6 route: connect() to every IPv6 address failed on the vantage itself, nothing was sent, so whether the target's IPv6 addresses work was not observed ({observed})"
+                "this vantage has no IPv6 route: connect() to every IPv6 address failed on the vantage itself, nothing was sent, so whether the target's IPv6 addresses work was not observed ({observed}); a vantage that will never have IPv6 says so with --no-ipv6 (vantage check, vantage-agent) or probe.ipv6 = false, and IPv6 is then left out of its verdicts"
             ),
         )
     } else if v6.iter().all(|a| a.result.is_err()) && v4_ok {

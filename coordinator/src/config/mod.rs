@@ -196,6 +196,9 @@ pub struct Probe {
     pub allow_non_global: Vec<IpNet>,
     /// Extra CA (PEM) the in-process vantage trusts for targets.
     pub ca_file: Option<PathBuf>,
+    /// Whether the in-process vantage has IPv6: false leaves IPv6 out of its verdicts
+    /// (agents say so with `vantage-agent --no-ipv6`).
+    pub ipv6: bool,
 }
 
 impl Default for Probe {
@@ -205,6 +208,7 @@ impl Default for Probe {
             assume_global: Vec::new(),
             allow_non_global: Vec::new(),
             ca_file: None,
+            ipv6: true,
         }
     }
 }

@@ -69,6 +69,7 @@ fn the_example_config_parses_and_documents_every_key() {
         "assume_global",
         "allow_non_global",
         "ca_file",
+        "ipv6",
         "other_audience_env",
         "missing_scope_file",
         "token_env",

@@ -146,7 +146,7 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
             "The endpoint did not answer within the per-exchange timeout: check that it answers (a stuck process, or a proxy that holds requests without a live backend, looks like this), or raise --check-timeout if it answers slowly."
         }
         Some(Cause::NoRoute) => {
-            "This vantage has no route (or no source address) to the address's network: connect() failed on the vantage itself and nothing was sent. Give the vantage's host (the agent's network) a route for that family, or check from a vantage that has one; the target was not judged."
+            "This vantage has no route (or no source address) to the address's network: connect() failed on the vantage itself and nothing was sent. Give the vantage's host (the agent's network) a route for that family, or check from a vantage that has one; the target was not judged. A vantage that has no IPv6 and never will: say so with --no-ipv6 (vantage check, vantage-agent; the chart's agent.ipv6: false) or probe.ipv6 = false (the coordinator's in-process vantage), and IPv6 is left out of its verdicts."
         }
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."

@@ -37,6 +37,7 @@ locals {
           coordinator    = var.coordinator_grpc_url
           existingSecret = local.agent_secret[name]
           replicas       = var.regions[name].replicas
+          ipv6           = var.regions[name].ipv6
         } if var.regions[name].cluster == cluster
       ]
     }

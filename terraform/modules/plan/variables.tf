@@ -3,6 +3,8 @@ variable "regions" {
   type = map(object({
     cluster  = string
     replicas = optional(number, 1)
+    # false: the cluster's pod network has no IPv6 (vantage-agent --no-ipv6).
+    ipv6 = optional(bool, true)
   }))
 
   validation {

@@ -117,6 +117,16 @@ async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent(
             ][..],
         ),
         (
+            // A flag without a value: the "value" is another harmless flag (-q).
+            "--no-ipv6",
+            "-q",
+            &[
+                "--no-ipv6 is not sent to a fleet",
+                "vantage-agent --no-ipv6",
+                "probe.ipv6 = false",
+            ][..],
+        ),
+        (
             "--region",
             "eu",
             &["with --coordinator none runs here", "--regions eu"][..],

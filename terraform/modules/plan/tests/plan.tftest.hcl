@@ -3,7 +3,7 @@
 variables {
   regions = {
     "eu-west"  = { cluster = "eu" }
-    "us-east"  = { cluster = "us", replicas = 2 }
+    "us-east"  = { cluster = "us", replicas = 2, ipv6 = false }
     "ap-south" = { cluster = "ap" }
   }
   coordinator_cluster  = "eu"
@@ -38,6 +38,10 @@ run "three_regions_in_three_clusters" {
   assert {
     condition     = yamldecode(output.values_by_cluster["us"]).agents[0].replicas == 2
     error_message = "replicas are carried per region"
+  }
+  assert {
+    condition     = yamldecode(output.values_by_cluster["us"]).agents[0].ipv6 == false && yamldecode(output.values_by_cluster["ap"]).agents[0].ipv6 == true
+    error_message = "a region without IPv6 says so to its agents (--no-ipv6); the others keep the default"
   }
   assert {
     condition     = yamldecode(output.values_by_cluster["ap"]).agents[0].coordinator == "https://vantage-grpc.example.com:50051"
