@@ -122,7 +122,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         RedirectCrossHost => {
-            title: "The endpoint redirects to another host",
+            title: "The endpoint redirects to another origin (scheme, host or port)",
             remediation: "Publish the final host's URL: clients drop Authorization on a cross-host redirect, and 301/302 turn POST into GET.",
             spec: "RFC 9110 section 15.4; Fetch standard (Authorization removal on cross-origin redirects)",
             severity: High,
@@ -157,21 +157,21 @@ vantage_agent::spec_table! {
             derived: None,
         }
         TransportGet => {
-            title: "GET on the endpoint is not answered 405",
+            title: "GET on the endpoint is not answered 405 with Allow",
             remediation: "Answer GET with 405 and Allow: POST (or a 2025-11-25 stream on a dual-era server); make sure the gateway does not serve a page there.",
             spec: "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)",
             severity: Medium,
             derived: None,
         }
         TransportDelete => {
-            title: "DELETE on the endpoint is not answered 405",
+            title: "DELETE on the endpoint is not answered 405 with Allow",
             remediation: "Answer DELETE with 405 and Allow: POST.",
             spec: "MCP 2026-07-28 Streamable HTTP, Earlier Revisions (SHOULD 405); RFC 9110 section 15.5.6 (Allow)",
             severity: Medium,
             derived: None,
         }
         HeadersMissingMethod => {
-            title: "A request without Mcp-Method is not refused",
+            title: "A request without Mcp-Method is not refused with 400 and -32020",
             remediation: "Validate Mcp-Method on every request and answer 400 with JSON-RPC -32020 when it is absent; check that no proxy strips it.",
             spec: "MCP 2026-07-28 Streamable HTTP, Standard Request Headers and Server Validation",
             severity: Medium,
@@ -192,7 +192,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         HeadersMissingVersion => {
-            title: "A request without MCP-Protocol-Version is served",
+            title: "A request without MCP-Protocol-Version is not refused with 400 and -32020",
             remediation: "Answer 400 with -32020 when MCP-Protocol-Version is absent on a modern request.",
             spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header",
             severity: Medium,
@@ -206,7 +206,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         MetaMissing => {
-            title: "A request without _meta is not refused",
+            title: "A request without _meta is not refused with 400 and -32602",
             remediation: "Answer 400 with -32602 when params._meta (protocolVersion, clientCapabilities) is missing.",
             spec: "MCP 2026-07-28 basic, per-request protocol fields",
             severity: Medium,
@@ -227,7 +227,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         SecurityOriginNotValidated => {
-            title: "A request with a foreign Origin was served",
+            title: "A request with a foreign Origin got a 2xx answer",
             remediation: "Validate Origin and answer 403 to origins you do not serve (DNS rebinding, cross-site requests).",
             spec: "MCP 2026-07-28 Streamable HTTP, Security Warning item 1",
             severity: High,

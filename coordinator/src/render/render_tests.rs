@@ -31,7 +31,7 @@ fn text_opens_with_decision_because_and_gate() {
     assert_eq!(l[0], "REVIEW  http://127.0.0.1:9/mcp");
     assert_eq!(
         l[1],
-        "  because: GET on the endpoint is not answered 405 (transport.get, medium, seen from local)"
+        "  because: GET on the endpoint is not answered 405 with Allow (transport.get, medium, seen from local)"
     );
     assert_eq!(l[2], "  gate: failed (--fail-on review)");
     let passing = render(&r, &opts(Format::Text, Gate::default(), Detail::Normal));
