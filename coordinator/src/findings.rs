@@ -184,6 +184,13 @@ vantage_agent::spec_table! {
             severity: Medium,
             derived: None,
         }
+        HeadersMethodCase => {
+            title: "Mcp-Method is compared with the body without regard to case",
+            remediation: "Compare Mcp-Method with the body's method exactly (values are case-sensitive) and answer 400 with -32020 when they differ.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Case Sensitivity and Server Validation",
+            severity: Medium,
+            derived: None,
+        }
         HeadersNameMismatch => {
             title: "Mcp-Name is not compared with the body",
             remediation: "Answer 400 with -32020 when Mcp-Name differs from params.name (or params.uri).",
@@ -195,6 +202,13 @@ vantage_agent::spec_table! {
             title: "A request without MCP-Protocol-Version is not refused with 400 and -32020",
             remediation: "Answer 400 with -32020 when MCP-Protocol-Version is absent on a modern request.",
             spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header",
+            severity: Medium,
+            derived: None,
+        }
+        HeadersVersionMismatch => {
+            title: "MCP-Protocol-Version is not compared with _meta",
+            remediation: "Answer 400 with -32020 when the MCP-Protocol-Version header and params._meta's protocolVersion differ; a proxy routing on the header must not see another version than the server.",
+            spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header and Server Validation",
             severity: Medium,
             derived: None,
         }

@@ -236,6 +236,15 @@ crate::spec_table! {
             evidence: None,
             source: TRANSPORT,
         }
+        HeadersMethodCase => {
+            stage: Transport,
+            expected: "400 when Mcp-Method differs from the body's method in case only (values are case-sensitive)",
+            finding: HeadersMethodCase,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
         HeadersNameMismatch => {
             stage: Transport,
             expected: "400 with JSON-RPC -32020 when Mcp-Name differs from the body's name",
@@ -249,6 +258,15 @@ crate::spec_table! {
             stage: Transport,
             expected: "400 with JSON-RPC -32020 when MCP-Protocol-Version is absent (any refusal on a dual-era server)",
             finding: HeadersMissingVersion,
+            also: &[],
+            max_severity: Medium,
+            evidence: None,
+            source: TRANSPORT,
+        }
+        HeadersVersionMismatch => {
+            stage: Transport,
+            expected: "400 with JSON-RPC -32020 when MCP-Protocol-Version differs from _meta's protocolVersion",
+            finding: HeadersVersionMismatch,
             also: &[],
             max_severity: Medium,
             evidence: None,

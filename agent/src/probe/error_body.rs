@@ -14,8 +14,10 @@ use crate::model::{Cause, Outcome, Severity};
 pub const RPC_ERROR_CHECKS: &[CheckId] = &[
     CheckId::HeadersMissingMethod,
     CheckId::HeadersMethodMismatch,
+    CheckId::HeadersMethodCase,
     CheckId::HeadersNameMismatch,
     CheckId::HeadersMissingVersion,
+    CheckId::HeadersVersionMismatch,
     CheckId::VersionUnsupported,
     CheckId::MetaMissing,
     CheckId::MethodUnknown,

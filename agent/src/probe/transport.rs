@@ -26,8 +26,10 @@ pub enum TransportProbe {
     Delete,
     MissingMethod,
     MethodMismatch,
+    MethodCase,
     NameMismatch,
     MissingVersion,
+    VersionMismatch,
     VersionUnsupported,
     MetaMissing,
     UnknownMethod,
@@ -43,8 +45,10 @@ impl TransportProbe {
         TransportProbe::Delete,
         TransportProbe::MissingMethod,
         TransportProbe::MethodMismatch,
+        TransportProbe::MethodCase,
         TransportProbe::NameMismatch,
         TransportProbe::MissingVersion,
+        TransportProbe::VersionMismatch,
         TransportProbe::VersionUnsupported,
         TransportProbe::MetaMissing,
         TransportProbe::UnknownMethod,
@@ -60,8 +64,10 @@ impl TransportProbe {
             TransportProbe::Delete => CheckId::TransportDelete,
             TransportProbe::MissingMethod => CheckId::HeadersMissingMethod,
             TransportProbe::MethodMismatch => CheckId::HeadersMethodMismatch,
+            TransportProbe::MethodCase => CheckId::HeadersMethodCase,
             TransportProbe::NameMismatch => CheckId::HeadersNameMismatch,
             TransportProbe::MissingVersion => CheckId::HeadersMissingVersion,
+            TransportProbe::VersionMismatch => CheckId::HeadersVersionMismatch,
             TransportProbe::VersionUnsupported => CheckId::VersionUnsupported,
             TransportProbe::MetaMissing => CheckId::MetaMissing,
             TransportProbe::UnknownMethod => CheckId::MethodUnknown,
@@ -85,10 +91,23 @@ impl TransportProbe {
             TransportProbe::MethodMismatch => {
                 discover(rpc_id).with_header("Mcp-Method", "tools/list")
             }
+            // Header values are case-sensitive: the method in capitals is another method.
+            TransportProbe::MethodCase => {
+                discover(rpc_id).with_header("Mcp-Method", "SERVER/DISCOVER")
+            }
             TransportProbe::NameMismatch => name_mismatch(rpc_id, caps)?,
             TransportProbe::MissingVersion => {
                 discover(rpc_id).without_header("MCP-Protocol-Version")
             }
+            // The header says 2026-07-28 (a version the server serves), _meta another.
+            TransportProbe::VersionMismatch => discover(rpc_id).with_params(|p| {
+                if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
+                    meta.insert(
+                        "io.modelcontextprotocol/protocolVersion".into(),
+                        json!(BAD_VERSION),
+                    );
+                }
+            }),
             TransportProbe::VersionUnsupported => discover(rpc_id)
                 .with_header("MCP-Protocol-Version", BAD_VERSION)
                 .with_params(|p| {
@@ -128,7 +147,9 @@ impl TransportProbe {
             TransportProbe::Delete => get_or_delete(ex, era, true),
             TransportProbe::MissingMethod
             | TransportProbe::MethodMismatch
-            | TransportProbe::NameMismatch => expect_error(ex, 400, -32020, Severity::Medium),
+            | TransportProbe::NameMismatch
+            | TransportProbe::VersionMismatch => expect_error(ex, 400, -32020, Severity::Medium),
+            TransportProbe::MethodCase => method_case(ex),
             TransportProbe::MissingVersion => missing_version(ex, era),
             TransportProbe::VersionUnsupported => version_unsupported(ex),
             TransportProbe::MetaMissing => expect_error(ex, 400, -32602, Severity::Medium),
@@ -245,6 +266,27 @@ pub fn expect_error(ex: &Exchange, status: u16, code: i64, severity: Severity) -
             Verdict::fail(severity, format!("{s}: the request was served; expected {status} with {code}"))
         }
         _ => Verdict::fail(severity, format!("{s}: expected {status} with JSON-RPC {code}")),
+    }
+}
+
+/// `headers.method-case`: the spec asks for a 400 (values are case-sensitive) and names no
+/// code, so any 400 refusal passes; a served request is the fault.
+fn method_case(ex: &Exchange) -> Verdict {
+    if ex.status == 400 {
+        return Verdict::pass(format!(
+            "{} (Mcp-Method: SERVER/DISCOVER is not server/discover)",
+            ex.summary()
+        ));
+    }
+    match expect_error(ex, 400, -32020, Severity::Medium) {
+        v if v.outcome == Outcome::Fail && is_2xx(ex) => Verdict::fail(
+            Severity::Medium,
+            format!(
+                "{}: Mcp-Method: SERVER/DISCOVER was taken for server/discover; header values are case-sensitive, so it MUST be refused with 400",
+                ex.summary()
+            ),
+        ),
+        v => v,
     }
 }
 

@@ -54,6 +54,7 @@ fn header_checks_want_400_and_32020() {
         TransportProbe::MissingMethod,
         TransportProbe::MethodMismatch,
         TransportProbe::NameMismatch,
+        TransportProbe::VersionMismatch,
     ] {
         assert_eq!(
             judged(&id.evaluate(&rpc_err(400, -32020, None), Era::Modern)),
@@ -404,7 +405,9 @@ fn each_probe_changes_exactly_one_thing() {
     for (id, differs_in) in [
         (TransportProbe::MissingMethod, "header"),
         (TransportProbe::MethodMismatch, "header"),
+        (TransportProbe::MethodCase, "header"),
         (TransportProbe::MissingVersion, "header"),
+        (TransportProbe::VersionMismatch, "body"),
         (TransportProbe::MetaMissing, "body"),
         (TransportProbe::Origin, "header"),
     ] {
@@ -430,4 +433,32 @@ fn each_probe_changes_exactly_one_thing() {
         v.body.unwrap()["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
         json!(BAD_VERSION)
     );
+}
+
+/// `headers.method-case`: any 400 is the refusal the spec asks for (it names no code); a
+/// request served although Mcp-Method differed in case is the fault.
+#[test]
+fn method_case_wants_a_400_and_fails_when_served() {
+    let probe = TransportProbe::MethodCase;
+    let req = probe.request(3, &json!({})).unwrap();
+    assert!(
+        req.headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("mcp-method") && v == "SERVER/DISCOVER"),
+        "{:?}",
+        req.headers
+    );
+    for refused in [
+        rpc_err(400, -32020, None),
+        rpc_err(400, -32600, None),
+        ex(400, Some("text/plain"), Body::Empty),
+    ] {
+        assert_eq!(
+            judged(&probe.evaluate(&refused, Era::Modern)),
+            (Outcome::Pass, None)
+        );
+    }
+    let v = probe.evaluate(&rpc_ok(200), Era::Modern);
+    assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
+    assert!(v.observed.contains("case-sensitive"), "{}", v.observed);
 }

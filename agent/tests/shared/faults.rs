@@ -73,8 +73,10 @@ pub const FAULTS: &[FaultRow] = &[
         problems: &[
             (CheckId::HeadersMissingMethod, Fail, Some(Medium), None),
             (CheckId::HeadersMethodMismatch, Fail, Some(Medium), None),
+            (CheckId::HeadersMethodCase, Fail, Some(Medium), None),
         ],
         findings: &[
+            ("headers.method-case", Medium),
             ("headers.method-mismatch", Medium),
             ("headers.missing-method", Medium),
         ],
@@ -84,6 +86,18 @@ pub const FAULTS: &[FaultRow] = &[
         fault: Fault::NoNameValidation,
         problems: &[(CheckId::HeadersNameMismatch, Fail, Some(Medium), None)],
         findings: &[("headers.name-mismatch", Medium)],
+        decision: "review",
+    },
+    FaultRow {
+        fault: Fault::MethodCaseInsensitive,
+        problems: &[(CheckId::HeadersMethodCase, Fail, Some(Medium), None)],
+        findings: &[("headers.method-case", Medium)],
+        decision: "review",
+    },
+    FaultRow {
+        fault: Fault::NoVersionMatch,
+        problems: &[(CheckId::HeadersVersionMismatch, Fail, Some(Medium), None)],
+        findings: &[("headers.version-mismatch", Medium)],
         decision: "review",
     },
     FaultRow {
