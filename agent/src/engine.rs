@@ -329,7 +329,7 @@ impl Engine {
             rec.skip_rest(if unknown_for(Cause::PolicyRefused) {
                 "the egress policy refused every address of the target"
             } else if unknown_for(Cause::NoRoute) {
-                "this vantage has no route to any address of the target"
+                "this vantage has no route to any address of the target (or is set to have no IPv6 and the target has only IPv6 addresses)"
             } else {
                 "no address accepted a connection"
             });

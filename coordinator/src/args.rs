@@ -146,7 +146,8 @@ pub struct Probe {
     /// http://; the agents trust a lab CA with vantage-agent --target-ca-file).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
-    /// Overall deadline for the whole check, e.g. 30s, 2m (at most 10m).
+    /// Overall deadline for one endpoint's whole check, e.g. 30s, 2m (at most 10m); several
+    /// endpoints run one after another, each with its own.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
     /// Deadline for one exchange (one request, connect, handshake or DNS query). Default 5s.

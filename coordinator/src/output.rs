@@ -34,6 +34,21 @@ pub fn to_stdout(bytes: &[u8]) -> anyhow::Result<u8> {
     }
 }
 
+/// Write a report to standard output. A reader that stops early (`| head`) is not an error:
+/// the exit code stays the gate's. Any other failure (a full disk behind `> report.json`,
+/// `/dev/full`) is: the report that a next CI step reads is missing or cut, so the run must
+/// not end with the gate's code as if it had been written.
+fn report_to_stdout(text: &str, gate_line: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => bail!(
+            "writing the report to standard output: {e}; the report is missing or cut short ({gate_line}); free space where standard output goes, or write it with -o FILE"
+        ),
+    }
+}
+
 /// `--output FILE` names a file (not a directory) in an existing directory, and not one of the
 /// run's own input files (`inputs`: the flag and its path), so that a report never replaces
 /// the baseline or the target list it was read from. Checked before any traffic.
@@ -120,11 +135,7 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
                 gate.line(report)
             );
         }
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(text.as_bytes());
-        }
+        None => report_to_stdout(&text, &gate.line(report))?,
     }
     Ok(())
 }
@@ -166,9 +177,7 @@ pub fn finish(
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             eprintln!("{}: reports written to {}", summary.line(), path.display());
         }
-        None => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-        }
+        None => report_to_stdout(&text, &summary.line())?,
     }
     Ok(summary.exit_code)
 }

@@ -49,5 +49,6 @@ mod review_support;
 mod schema;
 mod secret_query;
 mod snapshot;
+mod stdout_errors;
 mod terminal;
 mod token_files;
