@@ -151,7 +151,10 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."
         }
-        Some(Cause::Reset | Cause::Refused | Cause::Unreachable | Cause::Malformed) => {
+        Some(Cause::Malformed) => {
+            "An answer could not be read as what the next step needs (a body that broke off, or a result that lacks what the rule reads, such as a server/discover without capabilities: its own finding names it): fix the server, or what stands in front of it, then run the check again."
+        }
+        Some(Cause::Reset | Cause::Refused | Cause::Unreachable) => {
             "The exchange broke before an answer could be judged: look at the server and at what stands in front of it (a proxy, a gateway), then run the check again."
         }
         _ => {
