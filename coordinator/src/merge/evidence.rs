@@ -37,8 +37,18 @@ pub enum Reading {
     Gap,
 }
 
+/// How earlier agents reported the listing of a server whose `server/discover` declared no
+/// capabilities: every listing check skipped with this reason, though the lists were due.
+/// Such a skip is no "not applicable": nothing was read (fresh-user round 8, item 10).
+const UNREAD_LISTING_SKIP: &str = "server/discover declared no capabilities";
+
 pub fn reading(c: &CheckResult) -> Reading {
     match c.outcome {
+        Outcome::Skip
+            if c.id.stage() == Stage::Listing && c.observed.starts_with(UNREAD_LISTING_SKIP) =>
+        {
+            Reading::Gap
+        }
         Outcome::Skip => Reading::NotApplicable,
         Outcome::Unknown | Outcome::Error => Reading::Gap,
         _ if no_evidence_cause(c.id, c.cause) => Reading::Gap,
@@ -182,7 +192,13 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
         for c in r.checks.iter().filter(|c| reading(c) == Reading::Gap) {
             let fid = gap_finding(c);
             if fid == FindingId::ProbeIncomplete {
-                fixes.push(incomplete_fix(c.cause));
+                // The only skip that is a gap: an earlier agent's unread listing, whose
+                // discover lacked what the listing reads.
+                let cause = match c.outcome {
+                    Outcome::Skip => Some(Cause::Malformed),
+                    _ => c.cause,
+                };
+                fixes.push(incomplete_fix(cause));
             }
             let why = match c.outcome {
                 Outcome::Error => format!("could not run: {}", c.observed),
