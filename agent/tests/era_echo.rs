@@ -5,14 +5,21 @@
 //! request `200 {"jsonrpc":"2.0","id":999,"result":{}}` was "modern (2026-07-28 only)". A
 //! result with another id answers no request of the vantage's (`checks.md` 4.1): no era was
 //! told, and the endpoint is not taken for MCP.
+//!
+//! The same echo with the request's own id (`nonmcp.py jsonrpc-notmcp`): an empty result is
+//! no `server/discover` answer either. The spec's era table counts "200 with
+//! `supportedVersions`" as modern (and `initialize` needs `protocolVersion`); a result that
+//! carries neither tells no era.
 
 // The server and the engine in `run` are a test's setup: they unwrap.
 #![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 
+use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use serde_json::{json, Value};
 use vantage_agent::catalog::CheckId;
 use vantage_agent::engine::{Engine, ProbeOptions};
 use vantage_agent::model::{Era, Outcome, Severity};
@@ -30,9 +37,21 @@ async fn echo999() -> impl IntoResponse {
     )
 }
 
-#[tokio::test]
-async fn a_result_that_does_not_echo_the_request_id_tells_no_era() {
-    let (addr, server) = shared::serve_app(axum::Router::new().fallback(echo999)).await;
+/// Every method, every request: an empty JSON-RPC result with the request's own id.
+async fn echo_empty(body: Bytes) -> impl IntoResponse {
+    let id = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("id").cloned())
+        .unwrap_or(json!(1));
+    (
+        StatusCode::OK,
+        [("content-type", "application/json")],
+        json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string(),
+    )
+}
+
+async fn run(app: axum::Router) -> vantage_agent::model::RegionResult {
+    let (addr, server) = shared::serve_app(app).await;
     let engine = Engine::new(ProbeOptions {
         allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
         check_timeout: Duration::from_secs(5),
@@ -43,6 +62,34 @@ async fn a_result_that_does_not_echo_the_request_id_tells_no_era() {
         .run(&Target::parse(&format!("http://{addr}/mcp")).unwrap())
         .await;
     server.abort();
+    r
+}
+
+#[tokio::test]
+async fn an_empty_result_with_the_request_id_tells_no_era() {
+    let r = run(axum::Router::new().fallback(echo_empty)).await;
+    let era = r.check(CheckId::EraDetect).expect("era.detect recorded");
+    assert_eq!(
+        (era.outcome, era.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        "{}",
+        era.observed
+    );
+    for needle in [
+        "not MCP",
+        "server/discover: its JSON-RPC result carries no supportedVersions",
+        "initialize: its JSON-RPC result carries no protocolVersion",
+    ] {
+        assert!(era.observed.contains(needle), "{needle}: {}", era.observed);
+    }
+    assert_eq!(r.era, Era::NotMcp);
+    let shape = r.check(CheckId::DiscoverShape).expect("discover.shape");
+    assert_eq!(shape.outcome, Outcome::Skip, "{}", shape.observed);
+}
+
+#[tokio::test]
+async fn a_result_that_does_not_echo_the_request_id_tells_no_era() {
+    let r = run(axum::Router::new().fallback(echo999)).await;
     let era = r.check(CheckId::EraDetect).expect("era.detect recorded");
     assert_eq!(
         (era.outcome, era.severity),

@@ -237,6 +237,21 @@ impl Gate {
                         .map(|f| f.id.as_str())
                         .collect();
                     let regions = crate::merge::not_observing(report).join(", ");
+                    // Every region observed the target, but checks went without evidence
+                    // (a listing nobody read): name them, from the findings that say so.
+                    let gaps: Vec<&str> = report
+                        .findings
+                        .iter()
+                        .filter(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id))
+                        .flat_map(|f| f.evidence.iter().map(String::as_str))
+                        .collect();
+                    if regions.is_empty() && !gaps.is_empty() {
+                        return format!(
+                            "gate: unknown (exit {code}: with {} accepted by the baseline, what is left was not observed: {}; a baseline accepts a fault, it does not stand in for an observation)",
+                            accepted.join(", "),
+                            gaps.join("; ")
+                        );
+                    }
                     return format!(
                         "gate: unknown (exit {code}: with {} accepted by the baseline, nothing else was observed{}; a baseline accepts a fault, it does not stand in for an observation)",
                         accepted.join(", "),

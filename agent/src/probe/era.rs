@@ -33,10 +33,23 @@ fn echoes(got: &Value, id: i64) -> bool {
     got.as_i64() == Some(id)
 }
 
-/// Whether `server/discover` worked: 2xx and a JSON-RPC result that echoes its id.
+/// Whether a `server/discover` result names the versions the server supports: the field
+/// that tells the era (spec section 5, the era decision table: "200 with
+/// `supportedVersions` → modern"; section 2.2: required). A result without it (`{}`, the
+/// answer of a JSON-RPC echo to any method) tells no era.
+fn names_versions(result: &Value) -> bool {
+    result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|v| v.iter().any(Value::is_string))
+}
+
+/// Whether `server/discover` worked: 2xx and a JSON-RPC result that echoes its id and names
+/// the supported versions.
 pub fn discover_works(ex: &Exchange) -> bool {
     (200..300).contains(&ex.status)
-        && matches!(ex.rpc(), Some(Rpc::Result { id, .. }) if echoes(&id, DISCOVER_ID))
+        && matches!(ex.rpc(), Some(Rpc::Result { id, result })
+            if echoes(&id, DISCOVER_ID) && names_versions(&result))
 }
 
 /// Whether `initialize` worked: 2xx and a result that echoes its id and carries
@@ -44,18 +57,32 @@ pub fn discover_works(ex: &Exchange) -> bool {
 pub fn initialize_works(ex: &Exchange) -> bool {
     (200..300).contains(&ex.status)
         && matches!(ex.rpc(), Some(Rpc::Result { id, result })
-            if echoes(&id, INITIALIZE_ID) && result.get("protocolVersion").is_some())
+            if echoes(&id, INITIALIZE_ID) && names_protocol(&result))
 }
 
-/// Why an answer that carries a JSON-RPC result still does not work: its id is not the
-/// request's (for the `not MCP` verdict).
-fn foreign_id(ex: &Exchange, id: i64) -> Option<String> {
+/// Why an answer that carries a JSON-RPC result still does not work (for the `not MCP`
+/// verdict): its id is not the request's, or it lacks `field`, the one that tells the era
+/// (`supportedVersions` for discover, `protocolVersion` for initialize).
+fn tells_no_era(
+    ex: &Exchange,
+    id: i64,
+    field: &str,
+    names: impl Fn(&Value) -> bool,
+) -> Option<String> {
     match ex.rpc() {
         Some(Rpc::Result { id: got, .. }) if !echoes(&got, id) => Some(format!(
             "its JSON-RPC result has id {got}, not the request's {id}, so it answers no request of this vantage's"
         )),
+        Some(Rpc::Result { result, .. }) if !names(&result) => Some(format!(
+            "its JSON-RPC result carries no {field}, so it tells no era"
+        )),
         _ => None,
     }
+}
+
+/// Whether an `initialize` result names its protocol version.
+fn names_protocol(result: &Value) -> bool {
+    result.get("protocolVersion").is_some()
 }
 
 /// Whether a GET answered with the 2024-11-05 transport's `endpoint` event.
@@ -240,8 +267,8 @@ pub fn era_verdict(
         ),
         Era::NotMcp | Era::Unknown => {
             let why: Vec<String> = [
-                discover.and_then(|d| foreign_id(d, DISCOVER_ID)).map(|w| format!("server/discover: {w}")),
-                initialize.and_then(|i| foreign_id(i, INITIALIZE_ID)).map(|w| format!("initialize: {w}")),
+                discover.and_then(|d| tells_no_era(d, DISCOVER_ID, "supportedVersions", names_versions)).map(|w| format!("server/discover: {w}")),
+                initialize.and_then(|i| tells_no_era(i, INITIALIZE_ID, "protocolVersion", names_protocol)).map(|w| format!("initialize: {w}")),
             ]
             .into_iter()
             .flatten()

@@ -100,6 +100,24 @@ fn era_classification_table() {
         classify(Some(&legacy_err), Some(&legacy_err), None),
         Era::NotMcp
     );
+    // The era table counts "200 with supportedVersions": an empty result tells no era; one
+    // that names the versions is modern whatever else it lacks (discover.shape says what).
+    let empty = discover_result(json!({}));
+    assert_eq!(classify(Some(&empty), Some(&refused), None), Era::NotMcp);
+    assert_eq!(classify(Some(&empty), Some(&init_ok), None), Era::Legacy);
+    let mut bare = good();
+    for key in ["resultType", "capabilities", "ttlMs", "cacheScope", "_meta"] {
+        bare.as_object_mut().unwrap().remove(key);
+    }
+    assert_eq!(
+        classify(Some(&discover_result(bare)), Some(&refused), None),
+        Era::Modern
+    );
+    let no_versions = discover_result(json!({"supportedVersions": []}));
+    assert_eq!(
+        classify(Some(&no_versions), Some(&refused), None),
+        Era::NotMcp
+    );
 }
 
 #[test]

@@ -37,8 +37,18 @@ pub enum Reading {
     Gap,
 }
 
+/// How earlier agents reported the listing of a server whose `server/discover` declared no
+/// capabilities: every listing check skipped with this reason, though the lists were due.
+/// Such a skip is no "not applicable": nothing was read (fresh-user round 8, item 10).
+const UNREAD_LISTING_SKIP: &str = "server/discover declared no capabilities";
+
 pub fn reading(c: &CheckResult) -> Reading {
     match c.outcome {
+        Outcome::Skip
+            if c.id.stage() == Stage::Listing && c.observed.starts_with(UNREAD_LISTING_SKIP) =>
+        {
+            Reading::Gap
+        }
         Outcome::Skip => Reading::NotApplicable,
         Outcome::Unknown | Outcome::Error => Reading::Gap,
         _ if no_evidence_cause(c.id, c.cause) => Reading::Gap,
@@ -151,7 +161,10 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."
         }
-        Some(Cause::Reset | Cause::Refused | Cause::Unreachable | Cause::Malformed) => {
+        Some(Cause::Malformed) => {
+            "An answer could not be read as what the next step needs (a body that broke off, or a result that lacks what the rule reads, such as a server/discover without capabilities: its own finding names it): fix the server, or what stands in front of it, then run the check again."
+        }
+        Some(Cause::Reset | Cause::Refused | Cause::Unreachable) => {
             "The exchange broke before an answer could be judged: look at the server and at what stands in front of it (a proxy, a gateway), then run the check again."
         }
         _ => {
@@ -179,7 +192,13 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
         for c in r.checks.iter().filter(|c| reading(c) == Reading::Gap) {
             let fid = gap_finding(c);
             if fid == FindingId::ProbeIncomplete {
-                fixes.push(incomplete_fix(c.cause));
+                // The only skip that is a gap: an earlier agent's unread listing, whose
+                // discover lacked what the listing reads.
+                let cause = match c.outcome {
+                    Outcome::Skip => Some(Cause::Malformed),
+                    _ => c.cause,
+                };
+                fixes.push(incomplete_fix(cause));
             }
             let why = match c.outcome {
                 Outcome::Error => format!("could not run: {}", c.observed),

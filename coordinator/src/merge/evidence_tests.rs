@@ -53,6 +53,28 @@ fn a_vantage_side_cause_is_never_evidence() {
     assert_eq!(reading(&c), Reading::NotApplicable);
 }
 
+/// An older agent skipped every listing check of a server whose discover declared no
+/// capabilities: the lists were due and nothing read them, so it is a gap, never "not
+/// applicable" (a baseline accepting discover.shape must not pass the gate on it).
+#[test]
+fn an_older_agents_skipped_listing_after_a_discover_without_capabilities_is_a_gap() {
+    let old = "server/discover declared no capabilities (see discover.shape), so the lists to read are unknown";
+    let c = check(CheckId::ToolsListShape, Outcome::Skip, None, old);
+    assert_eq!(
+        (reading(&c), gap_finding(&c)),
+        (Reading::Gap, FindingId::ProbeIncomplete)
+    );
+    // Other listing skips stay not applicable.
+    for why in [
+        "listing is off for this vantage",
+        "a 2026-07-28 rule, and the server speaks 2025-11-25 only",
+        "no MCP era was detected, so there is no list to read",
+    ] {
+        let c = check(CheckId::CacheHints, Outcome::Skip, None, why);
+        assert_eq!(reading(&c), Reading::NotApplicable, "{why}");
+    }
+}
+
 #[test]
 fn observation_needs_a_connection_a_handshake_for_https_and_a_known_era() {
     let mut r = RegionResult::absent("eu", RegionStatus::Complete);

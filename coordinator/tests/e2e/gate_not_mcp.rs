@@ -1,13 +1,29 @@
 //! A baseline that accepts `era.detect` on an endpoint that serves no MCP (a JSON error page,
 //! a 404) never passes the gate: no MCP request got an MCP answer, so nothing was observed
 //! (`checks.md` 4.1 (c)); the gate says unknown (exit 4). Without a baseline the endpoint
-//! stays blocked (`era.detect`, high), as before.
+//! stays blocked (`era.detect`, high), as before. A JSON-RPC echo (an empty result with the
+//! request's own id) is such an endpoint too: it names no `supportedVersions` nor
+//! `protocolVersion`, so it tells no era.
 
 use serde_json::Value;
 use vantage_fixture::{Fixture, Hostile, HostileServer};
 
 use crate::evidence_support::finding;
-use crate::support::{vantage_env, Scratch};
+use crate::support::{vantage_env, Scratch, Served};
+
+/// Every method: `200 {"jsonrpc":"2.0","id":<the request's id>,"result":{}}`.
+async fn echo_empty(body: axum::body::Bytes) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let id = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("id").cloned())
+        .unwrap_or(Value::Null);
+    (
+        [("content-type", "application/json")],
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string(),
+    )
+        .into_response()
+}
 
 /// `check URL` (blocked, exit 2), `baseline --from` its report, then `check URL --baseline`:
 /// the second run's JSON report.
@@ -45,9 +61,12 @@ async fn accepted_run(url: &str, name: &str) -> Value {
 async fn accepting_era_detect_on_an_endpoint_that_is_not_mcp_is_unknown_never_a_pass() {
     let not_json = HostileServer::start(Hostile::NotJson).await.unwrap();
     let clean = Fixture::start(&[]).await.unwrap();
+    // A JSON-RPC echo: every request gets an empty result with its own id (round 8, item 1).
+    let echo = Served::start(|_| axum::Router::new().fallback(echo_empty)).await;
     // The clean fixture 404s at `/mcp/`: an HTTP answer, not an MCP one.
     for (url, name) in [
         (not_json.url(), "notmcp-json"),
+        (echo.url(), "notmcp-echo"),
         (format!("{}/", clean.url()), "notmcp-404"),
     ] {
         let doc = accepted_run(&url, name).await;

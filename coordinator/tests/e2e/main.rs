@@ -23,6 +23,7 @@ mod evidence_support;
 mod fixture_faults;
 mod fleet;
 mod gate;
+mod gate_listing;
 mod gate_not_mcp;
 mod gate_sweep;
 mod hostile;

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 use crate::catalog::CheckId;
 use crate::egress::EgressClient;
 use crate::engine::{Engine, State};
-use crate::model::Era;
+use crate::model::{Cause, Era};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::progress::ProgressStage;
@@ -110,6 +110,22 @@ pub(crate) fn skip_all(rec: &mut Recorder, reason: &str) {
     }
 }
 
+/// Why a modern-only server's lists were not read when its `server/discover` declared no
+/// capabilities. The lists are due (the era is known), so this is no skip: nothing was
+/// observed (`checks.md` 4.1), cause `malformed` (the answer lacked what the listing needs).
+const NO_CAPS_MODERN: &str = "not observed: server/discover declared no capabilities (see discover.shape), so the lists this server serves are unknown and none was read; fix the discover result, then check again";
+
+/// Why the 2026-07-28-only listing checks of a dual-era server were not observed when its
+/// `server/discover` declared no capabilities (its 2025-11-25 lists were read instead).
+const NO_CAPS_DUAL: &str = "not observed: server/discover declared no capabilities (see discover.shape), so the 2026-07-28 lists were not read (the lists initialize advertised were read in a 2025-11-25 session instead); fix the discover result, then check again";
+
+/// Record every listing check as `unknown` (cause `malformed`) for `reason`.
+fn unknown_all(rec: &mut Recorder, reason: &str) {
+    for id in rules::checks() {
+        rec.record_ms(id, Verdict::unknown(Cause::Malformed, reason), 0);
+    }
+}
+
 /// Run the stage for a server of `era` whose `server/discover` declared `caps` (modern and
 /// dual-era servers); record every listing check; return the surface read.
 pub(crate) async fn run(
@@ -121,15 +137,16 @@ pub(crate) async fn run(
     match era {
         Era::Modern | Era::Dual => match caps.filter(Value::is_object) {
             Some(caps) => Some(modern(l, caps, rec).await),
+            // A dual-era server's 2025-11-25 session still says which lists it serves: they
+            // are read there, as a legacy-only server's are; what only the 2026-07-28 lists
+            // can show was not observed.
+            None if era == Era::Dual => legacy(l, rec, Some(NO_CAPS_DUAL)).await,
             None => {
-                skip_all(
-                    rec,
-                    "server/discover declared no capabilities (see discover.shape), so the lists to read are unknown",
-                );
+                unknown_all(rec, NO_CAPS_MODERN);
                 None
             }
         },
-        Era::Legacy => legacy(l, rec).await,
+        Era::Legacy => legacy(l, rec, None).await,
         Era::HttpSse => {
             skip_all(
                 rec,
@@ -254,7 +271,14 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     surface(l, Era::Modern, &reads)
 }
 
-async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
+/// The listing in a 2025-11-25 session, on the capabilities `initialize` advertised: a
+/// legacy-only server's, or (`modern_unread` says why) a dual-era server's whose
+/// `server/discover` declared none, whose 2026-07-28-only checks are then `unknown`.
+async fn legacy(
+    l: &Listing<'_>,
+    rec: &mut Recorder,
+    modern_unread: Option<&str>,
+) -> Option<Surface> {
     let t = Instant::now();
     let (session, caps) = match session::open_legacy(l, 900).await {
         Ok(s) => s,
@@ -302,22 +326,31 @@ async fn legacy(l: &Listing<'_>, rec: &mut Recorder) -> Option<Surface> {
     session::close_legacy(l, &session).await;
 
     let refs: Vec<&ListRead> = reads.iter().collect();
-    rec.record(
-        CheckId::CapsDiscoverMatchesHandlers,
-        rules::caps(&refs, &[], false, l.token.is_some()),
-        t,
-    );
+    // What the server's discover declares is the rule of caps.discover-matches-handlers: a
+    // discover that declared nothing leaves it unobserved, whatever initialize advertised.
+    if modern_unread.is_none() {
+        rec.record(
+            CheckId::CapsDiscoverMatchesHandlers,
+            rules::caps(&refs, &[], false, l.token.is_some()),
+            t,
+        );
+    }
     record_tools(rec, tools_a, tools_b.as_ref(), true, t);
     rec.record(CheckId::PaginationCursor, rules::pagination(&refs), t);
     record_bogus(rec, bogus, l.token.is_some(), t);
     let modern_only = "a 2026-07-28 rule, and the server speaks 2025-11-25 only";
     for id in [
+        CheckId::CapsDiscoverMatchesHandlers,
         CheckId::CacheHints,
         CheckId::ToolsXMcpHeaderValid,
         CheckId::ListenSse,
         CheckId::ListenAckFirst,
     ] {
-        rec.record_ms(id, Verdict::skip(modern_only), 0);
+        match modern_unread {
+            Some(why) => rec.record_ms(id, Verdict::unknown(Cause::Malformed, why), 0),
+            None if id == CheckId::CapsDiscoverMatchesHandlers => {}
+            None => rec.record_ms(id, Verdict::skip(modern_only), 0),
+        }
     }
     Some(surface(l, Era::Legacy, &reads))
 }
