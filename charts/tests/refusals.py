@@ -1,0 +1,95 @@
+"""Deploy tests of what the chart and Terraform refuse (imported by run.py): the values the
+coordinator would refuse at start, refused at `helm template` / `terraform plan` instead,
+each with its message, and the chart's, Terraform's and `vantage serve --check`'s verdicts
+compared on the same values (intervals, label names, one target spelt twice), plus the
+agents' own mistakes (a region listed twice, 0 replicas).
+"""
+
+import os
+import subprocess
+import tempfile
+
+import yaml
+
+
+def run(*args, cwd=None, check=True, env=None):
+    r = subprocess.run(list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env={**os.environ, **(env or {})})
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def tests(tools, chart, values_dir, vantage):
+    """The test functions, each returning a one-line detail or raising."""
+    CHART, TESTS = chart, values_dir
+
+    def values_the_coordinator_refuses_are_rejected_by_the_schema():
+        r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
+        assert r.returncode != 0, "the bad check values rendered"
+        for needle in ["'/coordinator/checks/0/interval': '0s' does not match",
+                       "'/coordinator/checks/1/interval': '500ms' does not match",
+                       "'/coordinator/checks/2/deadline': '0s' does not match",
+                       "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
+                       "invalid propertyName '__name__'", "invalid propertyName '1st'",
+                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'"]:
+            assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
+        return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
+
+    def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
+        # Each value both ways: the chart's verdict (helm template) against the coordinator's
+        # own (`vantage serve --check` of a config naming it): what one refuses the other must.
+        cases = [("interval", v) for v in ["0s", "500ms", "999ms", "1000ms", "1500ms", "1s", "90s", "1m", "1h"]]
+        cases += [("label", k) for k in ["env-name", "target", "app.team", "__name__", "__x", "1st",
+                                          "team", "_", "_shard", "Team_2", "targets"]]
+        refused = 0
+        with tempfile.TemporaryDirectory() as d:
+            for kind, v in cases:
+                check = {"target": "https://mcp.example.com/mcp"}
+                if kind == "interval":
+                    check["interval"] = v
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "{v}"\n'
+                else:
+                    check["labels"] = {v: "x"}
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "1m"\nlabels = {{ "{v}" = "x" }}\n'
+                values, config = os.path.join(d, "v.yaml"), os.path.join(d, "c.toml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": [check]}}, f)
+                with open(config, "w") as f:
+                    f.write(toml)
+                chart = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                coord = run(vantage, "serve", "--config", config, "--check", check=False)
+                assert (chart.returncode == 0) == (coord.returncode == 0), \
+                    f"{kind} {v!r}: chart exit {chart.returncode}, coordinator exit {coord.returncode}:\n{chart.stderr}\n{coord.stderr}"
+                if coord.returncode != 0:
+                    key = "interval" if kind == "interval" else "labels"
+                    assert key in coord.stderr, coord.stderr
+                    refused += 1
+        assert refused == 9, f"{refused} refused by both, expected 9 (0s, 500ms, 999ms and 6 label names)"
+        return f"{len(cases)} values, same verdict; {refused} refused by both"
+
+    def the_template_refuses_a_deadline_past_its_interval_and_unknown_names():
+        with tempfile.TemporaryDirectory() as d:
+            for check, needle in [
+                ({"target": "https://a.example.com/mcp", "interval": "30s", "deadline": "1m"},
+                 "deadline 1m is longer than its interval 30s"),
+                ({"target": "https://a.example.com/mcp", "deadline": "2m"},
+                 "deadline 2m is longer than its interval 1m"),
+                ({"target": "https://a.example.com/mcp", "baseline": "missing.toml"},
+                 "baseline missing.toml is not a key of coordinator.baselines"),
+                ({"target": "https://a.example.com/mcp", "credential": "staging"},
+                 "credential staging is not in coordinator.credentials"),
+                ({"target": "https://a.example.com/mcp", "regions": ["mars"]},
+                 "region mars is not configured (coordinator.agents regions, or fleet.localRegion with fleet.localAgent): local"),
+                ([{"target": "https://a.example.com/mcp"}, {"target": "https://a.example.com/mcp", "interval": "5m"}],
+                 "https://a.example.com/mcp is scheduled twice"),
+            ]:
+                values = os.path.join(d, "v.yaml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": check if isinstance(check, list) else [check]}}, f)
+                r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                assert r.returncode != 0 and needle in r.stderr, f"{check}: exit {r.returncode}: {r.stderr}"
+        return "6 refusals, each naming the fix"
+
+
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names]
