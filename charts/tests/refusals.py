@@ -24,6 +24,25 @@ def tests(tools, chart, values_dir, vantage):
     """The test functions, each returning a one-line detail or raising."""
     CHART, TESTS = chart, values_dir
 
+    def helm(values, *sets):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "v.yaml")
+            with open(path, "w") as f:
+                yaml.safe_dump(values, f)
+            cmd = [f"{tools}/helm", "template", "x", CHART, "-f", path]
+            for s in sets:
+                cmd += ["--set", s]
+            return run(*cmd, check=False)
+
+    def agents(*regions):
+        return {"coordinator": {"enabled": False},
+                "agents": [{"region": r, "coordinator": "https://vantage-grpc.example.com:50051", "token": f"tok-{r}"}
+                           for r in regions]}
+
+    def replicas_by_region(out):
+        return {d["metadata"]["labels"]["vantage.dev/region"]: d["spec"]["replicas"]
+                for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment"}
+
     def values_the_coordinator_refuses_are_rejected_by_the_schema():
         r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
         assert r.returncode != 0, "the bad check values rendered"
@@ -92,4 +111,19 @@ def tests(tools, chart, values_dir, vantage):
         return "6 refusals, each naming the fix"
 
 
-    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names]
+    def a_region_gets_exactly_its_replicas_and_never_0():
+        r = helm(agents("eu-west", "us-east"), "agents[0].replicas=3", "agent.replicas=2")
+        assert r.returncode == 0, r.stderr
+        assert replicas_by_region(r.stdout) == {"eu-west": 3, "us-east": 2}, r.stdout
+        r = helm(agents("eu-west", "us-east"), "agents[0].replicas=1", "agent.replicas=4")
+        assert replicas_by_region(r.stdout) == {"eu-west": 1, "us-east": 4}, r.stdout
+        for sets, needle in [
+            (["agents[0].replicas=0"], "at '/agents/0/replicas': minimum: got 0, want 1"),
+            (["agent.replicas=0"], "at '/agent/replicas': minimum: got 0, want 1"),
+            (["agents[1].replicas=11"], "at '/agents/1/replicas': maximum: got 11, want 10"),
+        ]:
+            r = helm(agents("eu-west", "us-east"), *sets)
+            assert r.returncode != 0 and needle in r.stderr, f"{sets}: exit {r.returncode}: {r.stderr}"
+        return "an explicit value kept (3 over a default of 2, 1 over 4); 0 and 11 refused by the schema, 1 to 10 as Terraform"
+
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0]
