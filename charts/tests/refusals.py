@@ -126,4 +126,16 @@ def tests(tools, chart, values_dir, vantage):
             assert r.returncode != 0 and needle in r.stderr, f"{sets}: exit {r.returncode}: {r.stderr}"
         return "an explicit value kept (3 over a default of 2, 1 over 4); 0 and 11 refused by the schema, 1 to 10 as Terraform"
 
-    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0]
+    def a_region_listed_twice_is_refused():
+        r = helm(agents("eu-west", "us-east", "eu-west"))
+        assert r.returncode != 0, "two Deployments with one name rendered"
+        assert "agents[2]: region eu-west is listed twice (also agents[0]); one Deployment serves a region: keep one entry and give it more replicas" in r.stderr, r.stderr
+        # Two regions whose object names are one once cut at 63 characters.
+        long = agents("eu-west-aaaaaaaaaaaaaaaaaaaaaa1", "eu-west-aaaaaaaaaaaaaaaaaaaaaa2")
+        r = helm({**long, "fullnameOverride": "abcdefghijklmnopqrstuvwxyzabcdefghij"})
+        assert r.returncode != 0 and "get the same object name" in r.stderr and "shorten fullnameOverride" in r.stderr, r.stderr
+        r = helm(agents("eu-west", "us-east"))
+        assert r.returncode == 0 and sorted(replicas_by_region(r.stdout)) == ["eu-west", "us-east"], r.stderr
+        return "a repeated region and two regions cut to one name refused, naming the entries and the fix"
+
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused]
