@@ -5,7 +5,9 @@ compared on the same values (intervals, label names, one target spelt twice), pl
 agents' own mistakes (a region listed twice, 0 replicas).
 """
 
+import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -18,6 +20,29 @@ def run(*args, cwd=None, check=True, env=None):
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
     return r
+
+
+# Pairs of targets: whether the coordinator refuses the two as one target appearing twice
+# is its own verdict (`vantage serve --check`); the chart and Terraform must give the same.
+TWICE = [
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+    ("https://mcp.example.com/mcp", "https://MCP.example.com:443/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com:0443/mcp"),
+    ("http://mcp.example.com:80/mcp", "http://mcp.example.com/mcp"),
+    ("http://[::1]:80/mcp", "http://[::1]/mcp"),
+    ("https://mcp.example.com", "https://mcp.example.com/"),
+    ("https://mcp.example.com/a/../mcp", "https://mcp.example.com/mcp"),
+    ("https://mcp.example.com/./mcp", "https://mcp.example.com/%2E%2e/mcp"),
+    ("https://mcp.example.com/mcp?token=a", "https://mcp.example.com/mcp?token=b"),
+    ("https://mcp.example.com/mcp?API-Key=1&x=2", "https://mcp.example.com/mcp?API-Key=2&x=2"),
+    # Two targets for the coordinator:
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp/"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/MCP"),
+    ("https://mcp.example.com/mcp", "http://mcp.example.com/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com:8443/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp?x=2"),
+    ("https://mcp.example.com/mcp?x=1", "https://mcp.example.com/mcp?x=2"),
+]
 
 
 def tests(tools, chart, values_dir, vantage):
@@ -138,4 +163,51 @@ def tests(tools, chart, values_dir, vantage):
         assert r.returncode == 0 and sorted(replicas_by_region(r.stdout)) == ["eu-west", "us-east"], r.stderr
         return "a repeated region and two regions cut to one name refused, naming the entries and the fix"
 
-    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused]
+    def the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice():
+        # Each pair on a host of its own, so one Terraform plan judges every pair at once and
+        # its message lists exactly the pairs it refuses.
+        def on_host(t, k):
+            return re.sub(r"(?i)(mcp)\.example\.com", lambda m: f"{m.group(1)}.p{k}.example.com", t)
+        pairs = [(on_host(a, k), on_host(b, k)) for k, (a, b) in enumerate(TWICE)]
+        coord, chart_ = {}, {}
+        with tempfile.TemporaryDirectory() as d:
+            config = os.path.join(d, "c.toml")
+            for k, (a, b) in enumerate(pairs):
+                with open(config, "w") as f:
+                    f.write("[[checks]]\ntarget = %s\ninterval = \"1m\"\n[[checks]]\ntarget = %s\ninterval = \"1m\"\n" % (json.dumps(a), json.dumps(b)))
+                c = run(vantage, "serve", "--config", config, "--check", check=False)
+                assert c.returncode == 0 or "appears twice" in c.stderr, f"{a} {b}: {c.stderr}"
+                coord[k] = c.returncode != 0
+                h = helm({"coordinator": {"checks": [{"target": a}, {"target": b}]}})
+                assert h.returncode == 0 or "coordinator.checks[1]: " in h.stderr, f"{a} {b}: {h.stderr}"
+                chart_[k] = h.returncode != 0
+                if chart_[k]:
+                    said = ("is scheduled twice (also coordinator.checks[0])" if a == b
+                            else f"is the same target as coordinator.checks[0] ({a})")
+                    assert said in h.stderr and "keep one entry per target" in h.stderr, h.stderr
+            tf = f"{tools}/terraform"
+            env = {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1", "TF_DATA_DIR": os.path.join(d, ".terraform")}
+            targets = [t for pair in pairs for t in pair]
+            with open(os.path.join(d, "main.tf"), "w") as f:
+                f.write(f"""module "plan" {{
+  source               = "{os.path.join(os.path.dirname(os.path.dirname(CHART)), 'terraform/modules/plan')}"
+  regions              = {{ "eu-west" = {{ cluster = "eu" }} }}
+  coordinator_cluster  = "eu"
+  coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  checks               = [{", ".join("{ target = %s }" % json.dumps(t) for t in targets)}]
+}}
+output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
+""")
+            run(tf, "init", "-backend=false", "-input=false", "-no-color", cwd=d, env=env)
+            p = run(tf, "plan", "-input=false", "-no-color", cwd=d, env=env, check=False)
+        said = " ".join(p.stdout.split() + p.stderr.split())
+        assert p.returncode != 0 and "the coordinator refuses a target that appears twice" in said, said
+        terraform = {k: f"checks[{2 * k + 1}] ({b}) is checks[{2 * k}] ({a})" in said for k, (a, b) in enumerate(pairs)}
+        assert len(re.findall(r"checks\[\d+\] \(", said)) == 2 * sum(terraform.values()), said
+        differ = [(pairs[k], coord[k], chart_[k], terraform[k]) for k in coord if not coord[k] == chart_[k] == terraform[k]]
+        assert not differ, f"(pair, coordinator, chart, terraform) refused: {differ}"
+        refused = sum(coord.values())
+        assert refused == 10, f"{refused} pairs refused by the coordinator, expected 10: {coord}"
+        return f"{len(pairs)} pairs, same verdict from the coordinator, the chart and Terraform; {refused} refused by all three"
+
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]
