@@ -76,8 +76,12 @@ def tests(tools, chart, values_dir, vantage):
                        "'/coordinator/checks/2/deadline': '0s' does not match",
                        "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
                        "invalid propertyName '__name__'", "invalid propertyName '1st'",
-                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'"]:
+                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'",
+                       # The path and the key, not only "at ''".
+                       "at '/coordinator/checks/3/labels/target': 'not' failed"]:
             assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
+        for key in ["env-name", "app.team", "__name__", "1st"]:
+            assert re.search(rf"at '/coordinator/checks/3/labels': additional properties [^\n]*'{re.escape(key)}'", r.stderr), r.stderr
         return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
 
     def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
