@@ -3,10 +3,12 @@
 
 - helm lint --strict and helm template for the coordinator-only, agent-only, all-in-one and
   every-option value sets; a bad value set must be rejected by values.schema.json with its
-  message; check values the coordinator refuses at start (intervals under 1s, label names,
-  a deadline past its interval, unknown baselines, credentials and regions, a target
-  scheduled twice) refused by the schema or the templates, the schema's verdict equal to
-  `vantage serve --check`'s;
+  message;
+- what the chart and Terraform refuse (refusals.py): values the coordinator refuses at start
+  (intervals under 1s, label names, a deadline past its interval, unknown baselines,
+  credentials and regions, one target spelt twice) refused by the schema, the templates or
+  the plan module, their verdicts equal to `vantage serve --check`'s; an agent region listed
+  twice or with 0 replicas;
 - every rendered manifest validated against the Kubernetes API schemas (kubernetes-validate)
   and clean under yamllint;
 - assertions on the rendered output: agent args carry region and coordinator; the
@@ -105,76 +107,6 @@ def main():
         for needle in ["missing property 'coordinator'", "'EU West' does not match pattern", "/agent/checkTimeout"]:
             assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
         return "3 messages"
-
-    @test
-    def values_the_coordinator_refuses_are_rejected_by_the_schema():
-        r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
-        assert r.returncode != 0, "the bad check values rendered"
-        for needle in ["'/coordinator/checks/0/interval': '0s' does not match",
-                       "'/coordinator/checks/1/interval': '500ms' does not match",
-                       "'/coordinator/checks/2/deadline': '0s' does not match",
-                       "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
-                       "invalid propertyName '__name__'", "invalid propertyName '1st'",
-                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'"]:
-            assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
-        return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
-
-    @test
-    def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
-        # Each value both ways: the chart's verdict (helm template) against the coordinator's
-        # own (`vantage serve --check` of a config naming it): what one refuses the other must.
-        cases = [("interval", v) for v in ["0s", "500ms", "999ms", "1000ms", "1500ms", "1s", "90s", "1m", "1h"]]
-        cases += [("label", k) for k in ["env-name", "target", "app.team", "__name__", "__x", "1st",
-                                          "team", "_", "_shard", "Team_2", "targets"]]
-        refused = 0
-        with tempfile.TemporaryDirectory() as d:
-            for kind, v in cases:
-                check = {"target": "https://mcp.example.com/mcp"}
-                if kind == "interval":
-                    check["interval"] = v
-                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "{v}"\n'
-                else:
-                    check["labels"] = {v: "x"}
-                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "1m"\nlabels = {{ "{v}" = "x" }}\n'
-                values, config = os.path.join(d, "v.yaml"), os.path.join(d, "c.toml")
-                with open(values, "w") as f:
-                    yaml.safe_dump({"coordinator": {"checks": [check]}}, f)
-                with open(config, "w") as f:
-                    f.write(toml)
-                chart = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
-                coord = run(args.vantage, "serve", "--config", config, "--check", check=False)
-                assert (chart.returncode == 0) == (coord.returncode == 0), \
-                    f"{kind} {v!r}: chart exit {chart.returncode}, coordinator exit {coord.returncode}:\n{chart.stderr}\n{coord.stderr}"
-                if coord.returncode != 0:
-                    key = "interval" if kind == "interval" else "labels"
-                    assert key in coord.stderr, coord.stderr
-                    refused += 1
-        assert refused == 9, f"{refused} refused by both, expected 9 (0s, 500ms, 999ms and 6 label names)"
-        return f"{len(cases)} values, same verdict; {refused} refused by both"
-
-    @test
-    def the_template_refuses_a_deadline_past_its_interval_and_unknown_names():
-        with tempfile.TemporaryDirectory() as d:
-            for check, needle in [
-                ({"target": "https://a.example.com/mcp", "interval": "30s", "deadline": "1m"},
-                 "deadline 1m is longer than its interval 30s"),
-                ({"target": "https://a.example.com/mcp", "deadline": "2m"},
-                 "deadline 2m is longer than its interval 1m"),
-                ({"target": "https://a.example.com/mcp", "baseline": "missing.toml"},
-                 "baseline missing.toml is not a key of coordinator.baselines"),
-                ({"target": "https://a.example.com/mcp", "credential": "staging"},
-                 "credential staging is not in coordinator.credentials"),
-                ({"target": "https://a.example.com/mcp", "regions": ["mars"]},
-                 "region mars is not configured (coordinator.agents regions, or fleet.localRegion with fleet.localAgent): local"),
-                ([{"target": "https://a.example.com/mcp"}, {"target": "https://a.example.com/mcp", "interval": "5m"}],
-                 "https://a.example.com/mcp is scheduled twice"),
-            ]:
-                values = os.path.join(d, "v.yaml")
-                with open(values, "w") as f:
-                    yaml.safe_dump({"coordinator": {"checks": check if isinstance(check, list) else [check]}}, f)
-                r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
-                assert r.returncode != 0 and needle in r.stderr, f"{check}: exit {r.returncode}: {r.stderr}"
-        return "6 refusals, each naming the fix"
 
     @test
     def every_manifest_is_valid_kubernetes_and_clean_yaml():
@@ -385,6 +317,8 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
         return f"{len(froms)} stages, non-root, OCI labels, both binaries"
 
     import conventions
+    import refusals
+    results.extend(refusals.tests(tools, CHART, TESTS, args.vantage))
     results.extend(conventions.tests(tools, CHART, TESTS))
 
     passed = failed = 0

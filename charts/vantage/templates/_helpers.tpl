@@ -96,3 +96,56 @@ milliseconds, to compare a check's deadline with its interval as the coordinator
 {{- $unit := trimPrefix (regexFind "^[0-9]+" .) . -}}
 {{- if eq $unit "ms" }}{{ $n }}{{ else if eq $unit "s" }}{{ mul $n 1000 }}{{ else if eq $unit "m" }}{{ mul $n 60000 }}{{ else if eq $unit "h" }}{{ mul $n 3600000 }}{{ else }}{{ fail (printf "%q is not a duration of digits and a unit (ms, s, m, h), e.g. 30s" .) }}{{ end -}}
 {{- end }}
+
+{{/*
+A target as the coordinator compares [[checks]] targets (a name must be unique): the URL as
+it shows it, i.e. as the `url` crate serialises it with credential values hidden. Scheme and
+host in lower case, the default port (and a port's leading zeros) dropped, an empty path as
+`/`, `\` as `/`, `.` and `..` path segments resolved, and the value of a query parameter
+whose name looks like a credential (folded: letters and digits only, lower case, ending in
+key, token, secret, ...) hidden. A trailing slash is kept: the coordinator schedules
+`/mcp` and `/mcp/` as two targets. Not reproduced (rare in a target; the coordinator still
+refuses them at start): IDNA, IPv4 shorthands, IPv6 zero compression, percent-encoding.
+*/}}
+{{- define "vantage.targetKey" -}}
+{{- $t := trim . -}}
+{{- $re := `^([a-zA-Z][a-zA-Z0-9+.-]*)://([^/?#\\]*)([^?#]*)(\?[^#]*)?(#.*)?$` -}}
+{{- if not (regexMatch $re $t) -}}
+{{- $t -}}
+{{- else -}}
+{{- $scheme := regexReplaceAll $re $t "${1}" | lower -}}
+{{- $auth := regexReplaceAll $re $t "${2}" | lower -}}
+{{- $path := regexReplaceAll $re $t "${3}" | replace `\` "/" -}}
+{{- $query := regexReplaceAll $re $t "${4}" -}}
+{{- $hp := `^(\[[^\]]*\]|[^:]*)(:([0-9]*))?$` -}}
+{{- $host := $auth -}}
+{{- $port := "" -}}
+{{- if regexMatch $hp $auth -}}
+{{- $host = regexReplaceAll $hp $auth "${1}" -}}
+{{- $port = regexReplaceAll "^0+([0-9])" (regexReplaceAll $hp $auth "${3}") "${1}" -}}
+{{- end -}}
+{{- if or (and (eq $scheme "https") (eq $port "443")) (and (eq $scheme "http") (eq $port "80")) -}}
+{{- $port = "" -}}
+{{- end -}}
+{{- if not (hasPrefix "/" $path) -}}{{- $path = printf "/%s" $path -}}{{- end -}}
+{{- range until 8 -}}
+{{- $path = regexReplaceAll `(?i)/(\.|%2e)(/|$)` $path "/" -}}
+{{- $path = regexReplaceAll `(?i)^/(\.|%2e){2}(/|$)` $path "/" -}}
+{{- $path = regexReplaceAll `(?i)/[^/]*/(\.|%2e){2}(/|$)` $path "/" -}}
+{{- end -}}
+{{- $shown := list -}}
+{{- range regexFindAll `[^&;]*[&;]?` (trimPrefix "?" $query) -1 -}}
+{{- $sep := regexFind `[&;]$` . -}}
+{{- $pair := trimSuffix $sep . -}}
+{{- $name := regexReplaceAll `^([^=]*)=.*$` $pair "${1}" -}}
+{{- $folded := regexReplaceAll `%[0-9a-fA-F]{2}|[^\p{L}\p{N}]` $name "" | lower -}}
+{{- if and (contains "=" $pair) (regexMatch `(key|token|secret|password|passwd|pwd|signature|sig|credentials?|session|sessionid|auth|authorization|bearer|jwt|code)$` $folded) -}}
+{{- $shown = append $shown (printf "%s=[redacted]%s" $name $sep) -}}
+{{- else if . -}}
+{{- $shown = append $shown . -}}
+{{- end -}}
+{{- end -}}
+{{- printf "%s://%s%s%s" $scheme $host (ternary (printf ":%s" $port) "" (ne $port "")) $path -}}
+{{- if $query }}?{{ join "" $shown }}{{ end -}}
+{{- end -}}
+{{- end }}

@@ -24,6 +24,10 @@ output "values_by_cluster" {
     condition     = alltrue([for c in var.checks : c.baseline == null || try(contains(keys(var.baselines), c.baseline), false)])
     error_message = "checks: a check names a baseline that is not a key of baselines; add the file there (the output of `vantage baseline`)."
   }
+  precondition {
+    condition     = length(local.targets_twice) == 0
+    error_message = "checks: ${join("; ", local.targets_twice)}: the coordinator refuses a target that appears twice (it compares targets with scheme and host in lower case, no default port, . and .. resolved and credential values in the query hidden); keep one entry per target."
+  }
 }
 
 output "agent_secrets" {

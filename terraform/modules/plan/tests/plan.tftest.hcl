@@ -232,3 +232,62 @@ run "bad_a_check_naming_an_unknown_baseline" {
   }
   expect_failures = [output.values_by_cluster]
 }
+
+run "bad_a_region_with_more_than_10_agents" {
+  command = plan
+  variables {
+    regions = { "eu-west" = { cluster = "eu", replicas = 11 } }
+  }
+  expect_failures = [var.regions]
+}
+
+# One target twice, as the coordinator compares targets (it refuses one that appears twice).
+
+run "bad_a_target_scheduled_twice" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp" }, { target = "https://mcp.example.com/mcp", interval = "5m" }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_a_target_spelt_with_its_host_in_capitals_and_its_default_port" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp" }, { target = "https://MCP.example.com:443/mcp" }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_a_target_spelt_with_dot_segments" {
+  command = plan
+  variables {
+    checks = [{ target = "http://mcp.example.com/mcp" }, { target = "http://mcp.example.com:80/a/../mcp" }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_two_targets_differing_only_in_a_credential_in_the_query" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp?token=a" }, { target = "https://mcp.example.com/mcp?token=b" }]
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "targets_the_coordinator_schedules_as_two" {
+  command = plan
+  variables {
+    checks = [
+      { target = "https://mcp.example.com/mcp" },
+      { target = "https://mcp.example.com/mcp/" },
+      { target = "https://mcp.example.com:8443/mcp" },
+      { target = "http://mcp.example.com/mcp" },
+      { target = "https://mcp.example.com/mcp?x=1" },
+    ]
+  }
+  assert {
+    condition     = length(yamldecode(output.values_by_cluster["eu"]).coordinator.checks) == 5
+    error_message = "a trailing slash, another port, another scheme and a query are other targets for the coordinator"
+  }
+}

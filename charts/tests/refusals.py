@@ -1,0 +1,217 @@
+"""Deploy tests of what the chart and Terraform refuse (imported by run.py): the values the
+coordinator would refuse at start, refused at `helm template` / `terraform plan` instead,
+each with its message, and the chart's, Terraform's and `vantage serve --check`'s verdicts
+compared on the same values (intervals, label names, one target spelt twice), plus the
+agents' own mistakes (a region listed twice, 0 replicas).
+"""
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+import yaml
+
+
+def run(*args, cwd=None, check=True, env=None):
+    r = subprocess.run(list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env={**os.environ, **(env or {})})
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+# Pairs of targets: whether the coordinator refuses the two as one target appearing twice
+# is its own verdict (`vantage serve --check`); the chart and Terraform must give the same.
+TWICE = [
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+    ("https://mcp.example.com/mcp", "https://MCP.example.com:443/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com:0443/mcp"),
+    ("http://mcp.example.com:80/mcp", "http://mcp.example.com/mcp"),
+    ("http://[::1]:80/mcp", "http://[::1]/mcp"),
+    ("https://mcp.example.com", "https://mcp.example.com/"),
+    ("https://mcp.example.com/a/../mcp", "https://mcp.example.com/mcp"),
+    ("https://mcp.example.com/./mcp", "https://mcp.example.com/%2E%2e/mcp"),
+    ("https://mcp.example.com/mcp?token=a", "https://mcp.example.com/mcp?token=b"),
+    ("https://mcp.example.com/mcp?API-Key=1&x=2", "https://mcp.example.com/mcp?API-Key=2&x=2"),
+    # Two targets for the coordinator:
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp/"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/MCP"),
+    ("https://mcp.example.com/mcp", "http://mcp.example.com/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com:8443/mcp"),
+    ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp?x=2"),
+    ("https://mcp.example.com/mcp?x=1", "https://mcp.example.com/mcp?x=2"),
+]
+
+
+def tests(tools, chart, values_dir, vantage):
+    """The test functions, each returning a one-line detail or raising."""
+    CHART, TESTS = chart, values_dir
+
+    def helm(values, *sets):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "v.yaml")
+            with open(path, "w") as f:
+                yaml.safe_dump(values, f)
+            cmd = [f"{tools}/helm", "template", "x", CHART, "-f", path]
+            for s in sets:
+                cmd += ["--set", s]
+            return run(*cmd, check=False)
+
+    def agents(*regions):
+        return {"coordinator": {"enabled": False},
+                "agents": [{"region": r, "coordinator": "https://vantage-grpc.example.com:50051", "token": f"tok-{r}"}
+                           for r in regions]}
+
+    def replicas_by_region(out):
+        return {d["metadata"]["labels"]["vantage.dev/region"]: d["spec"]["replicas"]
+                for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment"}
+
+    def values_the_coordinator_refuses_are_rejected_by_the_schema():
+        r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
+        assert r.returncode != 0, "the bad check values rendered"
+        for needle in ["'/coordinator/checks/0/interval': '0s' does not match",
+                       "'/coordinator/checks/1/interval': '500ms' does not match",
+                       "'/coordinator/checks/2/deadline': '0s' does not match",
+                       "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
+                       "invalid propertyName '__name__'", "invalid propertyName '1st'",
+                       "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'",
+                       # The path and the key, not only "at ''".
+                       "at '/coordinator/checks/3/labels/target': 'not' failed"]:
+            assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
+        for key in ["env-name", "app.team", "__name__", "1st"]:
+            assert re.search(rf"at '/coordinator/checks/3/labels': additional properties [^\n]*'{re.escape(key)}'", r.stderr), r.stderr
+        return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
+
+    def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
+        # Each value both ways: the chart's verdict (helm template) against the coordinator's
+        # own (`vantage serve --check` of a config naming it): what one refuses the other must.
+        cases = [("interval", v) for v in ["0s", "500ms", "999ms", "1000ms", "1500ms", "1s", "90s", "1m", "1h"]]
+        cases += [("label", k) for k in ["env-name", "target", "app.team", "__name__", "__x", "1st",
+                                          "team", "_", "_shard", "Team_2", "targets"]]
+        refused = 0
+        with tempfile.TemporaryDirectory() as d:
+            for kind, v in cases:
+                check = {"target": "https://mcp.example.com/mcp"}
+                if kind == "interval":
+                    check["interval"] = v
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "{v}"\n'
+                else:
+                    check["labels"] = {v: "x"}
+                    toml = f'[[checks]]\ntarget = "https://mcp.example.com/mcp"\ninterval = "1m"\nlabels = {{ "{v}" = "x" }}\n'
+                values, config = os.path.join(d, "v.yaml"), os.path.join(d, "c.toml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": [check]}}, f)
+                with open(config, "w") as f:
+                    f.write(toml)
+                chart = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                coord = run(vantage, "serve", "--config", config, "--check", check=False)
+                assert (chart.returncode == 0) == (coord.returncode == 0), \
+                    f"{kind} {v!r}: chart exit {chart.returncode}, coordinator exit {coord.returncode}:\n{chart.stderr}\n{coord.stderr}"
+                if coord.returncode != 0:
+                    key = "interval" if kind == "interval" else "labels"
+                    assert key in coord.stderr, coord.stderr
+                    refused += 1
+        assert refused == 9, f"{refused} refused by both, expected 9 (0s, 500ms, 999ms and 6 label names)"
+        return f"{len(cases)} values, same verdict; {refused} refused by both"
+
+    def the_template_refuses_a_deadline_past_its_interval_and_unknown_names():
+        with tempfile.TemporaryDirectory() as d:
+            for check, needle in [
+                ({"target": "https://a.example.com/mcp", "interval": "30s", "deadline": "1m"},
+                 "deadline 1m is longer than its interval 30s"),
+                ({"target": "https://a.example.com/mcp", "deadline": "2m"},
+                 "deadline 2m is longer than its interval 1m"),
+                ({"target": "https://a.example.com/mcp", "baseline": "missing.toml"},
+                 "baseline missing.toml is not a key of coordinator.baselines"),
+                ({"target": "https://a.example.com/mcp", "credential": "staging"},
+                 "credential staging is not in coordinator.credentials"),
+                ({"target": "https://a.example.com/mcp", "regions": ["mars"]},
+                 "region mars is not configured (coordinator.agents regions, or fleet.localRegion with fleet.localAgent): local"),
+                ([{"target": "https://a.example.com/mcp"}, {"target": "https://a.example.com/mcp", "interval": "5m"}],
+                 "https://a.example.com/mcp is scheduled twice"),
+            ]:
+                values = os.path.join(d, "v.yaml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": {"checks": check if isinstance(check, list) else [check]}}, f)
+                r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                assert r.returncode != 0 and needle in r.stderr, f"{check}: exit {r.returncode}: {r.stderr}"
+        return "6 refusals, each naming the fix"
+
+
+    def a_region_gets_exactly_its_replicas_and_never_0():
+        r = helm(agents("eu-west", "us-east"), "agents[0].replicas=3", "agent.replicas=2")
+        assert r.returncode == 0, r.stderr
+        assert replicas_by_region(r.stdout) == {"eu-west": 3, "us-east": 2}, r.stdout
+        r = helm(agents("eu-west", "us-east"), "agents[0].replicas=1", "agent.replicas=4")
+        assert replicas_by_region(r.stdout) == {"eu-west": 1, "us-east": 4}, r.stdout
+        for sets, needle in [
+            (["agents[0].replicas=0"], "at '/agents/0/replicas': minimum: got 0, want 1"),
+            (["agent.replicas=0"], "at '/agent/replicas': minimum: got 0, want 1"),
+            (["agents[1].replicas=11"], "at '/agents/1/replicas': maximum: got 11, want 10"),
+        ]:
+            r = helm(agents("eu-west", "us-east"), *sets)
+            assert r.returncode != 0 and needle in r.stderr, f"{sets}: exit {r.returncode}: {r.stderr}"
+        return "an explicit value kept (3 over a default of 2, 1 over 4); 0 and 11 refused by the schema, 1 to 10 as Terraform"
+
+    def a_region_listed_twice_is_refused():
+        r = helm(agents("eu-west", "us-east", "eu-west"))
+        assert r.returncode != 0, "two Deployments with one name rendered"
+        assert "agents[2]: region eu-west is listed twice (also agents[0]); one Deployment serves a region: keep one entry and give it more replicas" in r.stderr, r.stderr
+        # Two regions whose object names are one once cut at 63 characters.
+        long = agents("eu-west-aaaaaaaaaaaaaaaaaaaaaa1", "eu-west-aaaaaaaaaaaaaaaaaaaaaa2")
+        r = helm({**long, "fullnameOverride": "abcdefghijklmnopqrstuvwxyzabcdefghij"})
+        assert r.returncode != 0 and "get the same object name" in r.stderr and "shorten fullnameOverride" in r.stderr, r.stderr
+        r = helm(agents("eu-west", "us-east"))
+        assert r.returncode == 0 and sorted(replicas_by_region(r.stdout)) == ["eu-west", "us-east"], r.stderr
+        return "a repeated region and two regions cut to one name refused, naming the entries and the fix"
+
+    def the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice():
+        # Each pair on a host of its own, so one Terraform plan judges every pair at once and
+        # its message lists exactly the pairs it refuses.
+        def on_host(t, k):
+            return re.sub(r"(?i)(mcp)\.example\.com", lambda m: f"{m.group(1)}.p{k}.example.com", t)
+        pairs = [(on_host(a, k), on_host(b, k)) for k, (a, b) in enumerate(TWICE)]
+        coord, chart_ = {}, {}
+        with tempfile.TemporaryDirectory() as d:
+            config = os.path.join(d, "c.toml")
+            for k, (a, b) in enumerate(pairs):
+                with open(config, "w") as f:
+                    f.write("[[checks]]\ntarget = %s\ninterval = \"1m\"\n[[checks]]\ntarget = %s\ninterval = \"1m\"\n" % (json.dumps(a), json.dumps(b)))
+                c = run(vantage, "serve", "--config", config, "--check", check=False)
+                assert c.returncode == 0 or "appears twice" in c.stderr, f"{a} {b}: {c.stderr}"
+                coord[k] = c.returncode != 0
+                h = helm({"coordinator": {"checks": [{"target": a}, {"target": b}]}})
+                assert h.returncode == 0 or "coordinator.checks[1]: " in h.stderr, f"{a} {b}: {h.stderr}"
+                chart_[k] = h.returncode != 0
+                if chart_[k]:
+                    said = ("is scheduled twice (also coordinator.checks[0])" if a == b
+                            else f"is the same target as coordinator.checks[0] ({a})")
+                    assert said in h.stderr and "keep one entry per target" in h.stderr, h.stderr
+            tf = f"{tools}/terraform"
+            env = {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1", "TF_DATA_DIR": os.path.join(d, ".terraform")}
+            targets = [t for pair in pairs for t in pair]
+            with open(os.path.join(d, "main.tf"), "w") as f:
+                f.write(f"""module "plan" {{
+  source               = "{os.path.join(os.path.dirname(os.path.dirname(CHART)), 'terraform/modules/plan')}"
+  regions              = {{ "eu-west" = {{ cluster = "eu" }} }}
+  coordinator_cluster  = "eu"
+  coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  checks               = [{", ".join("{ target = %s }" % json.dumps(t) for t in targets)}]
+}}
+output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
+""")
+            run(tf, "init", "-backend=false", "-input=false", "-no-color", cwd=d, env=env)
+            p = run(tf, "plan", "-input=false", "-no-color", cwd=d, env=env, check=False)
+        said = " ".join(p.stdout.split() + p.stderr.split())
+        assert p.returncode != 0 and "the coordinator refuses a target that appears twice" in said, said
+        terraform = {k: f"checks[{2 * k + 1}] ({b}) is checks[{2 * k}] ({a})" in said for k, (a, b) in enumerate(pairs)}
+        assert len(re.findall(r"checks\[\d+\] \(", said)) == 2 * sum(terraform.values()), said
+        differ = [(pairs[k], coord[k], chart_[k], terraform[k]) for k in coord if not coord[k] == chart_[k] == terraform[k]]
+        assert not differ, f"(pair, coordinator, chart, terraform) refused: {differ}"
+        refused = sum(coord.values())
+        assert refused == 10, f"{refused} pairs refused by the coordinator, expected 10: {coord}"
+        return f"{len(pairs)} pairs, same verdict from the coordinator, the chart and Terraform; {refused} refused by all three"
+
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]
