@@ -262,8 +262,9 @@ pub struct CheckArgs {
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report (default `local`). Not with
-    /// --coordinator (choose the fleet's regions with --regions).
-    #[arg(long)]
+    /// --coordinator (choose the fleet's regions with --regions). 1 to 63 letters, digits,
+    /// `-`, `_` or `.`.
+    #[arg(long, value_parser = parse_region)]
     pub region: Option<String>,
     #[command(flatten)]
     pub probe: Probe,
@@ -376,6 +377,11 @@ pub fn parse_egress_cidr(s: &str) -> Result<IpNet, String> {
         Some(why) => Err(why),
         None => Ok(prefix),
     }
+}
+
+/// `--region`: the configuration's rule for a region label.
+pub fn parse_region(s: &str) -> Result<String, String> {
+    vantage_agent::region::label_problem(s).map_or(Ok(s.to_string()), Err)
 }
 
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.

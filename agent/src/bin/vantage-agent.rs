@@ -30,8 +30,9 @@ struct Args {
     /// http://127.0.0.1:50051 or https://vantage.example.com:50051
     #[arg(long, value_name = "URL", value_parser = parse_coordinator)]
     coordinator: String,
-    /// This agent's region (the coordinator checks it against the region bound to the token).
-    #[arg(long)]
+    /// This agent's region (the coordinator checks it against the region bound to the token):
+    /// 1 to 63 letters, digits, `-`, `_` or `.`.
+    #[arg(long, value_parser = region_label)]
     region: String,
     /// Environment variable holding the agent token.
     #[arg(
@@ -90,6 +91,11 @@ struct Args {
     /// Ask this DNS server (IP:PORT) instead of the system resolver; repeatable.
     #[arg(long = "nameserver", value_name = "IP:PORT", value_parser = parse_nameserver)]
     nameserver: Vec<SocketAddr>,
+}
+
+/// `--region`: the configuration's rule for a region label.
+fn region_label(s: &str) -> Result<String, String> {
+    vantage_agent::region::label_problem(s).map_or(Ok(s.to_string()), Err)
 }
 
 /// `--concurrency`: at least one job at a time.

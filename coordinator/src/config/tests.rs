@@ -180,8 +180,8 @@ fn a_list_override_in_list_syntax_says_how_the_variable_spells_a_list() {
         );
     }
     // A bad value of a key that is not a list gets no list hint.
-    let e = Config::load_with_env(None, vec![var("VANTAGE_FLEET__AGENT_TIMEOUT", "[1s]")])
-        .unwrap_err();
+    let e =
+        Config::load_with_env(None, vec![var("VANTAGE_FLEET__AGENT_TIMEOUT", "[1s]")]).unwrap_err();
     assert!(!e.to_string().contains("comma-separated"), "{e}");
 }
 
@@ -254,6 +254,14 @@ fn inconsistent_values_are_refused_with_their_key() {
         (
             "[[agents]]\nname = \"a\"\nregion = \"\"\ntoken_env = \"X\"\n",
             "key `agents[0].region`",
+        ),
+        (
+            "[[agents]]\nname = \"a\"\nregion = \"a/b\"\ntoken_env = \"X\"\n",
+            "key `agents[0].region`: `a`: the region label `a/b` has `/`; a region label is 1 to 63 letters",
+        ),
+        (
+            "[fleet]\nlocal_region = \"eu west\"\n",
+            "key `fleet.local_region`: the region label `eu west` has U+0020; a region label is",
         ),
         (
             "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nregions = [\"mars\"]\n",

@@ -161,6 +161,53 @@ fn durations_are_bounded_with_a_clear_error_and_nothing_runs() {
     }
 }
 
+/// `--region` follows the configuration's rule for a region label: an empty, path-like or
+/// unprintable label is refused naming the flag and the rule, before any traffic.
+#[test]
+fn a_bad_region_label_is_refused_before_any_traffic() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    for (label, needle) in [
+        ("", "the region label is empty"),
+        ("a/b", "the region label `a/b` has `/`"),
+        ("eu\u{1b}[31m", "has U+001B"),
+    ] {
+        let out = vantage(&["check", &url, "--region", label], &[]);
+        assert_eq!(out.status.code(), Some(1), "{label:?}");
+        let err = s(&out.stderr);
+        assert!(err.contains("--region"), "names the flag: {err}");
+        assert!(err.contains(needle), "{label:?}: {err}");
+        assert!(
+            err.contains("a region label is 1 to 63 letters, digits, `-`, `_` or `.`"),
+            "states the rule: {err}"
+        );
+        assert!(out.stdout.is_empty());
+        let out = Command::new(crate::procs::bin("vantage-agent"))
+            .args(["--coordinator", "http://127.0.0.1:1", "--region", label])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "agent {label:?}");
+        let err = s(&out.stderr);
+        assert!(err.contains("--region") && err.contains(needle), "{err}");
+    }
+    assert_eq!(
+        listener.accept().map(|_| ()).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock,
+        "nothing connected to the target"
+    );
+    // A valid label still runs (the port is closed now: the run ends, not refused as usage).
+    drop(listener);
+    let out = vantage(&["check", &url, "--region", "eu-west.1", "-q"], &[]);
+    assert_ne!(out.status.code(), Some(1), "{}", s(&out.stderr));
+    assert!(
+        !s(&out.stderr).contains("region label"),
+        "{}",
+        s(&out.stderr)
+    );
+}
+
 #[test]
 fn the_demo_hint_fits_what_was_shown() {
     let faulty = vantage(&["demo", "-f", "json"], &[]);
