@@ -353,7 +353,9 @@ pub struct FixtureArgs {
     /// Address to listen on (loopback only).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: SocketAddr,
-    /// Faults to switch on. Repeatable.
+    /// Faults to switch on. Repeatable. `protected` and every `auth-*` fault accept the bearer
+    /// token fxV3f9aQ7twK2m8Lp4vZ (another audience: fxA7c21Hn5rW8zX3qBdJ; lacking the scope:
+    /// fxSb604Mj6eT1yR9cVaN), also printed on start.
     #[arg(long = "fault", value_enum)]
     pub faults: Vec<Fault>,
     /// Serve a hostile target instead of the MCP fixture.

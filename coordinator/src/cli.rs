@@ -274,6 +274,15 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
+/// The protected fixture's tokens (test values, not secrets), so `--token-env` can be tried.
+fn fixture_tokens(url: &str) -> String {
+    use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
+    format!(
+        "bearer token accepted: {FIXTURE_TOKEN} (another audience: {FIXTURE_OTHER_AUDIENCE_TOKEN}; lacking the scope: {FIXTURE_NO_SCOPE_TOKEN})\n\
+         try: FIXTURE_TOKEN={FIXTURE_TOKEN} vantage check {url} --token-env FIXTURE_TOKEN\n"
+    )
+}
+
 async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
     if !args.listen.ip().is_loopback() {
         bail!(
@@ -302,8 +311,14 @@ async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
             Box::new(f)
         }
     };
-    println!("listening {url}");
-    let _ = std::io::stdout().flush();
+    // One write: a reader that takes the first line and closes the pipe ends nothing.
+    let mut start = format!("listening {url}\n");
+    if args.faults.iter().any(|f| f.protects()) {
+        start.push_str(&fixture_tokens(&url));
+    }
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(start.as_bytes());
+    let _ = stdout.flush();
     tokio::signal::ctrl_c().await?;
     Ok(exit::OK)
 }
