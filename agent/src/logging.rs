@@ -32,13 +32,47 @@ pub fn default_filter(default: &str) -> String {
     format!("{default},{QUIET_LIBRARIES}")
 }
 
+/// Standard error for log lines. A reader that went away (`vantage-agent … 2>&1 | head -3`)
+/// ends the process quietly (exit 0), as a closed pipe ends any command-line tool, instead
+/// of a panic (exit 101) at the next line: with nobody reading its logs the daemon would
+/// otherwise run on unseen, and its pipeline would never end.
+struct Stderr;
+
+struct StderrWriter(std::io::Stderr);
+
+impl std::io::Write for StderrWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).inspect_err(reader_gone)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().inspect_err(reader_gone)
+    }
+}
+
+fn reader_gone(e: &std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
+    type Writer = StderrWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        StderrWriter(std::io::stderr())
+    }
+}
+
 /// Install the global subscriber; `default` is the filter when `VANTAGE_LOG` is unset.
 pub fn init(format: LogFormat, default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
         .unwrap_or_else(|_| default_filter(default).into());
+    // Another write error (a full disk) loses the line, never panics.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(Stderr)
+        .log_internal_errors(false);
     match format {
         LogFormat::Text => builder.with_ansi(colour()).init(),
         LogFormat::Json => builder

@@ -339,3 +339,46 @@ fn a_closed_pipe_is_not_an_error() {
         assert!(out.stderr.is_empty(), "{args:?}: {}", s(&out.stderr));
     }
 }
+
+/// `vantage-agent … 2>&1 | head -3` and `vantage serve … | head`: a daemon whose log reader
+/// closed the pipe ends quietly (exit 0), not with a panic (exit 101). The read end is closed
+/// before the process starts, so its first log line fails.
+#[test]
+fn a_daemon_whose_log_reader_is_gone_ends_quietly() {
+    let dir = tmpdir("closedlog");
+    let token = dir.join("agent.token");
+    std::fs::write(&token, "closed-pipe-agent-token").unwrap();
+    let mut agent = Command::new(crate::procs::bin("vantage-agent"));
+    agent.args([
+        "--coordinator",
+        "http://127.0.0.1:1",
+        "--region",
+        "eu",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token.to_str().unwrap(),
+    ]);
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_vantage"));
+    serve
+        .arg("serve")
+        .env(
+            "VANTAGE_SERVER__GENERATED_TOKEN_FILE",
+            dir.join("api-token").display().to_string(),
+        )
+        .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0");
+    for (name, mut cmd) in [("vantage-agent", agent), ("vantage serve", serve)] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = cmd
+            .env_remove("VANTAGE_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{name}: {status}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
