@@ -41,7 +41,8 @@ struct Args {
         default_value = "VANTAGE_AGENT_TOKEN"
     )]
     token_env: String,
-    /// Read the agent token from this file instead.
+    /// Read the agent token from this file instead; re-read before each (re)connect, so a
+    /// rotated file (a mounted Secret updated in place) is presented without a restart.
     #[arg(long = "token-file", value_name = "PATH")]
     token_file: Option<PathBuf>,
     /// A stable agent id (default: hostname-pid).
@@ -276,6 +277,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         region: args.region.clone(),
         agent_id: id,
         token,
+        token_file: args.token_file.clone(),
         ca_pem,
         identity,
         max_concurrency: args.concurrency,
