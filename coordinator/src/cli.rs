@@ -30,7 +30,7 @@ pub fn main() -> u8 {
     };
     // The daemon logs its lifecycle at info; one-shot commands only warnings.
     match &cli.command {
-        Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
+        Command::Serve(a) => vantage_agent::logging::init_daemon(a.log_format, "info"),
         _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
     }
     let runtime = match crate::runtime::build() {

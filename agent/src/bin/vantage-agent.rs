@@ -188,7 +188,7 @@ fn main() -> std::process::ExitCode {
     // The hint for an untrusted target names this binary's flag (its --ca-file is the
     // coordinator's CA).
     vantage_agent::probe::tls::set_target_ca_flag("--target-ca-file");
-    logging::init(args.log_format, "info");
+    logging::init_daemon(args.log_format, "info");
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

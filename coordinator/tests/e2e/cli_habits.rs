@@ -382,3 +382,32 @@ fn a_daemon_whose_log_reader_is_gone_ends_quietly() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A one-shot command whose log reader is gone keeps its own exit code: the gate's verdict
+/// (here 4: the target never answered), never 0 for a closed pipe, never a panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_whose_log_reader_is_gone_keeps_its_exit_code() {
+    use vantage_fixture::{Hostile, HostileServer};
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let url = silent.url();
+    let status = tokio::task::spawn_blocking(move || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(["check", &url, "-f", "json", "--timeout", "1s"])
+            // Trace: the HTTP client logs every connection, so log lines are written.
+            .env("VANTAGE_LOG", "trace")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        status.code(),
+        Some(4),
+        "unknown (nothing observed): {status}"
+    );
+}
