@@ -7,6 +7,7 @@
 //! coordinator is reached through [`crate::dial`]: the network, or in the client's tests
 //! (`agent/tests/client.rs`) an in-memory transport to a mock coordinator.
 
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -39,7 +40,11 @@ pub struct AgentConfig {
     pub coordinator: String,
     pub region: String,
     pub agent_id: String,
+    /// The token presented at start (and whenever `token_file` cannot be read).
     pub token: SecretString,
+    /// `--token-file`: re-read before each (re)connect, so a rotated file (a mounted Secret
+    /// updated in place) is presented on the next attempt without a restart.
+    pub token_file: Option<PathBuf>,
     /// Trust anchors for a TLS coordinator.
     pub ca_pem: Option<Vec<u8>>,
     /// A client certificate and key (PEM) for mutual TLS.
@@ -72,9 +77,11 @@ pub async fn run_with_dialer(
     dialer: Dialer,
 ) {
     let mut backoff = Backoff::new(cfg.backoff_min, cfg.backoff_max);
+    let mut token = cfg.token.clone();
     loop {
+        reread_token(&cfg, &mut token);
         let mut registered = false;
-        let outcome = session(&cfg, &dialer, &state, &mut registered, stop.clone()).await;
+        let outcome = session(&cfg, &token, &dialer, &state, &mut registered, stop.clone()).await;
         state.ready.store(false, Ordering::SeqCst);
         state.connected.store(false, Ordering::SeqCst);
         if registered {
@@ -117,6 +124,26 @@ pub async fn run_with_dialer(
     }
 }
 
+/// Before an attempt: the token in `--token-file` now, if it reads (a file rewritten in
+/// place, a mounted Secret rotated). A file that cannot be read keeps the token read before
+/// (a rotation caught half-written), saying so; never the token itself.
+fn reread_token(cfg: &AgentConfig, token: &mut SecretString) {
+    let Some(path) = &cfg.token_file else {
+        return;
+    };
+    match crate::credentials::from_file(path) {
+        Ok(now) if now.expose_secret() != token.expose_secret() => {
+            tracing::info!(region = %cfg.region, "--token-file {}: a new token; presenting it from this attempt on", path.display());
+            *token = now;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            let why = std::error::Error::source(&e).map_or(e.to_string(), |s| format!("{e}: {s}"));
+            tracing::warn!(region = %cfg.region, "re-reading the agent token: {why}; presenting the token read before");
+        }
+    }
+}
+
 /// Resolves once `stop` turns true (or its sender is gone). Holds no borrow of the value
 /// across the caller's `.await`s, so the client's futures stay `Send`.
 async fn stopped(stop: &mut watch::Receiver<bool>) {
@@ -125,6 +152,7 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 
 async fn session(
     cfg: &AgentConfig,
+    token: &SecretString,
     dialer: &Dialer,
     state: &Arc<AgentState>,
     registered: &mut bool,
@@ -143,7 +171,7 @@ async fn session(
         _ = stopped(&mut stop) => return Ok(Ended::Stopped),
     };
     let header: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
-        format!("Bearer {}", cfg.token.expose_secret())
+        format!("Bearer {}", token.expose_secret())
             .parse()
             .map_err(|source| SessionError::TokenNotAHeader { source })?;
     let mut client = FleetClient::with_interceptor(channel, move |mut req: tonic::Request<()>| {
@@ -352,6 +380,7 @@ mod tests {
             region: "eu".into(),
             agent_id: "a1".into(),
             token: "t".to_string().into(),
+            token_file: None,
             ca_pem: None,
             identity: None,
             max_concurrency: 1,

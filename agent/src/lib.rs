@@ -24,6 +24,7 @@ pub mod pem;
 pub mod probe;
 pub mod progress;
 mod protocol;
+pub mod region;
 pub mod session;
 pub mod stack;
 mod state;

@@ -32,13 +32,73 @@ pub fn default_filter(default: &str) -> String {
     format!("{default},{QUIET_LIBRARIES}")
 }
 
-/// Install the global subscriber; `default` is the filter when `VANTAGE_LOG` is unset.
+/// Standard error for log lines; a line that cannot be written is lost, never a panic (exit
+/// 101). For a daemon (`daemon`), a reader that went away (`vantage-agent … 2>&1 | head -3`)
+/// ends the process quietly (exit 0), as a closed pipe ends any command-line tool: with
+/// nobody reading its logs it would otherwise run on unseen, and its pipeline never end. A
+/// one-shot command goes on to its own exit code (a gate's verdict is never turned into 0).
+struct Stderr {
+    daemon: bool,
+}
+
+struct StderrWriter {
+    stderr: std::io::Stderr,
+    daemon: bool,
+}
+
+impl StderrWriter {
+    fn seen<T>(&self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if self.daemon && e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+        r
+    }
+}
+
+impl std::io::Write for StderrWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.stderr.write(buf);
+        self.seen(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.stderr.flush();
+        self.seen(r)
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
+    type Writer = StderrWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        StderrWriter {
+            stderr: std::io::stderr(),
+            daemon: self.daemon,
+        }
+    }
+}
+
+/// Install the global subscriber of a daemon (`vantage serve`, `vantage-agent`); `default`
+/// is the filter when `VANTAGE_LOG` is unset. A closed log pipe ends it quietly.
+pub fn init_daemon(format: LogFormat, default: &str) {
+    install(format, default, true)
+}
+
+/// Install the global subscriber of a one-shot command: a closed log pipe loses the lines.
 pub fn init(format: LogFormat, default: &str) {
+    install(format, default, false)
+}
+
+fn install(format: LogFormat, default: &str, daemon: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("VANTAGE_LOG")
         .unwrap_or_else(|_| default_filter(default).into());
+    // Another write error (a full disk) loses the line, never panics.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(Stderr { daemon })
+        .log_internal_errors(false);
     match format {
         LogFormat::Text => builder.with_ansi(colour()).init(),
         LogFormat::Json => builder

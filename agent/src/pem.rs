@@ -53,7 +53,7 @@ pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
     };
     for item in rustls_pemfile::read_all(&mut std::io::BufReader::new(&bytes[..])) {
         match item {
-            Err(e) => return Err(damaged(e.to_string())),
+            Err(e) => return Err(damaged(describe(&e.to_string(), &bytes))),
             // Intact armour around a certificate that does not parse (it would surface as
             // "invalid peer certificate: BadEncoding" with neither the flag nor the file).
             Ok(rustls_pemfile::Item::X509Certificate(der)) => {
@@ -65,6 +65,48 @@ pub fn read(what: &str, path: &Path) -> Result<Vec<u8>, PemError> {
         }
     }
     Ok(bytes)
+}
+
+/// The parser's detail in words: its base64 errors are Rust Debug values
+/// (`InvalidCharacter(33)`), so name the character and the line it is on instead.
+fn describe(detail: &str, bytes: &[u8]) -> String {
+    if let Some(code) = detail
+        .strip_prefix("InvalidCharacter(")
+        .and_then(|rest| rest.strip_suffix(')'))
+        .and_then(|n| n.parse::<u8>().ok())
+    {
+        let shown = if code.is_ascii_graphic() || code == b' ' {
+            format!("'{}'", code as char)
+        } else {
+            format!("byte 0x{code:02x}")
+        };
+        return match base64_line_with(bytes, code) {
+            Some(line) => format!("invalid base64 character {shown} on line {line}"),
+            None => format!("invalid base64 character {shown}"),
+        };
+    }
+    match detail {
+        "PrematurePadding" => "base64 padding '=' before the end of a block".to_string(),
+        "InvalidTrailingPadding" => "invalid base64 padding at the end of a block".to_string(),
+        "InsufficientOutputSpace" => "base64 that does not decode".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The 1-based number of the first line inside a `-----BEGIN`/`-----END` block that holds
+/// `code` (the armour lines themselves do not count).
+fn base64_line_with(bytes: &[u8], code: u8) -> Option<usize> {
+    let mut inside = false;
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.starts_with(b"-----BEGIN ") {
+            inside = true;
+        } else if line.starts_with(b"-----END ") {
+            inside = false;
+        } else if inside && line.contains(&code) {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 /// [`read`] for a file that must hold at least one certificate (a CA, a server's chain).
@@ -165,6 +207,30 @@ mod tests {
             "the library's detail is kept: {text}"
         );
         assert!(text.ends_with("give the whole file as issued"), "{text}");
+        // Bad base64 inside intact armour: the character and its line, not a Debug value.
+        let bad64 = dir.join("bad64.pem");
+        std::fs::write(
+            &bad64,
+            "-----BEGIN CERTIFICATE-----\nAAAA\nAA!A\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        let text = damaged(
+            "--ca-file",
+            &bad64,
+            "invalid base64 character '!' on line 3)",
+        );
+        assert!(!text.contains("InvalidCharacter"), "{text}");
+        let ctl = dir.join("ctl.pem");
+        std::fs::write(
+            &ctl,
+            "# lab CA\n-----BEGIN CERTIFICATE-----\nAA\u{7}A\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        damaged(
+            "--ca-file",
+            &ctl,
+            "invalid base64 character byte 0x07 on line 3)",
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -269,8 +269,9 @@ pub struct CheckArgs {
     #[arg(long = "fail-on-severity", value_enum, value_name = "SEVERITY")]
     pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report (default `local`). Not with
-    /// --coordinator (choose the fleet's regions with --regions).
-    #[arg(long)]
+    /// --coordinator (choose the fleet's regions with --regions). 1 to 63 letters, digits,
+    /// `-`, `_` or `.`.
+    #[arg(long, value_parser = parse_region)]
     pub region: Option<String>,
     #[command(flatten)]
     pub probe: Probe,
@@ -359,7 +360,9 @@ pub struct FixtureArgs {
     /// Address to listen on (loopback only).
     #[arg(long, default_value = "127.0.0.1:0")]
     pub listen: SocketAddr,
-    /// Faults to switch on. Repeatable.
+    /// Faults to switch on. Repeatable. `protected` and every `auth-*` fault accept the bearer
+    /// token fxV3f9aQ7twK2m8Lp4vZ (another audience: fxA7c21Hn5rW8zX3qBdJ; lacking the scope:
+    /// fxSb604Mj6eT1yR9cVaN), also printed on start.
     #[arg(long = "fault", value_enum)]
     pub faults: Vec<Fault>,
     /// Serve a hostile target instead of the MCP fixture.
@@ -383,6 +386,11 @@ pub fn parse_egress_cidr(s: &str) -> Result<IpNet, String> {
         Some(why) => Err(why),
         None => Ok(prefix),
     }
+}
+
+/// `--region`: the configuration's rule for a region label.
+pub fn parse_region(s: &str) -> Result<String, String> {
+    vantage_agent::region::label_problem(s).map_or(Ok(s.to_string()), Err)
 }
 
 /// The longest duration any flag accepts: a check that needs longer is stuck, not slow.

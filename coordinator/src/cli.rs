@@ -30,7 +30,7 @@ pub fn main() -> u8 {
     };
     // The daemon logs its lifecycle at info; one-shot commands only warnings.
     match &cli.command {
-        Command::Serve(a) => vantage_agent::logging::init(a.log_format, "info"),
+        Command::Serve(a) => vantage_agent::logging::init_daemon(a.log_format, "info"),
         _ => vantage_agent::logging::init(vantage_agent::logging::LogFormat::Text, "warn"),
     }
     let runtime = match crate::runtime::build() {
@@ -276,6 +276,15 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
+/// The protected fixture's tokens (test values, not secrets), so `--token-env` can be tried.
+fn fixture_tokens(url: &str) -> String {
+    use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
+    format!(
+        "bearer token accepted: {FIXTURE_TOKEN} (another audience: {FIXTURE_OTHER_AUDIENCE_TOKEN}; lacking the scope: {FIXTURE_NO_SCOPE_TOKEN})\n\
+         try: FIXTURE_TOKEN={FIXTURE_TOKEN} vantage check {url} --token-env FIXTURE_TOKEN\n"
+    )
+}
+
 async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
     if !args.listen.ip().is_loopback() {
         bail!(
@@ -304,8 +313,14 @@ async fn fixture(args: FixtureArgs) -> anyhow::Result<u8> {
             Box::new(f)
         }
     };
-    println!("listening {url}");
-    let _ = std::io::stdout().flush();
+    // One write: a reader that takes the first line and closes the pipe ends nothing.
+    let mut start = format!("listening {url}\n");
+    if args.faults.iter().any(|f| f.protects()) {
+        start.push_str(&fixture_tokens(&url));
+    }
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(start.as_bytes());
+    let _ = stdout.flush();
     tokio::signal::ctrl_c().await?;
     Ok(exit::OK)
 }

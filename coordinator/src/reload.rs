@@ -153,6 +153,9 @@ pub(crate) struct Changes {
     pub agents: Delta,
     pub credentials: Delta,
     pub api_tokens: bool,
+    /// Agents (`region/name`) whose entry is unchanged but whose token is another value
+    /// now (the file it names was rewritten, the variable re-exported): cut off too.
+    pub agent_tokens: Vec<String>,
     /// Keys that changed but take effect only after a restart.
     pub restart: Vec<String>,
 }
@@ -163,7 +166,7 @@ impl std::fmt::Display for Changes {
             f,
             "checks {}; agents {}; credentials {}; api tokens {}",
             self.checks,
-            self.agents,
+            AgentChanges(&self.agents, &self.agent_tokens),
             self.credentials,
             if self.api_tokens {
                 "changed"
@@ -172,6 +175,38 @@ impl std::fmt::Display for Changes {
             }
         )
     }
+}
+
+/// The agents part of the reload line: the entries that changed, and the tokens replaced
+/// behind an unchanged entry (named, never shown).
+struct AgentChanges<'a>(&'a Delta, &'a [String]);
+
+impl std::fmt::Display for AgentChanges<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let AgentChanges(delta, tokens) = self;
+        if tokens.is_empty() {
+            return delta.fmt(f);
+        }
+        let replaced = format!("token of {} replaced", tokens.join(", "));
+        if delta == &&Delta::default() {
+            write!(f, "changed: {replaced}")
+        } else {
+            write!(f, "{delta}; {replaced}")
+        }
+    }
+}
+
+/// Agents (`region/name`) in both lists with the same entry (not in `delta`) whose token
+/// value differs.
+pub(crate) fn replaced_tokens(old: &[AgentAuth], new: &[AgentAuth], delta: &Delta) -> Vec<String> {
+    new.iter()
+        .filter(|n| !delta.changed.contains(&n.name) && !delta.added.contains(&n.name))
+        .filter(|n| {
+            old.iter()
+                .any(|o| o.name == n.name && o.token.expose_secret() != n.token.expose_secret())
+        })
+        .map(|n| format!("{}/{}", n.region, n.name))
+        .collect()
 }
 
 fn leaves(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, toml::Value>) {
@@ -222,6 +257,7 @@ pub(crate) fn changes(old: &Config, new: &Config, tokens_changed: bool) -> Chang
         agents: delta(&old.agents, &new.agents, |a| a.name.clone()),
         credentials: delta(&old.credentials, &new.credentials, |c| c.name.clone()),
         api_tokens: tokens_changed || old.server.api_tokens != new.server.api_tokens,
+        agent_tokens: Vec::new(),
         restart,
     }
 }
@@ -269,7 +305,11 @@ impl Live {
                     .zip(&tokens)
                     .any(|(a, b)| a.expose_secret() != b.expose_secret())
         };
-        let changes = changes(&self.current, &next, tokens_changed);
+        let mut changes = changes(&self.current, &next, tokens_changed);
+        changes.agent_tokens = {
+            let old = self.agent_auth.read().unwrap_or_else(|p| p.into_inner());
+            replaced_tokens(&old, &s.agents, &changes.agents)
+        };
         for gone in &changes.checks.removed {
             api.checks.metrics.forget_target(gone);
             api.checks.degraded.forget(gone);
@@ -349,49 +389,5 @@ pub(crate) fn keep_running(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cfg(text: &str) -> Config {
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("vantage-reload-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(format!("{}.toml", text.len()));
-        std::fs::write(&p, text).unwrap();
-        let c = Config::load_with_env(Some(&p), Vec::new());
-        // The directory goes too (it was left in /tmp by every run).
-        let _ = std::fs::remove_dir_all(&dir);
-        c.unwrap()
-    }
-
-    #[test]
-    fn a_reload_names_what_changed_and_what_needs_a_restart() {
-        let old = cfg("[probe]\nallow_non_global = [\"127.0.0.0/8\"]\n[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\n[[checks]]\ntarget = \"https://c.example/mcp\"\ninterval = \"1m\"\n");
-        let new = cfg("[server]\ndrain_timeout = \"5s\"\n[probe]\nallow_non_global = []\n[[checks]]\ntarget = \"https://b.example/mcp\"\ninterval = \"1m\"\n[[checks]]\ntarget = \"https://c.example/mcp\"\ninterval = \"2m\"\n");
-        let c = changes(&old, &new, false);
-        assert_eq!(c.checks.added, ["https://b.example/mcp"]);
-        assert_eq!(c.checks.removed, ["https://a.example/mcp"]);
-        assert_eq!(c.checks.changed, ["https://c.example/mcp"]);
-        assert_eq!(
-            c.restart,
-            ["probe.allow_non_global"],
-            "drain_timeout applies live"
-        );
-        assert_eq!(
-            c.to_string(),
-            "checks added https://b.example/mcp; removed https://a.example/mcp; changed https://c.example/mcp; agents unchanged; credentials unchanged; api tokens unchanged"
-        );
-        let same = changes(&old, &old, false);
-        assert!(same.restart.is_empty());
-        assert_eq!(
-            same.to_string(),
-            "checks unchanged; agents unchanged; credentials unchanged; api tokens unchanged"
-        );
-        let listen =
-            cfg("[server]\napi_listen = \"127.0.0.1:9\"\n[fleet]\nagent_timeout = \"20s\"\n");
-        let c = changes(&Config::default(), &listen, true);
-        assert_eq!(c.restart, ["fleet.agent_timeout", "server.api_listen"]);
-        assert!(c.api_tokens);
-    }
-}
+#[path = "reload_tests.rs"]
+mod tests;

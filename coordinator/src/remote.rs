@@ -90,9 +90,9 @@ fn no_token(fleet: &Fleet, base: &str) -> String {
 /// 401 with the API's JSON error there, and nowhere else (the metrics port and an agent's
 /// health port answer `/healthz` too). The likely mistake behind a missing token is another
 /// port, and that is what to say first.
-async fn not_the_api(client: &reqwest::Client, base: &str) -> Option<String> {
+async fn not_the_api(client: &reqwest::Client, base: &str, timeout: Duration) -> Option<String> {
     match client.get(format!("{base}/v1/agents")).send().await {
-        Err(e) => Some(unreachable(base, &e)),
+        Err(e) => Some(unreachable(base, &e, timeout)),
         Ok(resp) => {
             let status = resp.status();
             let body = resp.text().await.unwrap_or_default();
@@ -106,8 +106,21 @@ async fn not_the_api(client: &reqwest::Client, base: &str) -> Option<String> {
 /// The variable `--api-token-env` names unless given.
 const DEFAULT_TOKEN_ENV: &str = "VANTAGE_API_TOKEN";
 
+/// How long past `--timeout` the client waits for the coordinator to report: the fleet ends
+/// the check at the deadline it was sent, then merges and answers.
+const API_MARGIN: Duration = Duration::from_secs(10);
+
+/// The API client's whole wait (`--timeout` plus [`API_MARGIN`]), in words for a message.
+fn api_wait(timeout: Duration) -> String {
+    format!(
+        "--timeout {} plus {} for the coordinator to report",
+        humantime::format_duration(timeout),
+        humantime::format_duration(API_MARGIN)
+    )
+}
+
 /// Why the API did not answer, with the likely mistake.
-fn unreachable(base: &str, e: &reqwest::Error) -> String {
+fn unreachable(base: &str, e: &reqwest::Error, timeout: Duration) -> String {
     let chain = cause(e);
     let plain_answer = chain.contains("corrupt message") || chain.contains("InvalidContentType");
     let hint = if base.starts_with("https://") && plain_answer {
@@ -115,7 +128,10 @@ fn unreachable(base: &str, e: &reqwest::Error) -> String {
     } else if e.is_connect() {
         "is the coordinator running? Its API listens on server.api_listen (default 127.0.0.1:8080)"
     } else if e.is_timeout() {
-        "the API did not answer in time"
+        return format!(
+            "--coordinator {base}: the API did not answer in time (within {}): is it overloaded, or another service that accepts and never answers? A longer --timeout waits longer",
+            api_wait(timeout)
+        );
     } else {
         "this does not answer like the coordinator's HTTP API: is it the agents' gRPC port (server.grpc_listen, default 50051)? The API is on server.api_listen (default 8080)"
     };
@@ -207,11 +223,12 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     let tls = vantage_agent::probe::tls::client_config(ca.as_deref())?;
     let client = reqwest::Client::builder()
         .use_preconfigured_tls((*tls).clone())
-        .timeout(Duration::from_secs(30))
+        // The overall deadline bounds every wait on the API (a request's own wait below).
+        .timeout(args.probe.timeout + API_MARGIN)
         .build()
         .context("building the HTTP client")?;
     let Some((token, token_source)) = token else {
-        if let Some(why) = not_the_api(&client, base).await {
+        if let Some(why) = not_the_api(&client, base, args.probe.timeout).await {
             bail!(why);
         }
         bail!(no_token(&args.fleet, base));
@@ -251,13 +268,14 @@ async fn one(
         expect_auth: args.probe.auth.expect_auth,
         deadline: Some(humantime::format_duration(args.probe.timeout).to_string()),
     };
+    let give_up = Instant::now() + args.probe.timeout + API_MARGIN;
     let resp = client
         .post(format!("{base}/v1/checks"))
         .bearer_auth(token.expose_secret())
         .json(&body)
         .send()
         .await
-        .map_err(|e| anyhow::anyhow!(unreachable(base, &e)))?;
+        .map_err(|e| anyhow::anyhow!(unreachable(base, &e, args.probe.timeout)))?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
     if status == reqwest::StatusCode::UNAUTHORIZED {
@@ -286,16 +304,27 @@ async fn one(
     );
     progress.println(&format!("check {id} submitted to {base}"));
     let expected = args.fleet.regions.len();
-    let give_up = Instant::now() + args.probe.timeout + Duration::from_secs(15);
     let mut shown = 0;
+    let late = || {
+        anyhow::anyhow!(
+            "the coordinator did not finish check {id} in time (within {})",
+            api_wait(args.probe.timeout)
+        )
+    };
     let result = loop {
+        // Each poll waits at most what is left of the whole wait.
+        let left = give_up
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(100));
         let resp = match client
             .get(format!("{base}/v1/checks/{id}"))
             .bearer_auth(token.expose_secret())
+            .timeout(left)
             .send()
             .await
         {
             Ok(r) => r,
+            Err(e) if e.is_timeout() => break Err(late()),
             Err(e) => {
                 break Ok(Followed::Gone {
                     id: id.clone(),
@@ -348,9 +377,7 @@ async fn one(
             break Ok(Followed::Done(Box::new(report)));
         }
         if Instant::now() > give_up {
-            break Err(anyhow::anyhow!(
-                "the coordinator did not finish check {id} in time"
-            ));
+            break Err(late());
         }
         tokio::time::sleep(Duration::from_millis(150)).await;
     };

@@ -30,8 +30,9 @@ struct Args {
     /// http://127.0.0.1:50051 or https://vantage.example.com:50051
     #[arg(long, value_name = "URL", value_parser = parse_coordinator)]
     coordinator: String,
-    /// This agent's region (the coordinator checks it against the region bound to the token).
-    #[arg(long)]
+    /// This agent's region (the coordinator checks it against the region bound to the token):
+    /// 1 to 63 letters, digits, `-`, `_` or `.`.
+    #[arg(long, value_parser = region_label)]
     region: String,
     /// Environment variable holding the agent token.
     #[arg(
@@ -40,7 +41,8 @@ struct Args {
         default_value = "VANTAGE_AGENT_TOKEN"
     )]
     token_env: String,
-    /// Read the agent token from this file instead.
+    /// Read the agent token from this file instead; re-read before each (re)connect, so a
+    /// rotated file (a mounted Secret updated in place) is presented without a restart.
     #[arg(long = "token-file", value_name = "PATH")]
     token_file: Option<PathBuf>,
     /// A stable agent id (default: hostname-pid).
@@ -96,6 +98,11 @@ struct Args {
     /// never passed).
     #[arg(long = "no-ipv6")]
     no_ipv6: bool,
+}
+
+/// `--region`: the configuration's rule for a region label.
+fn region_label(s: &str) -> Result<String, String> {
+    vantage_agent::region::label_problem(s).map_or(Ok(s.to_string()), Err)
 }
 
 /// `--concurrency`: at least one job at a time.
@@ -187,7 +194,7 @@ fn main() -> std::process::ExitCode {
     // The hint for an untrusted target names this binary's flag (its --ca-file is the
     // coordinator's CA).
     vantage_agent::probe::tls::set_target_ca_flag("--target-ca-file");
-    logging::init(args.log_format, "info");
+    logging::init_daemon(args.log_format, "info");
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -277,6 +284,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         region: args.region.clone(),
         agent_id: id,
         token,
+        token_file: args.token_file.clone(),
         ca_pem,
         identity,
         max_concurrency: args.concurrency,

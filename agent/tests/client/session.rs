@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 use tonic::Status;
+use vantage_agent::client::AgentConfig;
 use vantage_agent::dial::{KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT};
 
 use crate::support::agent::{
@@ -250,5 +251,50 @@ async fn a_coordinator_gone_silent_is_noticed_by_the_keepalive_and_redialled() {
         "a silent coordinator is not a wrong port: {why}"
     );
     let _again = mock.accept_then_heartbeat(HEARTBEAT).await;
+    assert!(agent.ready());
+}
+
+/// A directory of the test's own, removed even when the test fails.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `--token-file` is re-read before each attempt: after an in-place rotation (a mounted
+/// Secret updated) the agent presents the new token on its next attempt, without a
+/// restart; a file gone half-way through a rotation keeps the token read before.
+#[tokio::test(start_paused = true)]
+async fn a_rotated_token_file_is_presented_on_the_next_attempt() {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("vantage-agent-rotate-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let file = dir.0.join("agent.token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let cfg = AgentConfig {
+        token_file: Some(file.clone()),
+        ..config()
+    };
+    let mut mock = Mock::start();
+    let agent = Agent::start(cfg, &mock);
+    let bearer = |t: &str| Some(format!("Bearer {t}"));
+    let attach = mock.attach().await;
+    assert_eq!(attach.authorization, bearer(TOKEN));
+    // Rotated in place; the coordinator, reloaded, refuses the old token.
+    let rotated = "agent-token-eu-rotated-9876543210";
+    std::fs::write(&file, format!("{rotated}\n")).unwrap();
+    attach.refuse(Status::unauthenticated("unknown agent token"));
+    let attach = mock.attach().await;
+    assert_eq!(attach.authorization, bearer(rotated));
+    // The file is gone for a moment: the token read before, not a stop.
+    std::fs::remove_file(&file).unwrap();
+    attach.refuse(Status::unavailable("restarting"));
+    let attach = mock.attach().await;
+    assert_eq!(attach.authorization, bearer(rotated));
+    assert!(agent.is_running());
+    let session = attach.accept(HEARTBEAT);
+    mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
     assert!(agent.ready());
 }

@@ -34,6 +34,7 @@ pub fn config() -> AgentConfig {
         region: REGION.into(),
         agent_id: AGENT_ID.into(),
         token: TOKEN.to_string().into(),
+        token_file: None,
         ca_pem: None,
         identity: None,
         max_concurrency: 2,

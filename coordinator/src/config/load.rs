@@ -24,6 +24,18 @@ impl Override {
         self.path.join(".")
     }
 
+    /// For a list key: how the variable spells a list (people write TOML or JSON list
+    /// syntax, `["a"]`, which reads as one odd element).
+    fn list_hint(&self) -> String {
+        if !LISTS.contains(&self.key().as_str()) {
+            return String::new();
+        }
+        format!(
+            "; {} takes a comma-separated list without brackets or quotes, e.g. {}=100.64.0.0/10,fc00::/7",
+            self.variable, self.variable
+        )
+    }
+
     /// The value as TOML: a list for list keys, a TOML literal (number, boolean) when the
     /// text is one and `typed`, else a string.
     fn value(&self, typed: bool) -> toml::Value {
@@ -268,7 +280,7 @@ impl Config {
                         Origin::Variable(o.variable.clone()),
                         key,
                         None,
-                        &message,
+                        &format!("{message}{}", o.list_hint()),
                     ))
                 }
                 None => return Err(classify(origin, key, None, &message)),

@@ -160,6 +160,33 @@ fn an_unknown_override_names_its_variable_and_key() {
 }
 
 #[test]
+fn a_list_override_in_list_syntax_says_how_the_variable_spells_a_list() {
+    for (variable, raw) in [
+        ("VANTAGE_PROBE__ALLOW_NON_GLOBAL", r#"["0.0.0.0/0"]"#),
+        ("VANTAGE_PROBE__ASSUME_GLOBAL", "['198.51.100.0/24']"),
+    ] {
+        let e = Config::load_with_env(None, vec![var(variable, raw)]).unwrap_err();
+        assert!(
+            matches!(&e, ConfigError::Value { origin: Origin::Variable(v), key, .. }
+                if v == variable && key.starts_with("probe.")),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.contains("invalid IP address syntax"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "{variable} takes a comma-separated list without brackets or quotes, e.g. {variable}=100.64.0.0/10,fc00::/7"
+            )),
+            "{text}"
+        );
+    }
+    // A bad value of a key that is not a list gets no list hint.
+    let e =
+        Config::load_with_env(None, vec![var("VANTAGE_FLEET__AGENT_TIMEOUT", "[1s]")]).unwrap_err();
+    assert!(!e.to_string().contains("comma-separated"), "{e}");
+}
+
+#[test]
 fn file_errors_name_the_file_the_key_path_and_the_line() {
     let e = refused(
         "unknown",
@@ -228,6 +255,14 @@ fn inconsistent_values_are_refused_with_their_key() {
         (
             "[[agents]]\nname = \"a\"\nregion = \"\"\ntoken_env = \"X\"\n",
             "key `agents[0].region`",
+        ),
+        (
+            "[[agents]]\nname = \"a\"\nregion = \"a/b\"\ntoken_env = \"X\"\n",
+            "key `agents[0].region`: `a`: the region label `a/b` has `/`; a region label is 1 to 63 letters",
+        ),
+        (
+            "[fleet]\nlocal_region = \"eu west\"\n",
+            "key `fleet.local_region`: the region label `eu west` has U+0020; a region label is",
         ),
         (
             "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nregions = [\"mars\"]\n",

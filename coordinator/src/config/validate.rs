@@ -39,6 +39,12 @@ impl Config {
                     ),
                 ));
             }
+            if let Some(problem) = vantage_agent::region::label_problem(&a.region) {
+                return Err(invalid(
+                    format!("agents[{i}].region"),
+                    format!("`{}`: {problem}", a.name),
+                ));
+            }
             if !names.insert(&a.name) {
                 return Err(ConfigError::DuplicateName {
                     section: "agents",
@@ -53,6 +59,11 @@ impl Config {
                     first,
                     first_name: self.agents[first].name.clone(),
                 });
+            }
+        }
+        if self.fleet.local_agent {
+            if let Some(problem) = vantage_agent::region::label_problem(&self.fleet.local_region) {
+                return Err(invalid("fleet.local_region".into(), problem));
             }
         }
         let mut creds = BTreeSet::new();

@@ -247,3 +247,51 @@ fn a_missing_token_variable_is_a_usage_error_before_any_traffic() {
         "{err}"
     );
 }
+
+/// `vantage fixture --fault protected` (and every auth-* fault) says which bearer token it
+/// accepts, on start and in --help, so README's "for your own experiments" works with
+/// --token-env: the printed command passes the clean protected fixture.
+#[test]
+fn the_protected_fixture_says_which_token_it_accepts() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vantage"))
+        .args(["fixture", "--fault", "protected"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || lines.next().unwrap().unwrap();
+    let (first, second, third) = (next(), next(), next());
+    let url = first.strip_prefix("listening ").expect(&first).to_string();
+    let token = second
+        .strip_prefix("bearer token accepted: ")
+        .and_then(|rest| rest.split_once(' '))
+        .map(|(t, _)| t.to_string())
+        .expect(&second);
+    let try_line =
+        format!("try: FIXTURE_TOKEN={token} vantage check {url} --token-env FIXTURE_TOKEN");
+    let with_token = vantage(
+        &["check", &url, "--token-env", "FIXTURE_TOKEN", "-q"],
+        &[("FIXTURE_TOKEN", &token)],
+    );
+    let _ = child.kill(); // our own child, by its handle
+    let _ = child.wait();
+    assert_eq!(token, FIXTURE_TOKEN);
+    assert!(second.contains(FIXTURE_OTHER_AUDIENCE_TOKEN), "{second}");
+    assert!(second.contains(FIXTURE_NO_SCOPE_TOKEN), "{second}");
+    assert_eq!(third, try_line);
+    let out = String::from_utf8_lossy(&with_token.stdout);
+    assert_eq!(with_token.status.code(), Some(0), "{out}");
+    assert!(out.contains("pass"), "{out}");
+    let help = vantage(&["fixture", "--help"], &[]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for t in [
+        FIXTURE_TOKEN,
+        FIXTURE_OTHER_AUDIENCE_TOKEN,
+        FIXTURE_NO_SCOPE_TOKEN,
+    ] {
+        assert!(help.contains(t), "--help names {t}: {help}");
+    }
+}

@@ -162,6 +162,53 @@ fn durations_are_bounded_with_a_clear_error_and_nothing_runs() {
     }
 }
 
+/// `--region` follows the configuration's rule for a region label: an empty, path-like or
+/// unprintable label is refused naming the flag and the rule, before any traffic.
+#[test]
+fn a_bad_region_label_is_refused_before_any_traffic() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    for (label, needle) in [
+        ("", "the region label is empty"),
+        ("a/b", "the region label `a/b` has `/`"),
+        ("eu\u{1b}[31m", "has U+001B"),
+    ] {
+        let out = vantage(&["check", &url, "--region", label], &[]);
+        assert_eq!(out.status.code(), Some(1), "{label:?}");
+        let err = s(&out.stderr);
+        assert!(err.contains("--region"), "names the flag: {err}");
+        assert!(err.contains(needle), "{label:?}: {err}");
+        assert!(
+            err.contains("a region label is 1 to 63 letters, digits, `-`, `_` or `.`"),
+            "states the rule: {err}"
+        );
+        assert!(out.stdout.is_empty());
+        let out = Command::new(crate::procs::bin("vantage-agent"))
+            .args(["--coordinator", "http://127.0.0.1:1", "--region", label])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "agent {label:?}");
+        let err = s(&out.stderr);
+        assert!(err.contains("--region") && err.contains(needle), "{err}");
+    }
+    assert_eq!(
+        listener.accept().map(|_| ()).unwrap_err().kind(),
+        std::io::ErrorKind::WouldBlock,
+        "nothing connected to the target"
+    );
+    // A valid label still runs (the port is closed now: the run ends, not refused as usage).
+    drop(listener);
+    let out = vantage(&["check", &url, "--region", "eu-west.1", "-q"], &[]);
+    assert_ne!(out.status.code(), Some(1), "{}", s(&out.stderr));
+    assert!(
+        !s(&out.stderr).contains("region label"),
+        "{}",
+        s(&out.stderr)
+    );
+}
+
 #[test]
 fn the_demo_hint_fits_what_was_shown() {
     let faulty = vantage(&["demo", "-f", "json"], &[]);
@@ -292,4 +339,76 @@ fn a_closed_pipe_is_not_an_error() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", s(&out.stderr));
         assert!(out.stderr.is_empty(), "{args:?}: {}", s(&out.stderr));
     }
+}
+
+/// `vantage-agent … 2>&1 | head -3` and `vantage serve … | head`: a daemon whose log reader
+/// closed the pipe ends quietly (exit 0), not with a panic (exit 101). The read end is closed
+/// before the process starts, so its first log line fails.
+#[test]
+fn a_daemon_whose_log_reader_is_gone_ends_quietly() {
+    let dir = tmpdir("closedlog");
+    let token = dir.join("agent.token");
+    std::fs::write(&token, "closed-pipe-agent-token").unwrap();
+    let mut agent = Command::new(crate::procs::bin("vantage-agent"));
+    agent.args([
+        "--coordinator",
+        "http://127.0.0.1:1",
+        "--region",
+        "eu",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token.to_str().unwrap(),
+    ]);
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_vantage"));
+    serve
+        .arg("serve")
+        .env(
+            "VANTAGE_SERVER__GENERATED_TOKEN_FILE",
+            dir.join("api-token").display().to_string(),
+        )
+        .env("VANTAGE_SERVER__API_LISTEN", "127.0.0.1:0")
+        .env("VANTAGE_SERVER__GRPC_LISTEN", "127.0.0.1:0");
+    for (name, mut cmd) in [("vantage-agent", agent), ("vantage serve", serve)] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = cmd
+            .env_remove("VANTAGE_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{name}: {status}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A one-shot command whose log reader is gone keeps its own exit code: the gate's verdict
+/// (here 4: the target never answered), never 0 for a closed pipe, never a panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_whose_log_reader_is_gone_keeps_its_exit_code() {
+    use vantage_fixture::{Hostile, HostileServer};
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let url = silent.url();
+    let status = tokio::task::spawn_blocking(move || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(["check", &url, "-f", "json", "--timeout", "1s"])
+            // Trace: the HTTP client logs every connection, so log lines are written.
+            .env("VANTAGE_LOG", "trace")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        status.code(),
+        Some(4),
+        "unknown (nothing observed): {status}"
+    );
 }

@@ -1,6 +1,7 @@
 //! A coordinator that stops in the middle of a check: `vantage check --coordinator` says the
 //! coordinator went away and the check's regions did not report, and exits 4 (unknown), not
-//! 1 with "following the check: … connection refused".
+//! 1 with "following the check: … connection refused". An API that accepts and never answers
+//! is waited for as long as --timeout says (plus the margin for the coordinator to report).
 
 use std::process::Command;
 use std::time::Duration;
@@ -59,4 +60,38 @@ async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
         "{}",
         c.proc.output()
     );
+}
+
+/// `vantage check --coordinator C --timeout 1s` against something that accepts and never
+/// answers (`vantage fixture --hostile never-answers`): the wait follows --timeout (it was a
+/// fixed 30 s) and the message names it. Exit 1 (nothing was submitted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_that_never_answers_is_waited_for_as_long_as_timeout_says() {
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let base = silent.url().trim_end_matches("/mcp").to_string();
+    let args = [
+        "check",
+        "http://127.0.0.1:9/mcp",
+        "--coordinator",
+        &base,
+        "--timeout",
+        "1s",
+    ];
+    // With a token (the check is submitted) and without one (the API is probed first).
+    let with_token = [&args[..], &["--api-token-env", "NITS_API_TOKEN"]].concat();
+    for (args, env) in [
+        (&with_token[..], &[("NITS_API_TOKEN", API_TOKEN)][..]),
+        (&args[..], &[]),
+    ] {
+        let out = crate::support::vantage_env(args, env).await;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "--coordinator {base}: the API did not answer in time (within --timeout 1s plus 10s for the coordinator to report)"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("A longer --timeout waits longer"), "{err}");
+    }
 }

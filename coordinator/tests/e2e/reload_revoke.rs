@@ -61,9 +61,27 @@ async fn a_reload_that_replaces_an_agent_token_cuts_that_agent_off() {
         "{report:#}"
     );
 
+    // Only the file's contents change (the entry stays): the reload line says whose token
+    // was replaced, not "agents unchanged".
+    let third_token = "vantage-test-agent-token-eu-rotated-again-9e1f";
+    std::fs::write(&file, third_token).unwrap();
+    c.proc.signal("HUP");
+    let line = c
+        .proc
+        .wait_for("token of eu/eu-1 replaced", Duration::from_secs(10));
+    assert!(
+        line.contains("configuration reloaded")
+            && line.contains("agents changed: token of eu/eu-1 replaced;"),
+        "{line}"
+    );
+
     // Nothing logged carries a token.
     let log = c.proc.output();
-    for secret in [agent_token("eu"), new_token.to_string()] {
+    for secret in [
+        agent_token("eu"),
+        new_token.to_string(),
+        third_token.to_string(),
+    ] {
         assert!(!log.contains(&secret), "a token in the log:\n{log}");
     }
     drop((eu, us));
