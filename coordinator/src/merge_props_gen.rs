@@ -162,6 +162,7 @@ pub(super) fn region(
         era,
         protected: flags.0,
         authenticated: flags.0 && flags.1,
+        tls: None,
         phases_ms: Default::default(),
         checks,
         // No surfaces: the properties are about check outcomes; the surface comparison

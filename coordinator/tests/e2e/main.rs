@@ -51,3 +51,4 @@ mod secret_query;
 mod snapshot;
 mod terminal;
 mod token_files;
+mod vantage_tls;
