@@ -57,10 +57,13 @@ fn day(unix: i64) -> String {
         .unwrap_or_else(|_| unix.to_string())
 }
 
-/// The fault of `r`'s vantage, if its TLS problems are the same chain judged differently
-/// from another region that accepted it.
-pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
-    let own = seen(r)?;
+/// The faults of `r`'s vantage: its TLS problems that are the same chain judged differently
+/// from another region that accepted it (its trust store for the issuer, its clock for the
+/// dates; both when both).
+pub fn faults(r: &RegionResult, regions: &[&RegionResult]) -> Vec<Fault> {
+    let Some(own) = seen(r) else {
+        return Vec::new();
+    };
     // The regions that were presented the same chain and verified it.
     let accepting: Vec<(&RegionResult, &TlsObservation)> = regions
         .iter()
@@ -73,8 +76,9 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
         })
         .collect();
     if accepting.is_empty() {
-        return None;
+        return Vec::new();
     }
+    let mut out = Vec::new();
     let names = |list: &[&(&RegionResult, &TlsObservation)]| {
         list.iter()
             .map(|(o, _)| o.region.as_str())
@@ -90,7 +94,7 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
     let handshake = problem(r, CheckId::TlsHandshake);
     if handshake && own.verdict == TlsVerdict::UnknownIssuer {
         let all: Vec<_> = accepting.iter().collect();
-        return Some(Fault {
+        out.push(Fault {
             cause: Cause::TrustStore,
             checks: vec![CheckId::TlsHandshake],
             words: format!(
@@ -100,25 +104,26 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
         });
     }
     // The clock: a chain judged expired or not yet valid, or a leaf judged near its end,
-    // where a region whose clock is far away accepted it (and, for the leaf's expiry,
-    // passed it).
+    // where a region whose clock is far away accepted the same chain.
     let clock_handshake =
         handshake && matches!(own.verdict, TlsVerdict::Expired | TlsVerdict::NotYetValid);
     let expiry = problem(r, CheckId::TlsExpiry);
     if !clock_handshake && !expiry {
-        return None;
+        return out;
     }
+    // Whatever the others' own tls.expiry says: this region's judgement was made with its
+    // clock either way (and a failure elsewhere never takes the fault away, so adding one
+    // never improves the decision).
     let far: Vec<&(&RegionResult, &TlsObservation)> = accepting
         .iter()
-        .filter(|(o, t)| {
-            (own.clock - t.clock).abs() > CLOCK_TOLERANCE_S
-                && (clock_handshake || passed(o, CheckId::TlsExpiry))
-        })
+        .filter(|(_, t)| (own.clock - t.clock).abs() > CLOCK_TOLERANCE_S)
         .collect();
     // The clock the others agree on: their median.
     let mut clocks: Vec<i64> = far.iter().map(|(_, t)| t.clock).collect();
     clocks.sort_unstable();
-    let theirs = *clocks.get(clocks.len() / 2)?;
+    let Some(&theirs) = clocks.get(clocks.len() / 2) else {
+        return out;
+    };
     let skew = own.clock - theirs;
     let mut checks = Vec::new();
     if clock_handshake {
@@ -127,7 +132,7 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
     if expiry {
         checks.push(CheckId::TlsExpiry);
     }
-    Some(Fault {
+    out.push(Fault {
         cause: Cause::ClockSkew,
         checks,
         words: format!(
@@ -138,7 +143,8 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
             names(&far),
             day(theirs),
         ),
-    })
+    });
+    out
 }
 
 /// The regions with their vantage's TLS faults turned into gaps: each problem the fault
@@ -149,18 +155,21 @@ pub fn fault(r: &RegionResult, regions: &[&RegionResult]) -> Option<Fault> {
 pub fn excuse<'a>(regions: &[&'a RegionResult]) -> Vec<Cow<'a, RegionResult>> {
     regions
         .iter()
-        .map(|r| match fault(r, regions) {
-            None => Cow::Borrowed(*r),
-            Some(f) => {
-                let mut owned = (*r).clone();
+        .map(|r| {
+            let faults = faults(r, regions);
+            if faults.is_empty() {
+                return Cow::Borrowed(*r);
+            }
+            let mut owned = (*r).clone();
+            for f in faults {
                 for c in owned.checks.iter_mut().filter(|c| f.checks.contains(&c.id)) {
                     c.outcome = Outcome::Unknown;
                     c.severity = None;
                     c.cause = Some(f.cause);
                     c.observed = f.words.clone();
                 }
-                Cow::Owned(owned)
             }
+            Cow::Owned(owned)
         })
         .collect()
 }

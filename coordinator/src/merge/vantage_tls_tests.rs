@@ -4,7 +4,7 @@
 use vantage_agent::catalog::{CheckId, FindingId, Stage};
 use vantage_agent::model::{Cause, Outcome, RegionResult, Severity, TlsObservation, TlsVerdict};
 
-use super::{excuse, fault, CLOCK_TOLERANCE_S};
+use super::{excuse, faults, CLOCK_TOLERANCE_S};
 use crate::merge::Merged;
 use crate::report::{Decision, Scope};
 use crate::test_reports::{clean, fail, merge_of, set};
@@ -216,7 +216,7 @@ fn another_chain_or_no_region_accepting_stays_the_targets() {
     assert!(!ids(&m).contains(&"probe.trust-store"), "{:?}", ids(&m));
 }
 
-/// The rule's edges, on [`fault`] itself: clocks within the tolerance are one clock (a
+/// The rule's edges, on [`faults`] itself: clocks within the tolerance are one clock (a
 /// verdict that differs there is not blamed on a clock); a region whose addresses presented
 /// different chains, or an accepting region whose handshake did not pass, or a result
 /// without TLS evidence (an older agent) compares with nothing.
@@ -226,10 +226,10 @@ fn the_rule_needs_the_same_chain_a_passing_region_and_a_far_clock() {
     let near = clock_ahead("b", LEAF);
     let mut near = near.clone();
     near.tls.as_mut().unwrap().clock = NOW + CLOCK_TOLERANCE_S;
-    assert_eq!(fault(&near, &[&a, &near]), None);
+    assert_eq!(faults(&near, &[&a, &near]), vec![]);
 
     let far = clock_ahead("b", LEAF);
-    let f = fault(&far, &[&a, &far]).expect("a clock fault");
+    let f = faults(&far, &[&a, &far]).pop().expect("a clock fault");
     assert_eq!(
         (f.cause, f.checks.clone()),
         (
@@ -240,15 +240,15 @@ fn the_rule_needs_the_same_chain_a_passing_region_and_a_far_clock() {
 
     let mut mixed = far.clone();
     mixed.tls.as_mut().unwrap().mixed = true;
-    assert_eq!(fault(&mixed, &[&a, &mixed]), None);
+    assert_eq!(faults(&mixed, &[&a, &mixed]), vec![]);
 
     let mut old_agent = far.clone();
     old_agent.tls = None;
-    assert_eq!(fault(&old_agent, &[&a, &old_agent]), None);
+    assert_eq!(faults(&old_agent, &[&a, &old_agent]), vec![]);
 
     let mut a_failed = a.clone();
     fail(&mut a_failed, "tls.handshake", Severity::High, "alert");
-    assert_eq!(fault(&far, &[&a_failed, &far]), None);
+    assert_eq!(faults(&far, &[&a_failed, &far]), vec![]);
 
     // A clock behind: "not yet valid" there, said as behind.
     let mut behind = refused(
@@ -259,7 +259,9 @@ fn the_rule_needs_the_same_chain_a_passing_region_and_a_far_clock() {
         "not valid yet",
     );
     behind.tls.as_mut().unwrap().leaf_not_before = NOW - 70 * DAY;
-    let f = fault(&behind, &[&a, &behind]).expect("a clock fault");
+    let f = faults(&behind, &[&a, &behind])
+        .pop()
+        .expect("a clock fault");
     assert!(
         f.words.contains("90.0 days behind the clocks of a"),
         "{}",
@@ -277,4 +279,41 @@ fn the_rule_needs_the_same_chain_a_passing_region_and_a_far_clock() {
         );
     }
     assert!(matches!(out[0], std::borrow::Cow::Borrowed(_)));
+}
+
+/// An agent without the lab CA whose clock is also far off: the handshake is its trust
+/// store, the leaf's expiry its clock; neither is the target's.
+#[test]
+fn a_vantage_with_both_faults_has_both_findings() {
+    let mut b = refused(
+        "b",
+        LEAF,
+        TlsVerdict::UnknownIssuer,
+        NOW + 25 * DAY,
+        "unknown issuer",
+    );
+    fail(
+        &mut b,
+        "tls.expiry",
+        Severity::High,
+        "the leaf certificate expired 5.0 days ago",
+    );
+    let f = faults(&b, &[&accepted("a"), &b]);
+    assert_eq!(
+        f.iter()
+            .map(|f| (f.cause, f.checks.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (Cause::TrustStore, vec![CheckId::TlsHandshake]),
+            (Cause::ClockSkew, vec![CheckId::TlsExpiry]),
+        ]
+    );
+    let m = run(vec![accepted("a"), b, accepted("c")]);
+    assert_eq!(
+        ids(&m),
+        vec!["probe.clock-skew", "probe.trust-store"],
+        "{:?}",
+        m.findings
+    );
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
 }
