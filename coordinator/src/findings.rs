@@ -472,7 +472,7 @@ vantage_agent::spec_table! {
             remediation: "Set the clock of the vantage's host right (NTP on the agent's machine): it judged the same certificate the other regions accepted (the evidence names the fingerprint and the clocks) against another date, so nothing about the target's certificate was decided in that region. Once its clock is right it judges the target again.",
             spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 5280 section 4.1.2.5: validity is judged against the verifier's clock)",
             severity: Medium,
-            derived: Some((MERGE_VANTAGE_TLS, "a region judged a chain expired, not yet valid or near expiry while another region accepted the same chain (same SHA-256 fingerprints) with a clock more than 10 minutes apart")),
+            derived: Some((MERGE_VANTAGE_TLS, "a region judged a chain expired, not yet valid or near expiry while another region accepted the same chain (same SHA-256 fingerprints) with a clock more than 10 minutes apart, and its clock is the odd one (it agrees with at most half of the regions presented that chain)")),
         }
         ProbeTrustStore => {
             title: "A vantage does not trust the issuer other regions trusted",

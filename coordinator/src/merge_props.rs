@@ -29,9 +29,10 @@
 //!
 //! - (f) a region's TLS judgement of the very chain another region accepted never names the
 //!   target: a region in `tls.handshake` or `tls.expiry` was presented a chain no region
-//!   with a clock more than the tolerance apart accepted, or judged it for another reason
-//!   (a refusal that is neither a date nor an issuer); and `probe.clock-skew` or
-//!   `probe.trust-store` makes the decision at least `unknown`.
+//!   accepted (for a date: no region with a clock more than the tolerance apart, unless this
+//!   region's clock is the majority's among those presented the chain), or judged it for
+//!   another reason (a refusal that is neither a date nor an issuer); and
+//!   `probe.clock-skew` or `probe.trust-store` makes the decision at least `unknown`.
 //!
 //! Shrunk counterexamples found on the way are table tests (`counterexample_*`) in
 //! `merge_issue12_tests.rs` and, for (b), `merge_monotone_tests.rs`.
@@ -218,6 +219,14 @@ proptest! {
                     })
             })
         };
+        // Whether r's clock agrees with more than half of the regions presented its chain.
+        let clock_of_the_majority = |r: &vantage_agent::model::RegionResult| {
+            let Some(own) = r.tls.as_ref() else { return true };
+            let same: Vec<i64> = effective.iter().filter_map(|o| o.tls.as_ref())
+                .filter(|t| t.chain_sha256 == own.chain_sha256).map(|t| t.clock).collect();
+            let agree = same.iter().filter(|c| (**c - own.clock).abs() <= super::vantage_tls::CLOCK_TOLERANCE_S).count();
+            2 * agree > same.len()
+        };
         for f in m.findings.iter().filter(|f| matches!(f.id, FindingId::TlsHandshake | FindingId::TlsExpiry)) {
             for name in &f.regions {
                 let r = effective.iter().find(|r| &r.region == name).expect("a named region is effective");
@@ -225,7 +234,7 @@ proptest! {
                 let by_date = f.id == FindingId::TlsExpiry
                     || matches!(verdict, Some(TlsVerdict::Expired | TlsVerdict::NotYetValid));
                 let by_issuer = f.id == FindingId::TlsHandshake && verdict == Some(TlsVerdict::UnknownIssuer);
-                let the_vantages = (by_date && accepted_elsewhere(r, true))
+                let the_vantages = (by_date && accepted_elsewhere(r, true) && !clock_of_the_majority(r))
                     || (by_issuer && accepted_elsewhere(r, false));
                 prop_assert!(
                     !the_vantages,

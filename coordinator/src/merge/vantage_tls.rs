@@ -4,7 +4,9 @@
 //! chain another region accepted (the same SHA-256 fingerprints, leaf first), the difference
 //! is in the vantages, not in the target. That region's TLS failures then are no evidence
 //! about the target: they become gaps with the vantage's cause (`probe.clock-skew`,
-//! `probe.trust-store`), which make the decision at least `unknown`, never `pass`. A region
+//! `probe.trust-store`), which make the decision at least `unknown`, never `pass`. A clock
+//! is blamed only when it is the odd one: it agrees with at most half of the regions
+//! presented that chain (two regions that disagree are both in doubt). A region
 //! that was presented another chain stays a finding about the target (a different edge), and
 //! so does a region alone (nothing to compare with).
 
@@ -55,6 +57,22 @@ fn day(unix: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(unix)
         .map(|t| t.date().to_string())
         .unwrap_or_else(|_| unix.to_string())
+}
+
+/// Whether `own`'s clock agrees (within the tolerance) with at most half of the regions
+/// presented the same chain, itself included.
+fn odd_clock(own: &TlsObservation, regions: &[&RegionResult]) -> bool {
+    let same: Vec<i64> = regions
+        .iter()
+        .filter_map(|o| seen(o))
+        .filter(|t| t.chain_sha256 == own.chain_sha256)
+        .map(|t| t.clock)
+        .collect();
+    let agreeing = same
+        .iter()
+        .filter(|c| (**c - own.clock).abs() <= CLOCK_TOLERANCE_S)
+        .count();
+    2 * agreeing <= same.len()
 }
 
 /// The faults of `r`'s vantage: its TLS problems that are the same chain judged differently
@@ -109,6 +127,12 @@ pub fn faults(r: &RegionResult, regions: &[&RegionResult]) -> Vec<Fault> {
         handshake && matches!(own.verdict, TlsVerdict::Expired | TlsVerdict::NotYetValid);
     let expiry = problem(r, CheckId::TlsExpiry);
     if !clock_handshake && !expiry {
+        return out;
+    }
+    // The odd clock only: when most regions presented this chain read the time as this one
+    // does, its judgement stands (an accepting region's clock is the odd one then). With two
+    // regions that disagree, neither is the majority: both judgements are the vantages'.
+    if !odd_clock(own, regions) {
         return out;
     }
     // Whatever the others' own tls.expiry says: this region's judgement was made with its

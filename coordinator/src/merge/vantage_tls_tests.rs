@@ -317,3 +317,65 @@ fn a_vantage_with_both_faults_has_both_findings() {
     );
     assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
 }
+
+/// Monotone (checks.md 4): a's own tls.expiry getting worse (a warning there too) never takes
+/// b's clock fault away. It did when the rule asked a's tls.expiry to pass: b's warning then
+/// counted, and the decision improved from unknown to review.
+#[test]
+fn a_worse_expiry_where_the_chain_was_accepted_keeps_the_clock_fault() {
+    let mut b = presented(clean("b"), LEAF, TlsVerdict::Accepted, NOW + 10 * DAY);
+    set(
+        &mut b,
+        "tls.expiry",
+        Outcome::Warn,
+        Some(Severity::Medium),
+        None,
+        "the leaf certificate expires in 10.0 days",
+    );
+    let mut a = accepted("a");
+    set(
+        &mut a,
+        "tls.expiry",
+        Outcome::Warn,
+        Some(Severity::Medium),
+        None,
+        "the leaf certificate expires in 13.0 days",
+    );
+    let m = run(vec![a, b, accepted("c")]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert_eq!(
+        ids(&m),
+        vec!["probe.clock-skew", "tls.expiry"],
+        "{:?}",
+        m.findings
+    );
+    assert_eq!(only(&m, FindingId::TlsExpiry).regions, vec!["a"]);
+}
+
+/// The odd clock is the one blamed. The chain really expired: a and c (right clocks) refuse
+/// it, b (25 days behind) accepts it. b's clock is the odd one, so a's and c's refusals stay
+/// the target's (blocked). With only a and b, neither clock is the majority's: a's refusal
+/// is in doubt (probe.clock-skew, unknown), never a pass.
+#[test]
+fn the_majority_of_clocks_decides_which_one_is_odd() {
+    let expired = |name: &str| {
+        refused(
+            name,
+            LEAF,
+            TlsVerdict::Expired,
+            NOW,
+            "TLS handshake: the server's certificate was rejected: it has expired",
+        )
+    };
+    let behind = presented(clean("b"), LEAF, TlsVerdict::Accepted, NOW - 25 * DAY);
+    let m = run(vec![expired("a"), behind.clone(), expired("c")]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    assert_eq!(only(&m, FindingId::TlsHandshake).regions, vec!["a", "c"]);
+    assert!(!ids(&m).contains(&"probe.clock-skew"), "{:?}", ids(&m));
+
+    let m = merge_of(vec![expired("a"), behind], &["a", "b"], &[]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert_eq!(ids(&m), vec!["probe.clock-skew"], "{:?}", m.findings);
+    let e = only(&m, FindingId::ProbeClockSkew).evidence.join(" | ");
+    assert!(e.contains("25.0 days ahead of the clocks of b"), "{e}");
+}
