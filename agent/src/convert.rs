@@ -14,7 +14,7 @@ use vantage_proto::v1 as pb;
 
 use crate::credentials::Credentials;
 use crate::job::{Job, Policy};
-use crate::model::{CheckResult, DnsObservation, RegionResult};
+use crate::model::{CheckResult, DnsObservation, RegionResult, TlsObservation};
 use crate::stack::StackSighting;
 use crate::surface::{ListSurface, ListingBounds, Surface, SurfaceItem};
 use crate::target::{Target, TargetError};
@@ -149,6 +149,15 @@ pub fn region_to_pb(r: &RegionResult) -> pb::RegionResult {
             min_ttl_s: d.min_ttl_s,
             a_rcode: d.a_rcode.clone(),
             aaaa_rcode: d.aaaa_rcode.clone(),
+        }),
+        tls: r.tls.as_ref().map(|t| pb::TlsObservation {
+            leaf_sha256: t.leaf_sha256.clone(),
+            chain_sha256: t.chain_sha256.clone(),
+            leaf_not_before: t.leaf_not_before,
+            leaf_not_after: t.leaf_not_after,
+            clock: t.clock,
+            verdict: name(&t.verdict),
+            mixed: t.mixed,
         }),
         phases_ms: r.phases_ms.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         checks: r
@@ -291,6 +300,20 @@ pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError>
             a_rcode: d.a_rcode,
             aaaa_rcode: d.aaaa_rcode,
         }),
+        tls: p
+            .tls
+            .map(|t| {
+                Ok::<_, ConvertError>(TlsObservation {
+                    verdict: parse("tls verdict", &t.verdict)?,
+                    leaf_sha256: t.leaf_sha256,
+                    chain_sha256: t.chain_sha256,
+                    leaf_not_before: t.leaf_not_before,
+                    leaf_not_after: t.leaf_not_after,
+                    clock: t.clock,
+                    mixed: t.mixed,
+                })
+            })
+            .transpose()?,
         phases_ms: p.phases_ms.into_iter().collect::<BTreeMap<_, _>>(),
         checks,
         surface: p.surface.map(surface_from_pb).transpose()?,

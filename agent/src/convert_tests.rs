@@ -25,6 +25,15 @@ fn a_region_survives_the_wire() {
             a_rcode: "NOERROR".into(),
             aaaa_rcode: "SERVFAIL".into(),
         }),
+        tls: Some(crate::model::TlsObservation {
+            leaf_sha256: "ab".repeat(32),
+            chain_sha256: vec!["ab".repeat(32), "cd".repeat(32)],
+            leaf_not_before: 1_790_000_000,
+            leaf_not_after: 1_800_000_000,
+            clock: 1_795_000_000,
+            verdict: crate::model::TlsVerdict::NotYetValid,
+            mixed: true,
+        }),
         phases_ms: [("dns".to_string(), 3u64)].into_iter().collect(),
         checks: vec![CheckResult {
             id: CheckId::RedirectNone,

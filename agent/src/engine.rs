@@ -99,6 +99,7 @@ pub(crate) struct State {
     pub(crate) authenticated: bool,
     pub(crate) phases: BTreeMap<String, u64>,
     pub(crate) dns: Option<crate::model::DnsObservation>,
+    pub(crate) tls: Option<crate::model::TlsObservation>,
     pub(crate) progress: ProgressSink,
     pub(crate) surface: Option<crate::surface::Surface>,
     pub(crate) stacks: Vec<crate::stack::StackSighting>,
@@ -204,6 +205,7 @@ impl Engine {
             protected: state.protected,
             authenticated: state.authenticated,
             dns: state.dns,
+            tls: state.tls,
             phases_ms: state.phases,
             checks: self.scrubbed(rec),
             surface: state.surface,
@@ -340,8 +342,8 @@ impl Engine {
         let t = Instant::now();
         if target.https {
             st.progress.stage(ProgressStage::Tls);
-            let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            let ok = tls::check(
+            let now = crate::probe::tls_chain::vantage_now();
+            let (ok, seen) = tls::check(
                 &policy,
                 &connected,
                 &target.host,
@@ -351,6 +353,7 @@ impl Engine {
                 rec,
             )
             .await;
+            st.tls = seen;
             st.phases
                 .insert("tls".into(), t.elapsed().as_millis() as u64);
             rec.record_ms(CheckId::TlsPlainHttp, Verdict::pass("https"), 0);

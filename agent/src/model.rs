@@ -111,6 +111,12 @@ pub enum Cause {
     /// on this host (ENETUNREACH, EADDRNOTAVAIL) and nothing was sent, so nothing about the
     /// target was observed.
     NoRoute,
+    /// Set by the merge, never by a vantage: this vantage judged the certificate other regions
+    /// accepted (the same chain) with a clock far from theirs.
+    ClockSkew,
+    /// Set by the merge, never by a vantage: this vantage does not trust the issuer of the
+    /// chain other regions verified (the same chain).
+    TrustStore,
 }
 
 impl Cause {
@@ -120,7 +126,12 @@ impl Cause {
     pub fn is_vantage_side(self) -> bool {
         matches!(
             self,
-            Cause::PolicyRefused | Cause::ResolverError | Cause::Deadline | Cause::NoRoute
+            Cause::PolicyRefused
+                | Cause::ResolverError
+                | Cause::Deadline
+                | Cause::NoRoute
+                | Cause::ClockSkew
+                | Cause::TrustStore
         )
     }
 }
@@ -227,6 +238,10 @@ fn answered(rcode: &str) -> bool {
     matches!(rcode, "" | "NOERROR" | "NXDOMAIN")
 }
 
+#[path = "model_tls.rs"]
+mod tls;
+pub use tls::{TlsObservation, TlsVerdict};
+
 /// The region section of a report: everything one vantage observed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RegionResult {
@@ -243,6 +258,9 @@ pub struct RegionResult {
     pub authenticated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dns: Option<DnsObservation>,
+    /// The certificate the TLS handshake was presented, when it got that far (https).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsObservation>,
     /// Time spent per phase, in milliseconds (`dns`, `connect`, `tls`, `first_byte`, `total`).
     #[serde(default)]
     pub phases_ms: std::collections::BTreeMap<String, u64>,
@@ -268,6 +286,7 @@ impl RegionResult {
             protected: false,
             authenticated: false,
             dns: None,
+            tls: None,
             phases_ms: Default::default(),
             checks: Vec::new(),
             surface: None,

@@ -214,3 +214,48 @@ async fn on_an_agent_the_unknown_issuer_hint_names_target_ca_file() {
         "for a lab CA use --target-ca-file)",
     );
 }
+
+/// Red team round 6, #5 and #11: the region's `tls` evidence is the chain it was presented,
+/// read whether or not it verified, with how this vantage judged it and its own clock. The
+/// same front, trusted and not: the same fingerprints, two verdicts (the merge compares them
+/// across regions).
+#[tokio::test]
+async fn the_presented_chain_is_evidence_whether_or_not_it_verified() {
+    use vantage_agent::model::TlsVerdict;
+    let lab = lab().await;
+    let (root, certs, key) = chain(300, 60);
+    let sha = |der: &[u8]| -> String {
+        ring::digest::digest(&ring::digest::SHA256, der)
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let want: Vec<String> = certs.iter().map(|c| sha(c.as_ref())).collect();
+    let (port, front) = serve(lab.fixture.addr, certs, key, None).await;
+    let before = time::OffsetDateTime::now_utc().unix_timestamp();
+    let trusted = run(port, &lab.dns, Some(&root)).await;
+    let untrusted = run(port, &lab.dns, None).await;
+    let after = time::OffsetDateTime::now_utc().unix_timestamp();
+    drop(front);
+    for (r, verdict, handshake) in [
+        (&trusted, TlsVerdict::Accepted, Outcome::Pass),
+        (&untrusted, TlsVerdict::UnknownIssuer, Outcome::Fail),
+    ] {
+        assert_eq!(check(r, CheckId::TlsHandshake).outcome, handshake);
+        let t = r.tls.as_ref().expect("the region's tls evidence");
+        assert_eq!(
+            (&t.leaf_sha256, &t.chain_sha256, t.verdict, t.mixed),
+            (&want[0], &want, verdict, false)
+        );
+        // The leaf is valid 60 days; the clock is this vantage's, at the handshake.
+        let days_left = (t.leaf_not_after - before) / 86_400;
+        assert!((59..=60).contains(&days_left), "{days_left}");
+        assert!(t.leaf_not_before < before, "{}", t.leaf_not_before);
+        assert!((before..=after).contains(&t.clock), "{}", t.clock);
+    }
+    // An expired intermediate: judged expired, the leaf's own window kept.
+    let r = through_front(&lab, -1, false, true).await;
+    let t = r.tls.expect("tls evidence of a refused chain");
+    assert_eq!((t.verdict, t.chain_sha256.len()), (TlsVerdict::Expired, 2));
+}

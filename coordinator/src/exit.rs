@@ -75,6 +75,8 @@ pub const UNKNOWN_CAUSES: &[&str] = &[
     "probe.policy-refused",
     "probe.incomplete",
     "probe.resolver-failed",
+    "probe.clock-skew",
+    "probe.trust-store",
 ];
 
 /// The `unknown` findings of the authorization boundary: exit 3 when they are the only ones.

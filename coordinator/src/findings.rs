@@ -33,6 +33,9 @@ pub const EVIDENCE: &str = "coordinator/src/merge/evidence.rs";
 pub const MERGE_DNS: &str = "coordinator/src/merge/dns.rs";
 /// Where the merge decides what a degraded region's result counts for.
 pub const MERGE_DEGRADED: &str = "coordinator/src/merge/degraded.rs";
+/// Where the merge tells a vantage's own TLS clock or trust store from the target's
+/// certificate.
+pub const MERGE_VANTAGE_TLS: &str = "coordinator/src/merge/vantage_tls.rs";
 
 vantage_agent::spec_table! {
     /// The catalogue entry of a finding (a new finding id cannot lack one).
@@ -477,6 +480,20 @@ vantage_agent::spec_table! {
             spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 1035 section 4.1.1 rcodes)",
             severity: Medium,
             derived: Some((EVIDENCE, "the vantage's resolver timed out, failed (SERVFAIL, REFUSED) or could not be used")),
+        }
+        ProbeClockSkew => {
+            title: "A vantage's own clock judged the certificate other regions accepted",
+            remediation: "Set the clock of the vantage's host right (NTP on the agent's machine): it judged the same certificate the other regions accepted (the evidence names the fingerprint and the clocks) against another date, so nothing about the target's certificate was decided in that region. Once its clock is right it judges the target again.",
+            spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 5280 section 4.1.2.5: validity is judged against the verifier's clock)",
+            severity: Medium,
+            derived: Some((MERGE_VANTAGE_TLS, "a region judged a chain expired, not yet valid or near expiry while another region accepted the same chain (same SHA-256 fingerprints) with a clock more than 10 minutes apart, and its clock is the odd one (it agrees with at most half of the regions presented that chain)")),
+        }
+        ProbeTrustStore => {
+            title: "A vantage does not trust the issuer other regions trusted",
+            remediation: "Give the vantage the trust anchor the other regions have: on vantage-agent, --target-ca-file with the CA that issued the target's chain (its --ca-file is the coordinator's CA); on vantage check, --ca-file. It refused the same chain (the evidence names the fingerprint) that other regions verified, so nothing about the target's TLS was decided in that region.",
+            spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 5280 section 6: a path is validated against the verifier's own trust anchors)",
+            severity: Medium,
+            derived: Some((MERGE_VANTAGE_TLS, "a region refused a chain for an unknown issuer while another region verified the same chain (same SHA-256 fingerprints)")),
         }
         FleetVantageDegraded => {
             title: "A probe region's own network is failing",

@@ -17,6 +17,7 @@ mod decide;
 pub mod degraded;
 mod dns;
 pub mod evidence;
+pub mod vantage_tls;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -329,6 +330,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     let mut acc = Acc::default();
     let reported: Vec<&RegionResult> = input.results.iter().filter(|r| r.reported()).collect();
     let missing = missing_regions(input, &reported, &mut acc);
+    // The same chain judged differently by two regions is a vantage's clock or trust store:
+    // those failures are that vantage's gaps, not findings about the target.
+    let excused = vantage_tls::excuse(&reported);
+    let reported: Vec<&RegionResult> = excused.iter().map(|r| r.as_ref()).collect();
 
     // A degraded vantage's egress failures on a target it did not observe are evidence, not
     // votes; a degraded region that observed the target reports with full weight.

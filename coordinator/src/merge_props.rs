@@ -16,7 +16,8 @@
 //!   evidence into a failure is more knowledge, not a worse outcome, and is not generated.
 //! - (c) a per-check finding is `global` iff every effective (reporting, and not a degraded
 //!   one whose egress failures are discounted: `merge::degraded`) region has evidence for
-//!   that check and failed it the way that maps to this finding; a region without evidence
+//!   that check and failed it the way that maps to this finding (a TLS judgement that is the
+//!   vantage's own clock or trust store, `merge::vantage_tls`, is no evidence); a region without evidence
 //!   prevents `global` but creates no `egress.blocked`,
 //!   `edge.divergent` or `dns.split-horizon` (those need a region that passed, or answers to
 //!   compare).
@@ -25,6 +26,13 @@
 //! - (e) a vantage-side fault (resolver error, policy refusal, the vantage's own deadline)
 //!   never puts a region into a `dns.*`, `net.*` or `egress.*` finding: every region such a
 //!   finding names has target-side evidence for it.
+//!
+//! - (f) a region's TLS judgement of the very chain another region accepted never names the
+//!   target: a region in `tls.handshake` or `tls.expiry` was presented a chain no region
+//!   accepted (for a date: no region with a clock more than the tolerance apart, unless this
+//!   region's clock is the majority's among those presented the chain), or judged it for
+//!   another reason (a refusal that is neither a date nor an issuer); and
+//!   `probe.clock-skew` or `probe.trust-store` makes the decision at least `unknown`.
 //!
 //! Shrunk counterexamples found on the way are table tests (`counterexample_*`) in
 //! `merge_issue12_tests.rs` and, for (b), `merge_monotone_tests.rs`.
@@ -117,7 +125,8 @@ proptest! {
     #[test]
     fn a_finding_is_global_iff_every_effective_region_failed_its_check(input in input()) {
         let m = input.merge();
-        let effective = input.effective();
+        let excused = super::vantage_tls::excuse(&input.effective());
+        let effective: Vec<&vantage_agent::model::RegionResult> = excused.iter().map(|r| r.as_ref()).collect();
         // Checks whose findings no other check (or derivation) shares.
         let unique = |id: CheckId| !matches!(
             id,
@@ -190,6 +199,51 @@ proptest! {
                 prop_assert!(supported, "{} names {} without target-side evidence: {:?}", f.id, name,
                     r.checks.iter().filter(|c| c.id.stage() <= Stage::Net).map(|c| (c.id, c.outcome, c.cause)).collect::<Vec<_>>());
             }
+        }
+    }
+
+    #[test]
+    fn the_same_chain_judged_otherwise_is_the_vantages_not_the_targets(input in input()) {
+        use vantage_agent::model::TlsVerdict;
+        let m = input.merge();
+        let effective = input.effective();
+        let accepted_elsewhere = |r: &vantage_agent::model::RegionResult, far_clock: bool| {
+            let Some(own) = r.tls.as_ref() else { return false };
+            effective.iter().any(|o| {
+                o.region != r.region
+                    && o.check(CheckId::TlsHandshake).is_some_and(|c| reading(c) == Reading::Pass)
+                    && o.tls.as_ref().is_some_and(|t| {
+                        t.verdict == TlsVerdict::Accepted
+                            && t.chain_sha256 == own.chain_sha256
+                            && (!far_clock || (t.clock - own.clock).abs() > super::vantage_tls::CLOCK_TOLERANCE_S)
+                    })
+            })
+        };
+        // Whether r's clock agrees with more than half of the regions presented its chain.
+        let clock_of_the_majority = |r: &vantage_agent::model::RegionResult| {
+            let Some(own) = r.tls.as_ref() else { return true };
+            let same: Vec<i64> = effective.iter().filter_map(|o| o.tls.as_ref())
+                .filter(|t| t.chain_sha256 == own.chain_sha256).map(|t| t.clock).collect();
+            let agree = same.iter().filter(|c| (**c - own.clock).abs() <= super::vantage_tls::CLOCK_TOLERANCE_S).count();
+            2 * agree > same.len()
+        };
+        for f in m.findings.iter().filter(|f| matches!(f.id, FindingId::TlsHandshake | FindingId::TlsExpiry)) {
+            for name in &f.regions {
+                let r = effective.iter().find(|r| &r.region == name).expect("a named region is effective");
+                let verdict = r.tls.as_ref().map(|t| t.verdict);
+                let by_date = f.id == FindingId::TlsExpiry
+                    || matches!(verdict, Some(TlsVerdict::Expired | TlsVerdict::NotYetValid));
+                let by_issuer = f.id == FindingId::TlsHandshake && verdict == Some(TlsVerdict::UnknownIssuer);
+                let the_vantages = (by_date && accepted_elsewhere(r, true) && !clock_of_the_majority(r))
+                    || (by_issuer && accepted_elsewhere(r, false));
+                prop_assert!(
+                    !the_vantages,
+                    "{} names {} although another region accepted the same chain: {:?}", f.id, name, r.tls
+                );
+            }
+        }
+        if m.findings.iter().any(|f| matches!(f.id, FindingId::ProbeClockSkew | FindingId::ProbeTrustStore)) {
+            prop_assert!(rank(m.decision) >= rank(Decision::Unknown), "{:?}: {}", m.decision, m.reason);
         }
     }
 }

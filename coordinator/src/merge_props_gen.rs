@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use vantage_agent::catalog::{self, CheckId, FindingId, Stage};
 use vantage_agent::model::{
     Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
+    TlsObservation, TlsVerdict,
 };
 
 use super::super::{merge, MergeInput, Merged};
@@ -124,11 +125,69 @@ pub(super) fn dns_for(checks: &[CheckResult], literal: bool) -> Option<DnsObserv
     Some(dns)
 }
 
+/// What a region's TLS handshake was presented: one of two chains, with a clock right or
+/// 25 days ahead, and how a refusal was judged (`merge/vantage_tls.rs` compares them).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TlsGen {
+    other_chain: bool,
+    clock_ahead: bool,
+    refusal: TlsVerdict,
+}
+
+pub(super) fn tls_gen() -> impl Strategy<Value = Option<TlsGen>> {
+    let refusal = prop::sample::select(vec![
+        TlsVerdict::Expired,
+        TlsVerdict::NotYetValid,
+        TlsVerdict::UnknownIssuer,
+        TlsVerdict::Refused,
+    ]);
+    prop::option::weighted(
+        0.7,
+        (
+            prop::bool::weighted(0.3),
+            prop::bool::weighted(0.3),
+            refusal,
+        )
+            .prop_map(|(other_chain, clock_ahead, refusal)| TlsGen {
+                other_chain,
+                clock_ahead,
+                refusal,
+            }),
+    )
+}
+
+const NOW: i64 = 1_800_000_000;
+
+/// The region's TLS evidence as the engine records it: none when the handshake did not run
+/// (skipped), accepted only when it passed.
+pub(super) fn tls_for(checks: &[CheckResult], g: Option<TlsGen>) -> Option<TlsObservation> {
+    let g = g?;
+    let handshake = checks.iter().find(|c| c.id == CheckId::TlsHandshake)?;
+    if handshake.outcome == Outcome::Skip {
+        return None;
+    }
+    let leaf = if g.other_chain { "b" } else { "a" }.repeat(64);
+    Some(TlsObservation {
+        chain_sha256: vec![leaf.clone(), "c".repeat(64)],
+        leaf_sha256: leaf,
+        leaf_not_before: NOW - 70 * 86_400,
+        leaf_not_after: NOW + 20 * 86_400,
+        clock: NOW + if g.clock_ahead { 25 * 86_400 } else { 0 },
+        verdict: if handshake.outcome == Outcome::Pass {
+            TlsVerdict::Accepted
+        } else {
+            g.refusal
+        },
+        mixed: false,
+    })
+}
+
 pub(super) fn region(
     name: String,
     gens: Vec<Gen>,
     literal: bool,
     flags: (bool, bool, bool),
+    tls: Option<TlsGen>,
 ) -> RegionResult {
     let mut checks: Vec<CheckResult> = CheckId::ALL
         .iter()
@@ -156,6 +215,7 @@ pub(super) fn region(
     };
     RegionResult {
         dns: dns_for(&checks, literal),
+        tls: tls_for(&checks, tls),
         region: name,
         status: RegionStatus::Complete,
         duration_ms: 1,
@@ -203,6 +263,7 @@ pub(super) fn input() -> impl Strategy<Value = Input> {
         prop::bool::weighted(0.15),
         (any::<bool>(), any::<bool>(), any::<bool>()),
         prop::bool::weighted(0.1),
+        tls_gen(),
     );
     (
         prop::collection::vec(one, 1..=3),
@@ -212,12 +273,12 @@ pub(super) fn input() -> impl Strategy<Value = Input> {
         .prop_map(|(specs, extra_missing, one_partial)| {
             let mut regions = Vec::new();
             let mut degraded = BTreeSet::new();
-            for (i, (gens, literal, flags, is_degraded)) in specs.into_iter().enumerate() {
+            for (i, (gens, literal, flags, is_degraded, tls)) in specs.into_iter().enumerate() {
                 let name = format!("r{i}");
                 if is_degraded {
                     degraded.insert(name.clone());
                 }
-                regions.push(region(name, gens, literal, flags));
+                regions.push(region(name, gens, literal, flags, tls));
             }
             if one_partial {
                 regions[0].status = RegionStatus::Partial;
@@ -293,10 +354,21 @@ pub(super) fn worse(g: Gen) -> Vec<Gen> {
     out
 }
 
-/// Rebuild a region's DNS section after one of its checks changed.
+/// Rebuild a region's DNS section after one of its checks changed, and its TLS evidence: a
+/// handshake that no longer passes did not accept the chain (judged otherwise, for another
+/// reason); one that no longer ran has none.
 pub(super) fn refresh(r: &mut RegionResult) {
     let literal = r.dns.is_none();
     r.dns = dns_for(&r.checks, literal);
+    let handshake = r.check(CheckId::TlsHandshake).map(|c| c.outcome);
+    if handshake == Some(Outcome::Skip) {
+        r.tls = None;
+    }
+    if let Some(t) = r.tls.as_mut() {
+        if handshake != Some(Outcome::Pass) && t.verdict == TlsVerdict::Accepted {
+            t.verdict = TlsVerdict::Refused;
+        }
+    }
 }
 
 /// The checks whose failure can raise `f` (for `edge.divergent`: any shape, era, transport,

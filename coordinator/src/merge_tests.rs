@@ -31,6 +31,7 @@ fn clean(region: &str) -> RegionResult {
             min_ttl_s: Some(60),
             ..Default::default()
         }),
+        tls: None,
         phases_ms: Default::default(),
         checks: CheckId::ALL
             .iter()

@@ -30,6 +30,7 @@ pub fn clean(region: &str) -> RegionResult {
             min_ttl_s: Some(60),
             ..Default::default()
         }),
+        tls: None,
         phases_ms: Default::default(),
         checks: vantage_agent::catalog::CheckId::ALL
             .iter()

@@ -179,6 +179,24 @@ fn up_to_an_hour(s: &str) -> Result<Duration, String> {
     bounded(s, Duration::from_secs(3600))
 }
 
+/// Test seam (debug builds only; a release build never reads the variable): the end-to-end
+/// fleet tests play an agent whose clock is wrong with `VANTAGE_TEST_CLOCK_SKEW_S`.
+fn test_clock_skew() {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    if let Some(s) = std::env::var("VANTAGE_TEST_CLOCK_SKEW_S")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+    {
+        tracing::warn!(
+            seconds = s,
+            "test seam: TLS is judged with this agent's clock shifted"
+        );
+        vantage_agent::probe::tls_chain::set_test_clock_skew(s);
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let args = match Args::try_parse() {
         Ok(a) => a,
@@ -195,6 +213,7 @@ fn main() -> std::process::ExitCode {
     // coordinator's CA).
     vantage_agent::probe::tls::set_target_ca_flag("--target-ca-file");
     logging::init_daemon(args.log_format, "info");
+    test_clock_skew();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -37,6 +37,8 @@ string_ids! {
         ProbePolicyRefused = "probe.policy-refused",
         ProbeIncomplete = "probe.incomplete",
         ProbeResolverFailed = "probe.resolver-failed",
+        ProbeClockSkew = "probe.clock-skew",
+        ProbeTrustStore = "probe.trust-store",
         RedirectCrossHost = "redirect.cross-host",
         SecurityOriginNotValidated = "security.origin-not-validated",
         SurfaceOrderDiffers = "surface.order-differs",

@@ -15,7 +15,7 @@ use super::tls_chain::{self, ChainTap, Seen};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
 use crate::egress::EgressPolicy;
-use crate::model::{Cause, Severity};
+use crate::model::{Cause, Severity, TlsObservation, TlsVerdict};
 
 /// Why a trust store could not be built. The cause is the source (`{:#}` shows it).
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +165,8 @@ struct Handshake {
     /// The presented chain, leaf first, when the handshake got as far as the certificates
     /// (whether they verified or not).
     chain: Vec<Seen>,
+    /// How this vantage judged it.
+    verdict: TlsVerdict,
 }
 
 async fn handshake(
@@ -181,6 +183,7 @@ async fn handshake(
             addr,
             result: Err((Cause::PolicyRefused, refused.to_string())),
             chain: Vec::new(),
+            verdict: TlsVerdict::Refused,
         };
     }
     let server_name = match ServerName::try_from(host.to_string()) {
@@ -190,13 +193,14 @@ async fn handshake(
                 addr,
                 result: Err((Cause::Tls, format!("invalid server name: {e}"))),
                 chain: Vec::new(),
+                verdict: TlsVerdict::Refused,
             }
         }
     };
     let work = async {
         let tcp = TcpStream::connect(addr)
             .await
-            .map_err(|e| (Cause::Reset, format!("connect: {e}")))?;
+            .map_err(|e| (Cause::Reset, format!("connect: {e}"), TlsVerdict::Refused))?;
         let tls = TlsConnector::from(config)
             .connect(server_name, tcp)
             .await
@@ -206,13 +210,29 @@ async fn handshake(
                 } else {
                     Cause::Reset
                 };
-                (cause, format!("TLS handshake: {}", io_tls_words(&e)))
+                let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
+                let verdict = match tls_chain::judged(inner) {
+                    // An I/O error without a TLS one is no judgement of the chain.
+                    TlsVerdict::Accepted => TlsVerdict::Refused,
+                    v => v,
+                };
+                (
+                    cause,
+                    format!("TLS handshake: {}", io_tls_words(&e)),
+                    verdict,
+                )
             })?;
         drop(tls);
         Ok(())
     };
     let (result, chain) = tls_chain::tapped(tokio::time::timeout(timeout, work)).await;
     let chain = tls_chain::read(chain.as_deref().unwrap_or_default());
+    let verdict = match &result {
+        Ok(Ok(())) => TlsVerdict::Accepted,
+        Ok(Err((_, _, v))) => *v,
+        Err(_) => TlsVerdict::Refused,
+    };
+    let result = result.map(|r| r.map_err(|(c, m, _)| (c, m)));
     let result = match result {
         // The vantage's own per-exchange timeout ran out: nothing about the target's TLS
         // was observed (4.1), as for an MCP request that is not answered in time.
@@ -235,6 +255,7 @@ async fn handshake(
         addr,
         result,
         chain,
+        verdict,
     }
 }
 
@@ -243,7 +264,8 @@ async fn handshake(
 /// per-exchange timeout cut is no evidence (`unknown`, `probe.incomplete`), like an MCP
 /// request not answered in time; one that failed (an alert, an untrusted chain, a name)
 /// is a failure. `tls.expiry` judges the leaf the server presented, read even when the
-/// handshake refused the chain.
+/// handshake refused the chain. Also returns what the handshakes were presented and how
+/// this vantage judged it (the region's `tls` evidence).
 #[allow(clippy::too_many_arguments)]
 pub async fn check(
     policy: &EgressPolicy,
@@ -253,7 +275,7 @@ pub async fn check(
     timeout: Duration,
     now_unix: i64,
     rec: &mut Recorder,
-) -> bool {
+) -> (bool, Option<TlsObservation>) {
     let started = Instant::now();
     let results = futures::future::join_all(
         addrs
@@ -309,7 +331,11 @@ pub async fn check(
         None => Verdict::skip("no certificate was read"),
     };
     rec.record(CheckId::TlsExpiry, expiry, started);
-    any_ok
+    let seen = tls_chain::observation(
+        results.iter().map(|h| (h.chain.as_slice(), h.verdict)),
+        now_unix,
+    );
+    (any_ok, seen)
 }
 
 /// `tls.expiry` on the leaf certificate (only the leaf: an expired intermediate is
@@ -334,62 +360,5 @@ fn expiry_verdict(leaf: &Seen, now_unix: i64) -> Verdict {
 }
 
 #[cfg(test)]
-mod words_tests {
-    use super::*;
-
-    #[test]
-    fn certificate_errors_are_said_in_words() {
-        let e = rustls::Error::InvalidCertificate(rustls::CertificateError::Other(
-            rustls::OtherError(std::sync::Arc::new(std::io::Error::other("x"))),
-        ));
-        // The innermost name of an unknown error still comes out as words.
-        assert!(!tls_words(&e).contains("OtherError"), "{}", tls_words(&e));
-        assert_eq!(
-            certificate_words("Other(OtherError(CaUsedAsEndEntity))"),
-            "the server presented a CA certificate as its own certificate (a CA certificate used as an end-entity certificate)"
-        );
-        assert_eq!(
-            certificate_words("ExpiredContext { time: UnixTime(1), not_after: UnixTime(0) }"),
-            "it has expired"
-        );
-        assert_eq!(certificate_words("SomethingNew"), "something new");
-        let e = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
-        assert!(
-            tls_words(&e).starts_with("the server's certificate was rejected: it is not signed")
-        );
-        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, e);
-        assert!(
-            io_tls_words(&io).contains("unknown issuer"),
-            "{}",
-            io_tls_words(&io)
-        );
-    }
-
-    /// Rt6 #7 and #5: a certificate_required alert says mutual TLS; the unknown-issuer
-    /// hint names the flag it is given (the agent's is --target-ca-file).
-    #[test]
-    fn mutual_tls_and_the_ca_flag_in_words() {
-        let alert = rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired);
-        assert_eq!(tls_words(&alert), CLIENT_CERT_REQUIRED);
-        assert!(CLIENT_CERT_REQUIRED
-            .starts_with("the server requires a client certificate (mutual TLS)"));
-        let w = unknown_issuer_words("--target-ca-file");
-        assert!(w.ends_with("for a lab CA use --target-ca-file)"), "{w}");
-        assert!(w.contains("does not send its intermediate"), "{w}");
-    }
-
-    /// A CA file whose block is not a certificate: the flag, and the cause as the source.
-    #[test]
-    fn an_unusable_ca_file_names_the_flag_and_keeps_the_cause() {
-        let pem = b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
-        let e = client_config(Some(pem)).unwrap_err();
-        assert!(matches!(e, TrustError::Certificate(_)), "{e:?}");
-        assert_eq!(e.to_string(), "--ca-file");
-        let cause = std::error::Error::source(&e).map(ToString::to_string);
-        assert!(cause.is_some_and(|c| !c.is_empty()), "{e:?}");
-        assert!(matches!(
-            client_config(Some(b"no pem here")),
-            Err(TrustError::Empty)
-        ));
-    }
-}
+#[path = "tls_words_tests.rs"]
+mod words_tests;

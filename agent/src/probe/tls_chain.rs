@@ -5,16 +5,36 @@
 //! refused the chain.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
+use crate::model::{TlsObservation, TlsVerdict};
+
 tokio::task_local! {
     /// The chain of the handshake running in this task's scope, when the handshake check
     /// asked for it ([`tapped`]).
     static CHAIN: RefCell<Option<Vec<CertificateDer<'static>>>>;
+}
+
+/// Seconds added to this process's clock where TLS is judged (the verifier's "now" and
+/// `tls.expiry`'s): zero, except in a debug build whose test set it
+/// ([`set_test_clock_skew`]) to play a vantage whose clock is wrong.
+static CLOCK_SKEW_S: AtomicI64 = AtomicI64::new(0);
+
+/// Test seam: make this process judge certificates as if its clock were `seconds` ahead
+/// (behind when negative). The agent binary sets it from `VANTAGE_TEST_CLOCK_SKEW_S` in debug
+/// builds only (the end-to-end fleet tests); a release build never reads that variable.
+pub fn set_test_clock_skew(seconds: i64) {
+    CLOCK_SKEW_S.store(seconds, Ordering::Relaxed);
+}
+
+/// This vantage's clock, in Unix seconds, as TLS judges with it.
+pub fn vantage_now() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp() + CLOCK_SKEW_S.load(Ordering::Relaxed)
 }
 
 /// A verifier that records the presented chain (in the scope of [`tapped`]) and leaves the
@@ -38,6 +58,13 @@ impl ServerCertVerifier for ChainTap {
                 .collect();
             *c.borrow_mut() = Some(chain);
         });
+        let skew = CLOCK_SKEW_S.load(Ordering::Relaxed);
+        let now = if skew == 0 {
+            now
+        } else {
+            let shifted = (now.as_secs() as i64).saturating_add(skew).max(0);
+            UnixTime::since_unix_epoch(std::time::Duration::from_secs(shifted as u64))
+        };
         self.0
             .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
     }
@@ -79,19 +106,72 @@ pub async fn tapped<T>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen {
     pub subject: String,
+    pub not_before: i64,
     pub not_after: i64,
+    /// SHA-256 of the certificate's DER, lowercase hex.
+    pub sha256: String,
+}
+
+/// SHA-256 of a certificate's DER, lowercase hex (its fingerprint).
+pub fn fingerprint(der: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, der)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The certificates of a chain that parse, leaf first.
 pub fn read(chain: &[CertificateDer<'_>]) -> Vec<Seen> {
     chain
         .iter()
-        .filter_map(|c| x509_parser::parse_x509_certificate(c.as_ref()).ok())
-        .map(|(_, cert)| Seen {
-            subject: cert.subject().to_string(),
-            not_after: cert.validity().not_after.timestamp(),
+        .filter_map(|der| {
+            let (_, cert) = x509_parser::parse_x509_certificate(der.as_ref()).ok()?;
+            Some(Seen {
+                subject: cert.subject().to_string(),
+                not_before: cert.validity().not_before.timestamp(),
+                not_after: cert.validity().not_after.timestamp(),
+                sha256: fingerprint(der.as_ref()),
+            })
         })
         .collect()
+}
+
+/// How this vantage judged a presented chain, from the handshake's error.
+pub fn judged(e: Option<&rustls::Error>) -> TlsVerdict {
+    use rustls::CertificateError as C;
+    match e {
+        None => TlsVerdict::Accepted,
+        Some(rustls::Error::InvalidCertificate(c)) => match c {
+            C::Expired | C::ExpiredContext { .. } => TlsVerdict::Expired,
+            C::NotValidYet | C::NotValidYetContext { .. } => TlsVerdict::NotYetValid,
+            C::UnknownIssuer => TlsVerdict::UnknownIssuer,
+            _ => TlsVerdict::Refused,
+        },
+        Some(_) => TlsVerdict::Refused,
+    }
+}
+
+/// The region's `tls` evidence from its handshakes (one per address): the first chain read,
+/// how it was judged, and whether another address presented a different one.
+pub fn observation<'a>(
+    handshakes: impl Iterator<Item = (&'a [Seen], TlsVerdict)>,
+    clock: i64,
+) -> Option<TlsObservation> {
+    let read: Vec<(&[Seen], TlsVerdict)> = handshakes.filter(|(c, _)| !c.is_empty()).collect();
+    let (chain, verdict) = *read.first()?;
+    let prints = |c: &[Seen]| c.iter().map(|s| s.sha256.clone()).collect::<Vec<_>>();
+    let chain_sha256 = prints(chain);
+    let leaf = &chain[0];
+    Some(TlsObservation {
+        leaf_sha256: leaf.sha256.clone(),
+        mixed: read.iter().any(|(c, _)| prints(c) != chain_sha256),
+        chain_sha256,
+        leaf_not_before: leaf.not_before,
+        leaf_not_after: leaf.not_after,
+        clock,
+        verdict,
+    })
 }
 
 /// A date for the evidence: `2026-12-01`.
@@ -130,7 +210,9 @@ mod tests {
     fn seen(subject: &str, not_after: i64) -> Seen {
         Seen {
             subject: subject.into(),
+            not_before: 0,
             not_after,
+            sha256: String::new(),
         }
     }
 

@@ -18,6 +18,8 @@ pub const UNKNOWN_FINDINGS: &[FindingId] = &[
     FindingId::ProbePolicyRefused,
     FindingId::ProbeIncomplete,
     FindingId::ProbeResolverFailed,
+    FindingId::ProbeClockSkew,
+    FindingId::ProbeTrustStore,
 ];
 
 /// What the decision rests on besides the findings.

@@ -76,6 +76,7 @@ pub fn gap_finding(c: &CheckResult) -> FindingId {
         Some(Cause::PolicyRefused) => FindingId::ProbePolicyRefused,
         Some(Cause::ResolverError | Cause::ResolverFailure) => FindingId::ProbeResolverFailed,
         Some(Cause::Deadline) => FindingId::ProbeIncomplete,
+        Some(c @ (Cause::ClockSkew | Cause::TrustStore)) => super::vantage_tls::finding_of(c),
         _ if c.id.stage() == Stage::Dns && c.outcome != Outcome::Skip => {
             FindingId::ProbeResolverFailed
         }

@@ -53,3 +53,4 @@ mod snapshot;
 mod stdout_errors;
 mod terminal;
 mod token_files;
+mod vantage_tls;

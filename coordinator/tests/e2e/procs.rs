@@ -288,7 +288,19 @@ pub fn agent_per_region(grpc: &str, regions: &[&str]) -> Vec<Proc> {
 
 /// Start an agent with extra arguments (TLS files and the like).
 pub fn agent_with(grpc: &str, region: &str, token: &str, extra: &[String]) -> Proc {
+    agent_with_env(grpc, region, token, extra, &[])
+}
+
+/// [`agent_with`] with extra environment (a debug build's test seams).
+pub fn agent_with_env(
+    grpc: &str,
+    region: &str,
+    token: &str,
+    extra: &[String],
+    env: &[(&str, &str)],
+) -> Proc {
     let mut cmd = Command::new(bin("vantage-agent"));
+    cmd.envs(env.iter().copied());
     cmd.args([
         "--coordinator",
         grpc,
