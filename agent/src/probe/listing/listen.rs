@@ -85,11 +85,16 @@ pub(crate) fn evaluate(
         } else {
             Verdict::pass(format!("{s}: the stream stayed open"))
         };
+        // The stream stayed open and silent until this vantage's own wait ended: nothing
+        // came before the acknowledgement, so the rule was not broken, only not observed
+        // (`checks.md` 4.1: the vantage's timeout is never a finding about the target).
         let ack = if sse.timed_out {
-            Verdict::fail(
-                Severity::Medium,
-                "no event arrived before the check's timeout; the acknowledgement MUST come first"
-                    .to_string(),
+            Verdict::unknown(
+                Cause::Timeout,
+                format!(
+                    "{s}: the stream stayed open, but no event arrived within this vantage's wait (--check-timeout, {} here), so whether the acknowledgement comes first was not observed; raise --check-timeout if the server acknowledges slowly",
+                    crate::probe::http::fmt_wait(std::time::Duration::from_millis(ex.elapsed_ms))
+                ),
             )
         } else if let Some(cap) = sse.capped {
             Verdict::unknown(Cause::SizeCap, format!("the read stopped at the {cap} cap"))
@@ -293,6 +298,29 @@ mod tests {
             &a,
             (Outcome::Unknown, None, Some(Cause::SizeCap)),
             &["SSE line cap"],
+        );
+    }
+
+    /// Red-team round 9 defect 7: a stream open and silent until this vantage's own wait
+    /// (--check-timeout) ended failed listen.ack-first (medium). Nothing came before the
+    /// acknowledgement: unknown for the timeout, naming the flag; a wrong first event still
+    /// fails (`broken_acknowledgements`).
+    #[test]
+    fn a_silent_stream_cut_by_our_own_wait_is_unknown() {
+        let mut silent = sse(vec![], false);
+        if let Ok(ex) = &mut silent {
+            ex.elapsed_ms = 2004;
+            if let Body::Sse(b) = &mut ex.body {
+                b.timed_out = true;
+            }
+        }
+        let (s, a) = evaluate(&silent, 7, &asked(), false);
+        expect("silent", &s, (Outcome::Pass, None, None), &["stayed open"]);
+        expect(
+            "silent",
+            &a,
+            (Outcome::Unknown, None, Some(Cause::Timeout)),
+            &["--check-timeout, 2.0 s here", "was not observed"],
         );
     }
 }

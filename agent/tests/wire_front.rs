@@ -1,0 +1,247 @@
+//! The transport checks judged on what was seen (red-team round 9): a front of our own on
+//! loopback passes every request to the in-repo fixture (a conformant dual-era server) and
+//! changes one thing by mode, so each test breaks exactly one rule and everything else stays
+//! conformant.
+//!
+//! - `listen.ack-first` on a stream that stayed open and silent until this vantage's own
+//!   `--check-timeout` ended is `unknown` (cause timeout), never a failure of the target
+//!   (defect 7; `checks.md` 4.1).
+//! - A foreign `Origin` refused with a 400 -32600 or a 404 -32601 while the control without
+//!   it was served is the low warning of any non-403 refusal, not `unknown` (defect 9).
+//! - A refusal whose JSON-RPC error carries another `id` than the request's fails
+//!   `jsonrpc.error-body` (defect 3; spec 2.4, headers.error-id).
+//! - `subscriptions/listen` is tried when the server advertises only `resources.subscribe`
+//!   (defect 11).
+//! - On a dual-era server the Origin guard is probed on the 2025-11-25 path too (defect 4).
+
+// The front and the engine in `run` are a test's setup: they unwrap.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use vantage_agent::catalog::CheckId;
+use vantage_agent::engine::{Engine, ProbeOptions};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
+use vantage_agent::target::Target;
+use vantage_fixture::Fixture;
+
+#[path = "shared/probe.rs"]
+mod shared;
+
+use shared::assert_seen;
+
+/// The one thing the front changes.
+#[derive(Debug, Clone, PartialEq)]
+enum Mode {
+    /// Nothing: the fixture as it is.
+    Clean,
+    /// subscriptions/listen: 200 text/event-stream, then silence (the stream held open).
+    ListenSilent,
+    /// A request carrying Origin: this status with a JSON-RPC error of this code, id echoed.
+    OriginRefused(u16, i64),
+    /// Every JSON-RPC error answer carries this id instead of the request's.
+    ErrorId(Value),
+    /// server/discover advertises only `resources.subscribe` (no listChanged); with `true`,
+    /// subscriptions/listen answers 404 -32601.
+    SubscribeOnly(bool),
+    /// initialize (the 2025-11-25 path) is served with a foreign Origin: the front drops
+    /// the header before passing it on.
+    LegacyOriginServed,
+}
+
+#[derive(Clone)]
+struct Front {
+    upstream: String,
+    mode: Mode,
+    client: reqwest::Client,
+}
+
+fn rpc_error(status: u16, id: &Value, code: i64) -> Response {
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [("content-type", "application/json")],
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "Invalid Origin header"}})
+            .to_string(),
+    )
+        .into_response()
+}
+
+async fn handle(
+    State(front): State<Front>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let rpc_method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let listen = rpc_method == "subscriptions/listen";
+    let mut drop_origin = false;
+    match &front.mode {
+        Mode::ListenSilent if listen => {
+            let silent = futures::stream::pending::<Result<Bytes, std::io::Error>>();
+            return (
+                StatusCode::OK,
+                [
+                    ("content-type", "text/event-stream"),
+                    ("x-accel-buffering", "no"),
+                ],
+                Body::from_stream(silent),
+            )
+                .into_response();
+        }
+        Mode::OriginRefused(status, code)
+            if method == Method::POST && headers.contains_key("origin") =>
+        {
+            return rpc_error(*status, &id, *code);
+        }
+        Mode::SubscribeOnly(true) if listen => {
+            return (
+                StatusCode::NOT_FOUND,
+                [("content-type", "application/json")],
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+                    .to_string(),
+            )
+                .into_response();
+        }
+        Mode::LegacyOriginServed => drop_origin = rpc_method == "initialize",
+        _ => {}
+    }
+    let mut req = front.client.request(method, &front.upstream);
+    for (k, v) in &headers {
+        let skip = ["host", "content-length", "connection"].contains(&k.as_str())
+            || (drop_origin && k.as_str() == "origin");
+        if !skip {
+            req = req.header(k.as_str(), v.as_bytes());
+        }
+    }
+    let up = req.body(body).send().await.unwrap();
+    let mut out = Response::builder().status(up.status().as_u16());
+    for (k, v) in up.headers() {
+        if !["content-length", "transfer-encoding", "connection"].contains(&k.as_str()) {
+            out = out.header(k.as_str(), v.as_bytes());
+        }
+    }
+    let json = up
+        .headers()
+        .get("content-type")
+        .is_some_and(|c| c.as_bytes().starts_with(b"application/json"));
+    if !json {
+        let stream = futures::stream::unfold(up, |mut up| async move {
+            match up.chunk().await {
+                Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), up)),
+                _ => None,
+            }
+        });
+        return out.body(Body::from_stream(stream.boxed())).unwrap();
+    }
+    let mut v: Value = serde_json::from_slice(&up.bytes().await.unwrap()).unwrap();
+    match &front.mode {
+        Mode::ErrorId(other) if v.get("error").is_some() => v["id"] = other.clone(),
+        Mode::SubscribeOnly(_) if rpc_method == "server/discover" => {
+            if let Some(caps) = v.pointer_mut("/result/capabilities") {
+                *caps = json!({"tools": {}, "resources": {"subscribe": true}});
+            }
+        }
+        _ => {}
+    }
+    out.body(Body::from(v.to_string())).unwrap()
+}
+
+/// Run the engine once against the fixture (dual-era unless `modern_only`) behind a front
+/// in `mode`, with `check_timeout` as the per-exchange wait.
+async fn run_with(mode: Mode, modern_only: bool, check_timeout: Duration) -> RegionResult {
+    let faults: &[vantage_fixture::Fault] = if modern_only {
+        &[vantage_fixture::Fault::ModernOnly]
+    } else {
+        &[]
+    };
+    let fixture = Fixture::start(faults).await.unwrap();
+    // The front's own client (plain http) still needs a process-wide crypto provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let front = Front {
+        upstream: fixture.url(),
+        mode,
+        client: reqwest::Client::new(),
+    };
+    let (addr, server) =
+        shared::serve_app(axum::Router::new().fallback(handle).with_state(front)).await;
+    let engine = Engine::new(ProbeOptions {
+        allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+        check_timeout,
+        ..Default::default()
+    })
+    .unwrap();
+    let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
+    let r = engine.run(&target).await;
+    server.abort();
+    r
+}
+
+async fn run(mode: Mode) -> RegionResult {
+    run_with(mode, false, Duration::from_secs(5)).await
+}
+
+fn check(r: &RegionResult, id: CheckId) -> &CheckResult {
+    r.check(id).unwrap_or_else(|| panic!("{id} recorded"))
+}
+
+/// Nothing failed or warned above info but `allowed`.
+#[track_caller]
+fn only_problems(r: &RegionResult, allowed: &[CheckId], what: &str) {
+    for c in &r.checks {
+        let problem = matches!(c.outcome, Outcome::Fail | Outcome::Warn)
+            && c.severity.is_some_and(|s| s > Severity::Info);
+        assert!(
+            !problem || allowed.contains(&c.id),
+            "{what}: {} {:?} {:?}: {}",
+            c.id,
+            c.outcome,
+            c.severity,
+            c.observed
+        );
+    }
+}
+
+/// The front in `Clean` mode is the conformant fixture: nothing above info, and the checks
+/// these tests break each passed (so a failure below is the mode's doing).
+#[tokio::test]
+async fn the_front_alone_is_clean() {
+    for modern_only in [false, true] {
+        let r = run_with(Mode::Clean, modern_only, Duration::from_secs(5)).await;
+        only_problems(&r, &[], "clean");
+        for id in [
+            CheckId::ListenSse,
+            CheckId::ListenAckFirst,
+            CheckId::SecurityOrigin,
+            CheckId::JsonrpcErrorBody,
+            CheckId::HeadersMissingMethod,
+        ] {
+            let c = check(&r, id);
+            assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+        }
+    }
+}
+
+/// Defect 7: a listen stream open and silent past this vantage's own --check-timeout. The
+/// rule (the acknowledgement comes first) was not broken, only not observed.
+#[tokio::test]
+async fn a_silent_listen_stream_is_unknown_for_our_own_timeout() {
+    let r = run_with(Mode::ListenSilent, false, Duration::from_secs(1)).await;
+    let sse = check(&r, CheckId::ListenSse);
+    assert_seen(sse, sse.outcome, Outcome::Pass, "the stream stayed open");
+    let ack = check(&r, CheckId::ListenAckFirst);
+    assert_seen(
+        ack,
+        (ack.outcome, ack.severity, ack.cause),
+        (Outcome::Unknown, None, Some(Cause::Timeout)),
+        "no event arrived within this vantage's wait (--check-timeout",
+    );
+    only_problems(&r, &[], "listen silent");
+}
