@@ -245,3 +245,40 @@ async fn a_silent_listen_stream_is_unknown_for_our_own_timeout() {
     );
     only_problems(&r, &[], "listen silent");
 }
+
+/// Defect 9: a foreign Origin refused with 400 -32600 or 404 -32601 while the control
+/// without it (sent alongside) was served: the Origin caused the refusal, which is not the
+/// 403 the rule asks for (the low warning of any non-403 refusal), never `unknown`. A code
+/// that names a fault of the request (-32022 here) still leaves the guard unobserved.
+#[tokio::test]
+async fn a_foreign_origin_refused_with_a_generic_code_is_the_low_warning() {
+    for (status, code) in [(400, -32600), (404, -32601)] {
+        let r = run(Mode::OriginRefused(status, code)).await;
+        let o = check(&r, CheckId::SecurityOrigin);
+        assert_seen(
+            o,
+            (o.outcome, o.severity, o.cause),
+            (Outcome::Warn, Some(Severity::Low), None),
+            "refused, but a foreign Origin MUST get 403",
+        );
+        assert!(o.observed.contains(&code.to_string()), "{}", o.observed);
+        only_problems(&r, &[CheckId::SecurityOrigin], "origin refused");
+        assert!(
+            r.checks.iter().all(|c| c.outcome != Outcome::Unknown),
+            "nothing unobserved: {:?}",
+            r.checks
+                .iter()
+                .filter(|c| c.outcome == Outcome::Unknown)
+                .map(|c| (c.id, &c.observed))
+                .collect::<Vec<_>>()
+        );
+    }
+    let r = run(Mode::OriginRefused(400, -32022)).await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        (o.outcome, o.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        "which names another rule",
+    );
+}
