@@ -69,9 +69,9 @@ impl Engine {
                 None => None,
             }
         };
-        let runs = probes.iter().enumerate().map(|(i, &probe)| async move {
+        let runs = probes.iter().map(|&probe| async move {
             let started = Instant::now();
-            let rpc_id = 100 + i as i64;
+            let rpc_id = probe.rpc_id();
             let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
                 Ok(ProbeRequest::legacy_initialize(rpc_id)
                     .with_header("Origin", transport::FOREIGN_ORIGIN))

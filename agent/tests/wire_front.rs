@@ -282,3 +282,49 @@ async fn a_foreign_origin_refused_with_a_generic_code_is_the_low_warning() {
         "which names another rule",
     );
 }
+
+/// Defect 3: every JSON-RPC error answer carries another id than its request's (999, 0,
+/// or null although the id was readable). The header, version, `_meta` and method checks
+/// still count the refusal; `jsonrpc.error-body` fails medium, naming the checks and ids.
+#[tokio::test]
+async fn an_error_that_does_not_echo_the_request_id_fails_jsonrpc_error_body() {
+    for other in [json!(999), json!(0), Value::Null] {
+        for modern_only in [false, true] {
+            let r = run_with(
+                Mode::ErrorId(other.clone()),
+                modern_only,
+                Duration::from_secs(5),
+            )
+            .await;
+            let what = format!("id {other}, modern only {modern_only}");
+            let body = check(&r, CheckId::JsonrpcErrorBody);
+            assert_seen(
+                body,
+                (body.outcome, body.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "an error does not echo the request id",
+            );
+            for id in [
+                CheckId::HeadersMissingMethod,
+                CheckId::VersionUnsupported,
+                CheckId::MetaMissing,
+                CheckId::MethodUnknown,
+            ] {
+                assert!(
+                    body.observed.contains(&format!("{id}: ")),
+                    "{what}: {id} not named: {}",
+                    body.observed
+                );
+                let c = check(&r, id);
+                assert_eq!(c.outcome, Outcome::Pass, "{what} {id}: {}", c.observed);
+            }
+            assert!(
+                body.observed
+                    .contains(&format!("carries id {other}, not the request's")),
+                "{what}: {}",
+                body.observed
+            );
+            only_problems(&r, &[CheckId::JsonrpcErrorBody], &what);
+        }
+    }
+}
