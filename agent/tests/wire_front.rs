@@ -146,7 +146,7 @@ async fn handle(
         Mode::ErrorId(other) if v.get("error").is_some() => v["id"] = other.clone(),
         Mode::SubscribeOnly(_) if rpc_method == "server/discover" => {
             if let Some(caps) = v.pointer_mut("/result/capabilities") {
-                *caps = json!({"tools": {}, "resources": {"subscribe": true}});
+                *caps = json!({"tools": {}, "prompts": {}, "resources": {"subscribe": true}});
             }
         }
         _ => {}
@@ -327,4 +327,28 @@ async fn an_error_that_does_not_echo_the_request_id_fails_jsonrpc_error_body() {
             only_problems(&r, &[CheckId::JsonrpcErrorBody], &what);
         }
     }
+}
+
+/// Defect 11: a server that advertises only `resources.subscribe` (no listChanged) is
+/// listened to as well: the fixture acknowledges the empty `resourceSubscriptions` filter
+/// (both listen checks pass, so the filter is one a server accepts), and a listen answering
+/// 404 -32601 fails `listen.sse` as it does beside a listChanged capability.
+#[tokio::test]
+async fn listen_is_tried_when_only_resources_subscribe_is_advertised() {
+    let r = run(Mode::SubscribeOnly(false)).await;
+    for id in [CheckId::ListenSse, CheckId::ListenAckFirst] {
+        let c = check(&r, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+    only_problems(&r, &[], "subscribe only");
+    let r = run(Mode::SubscribeOnly(true)).await;
+    let sse = check(&r, CheckId::ListenSse);
+    assert_seen(
+        sse,
+        (sse.outcome, sse.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "a listChanged or resources.subscribe capability is advertised, but subscriptions/listen is not served",
+    );
+    assert_eq!(check(&r, CheckId::ListenAckFirst).outcome, Outcome::Skip);
+    only_problems(&r, &[CheckId::ListenSse], "subscribe only, listen 404");
 }
