@@ -352,3 +352,34 @@ async fn listen_is_tried_when_only_resources_subscribe_is_advertised() {
     assert_eq!(check(&r, CheckId::ListenAckFirst).outcome, Outcome::Skip);
     only_problems(&r, &[CheckId::ListenSse], "subscribe only, listen 404");
 }
+
+/// Defect 4: a dual-era server whose 2025-11-25 path (`initialize`, which opens a legacy
+/// session) serves a foreign Origin, while its 2026-07-28 path refuses it with 403, fails
+/// `security.origin`; the clean dual-era fixture passes it on both paths.
+#[tokio::test]
+async fn a_dual_era_server_is_asked_for_its_origin_guard_on_both_paths() {
+    let r = run(Mode::Clean).await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        o.outcome,
+        Outcome::Pass,
+        "; initialize (2025-11-25): 403",
+    );
+    let r = run(Mode::LegacyOriginServed).await;
+    assert_eq!(r.era, vantage_agent::model::Era::Dual);
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        (o.outcome, o.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "; initialize (2025-11-25): 200 text/event-stream",
+    );
+    assert!(
+        o.observed.contains("server/discover (2026-07-28): 403")
+            && o.observed.contains("was served"),
+        "{}",
+        o.observed
+    );
+    only_problems(&r, &[CheckId::SecurityOrigin], "legacy origin served");
+}
