@@ -329,6 +329,7 @@ impl Engine {
             era,
             unsure: unsure.as_deref(),
             token,
+            legacy_control: initialize.as_ref().filter(|i| era::initialize_works(i)),
         };
         let results = self
             .transport_probes(target, client, deadline, &probes, &caps, &judging)

@@ -19,6 +19,9 @@ use crate::target::Target;
 
 /// The JSON-RPC id of the control request.
 const CONTROL_ID: i64 = 99;
+/// The JSON-RPC id of the Origin probe sent as `initialize` on a dual-era server (after the
+/// ids of [`TransportProbe::MODERN`], 100-111).
+const LEGACY_ORIGIN_ID: i64 = 112;
 
 /// One probe's result: its verdict, its answer (if any) and when it started.
 pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant);
@@ -29,6 +32,9 @@ pub(crate) struct Judging<'a> {
     /// Why modern-only vs dual-era is unknown, when it is.
     pub unsure: Option<&'a str>,
     pub token: Option<&'a secrecy::SecretString>,
+    /// The plain `initialize` era detection sent (served, on a dual-era server): the
+    /// control of the Origin probe sent as `initialize`.
+    pub legacy_control: Option<&'a Exchange>,
 }
 
 impl Engine {
@@ -69,9 +75,9 @@ impl Engine {
                 None => None,
             }
         };
-        let runs = probes.iter().enumerate().map(|(i, &probe)| async move {
+        let runs = probes.iter().map(|&probe| async move {
             let started = Instant::now();
-            let rpc_id = 100 + i as i64;
+            let rpc_id = probe.rpc_id();
             let req = if probe == TransportProbe::Origin && !era.speaks_2026() {
                 Ok(ProbeRequest::legacy_initialize(rpc_id)
                     .with_header("Origin", transport::FOREIGN_ORIGIN))
@@ -92,15 +98,45 @@ impl Engine {
             let sent = self.send(client, target, &req, deadline, mode).await;
             (probe, Ok(sent), started)
         });
-        let (control, results) = tokio::join!(control, futures::future::join_all(runs));
+        // On a dual-era server the Origin guard is asked on the 2025-11-25 path too: the
+        // request that opens a legacy session is `initialize` (spec 5, legacy.origin), judged
+        // against the plain `initialize` era detection had served.
+        let legacy_origin = async {
+            match (j.legacy_control, j.unsure) {
+                (Some(_), None) if era == Era::Dual && probes.contains(&TransportProbe::Origin) => {
+                    let req = ProbeRequest::legacy_initialize(LEGACY_ORIGIN_ID)
+                        .with_header("Origin", transport::FOREIGN_ORIGIN)
+                        .with_bearer(token);
+                    Some(
+                        self.send(client, target, &req, deadline, SseRead::UntilResponse)
+                            .await,
+                    )
+                }
+                _ => None,
+            }
+        };
+        let (control, results, legacy_origin) =
+            tokio::join!(control, futures::future::join_all(runs), legacy_origin);
         results
             .into_iter()
             .map(|(probe, sent, started)| {
-                let (v, ex) = match sent {
+                let (mut v, ex) = match sent {
                     Err(skip) => (skip, None),
                     Ok(Ok(ex)) => (judge(probe, &ex, control.as_ref(), j), Some(ex)),
                     Ok(Err(e)) => (no_response(probe, &e), None),
                 };
+                if let (TransportProbe::Origin, Some(legacy)) = (probe, &legacy_origin) {
+                    let lv = match legacy {
+                        Ok(ex) => TransportProbe::Origin.judge(
+                            ex,
+                            Era::Legacy,
+                            j.legacy_control,
+                            j.token.is_some(),
+                        ),
+                        Err(e) => no_response(probe, e),
+                    };
+                    v = crate::probe::origin_paths::both(v, lv);
+                }
                 (probe, v, ex, started)
             })
             .collect()
@@ -188,6 +224,7 @@ mod tests {
             era: Era::Modern,
             unsure: None,
             token: None,
+            legacy_control: None,
         };
         let lost = Err(ExchangeError {
             cause: Cause::Reset,

@@ -265,10 +265,10 @@ vantage_agent::spec_table! {
             derived: None,
         }
         JsonrpcErrorBody => {
-            title: "Refusals arrive without a JSON-RPC body",
-            remediation: "Let the MCP server answer its own validation errors, or make the gateway return JSON-RPC error bodies; a bare 4xx points to an intermediary.",
-            spec: "MCP 2026-07-28 Streamable HTTP (note on intermediaries)",
-            severity: Low,
+            title: "Refusals arrive without a JSON-RPC body, or not for the request",
+            remediation: "Let the MCP server answer its own validation errors, or make the gateway return JSON-RPC error bodies (a bare 4xx points to an intermediary); an error must carry the id of the request it refuses (null only when the id cannot be read).",
+            spec: "MCP 2026-07-28 Streamable HTTP (note on intermediaries); basic protocol: error responses MUST echo the request id",
+            severity: Medium,
             derived: None,
         }
         CapsDiscoverMatchesHandlers => {

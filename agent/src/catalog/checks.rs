@@ -328,10 +328,10 @@ crate::spec_table! {
         }
         JsonrpcErrorBody => {
             stage: Transport,
-            expected: "every MCP-level 4xx carries a JSON-RPC error body",
+            expected: "every MCP-level 4xx carries a JSON-RPC error body, and every refusal's error echoes the request id",
             finding: JsonrpcErrorBody,
             also: &[],
-            max_severity: Low,
+            max_severity: Medium,
             evidence: None,
             source: "agent/src/probe/error_body.rs",
         }

@@ -1,11 +1,14 @@
 //! `jsonrpc.error-body`: the MCP-level refusals of the transport checks carry a JSON-RPC
-//! error body; a bare 4xx points to an intermediary. It counts what it saw: a refusal that
-//! carried a body, a bare one, and the probes that saw nothing about it (no answer, or an
-//! answer for another reason), which leave it `unknown`, never a pass with a count it did
-//! not observe (`checks.md` 4.1).
+//! error body that echoes the request's id; a bare 4xx points to an intermediary. It counts
+//! what it saw: a refusal that carried a body, a bare one, one whose error names another
+//! id, and the probes that saw nothing about it (no answer, or an answer for another
+//! reason), which leave it `unknown`, never a pass with a count it did not observe
+//! (`checks.md` 4.1).
+
+use serde_json::Value;
 
 use super::http::{Exchange, Rpc};
-use super::transport::bare_4xx;
+use super::transport::{bare_4xx, TransportProbe};
 use super::verdict::Verdict;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Outcome, Severity};
@@ -23,13 +26,34 @@ pub const RPC_ERROR_CHECKS: &[CheckId] = &[
     CheckId::MethodUnknown,
 ];
 
+/// The id the JSON-RPC error in `ex` carries when it is not `id`, the request's (spec 2.4:
+/// "Error responses MUST echo the request id, except when the id cannot be read";
+/// headers.error-id). The vantage's requests are valid JSON with a readable id, so `null` is
+/// allowed only with -32700 (a parse error: the server says it could not read the body at
+/// all). Numbers compare as numbers (`100` and `100.0` are the same id to a client).
+pub fn error_id_mismatch(ex: &Exchange, id: &Value) -> Option<Value> {
+    let Some(Rpc::Error { id: got, code, .. }) = ex.rpc() else {
+        return None;
+    };
+    let same = match (&got, id) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Null, _) => code == -32700,
+        _ => &got == id,
+    };
+    (!same).then_some(got)
+}
+
 /// `jsonrpc.error-body` over each transport check's outcome and its answer (`None`: no
-/// answer). A bare 4xx of a check that already failed on it is not named twice.
+/// answer). A bare 4xx of a check that already failed on it is not named twice. A refusal
+/// whose error carries another id than its request's fails (medium: a client matching
+/// answers to requests by id never sees it), though it still counts as a refusal for its
+/// own check's rule.
 pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
     let mut carried = 0usize;
     let mut bare = Vec::new();
     let mut already_failed = 0usize;
     let mut not_seen = Vec::new();
+    let mut wrong_id = Vec::new();
     for (id, outcome, ex) in seen
         .iter()
         .filter(|(id, _, _)| RPC_ERROR_CHECKS.contains(id))
@@ -43,6 +67,21 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
             }
             (_, Some(ex)) => ex,
         };
+        // A request without MCP-Protocol-Version may go to a dual-era server's 2025-11-25
+        // path, whose session layer refuses it before reading the id (both SDKs answer
+        // -32600/-32000 with id null): only its 2026-07-28 refusal (-32020) is held to the id.
+        // On a modern-only server any other code already fails headers.missing-version.
+        let legacy_path =
+            *id == CheckId::HeadersMissingVersion && ex.rpc_error_code() != Some(-32020);
+        if let Some(probe) = TransportProbe::of_check(*id).filter(|_| !legacy_path) {
+            let asked = Value::from(probe.rpc_id());
+            if let Some(got) = error_id_mismatch(ex, &asked) {
+                wrong_id.push(format!(
+                    "{id}: {} carries id {got}, not the request's {asked}",
+                    ex.summary()
+                ));
+            }
+        }
         if !(400..500).contains(&ex.status) {
             continue;
         }
@@ -53,6 +92,19 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
         } else if bare_4xx(ex) {
             bare.push(format!("{id}: {}", ex.summary()));
         }
+    }
+    if !wrong_id.is_empty() {
+        let also = match bare.len() {
+            0 => String::new(),
+            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
+        };
+        return Verdict::fail(
+            Severity::Medium,
+            format!(
+                "an error does not echo the request id (a client matching answers by id never sees it; an error MUST echo the request id): {}{also}",
+                wrong_id.join("; ")
+            ),
+        );
     }
     if !bare.is_empty() {
         return Verdict::warn(
@@ -98,11 +150,17 @@ mod tests {
         answer_with(status, None, body, &[])
     }
 
-    fn rpc(status: u16) -> Exchange {
+    /// A refusal of `check`'s probe with a JSON-RPC error echoing its id.
+    fn rpc(check: CheckId, status: u16) -> Exchange {
+        let id = TransportProbe::of_check(check).unwrap().rpc_id();
+        with_id(status, json!(id), -32020)
+    }
+
+    fn with_id(status: u16, id: Value, code: i64) -> Exchange {
         ex(
             status,
             Body::Json(
-                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "m"}}),
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "m"}}),
             ),
         )
     }
@@ -110,7 +168,7 @@ mod tests {
     #[test]
     fn bare_refusals_warn_unless_already_failed() {
         let bare = ex(400, Body::Empty);
-        let good = rpc(400);
+        let good = rpc(CheckId::MetaMissing, 400);
         let v = error_body(&[
             (CheckId::HeadersMissingMethod, Outcome::Pass, Some(&bare)),
             (CheckId::MetaMissing, Outcome::Pass, Some(&good)),
@@ -157,10 +215,11 @@ mod tests {
         );
         assert!(v.observed.starts_with("0 refusal(s)"), "{}", v.observed);
         // Two bodies seen, one probe unanswered: the count is what was seen, and no pass.
-        let good = rpc(400);
+        let good = rpc(CheckId::HeadersMissingMethod, 400);
+        let good_meta = rpc(CheckId::MetaMissing, 400);
         let v = error_body(&[
             (CheckId::HeadersMissingMethod, Outcome::Pass, Some(&good)),
-            (CheckId::MetaMissing, Outcome::Pass, Some(&good)),
+            (CheckId::MetaMissing, Outcome::Pass, Some(&good_meta)),
             (CheckId::MethodUnknown, Outcome::Unknown, None),
         ]);
         assert_eq!(v.outcome, Outcome::Unknown);
@@ -172,7 +231,7 @@ mod tests {
         // All seen, all with bodies: a pass with the true count.
         let v = error_body(&[
             (CheckId::HeadersMissingMethod, Outcome::Pass, Some(&good)),
-            (CheckId::MetaMissing, Outcome::Fail, Some(&good)),
+            (CheckId::MetaMissing, Outcome::Fail, Some(&good_meta)),
             (
                 CheckId::TransportGet,
                 Outcome::Pass,
@@ -187,5 +246,63 @@ mod tests {
             (CheckId::HeadersNameMismatch, Outcome::Skip, None),
         ]);
         assert_eq!(v.outcome, Outcome::Pass);
+    }
+
+    /// Red-team round 9 defect 3: errors carrying another id (999, 0, or null although the
+    /// id was readable) passed every check. Each refusal still counts for its own check;
+    /// jsonrpc.error-body fails medium naming the check and both ids. A parse error may
+    /// carry null; the same number written as a float is the same id.
+    #[test]
+    fn an_error_that_does_not_echo_the_request_id_fails() {
+        let request = json!(TransportProbe::MissingMethod.rpc_id());
+        for other in [json!(999), json!(0), Value::Null, json!("103")] {
+            let answer = with_id(400, other.clone(), -32020);
+            let v = error_body(&[
+                (CheckId::HeadersMissingMethod, Outcome::Pass, Some(&answer)),
+                (
+                    CheckId::MetaMissing,
+                    Outcome::Pass,
+                    Some(&rpc(CheckId::MetaMissing, 400)),
+                ),
+            ]);
+            assert_eq!(
+                (v.outcome, v.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "{other}: {}",
+                v.observed
+            );
+            for needle in [
+                "does not echo the request id".to_string(),
+                "headers.missing-method: 400".to_string(),
+                format!("carries id {other}, not the request's {request}"),
+            ] {
+                assert!(v.observed.contains(&needle), "{needle}: {}", v.observed);
+            }
+            assert!(!v.observed.contains("meta.missing"), "{}", v.observed);
+        }
+        // A request without the version header: its -32020 refusal is held to the id; a
+        // dual-era server's 2025-11-25 session layer (the Python SDK: 400 -32600 "Missing
+        // session ID", id null) is not.
+        let v = error_body(&[(
+            CheckId::HeadersMissingVersion,
+            Outcome::Pass,
+            Some(&with_id(400, Value::Null, -32020)),
+        )]);
+        assert_eq!(v.outcome, Outcome::Fail, "{}", v.observed);
+        let v = error_body(&[(
+            CheckId::HeadersMissingVersion,
+            Outcome::Pass,
+            Some(&with_id(400, Value::Null, -32600)),
+        )]);
+        assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+        // Allowed: a parse error with null; the same number as a float; an answer that is
+        // not an error (judged by its own check).
+        for (answer, what) in [
+            (with_id(400, Value::Null, -32700), "parse error"),
+            (with_id(400, json!(103.0), -32020), "float"),
+            (ex(400, Body::Empty), "bare"),
+        ] {
+            assert!(error_id_mismatch(&answer, &request).is_none(), "{what}");
+        }
     }
 }

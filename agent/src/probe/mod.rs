@@ -10,6 +10,7 @@ pub mod http;
 pub mod http_error;
 pub mod listing;
 pub mod observed;
+pub mod origin_paths;
 pub mod reason;
 pub mod redirect;
 pub mod request;

@@ -56,6 +56,18 @@ impl TransportProbe {
         TransportProbe::Preflight,
     ];
 
+    /// The JSON-RPC id of this probe's request: fixed per probe (100 plus its place in
+    /// [`Self::MODERN`]), so its answer can be held to it (`jsonrpc.error-body`: an error
+    /// MUST echo the request id) and a server's log names the probe.
+    pub fn rpc_id(self) -> i64 {
+        100 + Self::MODERN.iter().position(|p| *p == self).unwrap_or(0) as i64
+    }
+
+    /// The probe that records `check`, if a transport probe does.
+    pub fn of_check(check: CheckId) -> Option<TransportProbe> {
+        Self::MODERN.iter().copied().find(|p| p.check() == check)
+    }
+
     /// The check this probe records.
     pub fn check(self) -> CheckId {
         match self {

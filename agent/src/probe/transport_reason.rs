@@ -9,10 +9,16 @@ use super::transport::TransportProbe;
 use super::verdict::Verdict;
 use crate::model::{Cause, Era};
 
-/// JSON-RPC error codes that name a rule other than the Origin guard: a header missing or
-/// mismatched (-32020), a version refused (-32021, -32022), invalid params (-32602), an
-/// unknown method (-32601), an invalid request or unparsable body (-32600, -32700).
-pub const OTHER_RULE_CODES: &[i64] = &[-32020, -32021, -32022, -32602, -32601, -32600, -32700];
+/// JSON-RPC error codes that name a rule other than the Origin guard, one the Origin probe
+/// (the control's request plus `Origin`) could be refused for without the guard ever
+/// looking at it: the codes 2026-07-28 gives a fault it found in the request, a header
+/// missing or mismatched (-32020, what every request gets behind a gateway that strips
+/// `Mcp-Method`), a client capability missing (-32021), a version refused (-32022), invalid
+/// params (-32602). JSON-RPC's generic codes (-32600 Invalid Request, -32601, -32700, and
+/// the implementation-defined -32000..-32099 other than these) name no such rule: next to
+/// a served control, the foreign Origin is what was refused, so the answer is the guard's
+/// (not the 403 it MUST be: a warning, like any other non-403 refusal).
+pub const OTHER_RULE_CODES: &[i64] = &[-32020, -32021, -32022, -32602];
 
 impl TransportProbe {
     /// What this probe asks about, for [`reason::another_reason`].
@@ -109,7 +115,7 @@ impl TransportProbe {
             if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
                 return Some(Verdict::unknown(
                     Cause::OtherReason,
-                    format!("{s}: refused with JSON-RPC {code}, which names another rule (a missing or mismatched header, the version, the params or the method), so nothing was learnt about the Origin guard"),
+                    format!("{s}: refused with JSON-RPC {code}, which names another rule (a missing or mismatched header, a client capability, the version or the params), so nothing was learnt about the Origin guard"),
                 ));
             }
         }

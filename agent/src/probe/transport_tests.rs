@@ -336,6 +336,34 @@ fn a_probe_answered_for_another_reason_is_unknown_with_that_reason() {
         false,
     );
     assert_eq!(v.outcome, Outcome::Unknown);
+    // Red-team round 9 defect 9: a generic JSON-RPC code (400 -32600 Invalid Request, 404
+    // -32601, 400 -32700) names no other rule, and the control was served: the foreign
+    // Origin was refused, not with 403 (a low warning, as a bare 400). The codes that name
+    // a fault of the request stay unknown.
+    for (status, code) in [(400, -32600), (404, -32601), (400, -32700), (400, -32000)] {
+        let v = TransportProbe::Origin.judge(
+            &rpc_err(status, code, None),
+            Era::Modern,
+            Some(&rpc_ok(200)),
+            false,
+        );
+        assert_eq!(judged(&v), (Outcome::Warn, Some(Severity::Low)), "{code}");
+        assert!(v.observed.contains("MUST get 403"), "{}", v.observed);
+    }
+    for code in [-32020, -32021, -32022, -32602] {
+        let v = TransportProbe::Origin.judge(
+            &rpc_err(400, code, None),
+            Era::Modern,
+            Some(&rpc_ok(200)),
+            false,
+        );
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Unknown, Some(Cause::OtherReason)),
+            "{code}"
+        );
+        assert!(v.observed.contains(&code.to_string()), "{}", v.observed);
+    }
     // A bare 400 while the control is served: refused for the Origin, not with 403.
     let v = TransportProbe::Origin.judge(
         &ex(400, None, Body::Empty),

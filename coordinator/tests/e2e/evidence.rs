@@ -279,25 +279,30 @@ async fn reproduction_7_the_garbage_token_is_fresh_and_anonymous() {
 #[tokio::test]
 async fn reproduction_8_an_answer_for_another_reason_is_unknown() {
     // The server's Origin guard runs after its header validation (here: it has none, the
-    // worst case), so the refusal for the stripped header hides what the guard would do.
-    // discover.shape fails for real (every request is refused): blocked, exit 2.
+    // worst case), so the refusal for the stripped header hides what the guard would do
+    // on the 2026-07-28 path: that path's verdict is "another reason". discover.shape
+    // fails for real (every request is refused): blocked, exit 2.
+    // Since red-team round 9 #4 the guard of this dual-era server is also asked on its
+    // 2025-11-25 path (initialize, which carries no Mcp-Method for the gateway to strip),
+    // and there the foreign Origin was served: that is observed, so security.origin fails
+    // on it, and the evidence still says the modern path was refused for another reason.
     let report = behind_a_gateway_stripping_mcp_method(&[Fault::OriginAccepted]).await;
-    let origin = check_came_out(
-        &report,
-        "local",
-        "security.origin",
-        "unknown",
-        "other-reason",
-    );
+    let origin = check_of(&report, "local", "security.origin");
+    assert_eq!(origin["outcome"].as_str(), Some("fail"), "{origin}");
+    let observed = origin["observed"].as_str().unwrap();
     assert!(
-        origin["observed"]
-            .as_str()
-            .unwrap()
-            .contains("another reason"),
+        observed.starts_with("server/discover (2026-07-28): ")
+            && observed.contains("answered for another reason")
+            && observed.contains("; initialize (2025-11-25): 200")
+            && observed.contains("was served"),
         "{origin}"
     );
     let found = shape(&report);
     assert!(found.iter().all(|f| f.0 != "security.origin"), "{found:?}");
+    assert!(
+        found.iter().any(|f| f.0 == "security.origin-not-validated"),
+        "{found:?}"
+    );
     assert!(
         found.contains(&row("probe.incomplete", "medium", "global", &["local"])),
         "{found:?}"

@@ -1,5 +1,6 @@
 //! `subscriptions/listen` (spec section 3.5), when the server advertises a `listChanged`
-//! capability: `listen.sse` (the answer is an SSE stream that stays open) and
+//! capability or `resources.subscribe` (in 2026-07-28 resource subscriptions are listen's
+//! `resourceSubscriptions`): `listen.sse` (the answer is an SSE stream that stays open) and
 //! `listen.ack-first` (its first event acknowledges the subscription, tagged with the
 //! request id, with the honoured filter). The vantage reads the acknowledgement and closes
 //! the stream; it never waits for a change.
@@ -13,8 +14,10 @@ use crate::probe::verdict::Verdict;
 const ACK: &str = "notifications/subscriptions/acknowledged";
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
-/// The filter to ask for: every list change the server advertises (`None`: nothing to
-/// listen for).
+/// The filter to ask for: every list change the server advertises; on a server that
+/// advertises only `resources.subscribe`, an empty `resourceSubscriptions` (a subset the
+/// spec accepts, subscribing to nothing: the stream and its acknowledgement are what is
+/// checked). `None`: nothing to listen for.
 pub(crate) fn filter(caps: &Value) -> Option<Map<String, Value>> {
     let mut f = Map::new();
     for (cap, key) in [
@@ -25,6 +28,9 @@ pub(crate) fn filter(caps: &Value) -> Option<Map<String, Value>> {
         if caps.pointer(&format!("/{cap}/listChanged")) == Some(&Value::Bool(true)) {
             f.insert(key.into(), json!(true));
         }
+    }
+    if f.is_empty() && caps.pointer("/resources/subscribe") == Some(&Value::Bool(true)) {
+        f.insert("resourceSubscriptions".into(), json!([]));
     }
     (!f.is_empty()).then_some(f)
 }
@@ -61,7 +67,7 @@ pub(crate) fn evaluate(
     let s = ex.summary();
     if !(200..300).contains(&ex.status) || !ex.is_sse() {
         let why = if ex.status == 404 && ex.rpc_error_code() == Some(-32601) {
-            format!("{s}: a listChanged capability is advertised, but subscriptions/listen is not served")
+            format!("{s}: a listChanged or resources.subscribe capability is advertised, but subscriptions/listen is not served")
         } else {
             format!("{s}: subscriptions/listen MUST answer with a text/event-stream")
         };
@@ -85,11 +91,16 @@ pub(crate) fn evaluate(
         } else {
             Verdict::pass(format!("{s}: the stream stayed open"))
         };
+        // The stream stayed open and silent until this vantage's own wait ended: nothing
+        // came before the acknowledgement, so the rule was not broken, only not observed
+        // (`checks.md` 4.1: the vantage's timeout is never a finding about the target).
         let ack = if sse.timed_out {
-            Verdict::fail(
-                Severity::Medium,
-                "no event arrived before the check's timeout; the acknowledgement MUST come first"
-                    .to_string(),
+            Verdict::unknown(
+                Cause::Timeout,
+                format!(
+                    "{s}: the stream stayed open, but no event arrived within this vantage's wait (--check-timeout, {} here), so whether the acknowledgement comes first was not observed; raise --check-timeout if the server acknowledges slowly",
+                    crate::probe::http::fmt_wait(std::time::Duration::from_millis(ex.elapsed_ms))
+                ),
             )
         } else if let Some(cap) = sse.capped {
             Verdict::unknown(Cause::SizeCap, format!("the read stopped at the {cap} cap"))
@@ -206,6 +217,15 @@ mod tests {
             Map::from_iter([("toolsListChanged".to_string(), json!(true))])
         );
         assert_eq!(filter(&json!({"tools": {}})), None);
+        // Red-team round 9 defect 11: resources.subscribe alone is something to listen for.
+        assert_eq!(
+            filter(&json!({"tools": {}, "resources": {"subscribe": true}})),
+            Some(Map::from_iter([(
+                "resourceSubscriptions".to_string(),
+                json!([])
+            )]))
+        );
+        assert_eq!(filter(&json!({"resources": {"subscribe": false}})), None);
     }
 
     #[test]
@@ -293,6 +313,29 @@ mod tests {
             &a,
             (Outcome::Unknown, None, Some(Cause::SizeCap)),
             &["SSE line cap"],
+        );
+    }
+
+    /// Red-team round 9 defect 7: a stream open and silent until this vantage's own wait
+    /// (--check-timeout) ended failed listen.ack-first (medium). Nothing came before the
+    /// acknowledgement: unknown for the timeout, naming the flag; a wrong first event still
+    /// fails (`broken_acknowledgements`).
+    #[test]
+    fn a_silent_stream_cut_by_our_own_wait_is_unknown() {
+        let mut silent = sse(vec![], false);
+        if let Ok(ex) = &mut silent {
+            ex.elapsed_ms = 2004;
+            if let Body::Sse(b) = &mut ex.body {
+                b.timed_out = true;
+            }
+        }
+        let (s, a) = evaluate(&silent, 7, &asked(), false);
+        expect("silent", &s, (Outcome::Pass, None, None), &["stayed open"]);
+        expect(
+            "silent",
+            &a,
+            (Outcome::Unknown, None, Some(Cause::Timeout)),
+            &["--check-timeout, 2.0 s here", "was not observed"],
         );
     }
 }

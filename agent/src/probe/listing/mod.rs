@@ -263,7 +263,7 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
             rec.record(CheckId::ListenAckFirst, ack, t);
         }
         _ => {
-            let why = "the server advertises no listChanged capability, so there is nothing to listen for";
+            let why = "the server advertises no listChanged or resources.subscribe capability, so there is nothing to listen for";
             rec.record_ms(CheckId::ListenSse, Verdict::skip(why), 0);
             rec.record_ms(CheckId::ListenAckFirst, Verdict::skip(why), 0);
         }

@@ -1,0 +1,385 @@
+//! The transport checks judged on what was seen (red-team round 9): a front of our own on
+//! loopback passes every request to the in-repo fixture (a conformant dual-era server) and
+//! changes one thing by mode, so each test breaks exactly one rule and everything else stays
+//! conformant.
+//!
+//! - `listen.ack-first` on a stream that stayed open and silent until this vantage's own
+//!   `--check-timeout` ended is `unknown` (cause timeout), never a failure of the target
+//!   (defect 7; `checks.md` 4.1).
+//! - A foreign `Origin` refused with a 400 -32600 or a 404 -32601 while the control without
+//!   it was served is the low warning of any non-403 refusal, not `unknown` (defect 9).
+//! - A refusal whose JSON-RPC error carries another `id` than the request's fails
+//!   `jsonrpc.error-body` (defect 3; spec 2.4, headers.error-id).
+//! - `subscriptions/listen` is tried when the server advertises only `resources.subscribe`
+//!   (defect 11).
+//! - On a dual-era server the Origin guard is probed on the 2025-11-25 path too (defect 4).
+
+// The front and the engine in `run` are a test's setup: they unwrap.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use vantage_agent::catalog::CheckId;
+use vantage_agent::engine::{Engine, ProbeOptions};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
+use vantage_agent::target::Target;
+use vantage_fixture::Fixture;
+
+#[path = "shared/probe.rs"]
+mod shared;
+
+use shared::assert_seen;
+
+/// The one thing the front changes.
+#[derive(Debug, Clone, PartialEq)]
+enum Mode {
+    /// Nothing: the fixture as it is.
+    Clean,
+    /// subscriptions/listen: 200 text/event-stream, then silence (the stream held open).
+    ListenSilent,
+    /// A request carrying Origin: this status with a JSON-RPC error of this code, id echoed.
+    OriginRefused(u16, i64),
+    /// Every JSON-RPC error answer carries this id instead of the request's.
+    ErrorId(Value),
+    /// server/discover advertises only `resources.subscribe` (no listChanged); with `true`,
+    /// subscriptions/listen answers 404 -32601.
+    SubscribeOnly(bool),
+    /// initialize (the 2025-11-25 path) is served with a foreign Origin: the front drops
+    /// the header before passing it on.
+    LegacyOriginServed,
+}
+
+#[derive(Clone)]
+struct Front {
+    upstream: String,
+    mode: Mode,
+    client: reqwest::Client,
+}
+
+fn rpc_error(status: u16, id: &Value, code: i64) -> Response {
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [("content-type", "application/json")],
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "Invalid Origin header"}})
+            .to_string(),
+    )
+        .into_response()
+}
+
+async fn handle(
+    State(front): State<Front>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let rpc_method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let listen = rpc_method == "subscriptions/listen";
+    let mut drop_origin = false;
+    match &front.mode {
+        Mode::ListenSilent if listen => {
+            let silent = futures::stream::pending::<Result<Bytes, std::io::Error>>();
+            return (
+                StatusCode::OK,
+                [
+                    ("content-type", "text/event-stream"),
+                    ("x-accel-buffering", "no"),
+                ],
+                Body::from_stream(silent),
+            )
+                .into_response();
+        }
+        Mode::OriginRefused(status, code)
+            if method == Method::POST && headers.contains_key("origin") =>
+        {
+            return rpc_error(*status, &id, *code);
+        }
+        Mode::SubscribeOnly(true) if listen => {
+            return (
+                StatusCode::NOT_FOUND,
+                [("content-type", "application/json")],
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+                    .to_string(),
+            )
+                .into_response();
+        }
+        Mode::LegacyOriginServed => drop_origin = rpc_method == "initialize",
+        _ => {}
+    }
+    let mut req = front.client.request(method, &front.upstream);
+    for (k, v) in &headers {
+        let skip = ["host", "content-length", "connection"].contains(&k.as_str())
+            || (drop_origin && k.as_str() == "origin");
+        if !skip {
+            req = req.header(k.as_str(), v.as_bytes());
+        }
+    }
+    let up = req.body(body).send().await.unwrap();
+    let mut out = Response::builder().status(up.status().as_u16());
+    for (k, v) in up.headers() {
+        if !["content-length", "transfer-encoding", "connection"].contains(&k.as_str()) {
+            out = out.header(k.as_str(), v.as_bytes());
+        }
+    }
+    let json = up
+        .headers()
+        .get("content-type")
+        .is_some_and(|c| c.as_bytes().starts_with(b"application/json"));
+    if !json {
+        let stream = futures::stream::unfold(up, |mut up| async move {
+            match up.chunk().await {
+                Ok(Some(c)) => Some((Ok::<Bytes, std::io::Error>(c), up)),
+                _ => None,
+            }
+        });
+        return out.body(Body::from_stream(stream.boxed())).unwrap();
+    }
+    let mut v: Value = serde_json::from_slice(&up.bytes().await.unwrap()).unwrap();
+    match &front.mode {
+        Mode::ErrorId(other) if v.get("error").is_some() => v["id"] = other.clone(),
+        Mode::SubscribeOnly(_) if rpc_method == "server/discover" => {
+            if let Some(caps) = v.pointer_mut("/result/capabilities") {
+                *caps = json!({"tools": {}, "prompts": {}, "resources": {"subscribe": true}});
+            }
+        }
+        _ => {}
+    }
+    out.body(Body::from(v.to_string())).unwrap()
+}
+
+/// Run the engine once against the fixture (dual-era unless `modern_only`) behind a front
+/// in `mode`, with `check_timeout` as the per-exchange wait.
+async fn run_with(mode: Mode, modern_only: bool, check_timeout: Duration) -> RegionResult {
+    let faults: &[vantage_fixture::Fault] = if modern_only {
+        &[vantage_fixture::Fault::ModernOnly]
+    } else {
+        &[]
+    };
+    let fixture = Fixture::start(faults).await.unwrap();
+    // The front's own client (plain http) still needs a process-wide crypto provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let front = Front {
+        upstream: fixture.url(),
+        mode,
+        client: reqwest::Client::new(),
+    };
+    let (addr, server) =
+        shared::serve_app(axum::Router::new().fallback(handle).with_state(front)).await;
+    let engine = Engine::new(ProbeOptions {
+        allow_non_global: vec!["127.0.0.0/8".parse().unwrap()],
+        check_timeout,
+        ..Default::default()
+    })
+    .unwrap();
+    let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
+    let r = engine.run(&target).await;
+    server.abort();
+    r
+}
+
+async fn run(mode: Mode) -> RegionResult {
+    run_with(mode, false, Duration::from_secs(5)).await
+}
+
+fn check(r: &RegionResult, id: CheckId) -> &CheckResult {
+    r.check(id).unwrap_or_else(|| panic!("{id} recorded"))
+}
+
+/// Nothing failed or warned above info but `allowed`.
+#[track_caller]
+fn only_problems(r: &RegionResult, allowed: &[CheckId], what: &str) {
+    for c in &r.checks {
+        let problem = matches!(c.outcome, Outcome::Fail | Outcome::Warn)
+            && c.severity.is_some_and(|s| s > Severity::Info);
+        assert!(
+            !problem || allowed.contains(&c.id),
+            "{what}: {} {:?} {:?}: {}",
+            c.id,
+            c.outcome,
+            c.severity,
+            c.observed
+        );
+    }
+}
+
+/// The front in `Clean` mode is the conformant fixture: nothing above info, and the checks
+/// these tests break each passed (so a failure below is the mode's doing).
+#[tokio::test]
+async fn the_front_alone_is_clean() {
+    for modern_only in [false, true] {
+        let r = run_with(Mode::Clean, modern_only, Duration::from_secs(5)).await;
+        only_problems(&r, &[], "clean");
+        for id in [
+            CheckId::ListenSse,
+            CheckId::ListenAckFirst,
+            CheckId::SecurityOrigin,
+            CheckId::JsonrpcErrorBody,
+            CheckId::HeadersMissingMethod,
+        ] {
+            let c = check(&r, id);
+            assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+        }
+    }
+}
+
+/// Defect 7: a listen stream open and silent past this vantage's own --check-timeout. The
+/// rule (the acknowledgement comes first) was not broken, only not observed.
+#[tokio::test]
+async fn a_silent_listen_stream_is_unknown_for_our_own_timeout() {
+    let r = run_with(Mode::ListenSilent, false, Duration::from_secs(1)).await;
+    let sse = check(&r, CheckId::ListenSse);
+    assert_seen(sse, sse.outcome, Outcome::Pass, "the stream stayed open");
+    let ack = check(&r, CheckId::ListenAckFirst);
+    assert_seen(
+        ack,
+        (ack.outcome, ack.severity, ack.cause),
+        (Outcome::Unknown, None, Some(Cause::Timeout)),
+        "no event arrived within this vantage's wait (--check-timeout",
+    );
+    only_problems(&r, &[], "listen silent");
+}
+
+/// Defect 9: a foreign Origin refused with 400 -32600 or 404 -32601 while the control
+/// without it (sent alongside) was served: the Origin caused the refusal, which is not the
+/// 403 the rule asks for (the low warning of any non-403 refusal), never `unknown`. A code
+/// that names a fault of the request (-32022 here) still leaves the guard unobserved.
+#[tokio::test]
+async fn a_foreign_origin_refused_with_a_generic_code_is_the_low_warning() {
+    for (status, code) in [(400, -32600), (404, -32601)] {
+        let r = run(Mode::OriginRefused(status, code)).await;
+        let o = check(&r, CheckId::SecurityOrigin);
+        assert_seen(
+            o,
+            (o.outcome, o.severity, o.cause),
+            (Outcome::Warn, Some(Severity::Low), None),
+            "refused, but a foreign Origin MUST get 403",
+        );
+        assert!(o.observed.contains(&code.to_string()), "{}", o.observed);
+        only_problems(&r, &[CheckId::SecurityOrigin], "origin refused");
+        assert!(
+            r.checks.iter().all(|c| c.outcome != Outcome::Unknown),
+            "nothing unobserved: {:?}",
+            r.checks
+                .iter()
+                .filter(|c| c.outcome == Outcome::Unknown)
+                .map(|c| (c.id, &c.observed))
+                .collect::<Vec<_>>()
+        );
+    }
+    let r = run(Mode::OriginRefused(400, -32022)).await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        (o.outcome, o.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        "which names another rule",
+    );
+}
+
+/// Defect 3: every JSON-RPC error answer carries another id than its request's (999, 0,
+/// or null although the id was readable). The header, version, `_meta` and method checks
+/// still count the refusal; `jsonrpc.error-body` fails medium, naming the checks and ids.
+#[tokio::test]
+async fn an_error_that_does_not_echo_the_request_id_fails_jsonrpc_error_body() {
+    for other in [json!(999), json!(0), Value::Null] {
+        for modern_only in [false, true] {
+            let r = run_with(
+                Mode::ErrorId(other.clone()),
+                modern_only,
+                Duration::from_secs(5),
+            )
+            .await;
+            let what = format!("id {other}, modern only {modern_only}");
+            let body = check(&r, CheckId::JsonrpcErrorBody);
+            assert_seen(
+                body,
+                (body.outcome, body.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "an error does not echo the request id",
+            );
+            for id in [
+                CheckId::HeadersMissingMethod,
+                CheckId::VersionUnsupported,
+                CheckId::MetaMissing,
+                CheckId::MethodUnknown,
+            ] {
+                assert!(
+                    body.observed.contains(&format!("{id}: ")),
+                    "{what}: {id} not named: {}",
+                    body.observed
+                );
+                let c = check(&r, id);
+                assert_eq!(c.outcome, Outcome::Pass, "{what} {id}: {}", c.observed);
+            }
+            assert!(
+                body.observed
+                    .contains(&format!("carries id {other}, not the request's")),
+                "{what}: {}",
+                body.observed
+            );
+            only_problems(&r, &[CheckId::JsonrpcErrorBody], &what);
+        }
+    }
+}
+
+/// Defect 11: a server that advertises only `resources.subscribe` (no listChanged) is
+/// listened to as well: the fixture acknowledges the empty `resourceSubscriptions` filter
+/// (both listen checks pass, so the filter is one a server accepts), and a listen answering
+/// 404 -32601 fails `listen.sse` as it does beside a listChanged capability.
+#[tokio::test]
+async fn listen_is_tried_when_only_resources_subscribe_is_advertised() {
+    let r = run(Mode::SubscribeOnly(false)).await;
+    for id in [CheckId::ListenSse, CheckId::ListenAckFirst] {
+        let c = check(&r, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+    only_problems(&r, &[], "subscribe only");
+    let r = run(Mode::SubscribeOnly(true)).await;
+    let sse = check(&r, CheckId::ListenSse);
+    assert_seen(
+        sse,
+        (sse.outcome, sse.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "a listChanged or resources.subscribe capability is advertised, but subscriptions/listen is not served",
+    );
+    assert_eq!(check(&r, CheckId::ListenAckFirst).outcome, Outcome::Skip);
+    only_problems(&r, &[CheckId::ListenSse], "subscribe only, listen 404");
+}
+
+/// Defect 4: a dual-era server whose 2025-11-25 path (`initialize`, which opens a legacy
+/// session) serves a foreign Origin, while its 2026-07-28 path refuses it with 403, fails
+/// `security.origin`; the clean dual-era fixture passes it on both paths.
+#[tokio::test]
+async fn a_dual_era_server_is_asked_for_its_origin_guard_on_both_paths() {
+    let r = run(Mode::Clean).await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        o.outcome,
+        Outcome::Pass,
+        "; initialize (2025-11-25): 403",
+    );
+    let r = run(Mode::LegacyOriginServed).await;
+    assert_eq!(r.era, vantage_agent::model::Era::Dual);
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(
+        o,
+        (o.outcome, o.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        "; initialize (2025-11-25): 200 text/event-stream",
+    );
+    assert!(
+        o.observed.contains("server/discover (2026-07-28): 403")
+            && o.observed.contains("was served"),
+        "{}",
+        o.observed
+    );
+    only_problems(&r, &[CheckId::SecurityOrigin], "legacy origin served");
+}
