@@ -500,7 +500,7 @@ vantage_agent::spec_table! {
             remediation: "Look at the agent's network (its resolver, its egress), not the target: its scheduled runs fail at DNS or connect where other regions succeed. Its failure here is not counted against the target, which stays unknown until that region observes it.",
             spec: "not a protocol rule: a fact about the probe's own network, not about the target",
             severity: Low,
-            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its scheduled runs fail most [[checks]] targets at dns.resolve or net.connect while other regions reach them) and did not observe this target for that reason; a degraded region that observed the target counts in full")),
+            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its scheduled runs fail most [[checks]] targets at dns.resolve or net.connect, or its own resolver fails them, while other regions reach them) and did not observe this target because of a dns.resolve or net.connect failure (its resolver failing here stays probe.resolver-failed, unknown); a degraded region that observed the target counts in full")),
         }
     }
 }

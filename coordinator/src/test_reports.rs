@@ -127,6 +127,36 @@ pub fn nxdomain(region: &str) -> RegionResult {
     r
 }
 
+/// `region`'s own resolver failed (no answer within its timeout): dns.resolve `unknown`
+/// with the vantage-side cause, as the engine reports it, no DNS answer, and every later
+/// check not run (`probe.resolver-failed`, never a fact about the target).
+pub fn resolver_failed(region: &str) -> RegionResult {
+    let mut r = clean(region);
+    r.dns = Some(DnsObservation {
+        rcode: "TIMEOUT".into(),
+        ..Default::default()
+    });
+    set(
+        &mut r,
+        "dns.resolve",
+        Outcome::Unknown,
+        None,
+        Some(Cause::ResolverError),
+        "the resolver did not answer within 2 s",
+    );
+    for c in r
+        .checks
+        .iter_mut()
+        .filter(|c| c.id.as_str() != "dns.resolve")
+    {
+        c.outcome = Outcome::Skip;
+        c.severity = None;
+        c.cause = None;
+        c.observed = "this vantage's resolver failed, so there is no address to connect to".into();
+    }
+    r
+}
+
 /// Merge `regions` (all requested) into a report for `http://127.0.0.1:9/mcp`.
 pub fn report(regions: Vec<RegionResult>) -> Report {
     let requested: Vec<String> = regions.iter().map(|r| r.region.clone()).collect();

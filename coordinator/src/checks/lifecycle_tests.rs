@@ -16,7 +16,7 @@ use super::{Checks, Dispatcher, Origin, Store};
 use crate::config::Scheduled;
 use crate::fleet::{JobOutcome, Registry, ToAgent};
 use crate::report::{Decision, Report, Scope};
-use crate::test_reports::{clean, fail, nxdomain};
+use crate::test_reports::{clean, fail, nxdomain, resolver_failed};
 
 /// What region b sees. a and c always see a clean target.
 #[derive(Debug, Default)]
@@ -27,6 +27,8 @@ struct World {
     b_nxdomain_ok: AtomicBool,
     /// b reaches ok.lab through another edge: an unknown method gets an HTML 404.
     b_other_edge: AtomicBool,
+    /// b's own resolver does not answer for the x*.lab names (a, c resolve them).
+    b_resolver_dead_x: AtomicBool,
 }
 
 impl World {
@@ -35,6 +37,9 @@ impl World {
             return clean(region);
         }
         let x = host.starts_with('x');
+        if x && self.b_resolver_dead_x.load(Ordering::SeqCst) {
+            return resolver_failed("b");
+        }
         if (x && self.b_nxdomain_x.load(Ordering::SeqCst))
             || (!x && self.b_nxdomain_ok.load(Ordering::SeqCst))
         {
@@ -210,6 +215,57 @@ async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
     // A reload that drops the targets forgets them.
     configure(&checks, &["ok.lab"]);
     assert!(checks.degraded.is_empty());
+}
+
+/// Red team round 10 (#2): scheduled runs in which b's own resolver fails every target while
+/// a and c reach them make b degraded (the fleet alert names it), and b is the one region
+/// `vantage_region_unknown` names; the decision stays unknown with `probe.resolver-failed`
+/// in b (no evidence, nothing for the merge to discount: no `fleet.vantage-degraded`), and
+/// b's high fault on a target it observed still blocks. b heals when it resolves again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_resolver_makes_its_region_degraded_and_the_decision_stays_unknown() {
+    let world = Arc::new(World::default());
+    world.b_resolver_dead_x.store(true, Ordering::SeqCst);
+    world.b_other_edge.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    let list = configure(&checks, &["x1.lab", "x2.lab", "x3.lab"]);
+    let mut last = None;
+    for c in &list {
+        last = Some(scheduled_run(&checks, c).await);
+    }
+    assert_eq!(degraded_gauge(&checks, "b"), "1");
+    assert_eq!(degraded_gauge(&checks, "a"), "0");
+    // The next run of x1, with b degraded, decides as before.
+    let r = scheduled_run(&checks, &list[0]).await;
+    for r in [last.unwrap(), r] {
+        assert_eq!(r.decision, Decision::Unknown, "{}", r.reason);
+        let f = r
+            .finding(FindingId::ProbeResolverFailed)
+            .expect("the resolver");
+        assert_eq!(
+            (f.scope, f.regions.clone()),
+            (Scope::Regional, vec!["b".to_string()])
+        );
+        assert!(r.finding(FindingId::FleetVantageDegraded).is_none());
+    }
+    let unknown: Vec<String> = target_series(&checks, "https://x1.lab/mcp")
+        .into_iter()
+        .filter(|l| l.starts_with("vantage_region_unknown{"))
+        .collect();
+    assert_eq!(
+        unknown,
+        ["a 0", "b 1", "c 0"].map(|v| {
+            let (region, v) = v.split_once(' ').unwrap();
+            format!(
+                "vantage_region_unknown{{region=\"{region}\",target=\"https://x1.lab/mcp\"}} {v}"
+            )
+        })
+    );
+    assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
+    world.b_resolver_dead_x.store(false, Ordering::SeqCst);
+    scheduled_run(&checks, &list[1]).await;
+    scheduled_run(&checks, &list[2]).await;
+    assert_eq!(degraded_gauge(&checks, "b"), "0");
 }
 
 /// The lines of the per-target series of `target`.

@@ -5,8 +5,8 @@ use super::targets::{Target, DECISIONS};
 use super::text::Writer;
 use super::{
     CHECK_INTERVAL, CHECK_SCHEDULED, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A,
-    FINDING_ACTIVE, GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, RUNS_TOTAL,
-    SCHEDULED_SKIPPED, TARGET_INFO,
+    FINDING_ACTIVE, GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, REGION_UNKNOWN,
+    RUNS_TOTAL, SCHEDULED_SKIPPED, TARGET_INFO,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -22,13 +22,14 @@ pub(super) enum Family {
     LastRun,
     ProbeDuration,
     RegionReachable,
+    RegionUnknown,
     RunsTotal,
     ScheduledSkipped,
     TargetInfo,
 }
 
 /// In the order they are written (by name).
-pub(super) const FAMILIES: [Family; 14] = [
+pub(super) const FAMILIES: [Family; 15] = [
     Family::CheckInterval,
     Family::CheckScheduled,
     Family::CheckSuccess,
@@ -40,6 +41,7 @@ pub(super) const FAMILIES: [Family; 14] = [
     Family::LastRun,
     Family::ProbeDuration,
     Family::RegionReachable,
+    Family::RegionUnknown,
     Family::RunsTotal,
     Family::ScheduledSkipped,
     Family::TargetInfo,
@@ -63,6 +65,7 @@ impl Family {
             Family::LastRun => LAST_RUN,
             Family::ProbeDuration => PROBE_DURATION,
             Family::RegionReachable => REGION_REACHABLE,
+            Family::RegionUnknown => REGION_UNKNOWN,
             Family::RunsTotal => RUNS_TOTAL,
             Family::ScheduledSkipped => SCHEDULED_SKIPPED,
             Family::TargetInfo => TARGET_INFO,
@@ -101,6 +104,9 @@ impl Family {
                 "Duration of each probe phase (dns, connect, tls, first_byte, total)."
             }
             Family::RegionReachable => "Whether the region connected to the target.",
+            Family::RegionUnknown => {
+                "1 when the region is a reason the target's last decision is unknown: it did not observe the target, or a finding that leaves the decision unknown (fleet.region-missing, probe.*, auth.credential-*) names it; 0 otherwise. VantageTargetUnknown leaves out regions without an agent and degraded ones."
+            }
             Family::RunsTotal => "Merged runs, by decision.",
             Family::ScheduledSkipped => {
                 "Scheduled runs skipped because the previous run of the target was still going."
@@ -159,6 +165,12 @@ impl Family {
             for d in DECISIONS {
                 let labels = [("decision", d.as_str()), ("target", target)];
                 w.series(name, &labels, bit(d == current));
+            }
+            return;
+        }
+        if let Family::RegionUnknown = self {
+            for (region, is) in &run.unknown {
+                w.series(name, &[("region", &**region), ("target", target)], bit(*is));
             }
             return;
         }

@@ -20,6 +20,7 @@ pub const FINDING_ACTIVE: &str = "vantage_finding_active";
 pub const DECISION: &str = "vantage_decision";
 pub const GATE_DECISION: &str = "vantage_gate_decision";
 pub const REGION_REACHABLE: &str = "vantage_region_reachable";
+pub const REGION_UNKNOWN: &str = "vantage_region_unknown";
 pub const DNS_ALL_GLOBAL: &str = "vantage_dns_all_global";
 pub const DNS_HAS_A: &str = "vantage_dns_has_a_record";
 pub const PROBE_DURATION: &str = "vantage_probe_duration_seconds";
@@ -42,6 +43,7 @@ pub const ALL: &[&str] = &[
     DECISION,
     GATE_DECISION,
     REGION_REACHABLE,
+    REGION_UNKNOWN,
     DNS_ALL_GLOBAL,
     DNS_HAS_A,
     PROBE_DURATION,
@@ -68,6 +70,8 @@ mod targets;
 #[cfg(test)]
 mod tests;
 mod text;
+#[cfg(test)]
+mod unknown_tests;
 
 /// The coordinator's metrics: the process's and the fleet's few series in a `prometheus`
 /// registry, and the per-target series of scheduled targets (most of them, and their number

@@ -57,6 +57,35 @@ pub(super) struct Run {
     pub(super) regions: Vec<RegionRun>,
     /// (finding, severity, scope, `accepted` label: `true`, `expired` or `false`)
     pub(super) findings: Vec<(FindingId, &'static str, &'static str, &'static str)>,
+    /// (region, whether it is a reason the decision is unknown: `unknown_regions`)
+    pub(super) unknown: Vec<(Arc<str>, bool)>,
+}
+
+/// Every region of a run (those with a result, and those a finding names), each with
+/// whether it is a reason the decision is `unknown` (`checks.md` 4.1): it did not observe
+/// the target (`merge::not_observing`, missing regions included), or a finding that leaves
+/// the decision unknown and that the baseline does not accept names it. Every such finding
+/// names its regions, so a run that is `unknown` has at least one region at 1; the alert
+/// rules leave out the regions that are the fleet's (no agent, degraded), never the others.
+fn unknown_regions(report: &Report) -> BTreeMap<String, bool> {
+    let mut regions: BTreeMap<String, bool> = report
+        .regions
+        .iter()
+        .map(|r| (r.region.clone(), false))
+        .collect();
+    for region in crate::merge::not_observing(report) {
+        regions.insert(region, true);
+    }
+    for f in report
+        .findings
+        .iter()
+        .filter(|f| crate::merge::UNKNOWN_FINDINGS.contains(&f.id) && !f.is_accepted())
+    {
+        for region in &f.regions {
+            regions.insert(region.clone(), true);
+        }
+    }
+    regions
 }
 
 /// A scheduled target.
@@ -178,6 +207,10 @@ impl Targets {
                 (f.id, f.severity.as_str(), scope, accepted)
             })
             .collect();
+        let unknown = unknown_regions(report)
+            .into_iter()
+            .map(|(r, is)| (g.intern(&r), is))
+            .collect();
         let Some(t) = g.targets.get_mut(report.target.as_str()) else {
             return;
         };
@@ -190,6 +223,7 @@ impl Targets {
             gate_decision: crate::exit::Gate::default().decision(report),
             regions,
             findings,
+            unknown,
         });
     }
 

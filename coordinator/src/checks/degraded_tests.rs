@@ -1,0 +1,250 @@
+//! The degraded-region detector (`degraded.rs`): what makes a region degraded, what never
+//! does, and how it heals.
+
+use super::*;
+use crate::report::{Decision, SCHEMA_ID};
+use vantage_agent::model::{Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus};
+
+fn region(name: &str, connect: Outcome) -> RegionResult {
+    let mut r = RegionResult::absent(name, RegionStatus::Complete);
+    r.checks.push(CheckResult {
+        id: CheckId::NetConnect,
+        outcome: connect,
+        observed: String::new(),
+        expected: String::new(),
+        duration_ms: 0,
+        severity: None,
+        cause: None,
+    });
+    r
+}
+
+fn report(target: &str, regions: Vec<RegionResult>) -> Report {
+    Report {
+        schema: SCHEMA_ID.into(),
+        id: "x".into(),
+        target: target.into(),
+        started_at: String::new(),
+        duration_ms: 0,
+        state: None,
+        decision: Decision::Pass,
+        reason: String::new(),
+        era: Era::Modern,
+        regions,
+        findings: vec![],
+        baseline: None,
+        gate: None,
+    }
+}
+
+/// The scheduled targets `targets`, each checked from eu and ap.
+fn scheduled(targets: &[&str]) -> Degraded {
+    let h = Degraded::default();
+    let regions = vec!["eu".to_string(), "ap".to_string()];
+    let checks: Vec<(String, Vec<String>)> = targets
+        .iter()
+        .map(|t| (t.to_string(), regions.clone()))
+        .collect();
+    h.schedule(&checks);
+    h
+}
+
+#[test]
+fn a_region_failing_most_targets_alone_is_degraded() {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b"] {
+        h.record(&report(
+            t,
+            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
+        ));
+    }
+    assert!(
+        h.regions().is_empty(),
+        "two targets are not enough to judge"
+    );
+    h.record(&report(
+        "c",
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
+    ));
+    assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
+    h.forget("a");
+    h.forget("b");
+    assert!(h.regions().is_empty());
+}
+
+#[test]
+fn a_target_down_everywhere_degrades_nobody() {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)],
+        ));
+    }
+    assert!(h.regions().is_empty());
+}
+
+/// Red team round 6 (#13): reports of targets the schedule does not list (on-demand
+/// checks of a caller's choosing, a run that ended after its target left) and of regions
+/// a check does not run from teach nothing, however many there are.
+#[test]
+fn only_scheduled_targets_and_their_regions_are_learned() {
+    let h = scheduled(&["a"]);
+    for i in 0..50 {
+        h.record(&report(
+            &format!("http://x{i}.lab/mcp"),
+            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
+        ));
+    }
+    assert!(h.regions().is_empty());
+    assert!(h.is_empty(), "{} verdicts kept", h.len());
+    // A region the check does not run from.
+    h.record(&report(
+        "a",
+        vec![region("eu", Outcome::Pass), region("us", Outcome::Fail)],
+    ));
+    assert_eq!(h.len(), 1, "eu's verdict on a, and nothing of us");
+    // Without a schedule, nothing at all.
+    let h = Degraded::default();
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
+        ));
+    }
+    assert!(h.is_empty());
+}
+
+/// Red team round 6 (#13): the state heals. A scheduled run in which the degraded region
+/// connects clears that target's failure; once most targets are clear, the region is not
+/// degraded. A reload that drops a target or a region forgets its verdicts.
+#[test]
+fn a_region_that_connects_again_heals() {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
+        ));
+    }
+    assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
+    h.record(&report(
+        "a",
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Pass)],
+    ));
+    assert_eq!(
+        h.regions(),
+        BTreeSet::from(["ap".to_string()]),
+        "two of three targets still fail in ap alone"
+    );
+    h.record(&report(
+        "b",
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Pass)],
+    ));
+    assert!(h.regions().is_empty());
+    // A region without a result this time keeps no verdict for that target.
+    h.record(&report("c", vec![region("eu", Outcome::Pass)]));
+    assert_eq!(h.len(), 5, "eu: a, b, c; ap: a, b");
+    // The reload: c leaves, a is checked from eu only.
+    h.schedule(&[
+        ("a".into(), vec!["eu".into()]),
+        ("b".into(), vec!["eu".into(), "ap".into()]),
+    ]);
+    assert_eq!(h.len(), 3, "eu: a, b; ap: b");
+}
+
+/// `region` at the DNS stage: dns.resolve `unknown` with `cause` (as the engine reports a
+/// resolver of its own that failed, or a deadline), and nothing connected.
+fn no_address(name: &str, cause: Cause) -> RegionResult {
+    let mut r = region(name, Outcome::Skip);
+    r.checks.insert(
+        0,
+        CheckResult {
+            id: CheckId::DnsResolve,
+            outcome: Outcome::Unknown,
+            observed: "the resolver did not answer within 2 s".into(),
+            expected: String::new(),
+            duration_ms: 0,
+            severity: None,
+            cause: Some(cause),
+        },
+    );
+    r
+}
+
+/// Red team round 10 (#2): a region whose own resolver fails every scheduled target
+/// (`probe.resolver-failed`) while another region reaches them is degraded, like one whose
+/// connections fail; it heals when it resolves and connects again.
+#[test]
+fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![
+                region("eu", Outcome::Pass),
+                no_address("ap", Cause::ResolverError),
+            ],
+        ));
+    }
+    assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
+    // The older agents' spelling of the same fault (dns.resolve `unknown`, resolver failure).
+    let h2 = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h2.record(&report(
+            t,
+            vec![
+                region("eu", Outcome::Pass),
+                no_address("ap", Cause::ResolverFailure),
+            ],
+        ));
+    }
+    assert_eq!(h2.regions(), BTreeSet::from(["ap".to_string()]));
+    // Its resolver is back: two of three targets clear.
+    for t in ["a", "b"] {
+        h.record(&report(
+            t,
+            vec![region("eu", Outcome::Pass), region("ap", Outcome::Pass)],
+        ));
+    }
+    assert!(h.regions().is_empty());
+}
+
+/// What is not the vantage's resolver never makes it degraded: every region's resolver
+/// failing (no region reached the target: its zone, not one vantage), and a run whose
+/// deadline ran out at the DNS stage (`probe.incomplete`, not `probe.resolver-failed`).
+#[test]
+fn a_resolver_failure_everywhere_or_a_deadline_degrades_nobody() {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![
+                no_address("eu", Cause::ResolverError),
+                no_address("ap", Cause::ResolverError),
+            ],
+        ));
+    }
+    assert!(h.regions().is_empty());
+    assert_eq!(
+        h.len(),
+        6,
+        "a verdict (not failing alone) per region and target"
+    );
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(
+            t,
+            vec![
+                region("eu", Outcome::Pass),
+                no_address("ap", Cause::Deadline),
+            ],
+        ));
+    }
+    assert!(h.regions().is_empty());
+    assert_eq!(
+        h.len(),
+        3,
+        "eu's verdicts only: a deadline says nothing of ap"
+    );
+}
