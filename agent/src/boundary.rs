@@ -58,18 +58,32 @@ impl Engine {
             return false;
         }
         let stage = self.auth_stage(target, client, deadline);
-        let Ok(ex) = stage.send(&boundary::tools_list_request()).await else {
-            return false;
+        let tools_list = stage
+            .send(&boundary::tools_list_request())
+            .await
+            .ok()
+            .filter(boundary::shows_boundary);
+        let ex = match (tools_list, initialize) {
+            (Some(ex), _) => {
+                st.paths = Paths {
+                    tools_list: true,
+                    tools_list_scope: boundary::challenge_scope(&ex),
+                    ..Paths::default()
+                };
+                ex
+            }
+            // Without a credential, the initialize sent beside discovery is an
+            // unauthenticated MCP request too: its Bearer challenge shows the boundary.
+            (None, Some(i)) if token.is_none() && boundary::shows_boundary(i) => {
+                st.paths = Paths {
+                    initialize: true,
+                    ..Paths::default()
+                };
+                i.clone()
+            }
+            _ => return false,
         };
-        if !boundary::shows_boundary(&ex) {
-            return false;
-        }
         st.protected = true;
-        st.paths = Paths {
-            tools_list: true,
-            tools_list_scope: boundary::challenge_scope(&ex),
-            ..Paths::default()
-        };
         st.progress.stage(ProgressStage::Auth);
         stage.run(&ex, rec).await;
         if token.is_none() {
@@ -91,7 +105,8 @@ impl Engine {
                 );
             }
             rec.skip_rest(&format!(
-                "the endpoint requires authorization (tools/list without a token answered {}) and no credential was given; name one with --token-env",
+                "the endpoint requires authorization ({} without a token answered {}) and no credential was given; name one with --token-env",
+                if st.paths.tools_list { "tools/list" } else { "initialize" },
                 ex.status
             ));
             return true;

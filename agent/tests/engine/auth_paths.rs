@@ -168,6 +168,38 @@ async fn a_public_discovery_without_a_credential_stops_at_the_boundary_it_found(
     assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
 }
 
+/// Defect 2 (c), the same with `tools/list` public too: the unauthenticated `initialize`
+/// beside discovery got 401 with a Bearer challenge, and that is the boundary (it was exit 4,
+/// every transport check "the authorization layer answered 401").
+#[tokio::test]
+async fn without_a_credential_an_initialize_refused_by_the_boundary_shows_it() {
+    let r = region(
+        &[Fault::AuthDiscoverPublic, Fault::AuthToolsListPublic],
+        false,
+    )
+    .await;
+    assert!(r.protected && !r.authenticated);
+    seen(
+        &r,
+        CheckId::AuthChallenge,
+        (Outcome::Pass, None),
+        "401 with Bearer; resource_metadata=",
+    );
+    seen(
+        &r,
+        CheckId::AuthGarbageToken,
+        (Outcome::Pass, None),
+        "initialize (2025-11-25): 401",
+    );
+    seen(
+        &r,
+        CheckId::HeadersMissingMethod,
+        (Outcome::Skip, None),
+        "initialize without a token answered 401) and no credential was given",
+    );
+    assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
+}
+
 /// Defect 5: a token-less request answered 403 with a Bearer challenge is the authorization
 /// layer with the wrong status, not a WAF refusing this vantage: `auth.challenge` fails
 /// (high) and the given credential is used for the protocol checks.

@@ -104,16 +104,22 @@ async fn an_open_legacy_path_blocks_with_and_without_a_credential() {
 /// the endpoint did not ask; with the credential it passes (exit 0).
 #[tokio::test]
 async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
+    // tools/list public too: the unauthenticated initialize's challenge shows the boundary.
+    let both = Fixture::start(&[Fault::AuthDiscoverPublic, Fault::AuthToolsListPublic])
+        .await
+        .unwrap();
     let fixture = Fixture::start(&[Fault::AuthDiscoverPublic]).await.unwrap();
+    for url in [both.url(), fixture.url()] {
+        let report = check_with(&url, options()).await;
+        assert_eq!(report.decision, Decision::Unknown, "{url}");
+        assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
+        assert!(
+            report.finding(FindingId::ProbeIncomplete).is_none(),
+            "{url}: {:#?}",
+            report.findings
+        );
+    }
     let url = fixture.url();
-    let report = check_with(&url, options()).await;
-    assert_eq!(report.decision, Decision::Unknown);
-    assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
-    assert!(
-        report.finding(FindingId::ProbeIncomplete).is_none(),
-        "{:#?}",
-        report.findings
-    );
     let (no_token, with_token) = tokio::task::spawn_blocking(move || {
         (
             vantage(&["check", &url], &[]),

@@ -63,7 +63,8 @@ pub struct Paths {
     /// The `scope=` of the discover challenge, when it named one.
     pub discover_scope: Option<String>,
     /// Also try the 2025-11-25 `initialize` (a dual-era or not yet classified endpoint whose
-    /// discovery asked for authorization).
+    /// discovery asked for authorization, or, without a credential, whose initialize asked
+    /// for it behind a public discovery and a public `tools/list`).
     pub initialize: bool,
     /// `initialize` was served without any token: the legacy path has no boundary.
     pub initialize_open: bool,

@@ -161,8 +161,8 @@ impl AuthStage<'_> {
 
     /// The random token on every request that asked for authorization without a token
     /// ([`Paths`]): the era's request, `tools/list`, and on a dual-era or not yet classified
-    /// endpoint the 2025-11-25 `initialize` (judged only when it is served: a 2xx JSON-RPC
-    /// result is the token let through).
+    /// endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx JSON-RPC
+    /// result being the token let through, or refused by the authorization layer).
     async fn garbage(&self, era: Era, paths: &Paths, garbage: &SecretString) -> Verdict {
         const WHAT: &str = "a random bearer token";
         let mut verdicts = Vec::new();
@@ -185,7 +185,10 @@ impl AuthStage<'_> {
             let req =
                 ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(garbage));
             if let Ok(ex) = self.send(&req).await {
-                if era::initialize_works(&ex) {
+                // Served (a 2xx JSON-RPC result) is the token let through; refused by the
+                // authorization layer is that layer's answer. Anything else (a modern-only
+                // server's -32022) says nothing about the token.
+                if era::initialize_works(&ex) || refused_by_authorization(&ex) {
                     let mut v = must_refuse(&ex, WHAT);
                     if paths.initialize_open {
                         v.observed.push_str(" (this 2025-11-25 path serves requests without any token too: auth.challenge)");
