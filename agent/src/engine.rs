@@ -97,6 +97,8 @@ pub(crate) struct State {
     pub(crate) era: Option<Era>,
     pub(crate) protected: bool,
     pub(crate) authenticated: bool,
+    /// The requests that asked for authorization without a token (the token probes').
+    pub(crate) paths: crate::probe::auth::boundary::Paths,
     pub(crate) phases: BTreeMap<String, u64>,
     pub(crate) dns: Option<crate::model::DnsObservation>,
     pub(crate) tls: Option<crate::model::TlsObservation>,

@@ -8,6 +8,7 @@
 //! the same code.
 
 pub mod backoff;
+mod boundary;
 pub mod catalog;
 pub mod client;
 pub mod convert;

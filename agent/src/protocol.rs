@@ -9,7 +9,8 @@ use crate::catalog::{CheckId, Stage};
 use crate::egress::{self, EgressClient};
 use crate::engine::{Engine, State};
 use crate::model::{Cause, Era, Outcome, Severity};
-use crate::probe::auth::{self, AuthStage};
+use crate::probe::auth;
+use crate::probe::auth::boundary::{self, Paths};
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::reason::{self, Subject};
 use crate::probe::transport::{self, TransportProbe};
@@ -91,16 +92,10 @@ impl Engine {
             return;
         }
 
-        // The authorization boundary.
-        st.protected = unauth.status == 401;
-        let auth_stage = AuthStage {
-            target,
-            client,
-            limits: &self.options().limits,
-            budget: self.budget(deadline),
-            credentials: &self.options().credentials,
-            expect_auth: self.options().expect_auth,
-        };
+        // The authorization boundary: a 401 (or a 403 with a Bearer challenge) to
+        // server/discover; behind a public discovery, tools/list may show it later.
+        st.protected = boundary::asks_for_authorization(&unauth);
+        let auth_stage = self.auth_stage(target, client, deadline);
         if st.protected || self.options().expect_auth {
             st.progress.stage(ProgressStage::Auth);
             auth_stage.run(&unauth, rec).await;
@@ -110,19 +105,30 @@ impl Engine {
                 "the endpoint did not ask for authorization: its answer was not a 401",
             );
         }
+        if st.protected {
+            st.paths = Paths::from_discover(&unauth);
+        }
         let discover = match (st.protected, token) {
             (true, None) => {
-                // No era can be learnt behind the boundary: the token probes ask with
-                // server/discover, and any answer but 401/403 means "accepted".
-                let era = initialize
-                    .as_ref()
-                    .ok()
-                    .filter(|i| era::initialize_works(i))
-                    .map_or(Era::Unknown, |_| Era::Legacy);
-                auth_stage.tokens(era, rec).await;
-                rec.skip_rest(
-                    "the endpoint requires authorization (401) and no credential was given; name one with --token-env",
-                );
+                // No era can be learnt behind the boundary. The initialize beside discovery
+                // went without a token: served, it is the legacy path without a boundary (and
+                // says nothing about a legacy-only server), so the token probes ask with
+                // server/discover, tools/list and initialize, and any answer but 401/403 on
+                // a request that asked for authorization means "accepted".
+                self.boundary_beside_discover(
+                    &auth_stage,
+                    &unauth,
+                    initialize.as_ref().ok(),
+                    Era::Unknown,
+                    rec,
+                    st,
+                )
+                .await;
+                auth_stage.tokens(Era::Unknown, &st.paths, rec).await;
+                rec.skip_rest(&format!(
+                    "the endpoint requires authorization (server/discover without a token answered {}) and no credential was given; name one with --token-env",
+                    unauth.status
+                ));
                 return;
             }
             (true, Some(_)) => {
@@ -151,7 +157,7 @@ impl Engine {
                             ),
                             t,
                         );
-                        auth_stage.tokens(Era::Unknown, rec).await;
+                        auth_stage.tokens(Era::Unknown, &st.paths, rec).await;
                         rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
@@ -168,14 +174,21 @@ impl Engine {
                     }
                 }
             }
-            (false, _) => unauth,
+            (false, _) => unauth.clone(),
         };
         st.authenticated = token.is_some();
         self.era_and_transport(target, client, deadline, rec, st, discover, initialize, t)
             .await;
         if st.protected {
+            let era = st.era.unwrap_or(Era::Unknown);
+            if st.paths.discover {
+                // Sent with the credential, initialize said nothing about the legacy path's
+                // boundary: ask it without one.
+                self.boundary_beside_discover(&auth_stage, &unauth, None, era, rec, st)
+                    .await;
+            }
             // The token probes ask with a request the era accepts (checks.md 2.5).
-            auth_stage.tokens(st.era.unwrap_or(Era::Unknown), rec).await;
+            auth_stage.tokens(era, &st.paths, rec).await;
         }
     }
 
@@ -322,9 +335,26 @@ impl Engine {
             }
         };
 
+        let caps = era::capabilities(&discover).unwrap_or_default();
+        if !st.protected
+            && self
+                .boundary_behind_discover(
+                    target,
+                    client,
+                    deadline,
+                    rec,
+                    st,
+                    era,
+                    &caps,
+                    initialize.as_ref(),
+                )
+                .await
+        {
+            return;
+        }
+
         // Independent checks run concurrently.
         st.progress.stage(ProgressStage::Transport);
-        let caps = era::capabilities(&discover).unwrap_or_default();
         let judging = crate::transport_stage::Judging {
             era,
             unsure: unsure.as_deref(),

@@ -24,6 +24,8 @@ mod run;
 
 #[path = "engine/auth.rs"]
 mod auth;
+#[path = "engine/auth_paths.rs"]
+mod auth_paths;
 #[path = "engine/dns_tls.rs"]
 mod dns_tls;
 #[path = "engine/faults.rs"]

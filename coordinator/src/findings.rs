@@ -384,8 +384,8 @@ vantage_agent::spec_table! {
             derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it; or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
         }
         AuthChallenge => {
-            title: "The authorization challenge is missing or incomplete",
-            remediation: "Answer unauthenticated requests with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
+            title: "An unauthenticated request is not refused with 401 and a complete Bearer challenge",
+            remediation: "Answer every unauthenticated request, on every path (a dual-era server's 2025-11-25 initialize too), with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
             spec: "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3",
             severity: High,
             derived: None,
@@ -422,7 +422,7 @@ vantage_agent::spec_table! {
             title: "A token lacking a scope is not answered 403 insufficient_scope",
             remediation: "Enforce scopes and answer 403 with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"…\".",
             spec: "MCP 2026-07-28 authorization, Runtime Insufficient Scope Errors (SHOULD)",
-            severity: Medium,
+            severity: Low,
             derived: None,
         }
         AuthMetadataRedirect => {

@@ -150,14 +150,10 @@ fn reproduction_3_warnings_never_diverge_and_a_divergence_is_never_worse_than_it
         assert_eq!(m.decision, Decision::Pass, "{id}: {}", m.reason);
         assert!(m.findings.iter().all(|f| f.severity <= sev), "{id}");
     }
-    // A medium failure of an auth check diverges at medium, not high.
+    // A medium failure of an auth check diverges at medium, not high (auth.garbage-token
+    // answered 403: refused, but not with the 401 it MUST get).
     let mut eu = clean("eu");
-    fail(
-        &mut eu,
-        CheckId::AuthInsufficientScope,
-        Severity::Medium,
-        None,
-    );
+    fail(&mut eu, CheckId::AuthGarbageToken, Severity::Medium, None);
     let m = merged(vec![eu, clean("us")]);
     assert!(shape(&m).contains(&regional(
         FindingId::EdgeDivergent,

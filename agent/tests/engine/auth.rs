@@ -114,7 +114,7 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
         ),
         (
             Fault::AuthNoScope200,
-            &[(CheckId::AuthInsufficientScope, Fail, Some(Medium), None)],
+            &[(CheckId::AuthInsufficientScope, Fail, Some(Low), None)],
         ),
         (
             Fault::AuthMetadataRedirect,

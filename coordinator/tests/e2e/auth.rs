@@ -13,7 +13,7 @@ use vantage_fixture::{
 
 use crate::support::{above_info, check_with, ids, options, vantage, vantage_refused};
 
-use Severity::{Critical, High, Low, Medium};
+use Severity::{Critical, High, Low};
 
 /// Options with every credential of the protected fixture.
 pub(crate) fn all_tokens() -> ProbeOptions {
@@ -62,10 +62,7 @@ async fn each_auth_fault_is_caught_alone() {
             Fault::AuthWrongAudienceAccepted,
             &[("auth.invalid-token-accepted", Critical)],
         ),
-        (
-            Fault::AuthNoScope200,
-            &[("auth.insufficient-scope", Medium)],
-        ),
+        (Fault::AuthNoScope200, &[("auth.insufficient-scope", Low)]),
         (
             Fault::AuthMetadataRedirect,
             &[("auth.metadata-redirect", High)],

@@ -294,23 +294,52 @@ mod tests {
     }
 
     /// A 401 on tools/list when discover was served without a credential: the authorization
-    /// layer answered, not the list. With no credential given that is `other-reason` (exit
-    /// 4: the region is not known to be protected, so `auth.credential-required` does not
-    /// apply); with a credential given and refused there, `auth.credential-refused` (exit 3).
+    /// layer answered, not the list. With no credential given that is the boundary (red team
+    /// round 9, defect 2 (c)): the region is protected and the tool rules are not run for
+    /// want of a credential (`auth.credential-required`), never `probe.incomplete`; with a
+    /// credential given and refused there, `auth.credential-refused` (exit 3).
     #[tokio::test]
     async fn a_tools_list_answered_401_is_an_authorization_answer_not_a_broken_capability() {
         let mode = on("tools/list", When::Always, Answer::Unauthorized);
         let report = through(mode, false).await;
-        unknown_for_another_reason(&report, TOOL_RULES, "--token-env");
-        let report = through(mode, true).await;
-        unknown_for(
-            &report,
-            TOOL_RULES,
-            Cause::CredentialRefused,
-            "credential given was refused",
-            FindingId::AuthCredentialRefused,
-            3,
+        assert!(report.regions[0].protected && !report.regions[0].authenticated);
+        for id in TOOL_RULES {
+            let c = outcome(&report, *id);
+            assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
+            assert!(c.observed.contains("--token-env"), "{id}: {}", c.observed);
+        }
+        assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
+        assert!(
+            report.finding(FindingId::ProbeIncomplete).is_none(),
+            "{:#?}",
+            report.findings
         );
+        // With a credential, the tool rules are unknown for the credential refused there. The
+        // boundary is judged from tools/list's challenge now, and this front's names protected
+        // resource metadata it does not serve (auth.prm, high: its own fault, blocking).
+        let report = through(mode, true).await;
+        for id in TOOL_RULES {
+            let c = outcome(&report, *id);
+            assert_eq!(
+                (c.outcome, c.cause),
+                (Outcome::Unknown, Some(Cause::CredentialRefused)),
+                "{id}: {}",
+                c.observed
+            );
+            assert!(
+                c.observed.contains("credential given was refused"),
+                "{id}: {}",
+                c.observed
+            );
+        }
+        assert!(report.finding(FindingId::AuthCredentialRefused).is_some());
+        let high: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity >= Severity::High)
+            .map(|f| f.id)
+            .collect();
+        assert_eq!(high, vec![FindingId::AuthPrm], "{:#?}", report.findings);
     }
 
     /// The unadvertised-method probes too: prompts removed from discover, and prompts/list

@@ -6,6 +6,7 @@ mod support;
 
 mod api_errors;
 mod auth;
+mod auth_paths;
 mod auth_unseen;
 mod cli;
 mod cli_habits;

@@ -1,7 +1,10 @@
 //! The authorization boundary (`checks.md` section 2.5): the challenge, protected resource
 //! metadata, authorization server metadata, tokens that must be refused, and redirects on
-//! metadata URLs. Runs when an unauthenticated request got 401, or with `--expect-auth`.
+//! metadata URLs. Runs when an unauthenticated request got 401 (or 403 with a Bearer
+//! challenge), on `server/discover` or on `tools/list` behind a public discovery
+//! ([`boundary`]), or with `--expect-auth`.
 
+pub mod boundary;
 pub mod challenge;
 mod discovery;
 pub mod metadata;
@@ -71,7 +74,7 @@ fn unknown_all(rec: &mut Recorder, cause: Cause, reason: &str) {
 /// The `auth.challenge` verdict on the unauthenticated answer, plus the challenge's
 /// `resource_metadata` URL when there is one.
 pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Option<String>) {
-    if unauth.status != 401 {
+    if !boundary::asks_for_authorization(unauth) {
         let v = if let Some(o) = unauth_other_reason(unauth).filter(|_| expect_auth) {
             Verdict::unknown(
                 o.cause,
@@ -119,14 +122,22 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
     let rm = bearer.param("resource_metadata").map(str::to_string);
     let scope = bearer.param("scope");
     let mut seen = format!(
-        "401 with Bearer; resource_metadata={}",
+        "{} with Bearer; resource_metadata={}",
+        unauth.status,
         rm.as_deref().unwrap_or("(none)")
     );
     seen.push_str(&format!("; scope={}", scope.unwrap_or("(none)")));
     if let Some(err) = bearer.param("error") {
         seen.push_str(&format!("; error={err}"));
     }
-    let v = if rm.is_none() {
+    let v = if unauth.status == 403 {
+        // The authorization layer answered (its Bearer challenge says so), with the status
+        // that sends clients after more scopes instead of starting authorization.
+        Verdict::fail(
+            Severity::High,
+            format!("{seen}: 403 where 401 is required: a request without a token MUST get 401 with WWW-Authenticate (clients start authorization only on 401)"),
+        )
+    } else if rm.is_none() {
         Verdict::warn(
             Severity::Low,
             format!(
@@ -145,7 +156,8 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
 }
 
 impl AuthStage<'_> {
-    async fn send(&self, req: &ProbeRequest) -> Result<Exchange, ExchangeError> {
+    /// Send `req` (as it is: a token only if it carries one) to the endpoint.
+    pub(crate) async fn send(&self, req: &ProbeRequest) -> Result<Exchange, ExchangeError> {
         exchange(
             self.client,
             &self.target.url,
@@ -169,7 +181,7 @@ impl AuthStage<'_> {
         let t = Instant::now();
         let (verdict, resource_metadata) = challenge_verdict(unauth, self.expect_auth);
         rec.record(CheckId::AuthChallenge, verdict, t);
-        if unauth.status != 401 {
+        if !boundary::asks_for_authorization(unauth) {
             match rec.get(CheckId::AuthChallenge).and_then(|c| c.cause) {
                 // --expect-auth, and the answer was given for another reason: the boundary
                 // was not observed, so nothing behind it was (4.1).

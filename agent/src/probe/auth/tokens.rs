@@ -3,16 +3,20 @@
 //! authorization layer let the token through, so the probe uses a request the server's era
 //! accepts (`server/discover` on a modern or dual-era server, `initialize` on a legacy-only
 //! one) and reads any answer other than 401/403 (a 2xx, or a 4xx from the MCP layer such as
-//! 400 "no valid session id") as "accepted".
+//! 400 "no valid session id") as "accepted". Only a request that asked for authorization
+//! without a token is asked ([`super::boundary::Paths`]): the random token goes to each of
+//! them (`server/discover`, `tools/list`, a dual-era server's `initialize`).
 
 use std::time::Instant;
 
 use secrecy::SecretString;
 
+use super::boundary::{worst, Paths};
 use super::challenge;
 use super::AuthStage;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Era, Severity};
+use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
 use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
@@ -111,8 +115,12 @@ pub fn must_refuse(ex: &Exchange, what: &str) -> Verdict {
     }
 }
 
-/// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (SHOULD).
-pub fn insufficient_scope(ex: &Exchange) -> Verdict {
+/// The verdict on a token lacking a scope: 403 with `error="insufficient_scope"` (a SHOULD,
+/// so never above `low`). The probe asked with `method`; `scope` is what that method's own
+/// challenge said it needs. A token lacking *a* scope served on a request that may not need
+/// that scope is conformant: "let through" is a fault only when the challenge named the
+/// scope the probed request needs, and a note otherwise.
+pub fn insufficient_scope(ex: &Exchange, method: &str, scope: Option<&str>) -> Verdict {
     if let Some(v) = not_an_answer(ex, "a token lacking a scope") {
         return v;
     }
@@ -123,23 +131,23 @@ pub fn insufficient_scope(ex: &Exchange) -> Verdict {
         403 => Verdict::warn(Severity::Low, format!("{s}: 403 SHOULD carry WWW-Authenticate: Bearer error=\"insufficient_scope\"")),
         401 => Verdict::warn(Severity::Low, format!("{s}: a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\", not 401")),
         _ if refused_by_authorization(ex) => Verdict::warn(Severity::Low, format!("{s}: refused, but a token lacking a scope SHOULD get 403 with error=\"insufficient_scope\"")),
-        300..=399 | 500..=599 => Verdict::fail(Severity::Medium, format!("{s}: expected 403 with error=\"insufficient_scope\"")),
-        _ => Verdict::fail(Severity::Medium, format!("{s}: a token without the required scope was let through (anything but 401/403 means the request reached the MCP layer)")),
+        300..=399 | 500..=599 => Verdict::fail(Severity::Low, format!("{s}: expected 403 with error=\"insufficient_scope\" (SHOULD)")),
+        _ => match scope {
+            Some(scope) => Verdict::fail(Severity::Low, format!("{s}: the token named as lacking a scope was let through on {method}, whose challenge asks for scope=\"{scope}\" (a token lacking a scope the request needs SHOULD get 403 with error=\"insufficient_scope\")")),
+            None => Verdict::warn(Severity::Low, format!("{s}: served on {method}, which may not need the missing scope (its challenge names no scope=), so whether a request that needs it is refused was not observed")),
+        },
     }
 }
 
 impl AuthStage<'_> {
-    /// One token probe: `judge` on the answer; no answer is no evidence either way.
+    /// One token probe with `req`: `judge` on the answer; no answer is no evidence either way.
     async fn token_probe(
         &self,
-        era: Era,
+        req: &ProbeRequest,
         token: &SecretString,
         judge: impl Fn(&Exchange) -> Verdict,
     ) -> Verdict {
-        match self
-            .send(&probe_request(era, 900).with_bearer(Some(token)))
-            .await
-        {
+        match self.send(&req.clone().with_bearer(Some(token))).await {
             Ok(ex) => judge(&ex),
             Err(e) => Verdict::unknown(
                 e.cause,
@@ -151,23 +159,67 @@ impl AuthStage<'_> {
         }
     }
 
+    /// The random token on every request that asked for authorization without a token
+    /// ([`Paths`]): the era's request, `tools/list`, and on a dual-era or not yet classified
+    /// endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx JSON-RPC
+    /// result being the token let through, or refused by the authorization layer).
+    async fn garbage(&self, era: Era, paths: &Paths, garbage: &SecretString) -> Verdict {
+        const WHAT: &str = "a random bearer token";
+        let mut verdicts = Vec::new();
+        if let Some((req, method, _)) = paths.primary(era) {
+            verdicts.push((
+                method,
+                self.token_probe(&req, garbage, |ex| must_refuse(ex, WHAT))
+                    .await,
+            ));
+        }
+        if paths.discover && paths.tools_list {
+            let req = ProbeRequest::modern("tools/list", 901, Default::default());
+            verdicts.push((
+                "tools/list",
+                self.token_probe(&req, garbage, |ex| must_refuse(ex, WHAT))
+                    .await,
+            ));
+        }
+        if paths.initialize && era != Era::Legacy {
+            let req =
+                ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(garbage));
+            if let Ok(ex) = self.send(&req).await {
+                // Served (a 2xx JSON-RPC result) is the token let through; refused by the
+                // authorization layer is that layer's answer. Anything else (a modern-only
+                // server's -32022) says nothing about the token.
+                if era::initialize_works(&ex) || refused_by_authorization(&ex) {
+                    let mut v = must_refuse(&ex, WHAT);
+                    if paths.initialize_open {
+                        v.observed.push_str(" (this 2025-11-25 path serves requests without any token too: auth.challenge)");
+                    }
+                    verdicts.push(("initialize (2025-11-25)", v));
+                }
+            }
+        }
+        if verdicts.is_empty() {
+            return Verdict::skip("no request asked for authorization");
+        }
+        worst(verdicts)
+    }
+
     /// `auth.garbage-token`, `auth.wrong-audience` and `auth.insufficient-scope`, with a
-    /// request `era` accepts (`Era::Unknown` when nothing told the era: `server/discover`).
-    pub async fn tokens(&self, era: Era, rec: &mut Recorder) {
+    /// request `era` accepts (`Era::Unknown` when nothing told the era: `server/discover`)
+    /// on every request `paths` says asked for authorization.
+    pub async fn tokens(&self, era: Era, paths: &Paths, rec: &mut Recorder) {
         let t = Instant::now();
         let v = match garbage_token() {
-            Ok(garbage) => {
-                self.token_probe(era, &garbage, |ex| must_refuse(ex, "a random bearer token"))
-                    .await
-            }
+            Ok(garbage) => self.garbage(era, paths, &garbage).await,
             Err(e) => Verdict::error(e),
         };
         rec.record(CheckId::AuthGarbageToken, v, t);
+        let primary = paths.primary(era);
         let t = Instant::now();
-        let v = match &self.credentials.other_audience {
-            None => Verdict::skip(NO_OTHER_AUDIENCE),
-            Some(tok) => {
-                self.token_probe(era, tok, |ex| {
+        let v = match (&self.credentials.other_audience, &primary) {
+            (None, _) => Verdict::skip(NO_OTHER_AUDIENCE),
+            (Some(_), None) => Verdict::skip("no request asked for authorization"),
+            (Some(tok), Some((req, _, _))) => {
+                self.token_probe(req, tok, |ex| {
                     must_refuse(ex, "a token issued for another audience")
                 })
                 .await
@@ -175,9 +227,13 @@ impl AuthStage<'_> {
         };
         rec.record(CheckId::AuthWrongAudience, v, t);
         let t = Instant::now();
-        let v = match &self.credentials.missing_scope {
-            None => Verdict::skip(NO_MISSING_SCOPE),
-            Some(tok) => self.token_probe(era, tok, insufficient_scope).await,
+        let v = match (&self.credentials.missing_scope, &primary) {
+            (None, _) => Verdict::skip(NO_MISSING_SCOPE),
+            (Some(_), None) => Verdict::skip("no request asked for authorization"),
+            (Some(tok), Some((req, method, scope))) => {
+                self.token_probe(req, tok, |ex| insufficient_scope(ex, method, *scope))
+                    .await
+            }
         };
         rec.record(CheckId::AuthInsufficientScope, v, t);
     }

@@ -91,7 +91,7 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
             "{status}: {}",
             v.observed
         );
-        let v = insufficient_scope(&ex(status, None, Body::Empty));
+        let v = insufficient_scope(&ex(status, None, Body::Empty), "server/discover", None);
         assert_eq!(
             (v.outcome, v.cause),
             (Outcome::Unknown, Some(Cause::OtherReason)),
@@ -115,17 +115,66 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
         must_refuse(&ex(302, None, Body::Empty), "t").severity,
         Some(Severity::Medium)
     );
-    // Insufficient scope: let through is a failure, 403 with the error passes.
-    assert_eq!(insufficient_scope(&no_session).outcome, Outcome::Fail);
+    // Insufficient scope: 403 with the error passes.
     assert_eq!(
-        insufficient_scope(&ex(
-            403,
-            Some("Bearer error=\"insufficient_scope\""),
-            Body::Empty
-        ))
+        insufficient_scope(
+            &ex(
+                403,
+                Some("Bearer error=\"insufficient_scope\""),
+                Body::Empty
+            ),
+            "server/discover",
+            None
+        )
         .outcome,
         Outcome::Pass
     );
+}
+
+/// Red team round 9 defect 8: 403 `insufficient_scope` is a SHOULD (low, never medium), and
+/// a token lacking *a* scope served on a request that may not need that scope is a note,
+/// not "let through": a fault only when the probed request's own challenge named its scope.
+#[test]
+fn a_token_lacking_a_scope_served_is_low_and_a_fault_only_where_the_scope_is_named() {
+    let served = ex(
+        200,
+        None,
+        Body::Json(json!({"jsonrpc": "2.0", "id": 900, "result": {}})),
+    );
+    let v = insufficient_scope(&served, "server/discover", Some("mcp tools:call"));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::Low))
+    );
+    assert!(
+        v.observed.contains("let through on server/discover")
+            && v.observed.contains("asks for scope=\"mcp tools:call\""),
+        "{}",
+        v.observed
+    );
+    let v = insufficient_scope(&served, "server/discover", None);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    assert!(
+        v.observed
+            .contains("served on server/discover, which may not need the missing scope")
+            && !v.observed.contains("let through"),
+        "{}",
+        v.observed
+    );
+    // Every other answer that is not the SHOULD stays low too.
+    for (status, www) in [
+        (302, None),
+        (500, None),
+        (401, None),
+        (403, None),
+        (400, Some("Bearer error=\"invalid_request\"")),
+    ] {
+        let v = insufficient_scope(&ex(status, www, Body::Empty), "tools/list", None);
+        assert_eq!(v.severity, Some(Severity::Low), "{status}: {}", v.observed);
+    }
 }
 
 #[test]

@@ -1,0 +1,158 @@
+//! Where the authorization boundary was seen (`checks.md` 2.5 "runs when an unauthenticated
+//! request gets 401"): not only on `server/discover`. A server whose discovery is public may
+//! protect `tools/list`; a dual-era server may protect its 2026-07-28 requests and forget its
+//! 2025-11-25 `initialize`. A token that must be refused is judged on every request that
+//! answered 401 without a token (never on one served without a token: a public method may
+//! ignore `Authorization`), and a legacy path that serves a request without any token while
+//! `server/discover` requires one is an authorization bypass, whatever credential was given.
+
+use super::challenge;
+use crate::model::{Era, Outcome, Severity};
+use crate::probe::era;
+use crate::probe::http::Exchange;
+use crate::probe::http::ProbeRequest;
+use crate::probe::verdict::Verdict;
+
+/// The JSON-RPC id of the unauthenticated `tools/list` that looks for the boundary.
+pub const TOOLS_LIST_ID: i64 = 7;
+
+/// Whether `ex` carries a Bearer challenge in `WWW-Authenticate`.
+pub fn bearer_challenged(ex: &Exchange) -> bool {
+    challenge::parse(&ex.header_values("www-authenticate"))
+        .is_ok_and(|cs| cs.iter().any(challenge::Challenge::is_bearer))
+}
+
+/// Whether an unauthenticated answer is the authorization layer asking for a credential: a
+/// 401 (with or without a challenge: `auth.challenge` judges it), or a 403 that carries a
+/// Bearer challenge (the authorization layer answering with the wrong status, not a WAF).
+pub fn asks_for_authorization(ex: &Exchange) -> bool {
+    ex.status == 401 || (ex.status == 403 && bearer_challenged(ex))
+}
+
+/// Whether an unauthenticated answer to a request other than `server/discover` shows the
+/// boundary: 401 or 403, with a Bearer challenge (a bare 401 there may be anything).
+pub fn shows_boundary(ex: &Exchange) -> bool {
+    matches!(ex.status, 401 | 403) && bearer_challenged(ex)
+}
+
+/// The `scope=` of the first Bearer challenge of `ex`, if any: the scope the server says
+/// the request needs.
+pub fn challenge_scope(ex: &Exchange) -> Option<String> {
+    challenge::parse(&ex.header_values("www-authenticate"))
+        .ok()?
+        .iter()
+        .find(|c| c.is_bearer())
+        .and_then(|c| c.param("scope").map(str::to_string))
+}
+
+/// The unauthenticated `tools/list` that looks for the boundary behind a public discovery.
+pub fn tools_list_request() -> ProbeRequest {
+    ProbeRequest::modern("tools/list", TOOLS_LIST_ID, Default::default())
+}
+
+/// Which requests answered the authorization layer without a token, and so must refuse a
+/// token that is not valid.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Paths {
+    /// `server/discover` asked for authorization (the era's request is judged).
+    pub discover: bool,
+    /// `tools/list` answered 401/403 with a Bearer challenge without a token.
+    pub tools_list: bool,
+    /// The `scope=` of the `tools/list` challenge, when it named one.
+    pub tools_list_scope: Option<String>,
+    /// The `scope=` of the discover challenge, when it named one.
+    pub discover_scope: Option<String>,
+    /// Also try the 2025-11-25 `initialize` (a dual-era or not yet classified endpoint whose
+    /// discovery asked for authorization, or, without a credential, whose initialize asked
+    /// for it behind a public discovery and a public `tools/list`).
+    pub initialize: bool,
+    /// `initialize` was served without any token: the legacy path has no boundary.
+    pub initialize_open: bool,
+}
+
+impl Paths {
+    /// The boundary seen on `server/discover` (its unauthenticated answer).
+    pub fn from_discover(unauth: &Exchange) -> Paths {
+        Paths {
+            discover: true,
+            discover_scope: challenge_scope(unauth),
+            ..Paths::default()
+        }
+    }
+
+    /// The request every token probe asks with, its method and the scope its challenge
+    /// named: the era's own request (`server/discover`, or `initialize` on a legacy-only
+    /// server) when discovery asked for authorization, else `tools/list` when it did.
+    pub fn primary(&self, era: Era) -> Option<(ProbeRequest, &'static str, Option<&str>)> {
+        if self.discover {
+            let req = super::tokens::probe_request(era, 900);
+            let method = if era == Era::Legacy {
+                "initialize"
+            } else {
+                "server/discover"
+            };
+            return Some((req, method, self.discover_scope.as_deref()));
+        }
+        self.tools_list.then(|| {
+            (
+                ProbeRequest::modern("tools/list", 901, Default::default()),
+                "tools/list",
+                self.tools_list_scope.as_deref(),
+            )
+        })
+    }
+}
+
+/// `auth.challenge` when `initialize` (sent without a token) was served while
+/// `server/discover` asked for authorization: the 2025-11-25 path has no boundary.
+pub fn legacy_open(discover: &Exchange, init: &Exchange) -> Option<Verdict> {
+    if !asks_for_authorization(discover) || !era::initialize_works(init) {
+        return None;
+    }
+    Some(Verdict::fail(
+        Severity::High,
+        format!(
+            "initialize served without a token while server/discover requires one: initialize (2025-11-25, no Authorization) answered {}, server/discover (no Authorization) answered {}; the legacy path lets any client in without a credential",
+            init.summary(),
+            discover.summary()
+        ),
+    ))
+}
+
+/// One verdict out of the token probe's verdicts on several requests, each `(method,
+/// verdict)`: the worst failure (by severity), else an `unknown`, else a warning, else a
+/// pass naming every request it was sent on; each says which request it is about.
+pub fn worst(verdicts: Vec<(&str, Verdict)>) -> Verdict {
+    let rank = |v: &Verdict| match v.outcome {
+        Outcome::Fail => 4 + v.severity.map_or(0, |s| s as usize),
+        Outcome::Error | Outcome::Unknown => 3,
+        Outcome::Warn => 2,
+        Outcome::Pass => 1,
+        Outcome::Skip => 0,
+    };
+    let all_pass = verdicts.iter().all(|(_, v)| v.outcome == Outcome::Pass);
+    if all_pass {
+        let seen: Vec<String> = verdicts
+            .iter()
+            .map(|(m, v)| format!("{m}: {}", v.observed))
+            .collect();
+        return Verdict::pass(seen.join("; "));
+    }
+    let mut best: Option<(&str, Verdict)> = None;
+    for (m, v) in verdicts {
+        if best.as_ref().is_none_or(|(_, b)| rank(&v) > rank(b)) {
+            best = Some((m, v));
+        }
+    }
+    match best {
+        Some((m, mut v)) => {
+            v.observed = format!("{m}: {}", v.observed);
+            v
+        }
+        None => Verdict::skip(""),
+    }
+}
+
+#[cfg(test)]
+#[path = "boundary_tests.rs"]
+mod tests;

@@ -1,0 +1,230 @@
+//! The authorization boundary judged where it is, not on `server/discover` alone (red team
+//! round 9, defects 1, 2 and 5): a dual-era server whose 2025-11-25 `initialize` needs no
+//! token, a server whose discovery is public while `tools/list` needs a token, one whose
+//! `tools/list` takes any token, and one that answers a token-less request 403 with a Bearer
+//! challenge. Each against the protected fixture with that one fault, with and without the
+//! credential: giving a credential never hides a bypass (`checks.md` 4.1, monotone).
+
+use vantage_agent::catalog::CheckId;
+use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_fixture::{Fault, Fixture};
+
+use crate::run::{all_tokens, assert_seen, check, options, run_with, unknowns};
+
+const LEGACY_OPEN: &str = "initialize served without a token while server/discover requires one";
+
+async fn region(faults: &[Fault], with_token: bool) -> RegionResult {
+    let fixture = Fixture::start(faults).await.unwrap();
+    let opts = if with_token { all_tokens() } else { options() };
+    run_with(&fixture.url(), opts).await
+}
+
+#[track_caller]
+fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle: &str) {
+    let c = check(r, id);
+    assert_seen(&c, (c.outcome, c.severity), want, needle);
+}
+
+/// Defect 1: `initialize` answered 200 without any token while `server/discover` needs one.
+/// With the credential it was PASS (the token probes only went to discover); without one the
+/// random token "was accepted" on a path that takes none. Both runs now name the open
+/// legacy path (`auth.challenge`, high) and the random token let through there (critical).
+#[tokio::test]
+async fn a_legacy_path_without_a_boundary_is_found_with_or_without_a_credential() {
+    for with_token in [true, false] {
+        let r = region(&[Fault::AuthLegacyOpen], with_token).await;
+        assert!(r.protected, "with_token={with_token}");
+        assert_eq!(r.authenticated, with_token);
+        seen(
+            &r,
+            CheckId::AuthChallenge,
+            (Outcome::Fail, Some(Severity::High)),
+            LEGACY_OPEN,
+        );
+        let g = check(&r, CheckId::AuthGarbageToken);
+        assert_seen(
+            &g,
+            (g.outcome, g.severity, g.cause),
+            (
+                Outcome::Fail,
+                Some(Severity::Critical),
+                Some(Cause::TokenAccepted),
+            ),
+            "initialize (2025-11-25): ",
+        );
+        assert!(
+            g.observed.contains("serves requests without any token too"),
+            "{}",
+            g.observed
+        );
+    }
+}
+
+/// The clean protected (dual-era) fixture: its initialize needs the token as well, and the
+/// random token is refused on every request that asked for authorization.
+#[tokio::test]
+async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
+    for with_token in [true, false] {
+        let r = region(&[Fault::Protected], with_token).await;
+        seen(
+            &r,
+            CheckId::AuthChallenge,
+            (Outcome::Pass, None),
+            "401 with Bearer",
+        );
+        let g = check(&r, CheckId::AuthGarbageToken);
+        assert_eq!(g.outcome, Outcome::Pass, "{}", g.observed);
+        assert!(
+            g.observed.contains("server/discover: 401") && g.observed.contains("tools/list: 401"),
+            "{}",
+            g.observed
+        );
+    }
+}
+
+/// Defect 2 (a), (b): `tools/list` takes any bearer token; discovery public, or validating
+/// the token. The random token is sent where the server protects, and let through there is
+/// `auth.invalid-token-accepted` material (critical).
+#[tokio::test]
+async fn a_random_token_let_through_on_tools_list_is_critical() {
+    for faults in [
+        &[Fault::AuthToolsAnyToken][..],
+        &[Fault::AuthDiscoverPublic, Fault::AuthToolsAnyToken][..],
+    ] {
+        let r = region(faults, true).await;
+        assert!(r.protected && r.authenticated, "{faults:?}");
+        let g = check(&r, CheckId::AuthGarbageToken);
+        assert_seen(
+            &g,
+            (g.outcome, g.severity, g.cause),
+            (
+                Outcome::Fail,
+                Some(Severity::Critical),
+                Some(Cause::TokenAccepted),
+            ),
+            "tools/list: 200",
+        );
+    }
+}
+
+/// Defect 2 (a) control: discovery public, every other request validated. The boundary runs
+/// from `tools/list`'s challenge, the token probes ask there (never on the public discover,
+/// which may ignore a token), and nothing fails.
+#[tokio::test]
+async fn a_public_discovery_with_tools_list_protected_is_judged_from_tools_list() {
+    let r = region(&[Fault::AuthDiscoverPublic], true).await;
+    assert!(r.protected && r.authenticated);
+    seen(
+        &r,
+        CheckId::AuthChallenge,
+        (Outcome::Pass, None),
+        "401 with Bearer; resource_metadata=",
+    );
+    for id in [
+        CheckId::AuthPrm,
+        CheckId::AuthGarbageToken,
+        CheckId::AuthWrongAudience,
+        CheckId::AuthInsufficientScope,
+    ] {
+        let c = check(&r, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+    let problems: Vec<_> = r
+        .checks
+        .iter()
+        .filter(|c| c.outcome.is_problem() && c.severity > Some(Severity::Info))
+        .map(|c| (c.id, c.observed.clone()))
+        .collect();
+    assert_eq!(problems, vec![]);
+}
+
+/// Defect 2 (c): no credential, discovery public, `tools/list` 401 with a Bearer challenge.
+/// It was "did not ask for authorization" beside 20 checks that got 401 (probe.incomplete,
+/// exit 4). The boundary applies: auth.* from that challenge, the region is protected and
+/// not authenticated (`auth.credential-required`, exit 3), and nothing is left `unknown`.
+#[tokio::test]
+async fn a_public_discovery_without_a_credential_stops_at_the_boundary_it_found() {
+    let r = region(&[Fault::AuthDiscoverPublic], false).await;
+    assert!(r.protected && !r.authenticated);
+    seen(
+        &r,
+        CheckId::AuthChallenge,
+        (Outcome::Pass, None),
+        "401 with Bearer; resource_metadata=",
+    );
+    seen(&r, CheckId::AuthGarbageToken, (Outcome::Pass, None), "401");
+    seen(
+        &r,
+        CheckId::EraDetect,
+        (Outcome::Pass, None),
+        "behind the authorization boundary (initialize without a token answered 401)",
+    );
+    seen(
+        &r,
+        CheckId::HeadersMissingMethod,
+        (Outcome::Skip, None),
+        "tools/list without a token answered 401) and no credential was given; name one with --token-env",
+    );
+    assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
+}
+
+/// Defect 2 (c), the same with `tools/list` public too: the unauthenticated `initialize`
+/// beside discovery got 401 with a Bearer challenge, and that is the boundary (it was exit 4,
+/// every transport check "the authorization layer answered 401").
+#[tokio::test]
+async fn without_a_credential_an_initialize_refused_by_the_boundary_shows_it() {
+    let r = region(
+        &[Fault::AuthDiscoverPublic, Fault::AuthToolsListPublic],
+        false,
+    )
+    .await;
+    assert!(r.protected && !r.authenticated);
+    seen(
+        &r,
+        CheckId::AuthChallenge,
+        (Outcome::Pass, None),
+        "401 with Bearer; resource_metadata=",
+    );
+    seen(
+        &r,
+        CheckId::AuthGarbageToken,
+        (Outcome::Pass, None),
+        "initialize (2025-11-25): 401",
+    );
+    seen(
+        &r,
+        CheckId::HeadersMissingMethod,
+        (Outcome::Skip, None),
+        "initialize without a token answered 401) and no credential was given",
+    );
+    assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
+}
+
+/// Defect 5: a token-less request answered 403 with a Bearer challenge is the authorization
+/// layer with the wrong status, not a WAF refusing this vantage: `auth.challenge` fails
+/// (high) and the given credential is used for the protocol checks.
+#[tokio::test]
+async fn a_403_with_a_bearer_challenge_is_the_boundary_with_the_wrong_status() {
+    let r = region(&[Fault::AuthNoToken403], true).await;
+    assert!(r.protected && r.authenticated);
+    seen(
+        &r,
+        CheckId::AuthChallenge,
+        (Outcome::Fail, Some(Severity::High)),
+        "403 where 401 is required",
+    );
+    let prm = check(&r, CheckId::AuthPrm);
+    assert_eq!(prm.outcome, Outcome::Pass, "{}", prm.observed);
+    for id in [CheckId::EraDetect, CheckId::HeadersMissingMethod] {
+        let c = check(&r, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+    for c in &r.checks {
+        assert!(
+            !c.observed.contains("allow this vantage's address"),
+            "{}: {}",
+            c.id,
+            c.observed
+        );
+    }
+}

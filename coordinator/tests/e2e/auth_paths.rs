@@ -1,0 +1,146 @@
+//! The authorization boundary judged where it is (red team round 9, defects 1, 2, 5 and 8),
+//! against the protected fixture with one fault each: the findings and the decision with
+//! every credential, and `vantage check`'s exit code without one. Giving a credential never
+//! hides a bypass (`checks.md` 4.1: the decision is monotone); a boundary found behind a
+//! public discovery is `auth.credential-required` (exit 3), never `probe.incomplete` (exit
+//! 4). Each check's own observation is the agent's test (`agent/tests/engine/auth_paths.rs`).
+
+use vantage_agent::catalog::FindingId;
+use vantage_agent::model::Severity;
+use vantage_coordinator::report::Decision;
+use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
+
+use crate::auth::all_tokens;
+use crate::support::{above_info, check_with, ids, options, vantage};
+
+use Severity::{Critical, High};
+
+#[tokio::test]
+async fn each_boundary_fault_is_caught_with_every_credential() {
+    type Row = (
+        &'static [Fault],
+        &'static [(&'static str, Severity)],
+        Decision,
+    );
+    let table: &[Row] = &[
+        // A dual-era server whose 2025-11-25 initialize takes no token (it was PASS).
+        (
+            &[Fault::AuthLegacyOpen],
+            &[
+                ("auth.challenge", High),
+                ("auth.invalid-token-accepted", Critical),
+            ],
+            Decision::Blocked,
+        ),
+        // tools/list takes any token; discovery validates it, or is public (both were PASS).
+        (
+            &[Fault::AuthToolsAnyToken],
+            &[("auth.invalid-token-accepted", Critical)],
+            Decision::Blocked,
+        ),
+        // Behind a public discovery every token probe asks on tools/list: the token for
+        // another audience is let through there too, and so (low) is the one lacking a scope.
+        (
+            &[Fault::AuthDiscoverPublic, Fault::AuthToolsAnyToken],
+            &[
+                ("auth.insufficient-scope", Severity::Low),
+                ("auth.invalid-token-accepted", Critical),
+            ],
+            Decision::Blocked,
+        ),
+        // The control: a public discovery in front of a protected server is conformant.
+        (&[Fault::AuthDiscoverPublic], &[], Decision::Pass),
+        // 403 with a Bearer challenge: the boundary with the wrong status, not a WAF.
+        (
+            &[Fault::AuthNoToken403],
+            &[("auth.challenge", High)],
+            Decision::Blocked,
+        ),
+        // insufficient_scope is a SHOULD: low, below the gate.
+        (
+            &[Fault::AuthNoScope200],
+            &[("auth.insufficient-scope", Severity::Low)],
+            Decision::Pass,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (faults, expected, decision) in table {
+        let fixture = Fixture::start(faults).await.unwrap();
+        let report = check_with(&fixture.url(), all_tokens()).await;
+        if above_info(&report) != ids(expected) || report.decision != *decision {
+            failures.push(format!(
+                "{faults:?}: expected {expected:?} ({decision:?}), got {:?}: {:#?}",
+                report.decision, report.findings
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The open legacy path is named with its evidence whether or not a credential was given:
+/// without one it was "a random token was accepted" on a path that takes none.
+#[tokio::test]
+async fn an_open_legacy_path_blocks_with_and_without_a_credential() {
+    for opts in [options(), all_tokens()] {
+        let fixture = Fixture::start(&[Fault::AuthLegacyOpen]).await.unwrap();
+        let with_token = opts.credentials.token.is_some();
+        let report = check_with(&fixture.url(), opts).await;
+        assert_eq!(report.decision, Decision::Blocked, "token: {with_token}");
+        let f = report.finding(FindingId::AuthChallenge).unwrap();
+        assert!(
+            f.evidence.iter().any(|e| e
+                .contains("initialize served without a token while server/discover requires one")),
+            "{:?}",
+            f.evidence
+        );
+        assert!(report
+            .finding(FindingId::AuthInvalidTokenAccepted)
+            .is_some());
+    }
+}
+
+/// Defect 2 (c): without a credential, a public discovery in front of a protected server is
+/// "authorization required and no credential given" (exit 3), not exit 4 with auth.* saying
+/// the endpoint did not ask; with the credential it passes (exit 0).
+#[tokio::test]
+async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
+    // tools/list public too: the unauthenticated initialize's challenge shows the boundary.
+    let both = Fixture::start(&[Fault::AuthDiscoverPublic, Fault::AuthToolsListPublic])
+        .await
+        .unwrap();
+    let fixture = Fixture::start(&[Fault::AuthDiscoverPublic]).await.unwrap();
+    for url in [both.url(), fixture.url()] {
+        let report = check_with(&url, options()).await;
+        assert_eq!(report.decision, Decision::Unknown, "{url}");
+        assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
+        assert!(
+            report.finding(FindingId::ProbeIncomplete).is_none(),
+            "{url}: {:#?}",
+            report.findings
+        );
+    }
+    let url = fixture.url();
+    let (no_token, with_token) = tokio::task::spawn_blocking(move || {
+        (
+            vantage(&["check", &url], &[]),
+            vantage(
+                &["check", &url, "--token-env", "VT"],
+                &[("VT", FIXTURE_TOKEN)],
+            ),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        no_token.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&no_token.stdout)
+    );
+    assert_eq!(
+        with_token.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&with_token.stdout)
+    );
+}
