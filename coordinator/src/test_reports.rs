@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use vantage_agent::catalog::Stage;
+use vantage_agent::catalog::{CheckId, Stage};
 use vantage_agent::model::{
     Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
 };
@@ -32,7 +32,7 @@ pub fn clean(region: &str) -> RegionResult {
         }),
         tls: None,
         phases_ms: Default::default(),
-        checks: vantage_agent::catalog::CheckId::ALL
+        checks: CheckId::ALL
             .iter()
             .map(|&c| CheckResult {
                 id: c,
@@ -89,23 +89,40 @@ pub fn unreachable(region: &str, cause: Option<Cause>, observed: &str) -> Region
         cause,
         observed,
     );
-    for c in r.checks.iter_mut().filter(|c| c.id.stage() > Stage::Net) {
+    not_run(
+        &mut r,
+        |id| id.stage() > Stage::Net,
+        "not run: no connection",
+    );
+    r
+}
+
+/// Every check of `r` that `skipped` picks was not run, for `reason`.
+pub fn not_run(r: &mut RegionResult, skipped: impl Fn(CheckId) -> bool, reason: &str) {
+    for c in r.checks.iter_mut().filter(|c| skipped(c.id)) {
         c.outcome = Outcome::Skip;
         c.severity = None;
         c.cause = None;
-        c.observed = "not run: no connection".into();
+        c.observed = reason.into();
     }
+}
+
+/// `region`'s resolver got `rcode` and no address: the DNS observation says so and every
+/// check but dns.resolve (the caller's to set) was not run, for `reason`.
+fn stopped_at_dns(region: &str, rcode: &str, reason: &str) -> RegionResult {
+    let mut r = clean(region);
+    r.dns = Some(DnsObservation {
+        rcode: rcode.into(),
+        ..Default::default()
+    });
+    not_run(&mut r, |id| id != CheckId::DnsResolve, reason);
     r
 }
 
 /// `region`'s resolver got NXDOMAIN for the name (the zone's answer): dns.resolve failed
 /// (high) and every later check was not run.
 pub fn nxdomain(region: &str) -> RegionResult {
-    let mut r = clean(region);
-    r.dns = Some(DnsObservation {
-        rcode: "NXDOMAIN".into(),
-        ..Default::default()
-    });
+    let mut r = stopped_at_dns(region, "NXDOMAIN", "not run: the name did not resolve");
     set(
         &mut r,
         "dns.resolve",
@@ -114,16 +131,6 @@ pub fn nxdomain(region: &str) -> RegionResult {
         Some(Cause::Nxdomain),
         "NXDOMAIN",
     );
-    for c in r
-        .checks
-        .iter_mut()
-        .filter(|c| c.id.as_str() != "dns.resolve")
-    {
-        c.outcome = Outcome::Skip;
-        c.severity = None;
-        c.cause = None;
-        c.observed = "not run: the name did not resolve".into();
-    }
     r
 }
 
@@ -131,11 +138,11 @@ pub fn nxdomain(region: &str) -> RegionResult {
 /// with the vantage-side cause, as the engine reports it, no DNS answer, and every later
 /// check not run (`probe.resolver-failed`, never a fact about the target).
 pub fn resolver_failed(region: &str) -> RegionResult {
-    let mut r = clean(region);
-    r.dns = Some(DnsObservation {
-        rcode: "TIMEOUT".into(),
-        ..Default::default()
-    });
+    let mut r = stopped_at_dns(
+        region,
+        "TIMEOUT",
+        "this vantage's resolver failed, so there is no address to connect to",
+    );
     set(
         &mut r,
         "dns.resolve",
@@ -144,16 +151,6 @@ pub fn resolver_failed(region: &str) -> RegionResult {
         Some(Cause::ResolverError),
         "the resolver did not answer within 2 s",
     );
-    for c in r
-        .checks
-        .iter_mut()
-        .filter(|c| c.id.as_str() != "dns.resolve")
-    {
-        c.outcome = Outcome::Skip;
-        c.severity = None;
-        c.cause = None;
-        c.observed = "this vantage's resolver failed, so there is no address to connect to".into();
-    }
     r
 }
 

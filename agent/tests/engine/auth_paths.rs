@@ -6,7 +6,7 @@
 //! credential: giving a credential never hides a bypass (`checks.md` 4.1, monotone).
 
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::run::{all_tokens, assert_seen, check, options, run_with, unknowns};
@@ -25,6 +25,60 @@ fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle
     assert_seen(&c, (c.outcome, c.severity), want, needle);
 }
 
+/// `id` passed (no severity) and saw `needle`.
+#[track_caller]
+fn passes(r: &RegionResult, id: CheckId, needle: &str) {
+    seen(r, id, (Outcome::Pass, None), needle);
+}
+
+/// Every one of `ids` passed.
+#[track_caller]
+fn all_pass(r: &RegionResult, ids: &[CheckId]) {
+    for &id in ids {
+        let c = check(r, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+    }
+}
+
+/// The region is protected (authenticated exactly when a credential was given), and its
+/// boundary was judged from a 401 with a Bearer challenge naming the resource metadata.
+#[track_caller]
+fn bearer_boundary(r: &RegionResult, authenticated: bool) {
+    assert!(r.protected, "not protected");
+    assert_eq!(r.authenticated, authenticated);
+    passes(
+        r,
+        CheckId::AuthChallenge,
+        "401 with Bearer; resource_metadata=",
+    );
+}
+
+/// No credential was given: the protocol checks stop at the boundary (headers.missing-method
+/// skipped, saying `why`) and nothing unobserved is left unnamed.
+#[track_caller]
+fn stopped_at_the_boundary(r: &RegionResult, why: &str) {
+    seen(r, CheckId::HeadersMissingMethod, (Outcome::Skip, None), why);
+    assert_eq!(unknowns(r), vec![], "nothing unobserved is left unnamed");
+}
+
+/// The random token was let through: `auth.garbage-token` fails critical, cause
+/// token-accepted, and says where (`needle`).
+#[track_caller]
+fn random_token_accepted(r: &RegionResult, needle: &str) -> CheckResult {
+    let g = check(r, CheckId::AuthGarbageToken);
+    assert_seen(
+        &g,
+        (g.outcome, g.severity, g.cause),
+        (
+            Outcome::Fail,
+            Some(Severity::Critical),
+            Some(Cause::TokenAccepted),
+        ),
+        needle,
+    );
+    g
+}
+
 /// Defect 1: `initialize` answered 200 without any token while `server/discover` needs one.
 /// With the credential it was PASS (the token probes only went to discover); without one the
 /// random token "was accepted" on a path that takes none. Both runs now name the open
@@ -41,17 +95,7 @@ async fn a_legacy_path_without_a_boundary_is_found_with_or_without_a_credential(
             (Outcome::Fail, Some(Severity::High)),
             LEGACY_OPEN,
         );
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen(
-            &g,
-            (g.outcome, g.severity, g.cause),
-            (
-                Outcome::Fail,
-                Some(Severity::Critical),
-                Some(Cause::TokenAccepted),
-            ),
-            "initialize (2025-11-25): ",
-        );
+        let g = random_token_accepted(&r, "initialize (2025-11-25): ");
         assert!(
             g.observed.contains("serves requests without any token too"),
             "{}",
@@ -66,12 +110,7 @@ async fn a_legacy_path_without_a_boundary_is_found_with_or_without_a_credential(
 async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
     for with_token in [true, false] {
         let r = region(&[Fault::Protected], with_token).await;
-        seen(
-            &r,
-            CheckId::AuthChallenge,
-            (Outcome::Pass, None),
-            "401 with Bearer",
-        );
+        passes(&r, CheckId::AuthChallenge, "401 with Bearer");
         let g = check(&r, CheckId::AuthGarbageToken);
         assert_eq!(g.outcome, Outcome::Pass, "{}", g.observed);
         assert!(
@@ -93,17 +132,7 @@ async fn a_random_token_let_through_on_tools_list_is_critical() {
     ] {
         let r = region(faults, true).await;
         assert!(r.protected && r.authenticated, "{faults:?}");
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen(
-            &g,
-            (g.outcome, g.severity, g.cause),
-            (
-                Outcome::Fail,
-                Some(Severity::Critical),
-                Some(Cause::TokenAccepted),
-            ),
-            "tools/list: 200",
-        );
+        random_token_accepted(&r, "tools/list: 200");
     }
 }
 
@@ -113,22 +142,16 @@ async fn a_random_token_let_through_on_tools_list_is_critical() {
 #[tokio::test]
 async fn a_public_discovery_with_tools_list_protected_is_judged_from_tools_list() {
     let r = region(&[Fault::AuthDiscoverPublic], true).await;
-    assert!(r.protected && r.authenticated);
-    seen(
+    bearer_boundary(&r, true);
+    all_pass(
         &r,
-        CheckId::AuthChallenge,
-        (Outcome::Pass, None),
-        "401 with Bearer; resource_metadata=",
+        &[
+            CheckId::AuthPrm,
+            CheckId::AuthGarbageToken,
+            CheckId::AuthWrongAudience,
+            CheckId::AuthInsufficientScope,
+        ],
     );
-    for id in [
-        CheckId::AuthPrm,
-        CheckId::AuthGarbageToken,
-        CheckId::AuthWrongAudience,
-        CheckId::AuthInsufficientScope,
-    ] {
-        let c = check(&r, id);
-        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
-    }
     let problems: Vec<_> = r
         .checks
         .iter()
@@ -145,27 +168,17 @@ async fn a_public_discovery_with_tools_list_protected_is_judged_from_tools_list(
 #[tokio::test]
 async fn a_public_discovery_without_a_credential_stops_at_the_boundary_it_found() {
     let r = region(&[Fault::AuthDiscoverPublic], false).await;
-    assert!(r.protected && !r.authenticated);
-    seen(
-        &r,
-        CheckId::AuthChallenge,
-        (Outcome::Pass, None),
-        "401 with Bearer; resource_metadata=",
-    );
-    seen(&r, CheckId::AuthGarbageToken, (Outcome::Pass, None), "401");
-    seen(
+    bearer_boundary(&r, false);
+    passes(&r, CheckId::AuthGarbageToken, "401");
+    passes(
         &r,
         CheckId::EraDetect,
-        (Outcome::Pass, None),
         "behind the authorization boundary (initialize without a token answered 401)",
     );
-    seen(
+    stopped_at_the_boundary(
         &r,
-        CheckId::HeadersMissingMethod,
-        (Outcome::Skip, None),
         "tools/list without a token answered 401) and no credential was given; name one with --token-env",
     );
-    assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
 }
 
 /// Defect 2 (c), the same with `tools/list` public too: the unauthenticated `initialize`
@@ -178,26 +191,16 @@ async fn without_a_credential_an_initialize_refused_by_the_boundary_shows_it() {
         false,
     )
     .await;
-    assert!(r.protected && !r.authenticated);
-    seen(
-        &r,
-        CheckId::AuthChallenge,
-        (Outcome::Pass, None),
-        "401 with Bearer; resource_metadata=",
-    );
-    seen(
+    bearer_boundary(&r, false);
+    passes(
         &r,
         CheckId::AuthGarbageToken,
-        (Outcome::Pass, None),
         "initialize (2025-11-25): 401",
     );
-    seen(
+    stopped_at_the_boundary(
         &r,
-        CheckId::HeadersMissingMethod,
-        (Outcome::Skip, None),
         "initialize without a token answered 401) and no credential was given",
     );
-    assert_eq!(unknowns(&r), vec![], "nothing unobserved is left unnamed");
 }
 
 /// Defect 5: a token-less request answered 403 with a Bearer challenge is the authorization
@@ -213,12 +216,14 @@ async fn a_403_with_a_bearer_challenge_is_the_boundary_with_the_wrong_status() {
         (Outcome::Fail, Some(Severity::High)),
         "403 where 401 is required",
     );
-    let prm = check(&r, CheckId::AuthPrm);
-    assert_eq!(prm.outcome, Outcome::Pass, "{}", prm.observed);
-    for id in [CheckId::EraDetect, CheckId::HeadersMissingMethod] {
-        let c = check(&r, id);
-        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
-    }
+    all_pass(
+        &r,
+        &[
+            CheckId::AuthPrm,
+            CheckId::EraDetect,
+            CheckId::HeadersMissingMethod,
+        ],
+    );
     for c in &r.checks {
         assert!(
             !c.observed.contains("allow this vantage's address"),

@@ -7,7 +7,7 @@ use vantage_agent::model::{Cause, Outcome, RegionResult, Severity, TlsObservatio
 use super::{excuse, faults, CLOCK_TOLERANCE_S};
 use crate::merge::Merged;
 use crate::report::{Decision, Scope};
-use crate::test_reports::{clean, fail, merge_of, set};
+use crate::test_reports::{clean, fail, merge_of, not_run, set};
 
 const ABC: &[&str] = &["a", "b", "c"];
 const NOW: i64 = 1_800_000_000;
@@ -46,12 +46,11 @@ fn refused(name: &str, leaf: &str, verdict: TlsVerdict, clock: i64, words: &str)
         Some(Cause::Tls),
         words,
     );
-    for c in r.checks.iter_mut().filter(|c| c.id.stage() > Stage::Tls) {
-        c.outcome = Outcome::Skip;
-        c.severity = None;
-        c.cause = None;
-        c.observed = "the TLS handshake failed".into();
-    }
+    not_run(
+        &mut r,
+        |id| id.stage() > Stage::Tls,
+        "the TLS handshake failed",
+    );
     r.era = vantage_agent::model::Era::Unknown;
     r
 }
@@ -74,6 +73,26 @@ fn clock_ahead(name: &str, leaf: &str) -> RegionResult {
     r
 }
 
+/// `r`'s tls.expiry warned (medium): the leaf expires in `days` days.
+fn expiry_warned(r: &mut RegionResult, days: &str) {
+    set(
+        r,
+        "tls.expiry",
+        Outcome::Warn,
+        Some(Severity::Medium),
+        None,
+        &format!("the leaf certificate expires in {days} days"),
+    );
+}
+
+/// b's clock 10 days ahead: the chain a and c accepted is accepted, the leaf expires within
+/// 14 days there.
+fn clock_ten_days_ahead() -> RegionResult {
+    let mut b = presented(clean("b"), LEAF, TlsVerdict::Accepted, NOW + 10 * DAY);
+    expiry_warned(&mut b, "10.0");
+    b
+}
+
 fn run(regions: Vec<RegionResult>) -> Merged {
     merge_of(regions, ABC, &[])
 }
@@ -87,6 +106,16 @@ fn only(m: &Merged, id: FindingId) -> &crate::report::Finding {
         .iter()
         .find(|f| f.id == id)
         .unwrap_or_else(|| panic!("{id} in {:?}", ids(m)))
+}
+
+/// `m`'s finding `id`: `severity`, regional, in b alone.
+fn in_b_alone(m: &Merged, id: FindingId, severity: Severity) -> &crate::report::Finding {
+    let f = only(m, id);
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (severity, Scope::Regional, vec!["b".to_string()])
+    );
+    f
 }
 
 /// #5: b lacks the lab CA and refuses the chain a and c verified: probe.trust-store in b,
@@ -103,11 +132,7 @@ fn a_region_refusing_the_chain_others_verified_is_its_trust_store() {
     let m = run(vec![accepted("a"), b, accepted("c")]);
     assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
     assert_eq!(ids(&m), vec!["probe.trust-store"], "{:?}", m.findings);
-    let f = only(&m, FindingId::ProbeTrustStore);
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Medium, Scope::Regional, vec!["b".to_string()])
-    );
+    let f = in_b_alone(&m, FindingId::ProbeTrustStore, Severity::Medium);
     let e = f.evidence.join(" | ");
     assert!(
         e.starts_with(
@@ -130,11 +155,7 @@ fn a_region_judging_the_same_chain_expired_with_a_far_clock_is_its_clock() {
     let m = run(vec![accepted("a"), clock_ahead("b", LEAF), accepted("c")]);
     assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
     assert_eq!(ids(&m), vec!["probe.clock-skew"], "{:?}", m.findings);
-    let f = only(&m, FindingId::ProbeClockSkew);
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Medium, Scope::Regional, vec!["b".to_string()])
-    );
+    let f = in_b_alone(&m, FindingId::ProbeClockSkew, Severity::Medium);
     let e = f.evidence.join(" | ");
     assert!(
         e.starts_with("b: tls.handshake, tls.expiry (this vantage's clock read")
@@ -148,15 +169,7 @@ fn a_region_judging_the_same_chain_expired_with_a_far_clock_is_its_clock() {
 /// 14 days. The same leaf has one notAfter: b's clock, not a review of the target.
 #[test]
 fn a_near_expiry_only_a_far_clock_sees_is_its_clock() {
-    let mut b = presented(clean("b"), LEAF, TlsVerdict::Accepted, NOW + 10 * DAY);
-    set(
-        &mut b,
-        "tls.expiry",
-        Outcome::Warn,
-        Some(Severity::Medium),
-        None,
-        "the leaf certificate expires in 10.0 days",
-    );
+    let b = clock_ten_days_ahead();
     let m = run(vec![accepted("a"), b, accepted("c")]);
     assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
     assert_eq!(ids(&m), vec!["probe.clock-skew"], "{:?}", m.findings);
@@ -178,11 +191,7 @@ fn another_chain_or_no_region_accepting_stays_the_targets() {
         accepted("c"),
     ]);
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
-    let f = only(&m, FindingId::TlsHandshake);
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["b".to_string()])
-    );
+    in_b_alone(&m, FindingId::TlsHandshake, Severity::High);
     assert!(!ids(&m).contains(&"probe.clock-skew"), "{:?}", ids(&m));
 
     let untrusted = |name: &str| {
@@ -323,24 +332,9 @@ fn a_vantage_with_both_faults_has_both_findings() {
 /// counted, and the decision improved from unknown to review.
 #[test]
 fn a_worse_expiry_where_the_chain_was_accepted_keeps_the_clock_fault() {
-    let mut b = presented(clean("b"), LEAF, TlsVerdict::Accepted, NOW + 10 * DAY);
-    set(
-        &mut b,
-        "tls.expiry",
-        Outcome::Warn,
-        Some(Severity::Medium),
-        None,
-        "the leaf certificate expires in 10.0 days",
-    );
+    let b = clock_ten_days_ahead();
     let mut a = accepted("a");
-    set(
-        &mut a,
-        "tls.expiry",
-        Outcome::Warn,
-        Some(Severity::Medium),
-        None,
-        "the leaf certificate expires in 13.0 days",
-    );
+    expiry_warned(&mut a, "13.0");
     let m = run(vec![a, b, accepted("c")]);
     assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
     assert_eq!(

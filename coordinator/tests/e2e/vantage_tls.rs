@@ -98,6 +98,27 @@ fn same_leaf_accepted_by_a_and_c(report: &Value) -> i64 {
     a["clock"].as_i64().unwrap()
 }
 
+/// The fleet with b trusting the lab CA like a and c, its clock `days` ahead of theirs.
+async fn fleet_check_b_ahead(name: &str, days: i64) -> (i32, Value) {
+    let skew = (days * DAY_S).to_string();
+    let env = [("VANTAGE_TEST_CLOCK_SKEW_S", skew.as_str())];
+    let b = B {
+        trusts_the_lab_ca: true,
+        env: &env,
+    };
+    fleet_check(name, b).await
+}
+
+/// The one finding is `id`, medium, regional, about b alone, and the check is unknown (exit 4).
+fn only_b_unknown_by(id: &str, code: i32, report: &Value) {
+    assert_eq!(
+        shape(report),
+        vec![row(id, "medium", "regional", &["b"])],
+        "{report}"
+    );
+    assert_eq!((code, report["decision"].as_str()), (4, Some("unknown")));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_without_the_lab_ca_is_its_trust_store_not_the_target() {
     let (code, report) = fleet_check(
@@ -108,12 +129,7 @@ async fn an_agent_without_the_lab_ca_is_its_trust_store_not_the_target() {
         },
     )
     .await;
-    assert_eq!(
-        shape(&report),
-        vec![row("probe.trust-store", "medium", "regional", &["b"])],
-        "{report}"
-    );
-    assert_eq!((code, report["decision"].as_str()), (4, Some("unknown")));
+    only_b_unknown_by("probe.trust-store", code, &report);
     same_leaf_accepted_by_a_and_c(&report);
     assert_eq!(tls_of(&report, "b")["verdict"], "unknown-issuer");
     // What b saw stays in its region section; the finding says why it is b's.
@@ -130,21 +146,8 @@ async fn an_agent_without_the_lab_ca_is_its_trust_store_not_the_target() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_whose_clock_is_25_days_ahead_is_its_clock_not_the_target() {
-    let skew = (25 * DAY_S).to_string();
-    let (code, report) = fleet_check(
-        "tlsr-clock25",
-        B {
-            trusts_the_lab_ca: true,
-            env: &[("VANTAGE_TEST_CLOCK_SKEW_S", &skew)],
-        },
-    )
-    .await;
-    assert_eq!(
-        shape(&report),
-        vec![row("probe.clock-skew", "medium", "regional", &["b"])],
-        "{report}"
-    );
-    assert_eq!((code, report["decision"].as_str()), (4, Some("unknown")));
+    let (code, report) = fleet_check_b_ahead("tlsr-clock25", 25).await;
+    only_b_unknown_by("probe.clock-skew", code, &report);
     let theirs = same_leaf_accepted_by_a_and_c(&report);
     let b = tls_of(&report, "b");
     assert_eq!(b["verdict"], "expired", "{b}");
@@ -160,21 +163,8 @@ async fn an_agent_whose_clock_is_25_days_ahead_is_its_clock_not_the_target() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_whose_clock_is_10_days_ahead_is_no_review_of_the_target() {
-    let skew = (10 * DAY_S).to_string();
-    let (code, report) = fleet_check(
-        "tlsr-clock10",
-        B {
-            trusts_the_lab_ca: true,
-            env: &[("VANTAGE_TEST_CLOCK_SKEW_S", &skew)],
-        },
-    )
-    .await;
-    assert_eq!(
-        shape(&report),
-        vec![row("probe.clock-skew", "medium", "regional", &["b"])],
-        "{report}"
-    );
-    assert_eq!((code, report["decision"].as_str()), (4, Some("unknown")));
+    let (code, report) = fleet_check_b_ahead("tlsr-clock10", 10).await;
+    only_b_unknown_by("probe.clock-skew", code, &report);
     same_leaf_accepted_by_a_and_c(&report);
     assert_eq!(tls_of(&report, "b")["verdict"], "accepted");
     assert_eq!(check_of(&report, "b", "tls.expiry")["outcome"], "warn");
