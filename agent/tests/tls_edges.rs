@@ -259,3 +259,36 @@ async fn the_presented_chain_is_evidence_whether_or_not_it_verified() {
     let t = r.tls.expect("tls evidence of a refused chain");
     assert_eq!((t.verdict, t.chain_sha256.len()), (TlsVerdict::Expired, 2));
 }
+
+/// One engine serves many runs (an agent's jobs, several endpoints of one `vantage check`):
+/// every run must see the full handshake and the presented chain. A resumed TLS session
+/// presents no certificate, so the expiry and the chain's evidence would go unseen from the
+/// second run on (red team round 11, item 1).
+#[tokio::test]
+async fn every_run_of_one_engine_sees_the_certificate() {
+    let lab = lab().await;
+    let (root, certs, key) = chain(300, 60);
+    let (port, front) = serve(lab.fixture.addr, certs, key, None).await;
+    let mut opts: ProbeOptions = shared::resolving_with(&lab.dns);
+    opts.extra_ca_pem = Some(root.as_bytes().to_vec());
+    opts.assume_global = vec!["127.0.0.0/8".parse().unwrap()];
+    let job = shared::job(&format!("https://{NAME}:{port}/mcp"), &opts);
+    let engine = Engine::new(opts).unwrap();
+    for run in 1..=3 {
+        let r = engine.run_job(&job).await;
+        let expiry = check(&r, CheckId::TlsExpiry);
+        assert_eq!(
+            expiry.outcome,
+            Outcome::Pass,
+            "run {run}: {}",
+            expiry.observed
+        );
+        assert!(
+            expiry.observed.contains("days"),
+            "run {run}: {}",
+            expiry.observed
+        );
+        assert!(r.tls.is_some(), "run {run}: the region's tls evidence");
+    }
+    drop(front);
+}

@@ -156,6 +156,10 @@ pub fn client_config(extra_ca_pem: Option<&[u8]>) -> Result<Arc<rustls::ClientCo
         .with_custom_certificate_verifier(Arc::new(ChainTap(webpki)))
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // Every handshake is a full one: a resumed session presents no certificate, so the
+    // chain, its expiry and the verifier's verdict would go unseen from an engine's second
+    // run on (an agent's next job, the next endpoint of one `vantage check`).
+    config.resumption = rustls::client::Resumption::disabled();
     Ok(Arc::new(config))
 }
 
