@@ -33,19 +33,26 @@ fn echoes(got: &Value, id: i64) -> bool {
     got.as_i64() == Some(id)
 }
 
-/// Whether a `server/discover` result names the versions the server supports: the field
-/// that tells the era (spec section 5, the era decision table: "200 with
-/// `supportedVersions` → modern"; section 2.2: required). A result without it (`{}`, the
-/// answer of a JSON-RPC echo to any method) tells no era.
+/// Whether a `server/discover` result is one: it names the versions the server supports (the
+/// field that tells the era: spec section 5, "200 with `supportedVersions` → modern"), or it
+/// carries another field only a DiscoverResult has (`capabilities`, `resultType`, `ttlMs`,
+/// `cacheScope`): a discover answer that lacks a required field is still the server's answer
+/// to `server/discover`, and `discover.shape` judges what it lacks (a dual-era server is not
+/// "legacy only" for a malformed discover). A result with none of them (`{}`, the answer of a
+/// JSON-RPC echo to any method) tells no era.
 fn names_versions(result: &Value) -> bool {
-    result
+    let versions = result
         .get("supportedVersions")
         .and_then(Value::as_array)
-        .is_some_and(|v| v.iter().any(Value::is_string))
+        .is_some_and(|v| v.iter().any(Value::is_string));
+    versions
+        || ["capabilities", "resultType", "ttlMs", "cacheScope"]
+            .iter()
+            .any(|k| result.get(*k).is_some())
 }
 
-/// Whether `server/discover` worked: 2xx and a JSON-RPC result that echoes its id and names
-/// the supported versions.
+/// Whether `server/discover` worked: 2xx and a JSON-RPC result that echoes its id and is a
+/// DiscoverResult (it names the supported versions, or another of its fields).
 pub fn discover_works(ex: &Exchange) -> bool {
     (200..300).contains(&ex.status)
         && matches!(ex.rpc(), Some(Rpc::Result { id, result })

@@ -118,6 +118,33 @@ fn era_classification_table() {
         classify(Some(&no_versions), Some(&refused), None),
         Era::NotMcp
     );
+    // A DiscoverResult lacking only supportedVersions is still the server's discover answer:
+    // a dual-era server stays dual (discover.shape fails it, high), never "legacy only" with
+    // the fix "upgrade the SDK" (red team round 11, item 2).
+    let mut unversioned = good();
+    unversioned
+        .as_object_mut()
+        .unwrap()
+        .remove("supportedVersions");
+    let unversioned = discover_result(unversioned);
+    assert_eq!(
+        classify(Some(&unversioned), Some(&init_ok), None),
+        Era::Dual
+    );
+    assert_eq!(
+        classify(Some(&unversioned), Some(&refused), None),
+        Era::Modern
+    );
+    let shape = discover_shape(&unversioned, &json!(DISCOVER_ID));
+    assert_eq!(
+        (shape.outcome, shape.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        shape.observed.contains("supportedVersions"),
+        "{}",
+        shape.observed
+    );
 }
 
 #[test]
