@@ -169,7 +169,7 @@ async fn inside_a_namespace_without_routes() {
         connect,
         (connect.outcome, connect.severity, connect.cause),
         (Outcome::Unknown, None, Some(Cause::NoRoute)),
-        "the name has only IPv6 addresses (1) and this vantage is set to have no IPv6",
+        "the target has only IPv6 addresses (1) and this vantage is set to have no IPv6",
     );
     // The missing A record is the name's own fault (checks.md: an IPv4 A record present).
     assert_eq!(problems(&r), vec![CheckId::DnsARecord]);

@@ -188,7 +188,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         HeadersMethodCase => {
-            title: "Mcp-Method is compared with the body without regard to case",
+            title: "A request whose Mcp-Method differs from the body in case only is not refused with 400",
             remediation: "Compare Mcp-Method with the body's method exactly (values are case-sensitive) and answer 400 with -32020 when they differ.",
             spec: "MCP 2026-07-28 Streamable HTTP, Case Sensitivity and Server Validation",
             severity: Medium,
@@ -209,7 +209,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         HeadersVersionMismatch => {
-            title: "MCP-Protocol-Version is not compared with _meta",
+            title: "A request whose MCP-Protocol-Version differs from _meta is not refused with 400 and -32020",
             remediation: "Answer 400 with -32020 when the MCP-Protocol-Version header and params._meta's protocolVersion differ; a proxy routing on the header must not see another version than the server.",
             spec: "MCP 2026-07-28 Streamable HTTP, Protocol Version Header and Server Validation",
             severity: Medium,
@@ -490,7 +490,7 @@ vantage_agent::spec_table! {
         }
         ProbeTrustStore => {
             title: "A vantage does not trust the issuer other regions trusted",
-            remediation: "Give the vantage the trust anchor the other regions have: on vantage-agent, --target-ca-file with the CA that issued the target's chain (its --ca-file is the coordinator's CA); on vantage check, --ca-file. It refused the same chain (the evidence names the fingerprint) that other regions verified, so nothing about the target's TLS was decided in that region.",
+            remediation: "Give the vantage the trust anchor the other regions have: on vantage-agent, --target-ca-file with the CA that issued the target's chain (its --ca-file is the coordinator's CA; the chart's agent.targetCaSecret); on the coordinator's in-process vantage, probe.ca_file (the chart's coordinator.probe.caSecret); on vantage check, --ca-file. It refused the same chain (the evidence names the fingerprint) that other regions verified, so nothing about the target's TLS was decided in that region.",
             spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 5280 section 6: a path is validated against the verifier's own trust anchors)",
             severity: Medium,
             derived: Some((MERGE_VANTAGE_TLS, "a region refused a chain for an unknown issuer while another region verified the same chain (same SHA-256 fingerprints)")),

@@ -151,7 +151,7 @@ pub async fn connect_all(
             Verdict::unknown(
                 Cause::NoRoute,
                 format!(
-                    "the name has only IPv6 addresses ({left_out}) and {NO_IPV6}: nothing was sent, so whether the target accepts connections was not observed; check from a vantage with IPv6"
+                    "the target has only IPv6 addresses ({left_out}) and {NO_IPV6}: nothing was sent, so whether the target accepts connections was not observed; check it from a vantage with IPv6 (an agent without --no-ipv6)"
                 ),
             ),
             started,

@@ -157,7 +157,7 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
             "The endpoint did not answer within the per-exchange timeout: check that it answers (a stuck process, or a proxy that holds requests without a live backend, looks like this), or raise --check-timeout if it answers slowly."
         }
         Some(Cause::NoRoute) => {
-            "This vantage has no route (or no source address) to the address's network: connect() failed on the vantage itself and nothing was sent. Give the vantage's host (the agent's network) a route for that family, or check from a vantage that has one; the target was not judged. A vantage that has no IPv6 and never will: say so with --no-ipv6 (vantage check, vantage-agent; the chart's agent.ipv6: false) or probe.ipv6 = false (the coordinator's in-process vantage), and IPv6 is left out of its verdicts."
+            "Nothing was sent to these addresses: this vantage has no route (or no source address) for their family (connect() failed on the vantage itself), or it is set to have no IPv6 and the target has only IPv6 addresses. Check from a vantage that has a route for that family (for an IPv6-only target, one with IPv6), or give this vantage's network that route; the target was not judged. A vantage without IPv6 that checks dual-stack targets says so with --no-ipv6 (vantage check, vantage-agent; the chart's agent.ipv6: false) or probe.ipv6 = false (the coordinator's in-process vantage), so IPv6 is left out of its verdicts instead of leaving them unknown."
         }
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed."

@@ -116,7 +116,7 @@ pub fn faults(r: &RegionResult, regions: &[&RegionResult]) -> Vec<Fault> {
             cause: Cause::TrustStore,
             checks: vec![CheckId::TlsHandshake],
             words: format!(
-                "this vantage does not trust the issuer of the chain {} verified (the same chain: {leaf}); on vantage-agent add --target-ca-file with the CA that issued it; nothing about the target's TLS was decided here",
+                "this vantage does not trust the issuer of the chain {} verified (the same chain: {leaf}); give this vantage the CA that issued it (an agent: vantage-agent --target-ca-file, the chart's agent.targetCaSecret; the coordinator's in-process vantage: probe.ca_file, the chart's coordinator.probe.caSecret); nothing about the target's TLS was decided here",
                 names(&all)
             ),
         });

@@ -137,7 +137,8 @@ fn a_region_refusing_the_chain_others_verified_is_its_trust_store() {
     assert!(
         e.starts_with(
             "b: tls.handshake (this vantage does not trust the issuer of the chain a, c verified"
-        ) && e.contains("add --target-ca-file"),
+        ) && e.contains("vantage-agent --target-ca-file")
+            && e.contains("probe.ca_file"),
         "{e}"
     );
     assert!(
