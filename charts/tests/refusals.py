@@ -14,12 +14,7 @@ import tempfile
 import yaml
 
 
-def run(*args, cwd=None, check=True, env=None):
-    r = subprocess.run(list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env={**os.environ, **(env or {})})
-    if check and r.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
-    return r
+from proc import run
 
 
 # Pairs of targets: whether the coordinator refuses the two as one target appearing twice

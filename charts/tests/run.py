@@ -30,9 +30,10 @@ import argparse
 import base64
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from proc import run  # charts/tests is the script's directory
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SETS = ["coordinator", "agent", "all", "options"]
@@ -46,14 +47,6 @@ results = []
 def test(fn):
     results.append(fn)
     return fn
-
-
-def run(*args, cwd=None, check=True, env=None):
-    r = subprocess.run(list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env={**os.environ, **(env or {})})
-    if check and r.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
-    return r
 
 
 def render(tools, values):
