@@ -8,7 +8,6 @@ agents' own mistakes (a region listed twice, 0 replicas).
 import json
 import os
 import re
-import subprocess
 import tempfile
 
 import yaml
