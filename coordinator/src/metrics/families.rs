@@ -105,7 +105,7 @@ impl Family {
             }
             Family::RegionReachable => "Whether the region connected to the target.",
             Family::RegionUnknown => {
-                "1 when the region is a reason the target's last decision is unknown: it did not observe the target, or a finding that leaves the decision unknown (fleet.region-missing, probe.*, auth.credential-*) names it; 0 otherwise. VantageTargetUnknown leaves out regions without an agent and degraded ones."
+                "1 when the region left the target's last run without evidence, which alone makes a decision unknown (a worse one, blocked, stands): it did not observe the target, or a finding that leaves a decision unknown (fleet.region-missing, probe.*, auth.credential-*) names it; 0 otherwise. VantageTargetUnknown leaves out regions without an agent and degraded ones."
             }
             Family::RunsTotal => "Merged runs, by decision.",
             Family::ScheduledSkipped => {
