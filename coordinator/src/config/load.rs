@@ -256,7 +256,8 @@ impl Config {
             let e = match serde_path_to_error::deserialize::<_, Config>(toml::Value::Table(merged))
             {
                 Ok(cfg) => {
-                    cfg.validate(&origin)?;
+                    cfg.validate(&origin)
+                        .map_err(|e| blame_override(e, &overrides))?;
                     return Ok(cfg);
                 }
                 Err(e) => e,
@@ -286,6 +287,29 @@ impl Config {
                 None => return Err(classify(origin, key, None, &message)),
             }
         }
+    }
+}
+
+/// A value refused by validation came from the `VANTAGE_…` variable that set its key, when
+/// one did: the error names the variable, not the file (which may not hold the key at all).
+fn blame_override(e: ConfigError, overrides: &[Override]) -> ConfigError {
+    match e {
+        ConfigError::Invalid {
+            origin,
+            key,
+            message,
+        } => {
+            let setter = overrides.iter().find(|o| {
+                let k = o.key();
+                key == k || key.starts_with(&format!("{k}.")) || key.starts_with(&format!("{k}["))
+            });
+            ConfigError::Invalid {
+                origin: setter.map_or(origin, |o| Origin::Variable(o.variable.clone())),
+                key,
+                message,
+            }
+        }
+        other => other,
     }
 }
 
