@@ -12,6 +12,8 @@ mod error;
 mod limits_tests;
 mod load;
 #[cfg(test)]
+mod origin_tests;
+#[cfg(test)]
 mod tests;
 mod validate;
 
