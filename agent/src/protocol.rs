@@ -161,6 +161,23 @@ impl Engine {
                         rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
+                    // Only the authenticated request is redirected (a slash redirect
+                    // behind an auth middleware, a gateway sending logged-in traffic
+                    // elsewhere): redirect.none judges that answer, never "not MCP", and
+                    // nothing past it was observed (redirects are never followed).
+                    Ok(ex) if (300..400).contains(&ex.status) => {
+                        let mut shape = redirect::verdict(&ex, target);
+                        shape.observed = format!("with the credential: {}", shape.observed);
+                        if let Some(location) = ex.header("location") {
+                            shape.observed +=
+                                &egress::location_note(client.policy(), &target.url, location);
+                        }
+                        rec.record(CheckId::RedirectNone, shape, t);
+                        rec.skip_rest(
+                            "the endpoint redirects authenticated requests, and redirects are never followed",
+                        );
+                        return;
+                    }
                     Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover) {
                         Some(cut) => {
                             discover_unanswered(rec, &cut, initialize.as_ref(), t);
