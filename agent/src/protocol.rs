@@ -81,13 +81,7 @@ impl Engine {
             }
         };
         st.phases.insert("first_byte".into(), unauth.first_byte_ms);
-        let mut shape = redirect::verdict(&unauth, target);
-        let redirected = shape.outcome == Outcome::Fail;
-        if let (true, Some(location)) = (redirected, unauth.header("location")) {
-            shape.observed += &egress::location_note(client.policy(), &target.url, location);
-        }
-        rec.record(CheckId::RedirectNone, shape, t);
-        if redirected {
+        if record_redirect(rec, &unauth, target, client, "", t) {
             rec.skip_rest("the endpoint redirects, and redirects are never followed");
             return;
         }
@@ -166,13 +160,7 @@ impl Engine {
                     // elsewhere): redirect.none judges that answer, never "not MCP", and
                     // nothing past it was observed (redirects are never followed).
                     Ok(ex) if (300..400).contains(&ex.status) => {
-                        let mut shape = redirect::verdict(&ex, target);
-                        shape.observed = format!("with the credential: {}", shape.observed);
-                        if let Some(location) = ex.header("location") {
-                            shape.observed +=
-                                &egress::location_note(client.policy(), &target.url, location);
-                        }
-                        rec.record(CheckId::RedirectNone, shape, t);
+                        record_redirect(rec, &ex, target, client, "with the credential: ", t);
                         rec.skip_rest(
                             "the endpoint redirects authenticated requests, and redirects are never followed",
                         );
@@ -459,4 +447,24 @@ fn discover_unanswered(
 /// The first clause of an other-reason explanation (what happened, without the advice).
 fn reason_head(reason: &str) -> &str {
     reason.split(". ").next().unwrap_or(reason)
+}
+
+/// Record `redirect.none` on `ex` (its observation after `prefix`), with where the Location
+/// leads under the egress policy; whether it redirected (then nothing past it is observed).
+fn record_redirect(
+    rec: &mut Recorder,
+    ex: &Exchange,
+    target: &Target,
+    client: &EgressClient,
+    prefix: &str,
+    t: Instant,
+) -> bool {
+    let mut shape = redirect::verdict(ex, target);
+    let redirected = shape.outcome == Outcome::Fail;
+    shape.observed = format!("{prefix}{}", shape.observed);
+    if let (true, Some(location)) = (redirected, ex.header("location")) {
+        shape.observed += &egress::location_note(client.policy(), &target.url, location);
+    }
+    rec.record(CheckId::RedirectNone, shape, t);
+    redirected
 }
