@@ -254,8 +254,14 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
         observed.entry(fid).or_default().push(c.observed.as_str());
     }
     for (fid, (sev, regions, evidence)) in groups {
-        // Global only when every effective region has evidence and failed this way.
-        let scope = if regions.len() == effective.len() {
+        // Global when every region that weighs on this check's scope failed it this way: a
+        // region without evidence for the vantage's own reasons neither makes it global nor
+        // regional (checks.md 4.1).
+        let weighing = effective
+            .iter()
+            .filter(|r| evidence::weighs_on_scope(r, id))
+            .count();
+        let scope = if regions.len() == weighing {
             Scope::Global
         } else {
             Scope::Regional

@@ -343,3 +343,50 @@ fn counterexample_a_divergence_is_capped_by_the_failures_own_finding() {
     );
     assert_eq!(m.decision, Decision::Review);
 }
+
+/// Red team round 12, item 1: a region whose own resolver failed has no evidence for any
+/// later check; it made the target's own faults (a foreign Origin served, plain http in every
+/// region that reached it) "regional" in the other regions, so the report and the metric's
+/// `scope` label said the fault lived at an edge near those regions. Regions without evidence
+/// for the vantage's own reasons neither make a finding global nor regional (4.1); a region
+/// stopped by the target (NXDOMAIN, reproduction 4) still keeps it regional.
+#[test]
+fn counterexample_a_vantages_resolver_failure_leaves_the_targets_fault_global() {
+    let failing = |name: &str| {
+        let mut r = clean(name);
+        set(
+            &mut r,
+            CheckId::SecurityOrigin,
+            Outcome::Fail,
+            Some(Severity::Medium),
+            None,
+        );
+        r
+    };
+    let dead = resolver_failed("c", "TIMEOUT", "the resolver did not answer within 2 s");
+    let m = merged(vec![failing("a"), failing("b"), dead.clone(), failing("d")]);
+    let origin = m
+        .findings
+        .iter()
+        .find(|f| f.id == FindingId::SecurityOriginNotValidated)
+        .expect("the target's own Origin fault is a finding");
+    assert_eq!(origin.scope, Scope::Global, "{origin:?}");
+    assert_eq!(origin.regions, vec!["a", "b", "d"]);
+    assert!(has(&m, FindingId::ProbeResolverFailed), "{:?}", shape(&m));
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+
+    // The same failure where c's name does not exist (the zone's answer there): a different
+    // fault of the target in c, so the Origin finding is regional to the regions it was seen in.
+    let m = merged(vec![
+        failing("a"),
+        failing("b"),
+        nxdomain("c"),
+        failing("d"),
+    ]);
+    let origin = m
+        .findings
+        .iter()
+        .find(|f| f.id == FindingId::SecurityOriginNotValidated)
+        .unwrap();
+    assert_eq!(origin.scope, Scope::Regional, "{origin:?}");
+}

@@ -15,10 +15,13 @@
 //!   `blocked` may become `unknown`, but never `review` or `pass`. Turning a check with no
 //!   evidence into a failure is more knowledge, not a worse outcome, and is not generated.
 //! - (c) a per-check finding is `global` iff every effective (reporting, and not a degraded
-//!   one whose egress failures are discounted: `merge::degraded`) region has evidence for
-//!   that check and failed it the way that maps to this finding (a TLS judgement that is the
-//!   vantage's own clock or trust store, `merge::vantage_tls`, is no evidence); a region without evidence
-//!   prevents `global` but creates no `egress.blocked`,
+//!   one whose egress failures are discounted: `merge::degraded`) region that weighs on the
+//!   scope (`evidence::weighs_on_scope`: it has evidence for that check, or the check did not
+//!   apply where it observed the target, or it did not observe the target because of the
+//!   target) failed it the way that maps to this finding (a TLS judgement that is the
+//!   vantage's own clock or trust store, `merge::vantage_tls`, is no evidence); a region
+//!   without evidence for the vantage's own reasons neither makes it global nor regional
+//!   (red team round 12, item 1), and creates no `egress.blocked`,
 //!   `edge.divergent` or `dns.split-horizon` (those need a region that passed, or answers to
 //!   compare).
 //! - (d) a warning never yields a finding above its own severity (`edge.divergent` only from
@@ -136,7 +139,9 @@ proptest! {
             let passed = effective.iter().any(|r| r.check(id).is_some_and(|c| reading(c) == Reading::Pass));
             for fid in id.findings() {
                 let Some(f) = m.findings.iter().find(|f| f.id == fid) else { continue };
-                let all_failed_this_way = !effective.is_empty() && effective.iter().all(|r| {
+                // Regions whose lack of evidence is the vantage's own do not weigh (4.1).
+                let weighing: Vec<_> = effective.iter().filter(|r| super::evidence::weighs_on_scope(r, id)).collect();
+                let all_failed_this_way = !weighing.is_empty() && weighing.iter().all(|r| {
                     r.check(id).is_some_and(|c| {
                         reading(c) == Reading::Problem
                             && finding_id(id, c.outcome, passed, c.cause, r.era) == fid

@@ -135,6 +135,32 @@ fn explained_by_the_target(r: &RegionResult) -> bool {
     })
 }
 
+/// Whether a region weighs on the scope of a finding of this check (`checks.md` 4.1: "regions
+/// without evidence neither make it global nor make it regional"). It does when it has
+/// evidence for the check (either way); when it observed the target and the check did not
+/// apply there (a real difference between regions); and when it did not observe the target
+/// because of something the target did (a name the zone does not resolve there, a refused
+/// connection: a different fault of the target in that region). It does not when its lack of
+/// evidence is the vantage's own (its resolver, its policy, its deadline, its trust store):
+/// a vantage's fault never changes where the target's fault is said to live (red team round
+/// 12, item 1).
+pub fn weighs_on_scope(r: &RegionResult, check: CheckId) -> bool {
+    let Some(c) = r.check(check) else {
+        return false;
+    };
+    match reading(c) {
+        Reading::Pass | Reading::Problem => true,
+        Reading::Gap => false,
+        Reading::NotApplicable => {
+            if observation(r).observed {
+                true
+            } else {
+                explained_by_the_target(r)
+            }
+        }
+    }
+}
+
 /// Whether the region stopped at the authorization boundary without a credential (the
 /// merge names that `auth.credential-required`).
 pub fn credential_required(r: &RegionResult) -> bool {
