@@ -158,6 +158,7 @@ pub fn region_to_pb(r: &RegionResult) -> pb::RegionResult {
             clock: t.clock,
             verdict: name(&t.verdict),
             mixed: t.mixed,
+            extra_roots: t.extra_roots,
         }),
         phases_ms: r.phases_ms.iter().map(|(k, v)| (k.clone(), *v)).collect(),
         checks: r
@@ -311,6 +312,7 @@ pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError>
                     leaf_not_after: t.leaf_not_after,
                     clock: t.clock,
                     mixed: t.mixed,
+                    extra_roots: t.extra_roots,
                 })
             })
             .transpose()?,

@@ -33,6 +33,7 @@ fn a_region_survives_the_wire() {
             clock: 1_795_000_000,
             verdict: crate::model::TlsVerdict::NotYetValid,
             mixed: true,
+            extra_roots: true,
         }),
         phases_ms: [("dns".to_string(), 3u64)].into_iter().collect(),
         checks: vec![CheckResult {

@@ -355,7 +355,10 @@ impl Engine {
                 rec,
             )
             .await;
-            st.tls = seen;
+            st.tls = seen.map(|mut t| {
+                t.extra_roots = self.opts.extra_ca_pem.is_some();
+                t
+            });
             st.phases
                 .insert("tls".into(), t.elapsed().as_millis() as u64);
             rec.record_ms(CheckId::TlsPlainHttp, Verdict::pass("https"), 0);

@@ -41,4 +41,9 @@ pub struct TlsObservation {
     /// comparison with other regions is made on it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mixed: bool,
+    /// This vantage trusts certificate authorities it was given (vantage-agent
+    /// --target-ca-file, probe.ca_file, --ca-file) besides the public roots every client
+    /// ships: its `accepted` may rest on one of them, which a public client does not have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extra_roots: bool,
 }

@@ -179,6 +179,9 @@ pub(super) fn tls_for(checks: &[CheckResult], g: Option<TlsGen>) -> Option<TlsOb
             g.refusal
         },
         mixed: false,
+        // Property (f) is about stores of one kind; the public-roots rule has its table test
+        // (vantage_tls_tests: a_region_on_the_public_roots_refusing_a_private_chain_is_the_targets).
+        extra_roots: false,
     })
 }
 

@@ -171,6 +171,7 @@ pub fn observation<'a>(
         leaf_not_after: leaf.not_after,
         clock,
         verdict,
+        extra_roots: false,
     })
 }
 

@@ -110,7 +110,22 @@ pub fn faults(r: &RegionResult, regions: &[&RegionResult]) -> Vec<Fault> {
         day(own.leaf_not_after)
     );
     let handshake = problem(r, CheckId::TlsHandshake);
-    if handshake && own.verdict == TlsVerdict::UnknownIssuer {
+    // A vantage on the public roots alone refused what only vantages given a CA of their own
+    // accepted: it judged as every public client does. Which side is wrong depends on who
+    // the endpoint serves, which no vantage can see: the words say both (red team round 12,
+    // item 6; round 6, item 5), and the decision stays unknown, never pass.
+    let public_refusal = !own.extra_roots && accepting.iter().all(|(_, t)| t.extra_roots);
+    if handshake && own.verdict == TlsVerdict::UnknownIssuer && public_refusal {
+        let all: Vec<_> = accepting.iter().collect();
+        out.push(Fault {
+            cause: Cause::TrustStore,
+            checks: vec![CheckId::TlsHandshake],
+            words: format!(
+                "this vantage does not trust the issuer of the chain {} verified (the same chain: {leaf}) only with a CA they were given: it checks with the public roots alone, as public clients do. If public clients use the endpoint, its certificate is not publicly trusted: serve a chain from a public CA. If only clients given that CA use it, give this vantage the CA too (an agent: vantage-agent --target-ca-file, the chart's agent.targetCaSecret; the coordinator's in-process vantage: probe.ca_file, the chart's coordinator.probe.caSecret). Nothing about the target's TLS was decided here",
+                names(&all)
+            ),
+        });
+    } else if handshake && own.verdict == TlsVerdict::UnknownIssuer {
         let all: Vec<_> = accepting.iter().collect();
         out.push(Fault {
             cause: Cause::TrustStore,

@@ -27,7 +27,14 @@ fn presented(mut r: RegionResult, leaf: &str, verdict: TlsVerdict, clock: i64) -
         clock,
         verdict,
         mixed: false,
+        extra_roots: false,
     });
+    r
+}
+
+/// `r` with its vantage given a CA of its own (--target-ca-file) besides the public roots.
+fn given_a_ca(mut r: RegionResult) -> RegionResult {
+    r.tls.as_mut().unwrap().extra_roots = true;
     r
 }
 
@@ -373,4 +380,46 @@ fn the_majority_of_clocks_decides_which_one_is_odd() {
     assert_eq!(ids(&m), vec!["probe.clock-skew"], "{:?}", m.findings);
     let e = only(&m, FindingId::ProbeClockSkew).evidence.join(" | ");
     assert!(e.contains("25.0 days ahead of the clocks of b"), "{e}");
+}
+
+/// Red team round 12, item 6: a and c were given the private CA that issued the target's
+/// chain, b has the public roots only, as every public client. Whether b's store or the
+/// target's certificate is wrong depends on who the endpoint serves: the words say both (the
+/// fix never only tells the operator to give b the private CA), unknown, never pass. Given a
+/// CA of its own (not the one that issued the chain), or beside a region on the public roots
+/// alone that accepted, b's store is the odd one and the words say so alone.
+#[test]
+fn a_region_on_the_public_roots_refusing_a_private_chain_names_both_sides() {
+    let refusing = || {
+        refused(
+            "b",
+            LEAF,
+            TlsVerdict::UnknownIssuer,
+            NOW,
+            "127.0.0.1:443: TLS handshake: the server's certificate was rejected: it is not signed by an authority this vantage trusts (unknown issuer: …)",
+        )
+    };
+    let words = |m: &Merged| only(m, FindingId::ProbeTrustStore).evidence.join(" | ");
+    let (a, c) = (given_a_ca(accepted("a")), given_a_ca(accepted("c")));
+    let m = run(vec![a.clone(), refusing(), c.clone()]);
+    assert_eq!(ids(&m), vec!["probe.trust-store"], "{:?}", m.findings);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    let e = words(&m);
+    assert!(
+        e.contains("verified (the same chain")
+            && e.contains("only with a CA they were given")
+            && e.contains("public roots alone")
+            && e.contains("serve a chain from a public CA")
+            && e.contains("--target-ca-file"),
+        "{e}"
+    );
+
+    // b was given a CA too, and not the one that issued the chain: its store is in doubt.
+    let m = run(vec![a.clone(), given_a_ca(refusing()), c.clone()]);
+    assert_eq!(ids(&m), vec!["probe.trust-store"], "{:?}", m.findings);
+    assert!(!words(&m).contains("public CA"), "{}", words(&m));
+    // A region on the public roots alone accepted it: b's store is the odd one.
+    let m = run(vec![a, refusing(), accepted("c")]);
+    assert_eq!(ids(&m), vec!["probe.trust-store"], "{:?}", m.findings);
+    assert!(!words(&m).contains("public CA"), "{}", words(&m));
 }

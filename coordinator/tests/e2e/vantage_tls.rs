@@ -142,6 +142,15 @@ async fn an_agent_without_the_lab_ca_is_its_trust_store_not_the_target() {
         ) && evidence.contains("--target-ca-file"),
         "{f}"
     );
+    // a and c accepted with the lab CA they were given; b checks with the public roots alone,
+    // as public clients do: the words name both sides (red team round 12, item 6).
+    assert_eq!(tls_of(&report, "a")["extra_roots"], true);
+    assert!(tls_of(&report, "b").get("extra_roots").is_none());
+    assert!(
+        evidence.contains("public roots alone")
+            && evidence.contains("serve a chain from a public CA"),
+        "{f}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
