@@ -52,18 +52,19 @@ async fn a_dual_era_server_whose_discover_declares_nothing_is_listed_in_its_lega
     assert_eq!(r.era, Era::Dual);
     assert_shape_fails(&r);
     // The lists initialize advertised were read: the tool checks pass on what was read.
-    for id in [
-        CheckId::ToolsListShape,
-        CheckId::ToolsNameFormat,
-        CheckId::ToolsDeterministicOrder,
-        CheckId::ToolsNoPerConnectionVariance,
-        CheckId::ToolsSchemaValid,
-        CheckId::PaginationCursor,
-        CheckId::PaginationInvalidCursor,
-    ] {
-        let (o, _, seen) = outcome(&r, id);
-        assert_eq!(o, Outcome::Pass, "{id}: {seen}");
-    }
+    shared::assert_outcomes(
+        &r,
+        [
+            CheckId::ToolsListShape,
+            CheckId::ToolsNameFormat,
+            CheckId::ToolsDeterministicOrder,
+            CheckId::ToolsNoPerConnectionVariance,
+            CheckId::ToolsSchemaValid,
+            CheckId::PaginationCursor,
+            CheckId::PaginationInvalidCursor,
+        ],
+        Outcome::Pass,
+    );
     let surface = r.surface.as_ref().expect("a surface was read");
     assert_eq!(surface.era, Era::Legacy, "read in a 2025-11-25 session");
     let tools = surface.list(ListKind::Tools).expect("tools were read");
