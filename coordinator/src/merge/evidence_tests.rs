@@ -16,41 +16,60 @@ fn check(id: CheckId, outcome: Outcome, cause: Option<Cause>, observed: &str) ->
 
 #[test]
 fn a_vantage_side_cause_is_never_evidence() {
-    let c = check(CheckId::DnsResolve, Outcome::Fail, Some(Cause::Timeout), "");
-    assert_eq!(reading(&c), Reading::Gap);
-    assert_eq!(gap_finding(&c), FindingId::ProbeResolverFailed);
-    // A connect timeout is the target's silence (a silent drop), not the vantage's.
-    let c = check(CheckId::NetConnect, Outcome::Fail, Some(Cause::Timeout), "");
-    assert_eq!(reading(&c), Reading::Problem);
-    let c = check(
-        CheckId::NetConnect,
-        Outcome::Unknown,
-        Some(Cause::PolicyRefused),
-        "",
-    );
-    assert_eq!(
-        (reading(&c), gap_finding(&c)),
-        (Reading::Gap, FindingId::ProbePolicyRefused)
-    );
-    let c = check(
-        CheckId::EraDetect,
-        Outcome::Unknown,
-        Some(Cause::CredentialRefused),
-        "",
-    );
-    assert_eq!(gap_finding(&c), FindingId::AuthCredentialRefused);
-    let c = check(
-        CheckId::SecurityOrigin,
-        Outcome::Warn,
-        Some(Cause::OtherReason),
-        "",
-    );
-    assert_eq!(
-        (reading(&c), gap_finding(&c)),
-        (Reading::Gap, FindingId::ProbeIncomplete)
-    );
-    let c = check(CheckId::TransportGet, Outcome::Skip, None, "");
-    assert_eq!(reading(&c), Reading::NotApplicable);
+    // (check, outcome, cause): its reading, and the finding a gap is named by.
+    type Row = (CheckId, Outcome, Option<Cause>, Reading, Option<FindingId>);
+    let table: &[Row] = &[
+        (
+            CheckId::DnsResolve,
+            Outcome::Fail,
+            Some(Cause::Timeout),
+            Reading::Gap,
+            Some(FindingId::ProbeResolverFailed),
+        ),
+        // A connect timeout is the target's silence (a silent drop), not the vantage's.
+        (
+            CheckId::NetConnect,
+            Outcome::Fail,
+            Some(Cause::Timeout),
+            Reading::Problem,
+            None,
+        ),
+        (
+            CheckId::NetConnect,
+            Outcome::Unknown,
+            Some(Cause::PolicyRefused),
+            Reading::Gap,
+            Some(FindingId::ProbePolicyRefused),
+        ),
+        (
+            CheckId::EraDetect,
+            Outcome::Unknown,
+            Some(Cause::CredentialRefused),
+            Reading::Gap,
+            Some(FindingId::AuthCredentialRefused),
+        ),
+        (
+            CheckId::SecurityOrigin,
+            Outcome::Warn,
+            Some(Cause::OtherReason),
+            Reading::Gap,
+            Some(FindingId::ProbeIncomplete),
+        ),
+        (
+            CheckId::TransportGet,
+            Outcome::Skip,
+            None,
+            Reading::NotApplicable,
+            None,
+        ),
+    ];
+    for &(id, outcome, cause, want, gap) in table {
+        let c = check(id, outcome, cause, "");
+        assert_eq!(reading(&c), want, "{id} {outcome:?} {cause:?}");
+        if let Some(gap) = gap {
+            assert_eq!(gap_finding(&c), gap, "{id} {outcome:?} {cause:?}");
+        }
+    }
 }
 
 /// An older agent skipped every listing check of a server whose discover declared no
