@@ -16,52 +16,22 @@ fn check(id: CheckId, outcome: Outcome, cause: Option<Cause>, observed: &str) ->
 
 #[test]
 fn a_vantage_side_cause_is_never_evidence() {
+    use Cause::{CredentialRefused, OtherReason, PolicyRefused, Timeout};
+    use CheckId::{DnsResolve, EraDetect, NetConnect, SecurityOrigin, TransportGet};
+    use FindingId::{AuthCredentialRefused, ProbeIncomplete, ProbePolicyRefused};
+    use Outcome::{Fail, Skip, Unknown, Warn};
+    use Reading::{Gap, NotApplicable, Problem};
     // (check, outcome, cause): its reading, and the finding a gap is named by.
     type Row = (CheckId, Outcome, Option<Cause>, Reading, Option<FindingId>);
+    #[rustfmt::skip]
     let table: &[Row] = &[
-        (
-            CheckId::DnsResolve,
-            Outcome::Fail,
-            Some(Cause::Timeout),
-            Reading::Gap,
-            Some(FindingId::ProbeResolverFailed),
-        ),
+        (DnsResolve, Fail, Some(Timeout), Gap, Some(FindingId::ProbeResolverFailed)),
         // A connect timeout is the target's silence (a silent drop), not the vantage's.
-        (
-            CheckId::NetConnect,
-            Outcome::Fail,
-            Some(Cause::Timeout),
-            Reading::Problem,
-            None,
-        ),
-        (
-            CheckId::NetConnect,
-            Outcome::Unknown,
-            Some(Cause::PolicyRefused),
-            Reading::Gap,
-            Some(FindingId::ProbePolicyRefused),
-        ),
-        (
-            CheckId::EraDetect,
-            Outcome::Unknown,
-            Some(Cause::CredentialRefused),
-            Reading::Gap,
-            Some(FindingId::AuthCredentialRefused),
-        ),
-        (
-            CheckId::SecurityOrigin,
-            Outcome::Warn,
-            Some(Cause::OtherReason),
-            Reading::Gap,
-            Some(FindingId::ProbeIncomplete),
-        ),
-        (
-            CheckId::TransportGet,
-            Outcome::Skip,
-            None,
-            Reading::NotApplicable,
-            None,
-        ),
+        (NetConnect, Fail, Some(Timeout), Problem, None),
+        (NetConnect, Unknown, Some(PolicyRefused), Gap, Some(ProbePolicyRefused)),
+        (EraDetect, Unknown, Some(CredentialRefused), Gap, Some(AuthCredentialRefused)),
+        (SecurityOrigin, Warn, Some(OtherReason), Gap, Some(ProbeIncomplete)),
+        (TransportGet, Skip, None, NotApplicable, None),
     ];
     for &(id, outcome, cause, want, gap) in table {
         let c = check(id, outcome, cause, "");
