@@ -44,6 +44,13 @@ fn record_each(h: &Degraded, targets: &[&str], regions: impl Fn() -> Vec<RegionR
     }
 }
 
+/// The targets a, b and c scheduled, and a run of each whose region results are `regions()`.
+fn all_three(regions: impl Fn() -> Vec<RegionResult>) -> Degraded {
+    let h = scheduled(&["a", "b", "c"]);
+    record_each(&h, &["a", "b", "c"], regions);
+    h
+}
+
 /// The scheduled targets `targets`, each checked from eu and ap.
 fn scheduled(targets: &[&str]) -> Degraded {
     let h = Degraded::default();
@@ -78,10 +85,7 @@ fn a_region_failing_most_targets_alone_is_degraded() {
 
 #[test]
 fn a_target_down_everywhere_degrades_nobody() {
-    let h = scheduled(&["a", "b", "c"]);
-    record_each(&h, &["a", "b", "c"], || {
-        vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)]
-    });
+    let h = all_three(|| vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)]);
     assert!(h.regions().is_empty());
 }
 
@@ -118,10 +122,7 @@ fn only_scheduled_targets_and_their_regions_are_learned() {
 /// degraded. A reload that drops a target or a region forgets its verdicts.
 #[test]
 fn a_region_that_connects_again_heals() {
-    let h = scheduled(&["a", "b", "c"]);
-    record_each(&h, &["a", "b", "c"], || {
-        vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)]
-    });
+    let h = all_three(|| vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)]);
     assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
     h.record(&report(
         "a",
@@ -172,8 +173,7 @@ fn no_address(name: &str, cause: Cause) -> RegionResult {
 /// connections fail; it heals when it resolves and connects again.
 #[test]
 fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
-    let h = scheduled(&["a", "b", "c"]);
-    record_each(&h, &["a", "b", "c"], || {
+    let h = all_three(|| {
         vec![
             region("eu", Outcome::Pass),
             no_address("ap", Cause::ResolverError),
@@ -181,8 +181,7 @@ fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
     });
     assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
     // The older agents' spelling of the same fault (dns.resolve `unknown`, resolver failure).
-    let h2 = scheduled(&["a", "b", "c"]);
-    record_each(&h2, &["a", "b", "c"], || {
+    let h2 = all_three(|| {
         vec![
             region("eu", Outcome::Pass),
             no_address("ap", Cause::ResolverFailure),
@@ -201,30 +200,26 @@ fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
 /// deadline ran out at the DNS stage (`probe.incomplete`, not `probe.resolver-failed`).
 #[test]
 fn a_resolver_failure_everywhere_or_a_deadline_degrades_nobody() {
-    let h = scheduled(&["a", "b", "c"]);
-    record_each(&h, &["a", "b", "c"], || {
-        vec![
-            no_address("eu", Cause::ResolverError),
-            no_address("ap", Cause::ResolverError),
-        ]
-    });
-    assert!(h.regions().is_empty());
-    assert_eq!(
-        h.len(),
-        6,
-        "a verdict (not failing alone) per region and target"
-    );
-    let h = scheduled(&["a", "b", "c"]);
-    record_each(&h, &["a", "b", "c"], || {
-        vec![
-            region("eu", Outcome::Pass),
-            no_address("ap", Cause::Deadline),
-        ]
-    });
-    assert!(h.regions().is_empty());
-    assert_eq!(
-        h.len(),
-        3,
-        "eu's verdicts only: a deadline says nothing of ap"
-    );
+    for (regions, verdicts, why) in [
+        (
+            [
+                no_address("eu", Cause::ResolverError),
+                no_address("ap", Cause::ResolverError),
+            ],
+            6,
+            "a verdict (not failing alone) per region and target",
+        ),
+        (
+            [
+                region("eu", Outcome::Pass),
+                no_address("ap", Cause::Deadline),
+            ],
+            3,
+            "eu's verdicts only: a deadline says nothing of ap",
+        ),
+    ] {
+        let h = all_three(|| regions.to_vec());
+        assert!(h.regions().is_empty(), "{why}");
+        assert_eq!(h.len(), verdicts, "{why}");
+    }
 }
