@@ -1,6 +1,7 @@
 //! What the engine's tests (`agent/tests/engine.rs`, `era_front.rs`) and the coordinator's
 //! end-to-end tests (`coordinator/tests/e2e/support.rs`) share: the test options, the job
-//! they travel as, the lab's zone, and one assertion on a check with what it observed.
+//! they travel as, the lab's zone, and the assertions on checks' outcomes and what they
+//! observed (`assert_seen`, `assert_seen_all`, `assert_outcomes`, `assert_no_check_says`).
 //!
 //! Included by path (`#[path] mod`) rather than put in `vantage_fixture`: these speak the
 //! agent's types (`ProbeOptions`, `Job`, `CheckResult`), and the fixture must not depend on
