@@ -10,8 +10,8 @@ use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::run::{
-    all_tokens, assert_no_check_says, assert_outcomes, assert_seen, check, options, run_with,
-    unknowns,
+    all_tokens, assert_no_check_says, assert_outcomes, assert_seen, assert_seen_all, check,
+    options, run_with, unknowns,
 };
 
 const LEGACY_OPEN: &str = "initialize served without a token while server/discover requires one";
@@ -106,11 +106,11 @@ async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
         let r = region(&[Fault::Protected], with_token).await;
         passes(&r, CheckId::AuthChallenge, "401 with Bearer");
         let g = check(&r, CheckId::AuthGarbageToken);
-        assert_eq!(g.outcome, Outcome::Pass, "{}", g.observed);
-        assert!(
-            g.observed.contains("server/discover: 401") && g.observed.contains("tools/list: 401"),
-            "{}",
-            g.observed
+        assert_seen_all(
+            &g,
+            g.outcome,
+            Outcome::Pass,
+            &["server/discover: 401", "tools/list: 401"],
         );
     }
 }

@@ -1,7 +1,8 @@
 //! What the engine's tests (`agent/tests/engine.rs`, `era_front.rs`) and the coordinator's
 //! end-to-end tests (`coordinator/tests/e2e/support.rs`) share: the test options, the job
 //! they travel as, the lab's zone, and the assertions on checks' outcomes and what they
-//! observed (`assert_seen`, `assert_seen_all`, `assert_outcomes`, `assert_no_check_says`).
+//! observed (`assert_seen`, `assert_seen_all`, `assert_not_seen`, `assert_outcomes`,
+//! `assert_no_check_says`).
 //!
 //! Included by path (`#[path] mod`) rather than put in `vantage_fixture`: these speak the
 //! agent's types (`ProbeOptions`, `Job`, `CheckResult`), and the fixture must not depend on
@@ -167,6 +168,20 @@ pub fn assert_seen_all<T: PartialEq + Debug>(c: &CheckResult, got: T, want: T, n
         assert!(
             c.observed.contains(needle),
             "{}: {:?} not in {}",
+            c.id,
+            needle,
+            c.observed
+        );
+    }
+}
+
+/// None of `never` is in what `c` observed.
+#[track_caller]
+pub fn assert_not_seen(c: &CheckResult, never: &[&str]) {
+    for needle in never {
+        assert!(
+            !c.observed.contains(needle),
+            "{}: {:?} in {}",
             c.id,
             needle,
             c.observed

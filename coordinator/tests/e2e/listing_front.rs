@@ -188,7 +188,7 @@ mod tests {
     use vantage_fixture::Fixture;
 
     use super::{front, Answer, Mode, When};
-    use crate::support::shared::assert_seen;
+    use crate::support::shared::{assert_not_seen, assert_seen};
     use crate::support::{check_with, options, outcome};
 
     /// `method` answered `answer` when `when` says, nothing unadvertised.
@@ -383,11 +383,7 @@ mod tests {
                 report.findings
             );
             let c = outcome(&report, CheckId::PaginationCursor);
-            assert!(
-                !c.observed.contains("refused the cursor it issued"),
-                "{}",
-                c.observed
-            );
+            assert_not_seen(&c, &["refused the cursor it issued"]);
         }
     }
 
