@@ -229,14 +229,7 @@ fn modern_but_dual_unknown(r: &RegionResult, mode: Mode, cause: Cause, seen: &st
         Outcome::Pass,
         "{mode:?}"
     );
-    for c in &r.checks {
-        assert!(
-            !c.observed.contains("2026-07-28 only"),
-            "{mode:?} {}: {}",
-            c.id,
-            c.observed
-        );
-    }
+    shared::assert_no_check_says(r, "2026-07-28 only", &format!("{mode:?}"));
 }
 
 /// initialize works (2025-11-25), discover was not observed: MCP for certain, never "not

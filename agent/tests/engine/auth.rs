@@ -8,8 +8,8 @@ use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::run::{
-    all_tokens, assert_problem_severities, assert_problems, check, options, problems, run_with,
-    Problem,
+    all_tokens, assert_outcomes, assert_problem_severities, assert_problems, check, options,
+    problems, run_with, Problem,
 };
 
 use Outcome::{Fail, Warn};
@@ -21,14 +21,13 @@ async fn the_clean_protected_fixture_passes_with_a_token() {
     let region = run_with(&fixture.url(), all_tokens()).await;
     assert_problems(&region, &[]);
     assert!(region.protected && region.authenticated);
-    for id in in_stage(Stage::Auth) {
-        let c = check(&region, id);
-        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
-    }
+    assert_outcomes(&region, in_stage(Stage::Auth), Outcome::Pass);
     // The transport checks ran authenticated.
-    for id in [CheckId::HeadersMissingMethod, CheckId::MethodUnknown] {
-        assert_eq!(check(&region, id).outcome, Outcome::Pass, "{id}");
-    }
+    assert_outcomes(
+        &region,
+        [CheckId::HeadersMissingMethod, CheckId::MethodUnknown],
+        Outcome::Pass,
+    );
 }
 
 #[tokio::test]
@@ -36,14 +35,16 @@ async fn without_a_token_what_could_run_ran_and_the_rest_says_why_not() {
     let fixture = Fixture::start(&[Fault::Protected]).await.unwrap();
     let region = run_with(&fixture.url(), options()).await;
     assert!(region.protected && !region.authenticated);
-    for id in [
-        CheckId::AuthChallenge,
-        CheckId::AuthPrm,
-        CheckId::AuthAsMetadata,
-        CheckId::AuthGarbageToken,
-    ] {
-        assert_eq!(check(&region, id).outcome, Outcome::Pass, "{id}");
-    }
+    assert_outcomes(
+        &region,
+        [
+            CheckId::AuthChallenge,
+            CheckId::AuthPrm,
+            CheckId::AuthAsMetadata,
+            CheckId::AuthGarbageToken,
+        ],
+        Outcome::Pass,
+    );
     let skipped = check(&region, CheckId::HeadersMissingMethod);
     assert_eq!(skipped.outcome, Outcome::Skip);
     assert!(

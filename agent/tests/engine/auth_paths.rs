@@ -9,7 +9,10 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_fixture::{Fault, Fixture};
 
-use crate::run::{all_tokens, assert_seen, check, options, run_with, unknowns};
+use crate::run::{
+    all_tokens, assert_no_check_says, assert_outcomes, assert_seen, assert_seen_all, check,
+    options, run_with, unknowns,
+};
 
 const LEGACY_OPEN: &str = "initialize served without a token while server/discover requires one";
 
@@ -29,15 +32,6 @@ fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle
 #[track_caller]
 fn passes(r: &RegionResult, id: CheckId, needle: &str) {
     seen(r, id, (Outcome::Pass, None), needle);
-}
-
-/// Every one of `ids` passed.
-#[track_caller]
-fn all_pass(r: &RegionResult, ids: &[CheckId]) {
-    for &id in ids {
-        let c = check(r, id);
-        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
-    }
 }
 
 /// The region is protected (authenticated exactly when a credential was given), and its
@@ -112,11 +106,11 @@ async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
         let r = region(&[Fault::Protected], with_token).await;
         passes(&r, CheckId::AuthChallenge, "401 with Bearer");
         let g = check(&r, CheckId::AuthGarbageToken);
-        assert_eq!(g.outcome, Outcome::Pass, "{}", g.observed);
-        assert!(
-            g.observed.contains("server/discover: 401") && g.observed.contains("tools/list: 401"),
-            "{}",
-            g.observed
+        assert_seen_all(
+            &g,
+            g.outcome,
+            Outcome::Pass,
+            &["server/discover: 401", "tools/list: 401"],
         );
     }
 }
@@ -143,14 +137,15 @@ async fn a_random_token_let_through_on_tools_list_is_critical() {
 async fn a_public_discovery_with_tools_list_protected_is_judged_from_tools_list() {
     let r = region(&[Fault::AuthDiscoverPublic], true).await;
     bearer_boundary(&r, true);
-    all_pass(
+    assert_outcomes(
         &r,
-        &[
+        [
             CheckId::AuthPrm,
             CheckId::AuthGarbageToken,
             CheckId::AuthWrongAudience,
             CheckId::AuthInsufficientScope,
         ],
+        Outcome::Pass,
     );
     let problems: Vec<_> = r
         .checks
@@ -216,20 +211,18 @@ async fn a_403_with_a_bearer_challenge_is_the_boundary_with_the_wrong_status() {
         (Outcome::Fail, Some(Severity::High)),
         "403 where 401 is required",
     );
-    all_pass(
+    assert_outcomes(
         &r,
-        &[
+        [
             CheckId::AuthPrm,
             CheckId::EraDetect,
             CheckId::HeadersMissingMethod,
         ],
+        Outcome::Pass,
     );
-    for c in &r.checks {
-        assert!(
-            !c.observed.contains("allow this vantage's address"),
-            "{}: {}",
-            c.id,
-            c.observed
-        );
-    }
+    assert_no_check_says(
+        &r,
+        "allow this vantage's address",
+        "403 with a Bearer challenge:",
+    );
 }

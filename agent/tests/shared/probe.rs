@@ -1,6 +1,8 @@
 //! What the engine's tests (`agent/tests/engine.rs`, `era_front.rs`) and the coordinator's
 //! end-to-end tests (`coordinator/tests/e2e/support.rs`) share: the test options, the job
-//! they travel as, the lab's zone, and one assertion on a check with what it observed.
+//! they travel as, the lab's zone, and the assertions on checks' outcomes and what they
+//! observed (`assert_seen`, `assert_seen_all`, `assert_not_seen`, `assert_outcomes`,
+//! `assert_no_check_says`).
 //!
 //! Included by path (`#[path] mod`) rather than put in `vantage_fixture`: these speak the
 //! agent's types (`ProbeOptions`, `Job`, `CheckResult`), and the fixture must not depend on
@@ -11,7 +13,8 @@
 use std::fmt::Debug;
 use std::time::Duration;
 
-use vantage_agent::model::CheckResult;
+use vantage_agent::catalog::CheckId;
+use vantage_agent::model::{CheckResult, Outcome, RegionResult};
 use vantage_agent::probe::dns::ResolverChoice;
 use vantage_agent::{Job, Policy, ProbeOptions, Target};
 use vantage_fixture::lab::{LabCa, LabDns, TlsFront};
@@ -154,14 +157,59 @@ pub fn closed_port() -> u16 {
 /// that what `c` observed contains `needle`; either failure says what was observed.
 #[track_caller]
 pub fn assert_seen<T: PartialEq + Debug>(c: &CheckResult, got: T, want: T, needle: &str) {
+    assert_seen_all(c, got, want, &[needle]);
+}
+
+/// [`assert_seen`] with every one of `needles` in what `c` observed.
+#[track_caller]
+pub fn assert_seen_all<T: PartialEq + Debug>(c: &CheckResult, got: T, want: T, needles: &[&str]) {
     assert_eq!(got, want, "{}: {}", c.id, c.observed);
-    assert!(
-        c.observed.contains(needle),
-        "{}: {:?} not in {}",
-        c.id,
-        needle,
-        c.observed
-    );
+    for needle in needles {
+        assert!(
+            c.observed.contains(needle),
+            "{}: {:?} not in {}",
+            c.id,
+            needle,
+            c.observed
+        );
+    }
+}
+
+/// None of `never` is in what `c` observed.
+#[track_caller]
+pub fn assert_not_seen(c: &CheckResult, never: &[&str]) {
+    for needle in never {
+        assert!(
+            !c.observed.contains(needle),
+            "{}: {:?} in {}",
+            c.id,
+            needle,
+            c.observed
+        );
+    }
+}
+
+/// Every one of `ids` is in `r` with the outcome `want`; a failure names the check and what
+/// it observed.
+#[track_caller]
+pub fn assert_outcomes(r: &RegionResult, ids: impl IntoIterator<Item = CheckId>, want: Outcome) {
+    for id in ids {
+        let c = r.check(id).unwrap_or_else(|| panic!("{id} missing"));
+        assert_eq!(c.outcome, want, "{id}: {}", c.observed);
+    }
+}
+
+/// No check of `r` observed `needle` (`what` says which run this is).
+#[track_caller]
+pub fn assert_no_check_says(r: &RegionResult, needle: &str, what: &str) {
+    for c in &r.checks {
+        assert!(
+            !c.observed.contains(needle),
+            "{what} {}: {}",
+            c.id,
+            c.observed
+        );
+    }
 }
 
 /// Whether this process may make a network namespace (`unshare --net`: root, or a user
@@ -197,7 +245,7 @@ pub fn assert_cut_by_a_cap(c: &CheckResult, what: &str) {
     assert_eq!(
         (c.outcome, c.severity, c.cause),
         (
-            vantage_agent::model::Outcome::Unknown,
+            Outcome::Unknown,
             None,
             Some(vantage_agent::model::Cause::SizeCap)
         ),

@@ -37,6 +37,20 @@ fn report(target: &str, regions: Vec<RegionResult>) -> Report {
     }
 }
 
+/// A run of each of `targets` whose region results are `regions()`, recorded in `h`.
+fn record_each(h: &Degraded, targets: &[&str], regions: impl Fn() -> Vec<RegionResult>) {
+    for t in targets {
+        h.record(&report(t, regions()));
+    }
+}
+
+/// The targets a, b and c scheduled, and a run of each whose region results are `regions()`.
+fn all_three(regions: impl Fn() -> Vec<RegionResult>) -> Degraded {
+    let h = scheduled(&["a", "b", "c"]);
+    record_each(&h, &["a", "b", "c"], regions);
+    h
+}
+
 /// The scheduled targets `targets`, each checked from eu and ap.
 fn scheduled(targets: &[&str]) -> Degraded {
     let h = Degraded::default();
@@ -52,12 +66,9 @@ fn scheduled(targets: &[&str]) -> Degraded {
 #[test]
 fn a_region_failing_most_targets_alone_is_degraded() {
     let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b"] {
-        h.record(&report(
-            t,
-            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
-        ));
-    }
+    record_each(&h, &["a", "b"], || {
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)]
+    });
     assert!(
         h.regions().is_empty(),
         "two targets are not enough to judge"
@@ -74,13 +85,7 @@ fn a_region_failing_most_targets_alone_is_degraded() {
 
 #[test]
 fn a_target_down_everywhere_degrades_nobody() {
-    let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)],
-        ));
-    }
+    let h = all_three(|| vec![region("eu", Outcome::Fail), region("ap", Outcome::Fail)]);
     assert!(h.regions().is_empty());
 }
 
@@ -106,12 +111,9 @@ fn only_scheduled_targets_and_their_regions_are_learned() {
     assert_eq!(h.len(), 1, "eu's verdict on a, and nothing of us");
     // Without a schedule, nothing at all.
     let h = Degraded::default();
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
-        ));
-    }
+    record_each(&h, &["a", "b", "c"], || {
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)]
+    });
     assert!(h.is_empty());
 }
 
@@ -120,13 +122,7 @@ fn only_scheduled_targets_and_their_regions_are_learned() {
 /// degraded. A reload that drops a target or a region forgets its verdicts.
 #[test]
 fn a_region_that_connects_again_heals() {
-    let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)],
-        ));
-    }
+    let h = all_three(|| vec![region("eu", Outcome::Pass), region("ap", Outcome::Fail)]);
     assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
     h.record(&report(
         "a",
@@ -177,36 +173,25 @@ fn no_address(name: &str, cause: Cause) -> RegionResult {
 /// connections fail; it heals when it resolves and connects again.
 #[test]
 fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
-    let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![
-                region("eu", Outcome::Pass),
-                no_address("ap", Cause::ResolverError),
-            ],
-        ));
-    }
+    let h = all_three(|| {
+        vec![
+            region("eu", Outcome::Pass),
+            no_address("ap", Cause::ResolverError),
+        ]
+    });
     assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]));
     // The older agents' spelling of the same fault (dns.resolve `unknown`, resolver failure).
-    let h2 = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h2.record(&report(
-            t,
-            vec![
-                region("eu", Outcome::Pass),
-                no_address("ap", Cause::ResolverFailure),
-            ],
-        ));
-    }
+    let h2 = all_three(|| {
+        vec![
+            region("eu", Outcome::Pass),
+            no_address("ap", Cause::ResolverFailure),
+        ]
+    });
     assert_eq!(h2.regions(), BTreeSet::from(["ap".to_string()]));
     // Its resolver is back: two of three targets clear.
-    for t in ["a", "b"] {
-        h.record(&report(
-            t,
-            vec![region("eu", Outcome::Pass), region("ap", Outcome::Pass)],
-        ));
-    }
+    record_each(&h, &["a", "b"], || {
+        vec![region("eu", Outcome::Pass), region("ap", Outcome::Pass)]
+    });
     assert!(h.regions().is_empty());
 }
 
@@ -215,36 +200,26 @@ fn a_region_whose_own_resolver_fails_most_targets_is_degraded() {
 /// deadline ran out at the DNS stage (`probe.incomplete`, not `probe.resolver-failed`).
 #[test]
 fn a_resolver_failure_everywhere_or_a_deadline_degrades_nobody() {
-    let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![
+    for (regions, verdicts, why) in [
+        (
+            [
                 no_address("eu", Cause::ResolverError),
                 no_address("ap", Cause::ResolverError),
             ],
-        ));
-    }
-    assert!(h.regions().is_empty());
-    assert_eq!(
-        h.len(),
-        6,
-        "a verdict (not failing alone) per region and target"
-    );
-    let h = scheduled(&["a", "b", "c"]);
-    for t in ["a", "b", "c"] {
-        h.record(&report(
-            t,
-            vec![
+            6,
+            "a verdict (not failing alone) per region and target",
+        ),
+        (
+            [
                 region("eu", Outcome::Pass),
                 no_address("ap", Cause::Deadline),
             ],
-        ));
+            3,
+            "eu's verdicts only: a deadline says nothing of ap",
+        ),
+    ] {
+        let h = all_three(|| regions.to_vec());
+        assert!(h.regions().is_empty(), "{why}");
+        assert_eq!(h.len(), verdicts, "{why}");
     }
-    assert!(h.regions().is_empty());
-    assert_eq!(
-        h.len(),
-        3,
-        "eu's verdicts only: a deadline says nothing of ap"
-    );
 }

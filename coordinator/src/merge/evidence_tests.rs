@@ -16,41 +16,30 @@ fn check(id: CheckId, outcome: Outcome, cause: Option<Cause>, observed: &str) ->
 
 #[test]
 fn a_vantage_side_cause_is_never_evidence() {
-    let c = check(CheckId::DnsResolve, Outcome::Fail, Some(Cause::Timeout), "");
-    assert_eq!(reading(&c), Reading::Gap);
-    assert_eq!(gap_finding(&c), FindingId::ProbeResolverFailed);
-    // A connect timeout is the target's silence (a silent drop), not the vantage's.
-    let c = check(CheckId::NetConnect, Outcome::Fail, Some(Cause::Timeout), "");
-    assert_eq!(reading(&c), Reading::Problem);
-    let c = check(
-        CheckId::NetConnect,
-        Outcome::Unknown,
-        Some(Cause::PolicyRefused),
-        "",
-    );
-    assert_eq!(
-        (reading(&c), gap_finding(&c)),
-        (Reading::Gap, FindingId::ProbePolicyRefused)
-    );
-    let c = check(
-        CheckId::EraDetect,
-        Outcome::Unknown,
-        Some(Cause::CredentialRefused),
-        "",
-    );
-    assert_eq!(gap_finding(&c), FindingId::AuthCredentialRefused);
-    let c = check(
-        CheckId::SecurityOrigin,
-        Outcome::Warn,
-        Some(Cause::OtherReason),
-        "",
-    );
-    assert_eq!(
-        (reading(&c), gap_finding(&c)),
-        (Reading::Gap, FindingId::ProbeIncomplete)
-    );
-    let c = check(CheckId::TransportGet, Outcome::Skip, None, "");
-    assert_eq!(reading(&c), Reading::NotApplicable);
+    use Cause::{CredentialRefused, OtherReason, PolicyRefused, Timeout};
+    use CheckId::{DnsResolve, EraDetect, NetConnect, SecurityOrigin, TransportGet};
+    use FindingId::{AuthCredentialRefused, ProbeIncomplete, ProbePolicyRefused};
+    use Outcome::{Fail, Skip, Unknown, Warn};
+    use Reading::{Gap, NotApplicable, Problem};
+    // (check, outcome, cause): its reading, and the finding a gap is named by.
+    type Row = (CheckId, Outcome, Option<Cause>, Reading, Option<FindingId>);
+    #[rustfmt::skip]
+    let table: &[Row] = &[
+        (DnsResolve, Fail, Some(Timeout), Gap, Some(FindingId::ProbeResolverFailed)),
+        // A connect timeout is the target's silence (a silent drop), not the vantage's.
+        (NetConnect, Fail, Some(Timeout), Problem, None),
+        (NetConnect, Unknown, Some(PolicyRefused), Gap, Some(ProbePolicyRefused)),
+        (EraDetect, Unknown, Some(CredentialRefused), Gap, Some(AuthCredentialRefused)),
+        (SecurityOrigin, Warn, Some(OtherReason), Gap, Some(ProbeIncomplete)),
+        (TransportGet, Skip, None, NotApplicable, None),
+    ];
+    for &(id, outcome, cause, want, gap) in table {
+        let c = check(id, outcome, cause, "");
+        assert_eq!(reading(&c), want, "{id} {outcome:?} {cause:?}");
+        if let Some(gap) = gap {
+            assert_eq!(gap_finding(&c), gap, "{id} {outcome:?} {cause:?}");
+        }
+    }
 }
 
 /// An older agent skipped every listing check of a server whose discover declared no

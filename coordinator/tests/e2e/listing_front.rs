@@ -188,6 +188,7 @@ mod tests {
     use vantage_fixture::Fixture;
 
     use super::{front, Answer, Mode, When};
+    use crate::support::shared::{assert_not_seen, assert_seen};
     use crate::support::{check_with, options, outcome};
 
     /// `method` answered `answer` when `when` says, nothing unadvertised.
@@ -227,13 +228,12 @@ mod tests {
     ) {
         for id in ids {
             let c = outcome(report, *id);
-            assert_eq!(
+            assert_seen(
+                &c,
                 (c.outcome, c.severity, c.cause),
                 (Outcome::Unknown, None, Some(cause)),
-                "{id}: {}",
-                c.observed
+                needle,
             );
-            assert!(c.observed.contains(needle), "{id}: {}", c.observed);
         }
         assert!(
             !report.findings.iter().any(|f| f.severity >= Severity::High),
@@ -305,8 +305,7 @@ mod tests {
         assert!(report.regions[0].protected && !report.regions[0].authenticated);
         for id in TOOL_RULES {
             let c = outcome(&report, *id);
-            assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
-            assert!(c.observed.contains("--token-env"), "{id}: {}", c.observed);
+            assert_seen(&c, c.outcome, Outcome::Skip, "--token-env");
         }
         assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
         assert!(
@@ -320,16 +319,11 @@ mod tests {
         let report = through(mode, true).await;
         for id in TOOL_RULES {
             let c = outcome(&report, *id);
-            assert_eq!(
+            assert_seen(
+                &c,
                 (c.outcome, c.cause),
                 (Outcome::Unknown, Some(Cause::CredentialRefused)),
-                "{id}: {}",
-                c.observed
-            );
-            assert!(
-                c.observed.contains("credential given was refused"),
-                "{id}: {}",
-                c.observed
+                "credential given was refused",
             );
         }
         assert!(report.finding(FindingId::AuthCredentialRefused).is_some());
@@ -389,11 +383,7 @@ mod tests {
                 report.findings
             );
             let c = outcome(&report, CheckId::PaginationCursor);
-            assert!(
-                !c.observed.contains("refused the cursor it issued"),
-                "{}",
-                c.observed
-            );
+            assert_not_seen(&c, &["refused the cursor it issued"]);
         }
     }
 
@@ -406,16 +396,11 @@ mod tests {
         let mode = on("tools/list", When::LaterPages, Answer::NumericCursor);
         let report = through(mode, false).await;
         let c = outcome(&report, CheckId::PaginationCursor);
-        assert_eq!(
+        assert_seen(
+            &c,
             (c.outcome, c.severity),
             (Outcome::Fail, Some(Severity::Medium)),
-            "{}",
-            c.observed
-        );
-        assert!(
-            c.observed.contains("nextCursor is 12345, not a string"),
-            "{}",
-            c.observed
+            "nextCursor is 12345, not a string",
         );
         for id in [
             CheckId::CapsDiscoverMatchesHandlers,
@@ -424,12 +409,7 @@ mod tests {
             CheckId::ToolsNameFormat,
         ] {
             let c = outcome(&report, id);
-            assert_eq!(c.outcome, Outcome::Skip, "{id}: {}", c.observed);
-            assert!(
-                c.observed.contains("nextCursor is 12345"),
-                "{id}: {}",
-                c.observed
-            );
+            assert_seen(&c, c.outcome, Outcome::Skip, "nextCursor is 12345");
         }
         let f = report.finding(FindingId::PaginationCursor).expect("named");
         assert_eq!(f.severity, Severity::Medium);

@@ -15,26 +15,9 @@ use serde_json::{Map, Value};
 /// The case whose fixture names a tool for the client's ephemeral port.
 pub const PER_CONNECTION_CASE: &str = "fixture-per-connection-variance";
 
-/// Replace every run of digits right after `marker` with `with`.
-fn mask_after(text: &str, marker: &str, with: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find(marker) {
-        let (head, tail) = rest.split_at(at + marker.len());
-        out.push_str(head);
-        let digits = tail.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 {
-            out.push_str(with);
-        }
-        rest = &tail[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Replace a run of digits that sits between `before` and `after` with `N`; digits that are
-/// not followed by `after` are kept.
-fn mask_between(text: &str, before: &str, after: &str) -> String {
+/// Replace each run of digits right after `before` and followed by `after` (anything, when
+/// `after` is empty) with `with`; digits not followed by `after` are kept.
+fn mask_digits(text: &str, before: &str, after: &str, with: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find(before) {
@@ -42,7 +25,7 @@ fn mask_between(text: &str, before: &str, after: &str) -> String {
         out.push_str(head);
         let digits = tail.chars().take_while(char::is_ascii_digit).count();
         if digits > 0 && tail[digits..].starts_with(after) {
-            out.push('N');
+            out.push_str(with);
             rest = &tail[digits..];
         } else {
             rest = tail;
@@ -53,14 +36,14 @@ fn mask_between(text: &str, before: &str, after: &str) -> String {
 }
 
 fn mask(s: &str, per_connection: bool) -> String {
-    let s = mask_after(s, "127.0.0.1:", "PORT");
-    let s = mask_after(&s, "[::1]:", "PORT");
-    let s = mask_after(&s, "vantage-garbage-", "N");
+    let s = mask_digits(s, "127.0.0.1:", "", "PORT");
+    let s = mask_digits(&s, "[::1]:", "", "PORT");
+    let s = mask_digits(&s, "vantage-garbage-", "", "N");
     // agent/src/probe/connect.rs: "{addr} connected in {ms} ms", "{addr} {cause} after {ms} ms ({msg})".
-    let s = mask_between(&s, "connected in ", " ms");
-    let s = mask_between(&s, " after ", " ms (");
+    let s = mask_digits(&s, "connected in ", " ms", "N");
+    let s = mask_digits(&s, " after ", " ms (", "N");
     if per_connection {
-        mask_after(&s, "session_", "PORT")
+        mask_digits(&s, "session_", "", "PORT")
     } else {
         s
     }
