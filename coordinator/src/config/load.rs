@@ -253,10 +253,11 @@ impl Config {
                     o.value(!as_string.contains(&o.variable)),
                 );
             }
+            let written = written_targets(&merged);
             let e = match serde_path_to_error::deserialize::<_, Config>(toml::Value::Table(merged))
             {
                 Ok(cfg) => {
-                    cfg.validate(&origin)
+                    cfg.validate(&origin, &written)
                         .map_err(|e| blame_override(e, &overrides))?;
                     return Ok(cfg);
                 }
@@ -288,6 +289,22 @@ impl Config {
             }
         }
     }
+}
+
+/// Each `[[checks]]` entry's `target` as written (empty when it is not a string).
+fn written_targets(table: &toml::Table) -> Vec<String> {
+    let Some(toml::Value::Array(checks)) = table.get("checks") else {
+        return Vec::new();
+    };
+    checks
+        .iter()
+        .map(|c| {
+            c.get("target")
+                .and_then(toml::Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
 }
 
 /// A value refused by validation came from the `VANTAGE_…` variable that set its key, when

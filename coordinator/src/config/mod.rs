@@ -14,6 +14,8 @@ mod load;
 #[cfg(test)]
 mod origin_tests;
 #[cfg(test)]
+mod same_target_tests;
+#[cfg(test)]
 mod tests;
 mod validate;
 

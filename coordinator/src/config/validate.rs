@@ -22,7 +22,9 @@ fn is_label_name(key: &str) -> bool {
 }
 
 impl Config {
-    pub(super) fn validate(&self, origin: &Origin) -> Result<(), ConfigError> {
+    /// `written`: each `[[checks]]` entry's target as the operator wrote it (by index), so a
+    /// refusal can name the entries as they read in the file.
+    pub(super) fn validate(&self, origin: &Origin, written: &[String]) -> Result<(), ConfigError> {
         let invalid = |key: String, message: String| ConfigError::Invalid {
             origin: origin.clone(),
             key,
@@ -83,13 +85,15 @@ impl Config {
             ));
         }
         self.validate_limits(origin)?;
-        let mut targets = BTreeSet::new();
         for (i, c) in self.checks.iter().enumerate() {
-            if !targets.insert(c.target.to_string()) {
-                return Err(ConfigError::DuplicateName {
-                    section: "checks",
-                    name: c.target.to_string(),
-                });
+            if let Some(first) = self.checks[..i]
+                .iter()
+                .position(|e| e.target.to_string() == c.target.to_string())
+            {
+                return Err(invalid(
+                    format!("checks[{i}].target"),
+                    self.same_target(first, i, written),
+                ));
             }
             if c.interval < Duration::from_secs(1) {
                 return Err(invalid(
@@ -157,6 +161,35 @@ impl Config {
             ));
         }
         Ok(())
+    }
+}
+
+impl Config {
+    /// Why `checks[i]` is refused as the target of `checks[first]`: both entries by index and
+    /// as written (credential values hidden), the form they share and how targets are
+    /// compared. Two entries that differ only in a hidden value (two tenants' `?token=`) are
+    /// one target too: reports and metrics show targets with that value hidden.
+    fn same_target(&self, first: usize, i: usize, written: &[String]) -> String {
+        let spelt = |j: usize| {
+            written.get(j).map_or_else(
+                || self.checks[j].target.to_string(),
+                |w| vantage_agent::target::redacted(w.trim()),
+            )
+        };
+        let (a, b) = (spelt(first), spelt(i));
+        let shown = self.checks[i].target.to_string();
+        let fix = "keep one entry per target";
+        if self.checks[first].target.url != self.checks[i].target.url {
+            return format!(
+                "`{b}` is the same target as checks[{first}].target `{a}`: they differ only in a credential value in the query, which reports, metrics and this comparison hide (`{shown}`), so the target appears twice; {fix}, and give each tenant's token in a [[credentials]] entry instead of the URL"
+            );
+        }
+        if a == b {
+            return format!("`{b}` appears twice (also checks[{first}].target); {fix}");
+        }
+        format!(
+            "`{b}` is the same target as checks[{first}].target `{a}`: the coordinator compares targets as `{shown}` (scheme and host in lower case, no default port, . and .. resolved, credential values in the query hidden), so the target appears twice; {fix}"
+        )
     }
 }
 
