@@ -270,7 +270,7 @@ pub struct CheckArgs {
     pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report (default `local`). Not with
     /// --coordinator (choose the fleet's regions with --regions). 1 to 63 letters, digits,
-    /// `-`, `_` or `.`.
+    /// `-`, `_` or `.`, not only dots.
     #[arg(long, value_parser = parse_region)]
     pub region: Option<String>,
     #[command(flatten)]

@@ -31,7 +31,7 @@ struct Args {
     #[arg(long, value_name = "URL", value_parser = parse_coordinator)]
     coordinator: String,
     /// This agent's region (the coordinator checks it against the region bound to the token):
-    /// 1 to 63 letters, digits, `-`, `_` or `.`.
+    /// 1 to 63 letters, digits, `-`, `_` or `.`, not only dots.
     #[arg(long, value_parser = region_label)]
     region: String,
     /// Environment variable holding the agent token.
