@@ -18,6 +18,8 @@ mod same_target_tests;
 #[cfg(test)]
 mod tests;
 mod validate;
+#[cfg(test)]
+mod wait_tests;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
