@@ -1,6 +1,7 @@
 //! The dial-out client: connect to the coordinator, register, run jobs as they come with
 //! bounded concurrency, send results and heartbeats, and reconnect with jittered backoff.
-//! A permission error keeps the agent alive and unready, retrying slowly. A coordinator
+//! A permission error keeps the agent alive and unready, retrying slowly (at once, at its
+//! shortest backoff, when `--token-file` holds a new token since the refused attempt). A coordinator
 //! that goes away says `Reconnect` (the agent reconnects at once, at its shortest backoff);
 //! an agent told to stop says `Leaving`, lets its running jobs finish within its drain, and
 //! closes (jobs still running then end as missing on the coordinator's side). The
@@ -98,8 +99,17 @@ pub async fn run_with_dialer(
                 backoff.next_wait()
             }
             Err(e) => match e.refusal() {
+                // The token refused, and `--token-file` holds another one now (rotated in
+                // place while, or just before, the coordinator reloaded): the next attempt
+                // presents it, at the shortest backoff rather than the slow pace.
+                Some(msg) if token_file_changed(&cfg, &token) => {
+                    tracing::warn!(region = %cfg.region, "refused by the coordinator: {msg}; --token-file holds a new token, retrying with it at the shortest backoff");
+                    state.set_error(format!("refused: {msg}"));
+                    backoff.reset();
+                    backoff.next_wait()
+                }
                 Some(msg) => {
-                    tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly");
+                    tracing::error!(region = %cfg.region, "refused by the coordinator: {msg}; retrying slowly (--backoff-max)");
                     state.set_error(format!("refused: {msg}"));
                     backoff.max()
                 }
@@ -142,6 +152,15 @@ fn reread_token(cfg: &AgentConfig, token: &mut SecretString) {
             tracing::warn!(region = %cfg.region, "re-reading the agent token: {why}; presenting the token read before");
         }
     }
+}
+
+/// Whether `--token-file` now reads as a token other than `presented` (a file that cannot be
+/// read is no new token: the next attempt keeps the one read before).
+fn token_file_changed(cfg: &AgentConfig, presented: &SecretString) -> bool {
+    cfg.token_file.as_ref().is_some_and(|path| {
+        crate::credentials::from_file(path)
+            .is_ok_and(|now| now.expose_secret() != presented.expose_secret())
+    })
 }
 
 /// Resolves once `stop` turns true (or its sender is gone). Holds no borrow of the value

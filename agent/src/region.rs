@@ -1,10 +1,12 @@
 //! The one rule for a region label, shared by `vantage check --region`, `vantage-agent
 //! --region` and the configuration (`[[agents]] region`, `fleet.local_region`): the label
 //! names findings, JUnit suites, metric labels and log lines, so an empty one ("not tied to
-//! a region"), a path (`a/b`) or an unprintable one is refused before anything runs.
+//! a region"), a path (`a/b`), one made only of dots (`.`, `..`: a path's own names) or an
+//! unprintable one is refused before anything runs.
 
 /// The rule, as said in every refusal.
-pub const RULE: &str = "a region label is 1 to 63 letters, digits, `-`, `_` or `.` (e.g. eu-west)";
+pub const RULE: &str =
+    "a region label is 1 to 63 letters, digits, `-`, `_` or `.`, not only dots (e.g. eu-west)";
 
 /// What is wrong with `label` (`None`: it is a valid region label). The message ends
 /// with [`RULE`].
@@ -24,6 +26,11 @@ pub fn label_problem(label: &str) -> Option<String> {
         return Some(format!(
             "the region label `{}` has {shown}; {RULE}",
             label.escape_debug()
+        ));
+    }
+    if label.chars().all(|c| c == '.') {
+        return Some(format!(
+            "the region label `{label}` is only dots (a path's own names); {RULE}"
         ));
     }
     if label.chars().count() > 63 {
@@ -64,5 +71,21 @@ mod tests {
             .unwrap()
             .starts_with("the region label is 64 characters long"));
         assert_eq!(label_problem(&"a".repeat(63)), None);
+    }
+
+    /// `.` and `..` (and any label of dots only) read as a path's own names: refused with
+    /// the rule (red team round 11, nit 4). Dots inside a label stay allowed.
+    #[test]
+    fn labels_of_dots_only_are_refused() {
+        for label in [".", "..", "..."] {
+            let e = label_problem(label).unwrap_or_else(|| panic!("{label} accepted"));
+            assert_eq!(
+                e,
+                format!("the region label `{label}` is only dots (a path's own names); {RULE}")
+            );
+        }
+        for ok in ["a.b", ".a", "x..y", "-"] {
+            assert_eq!(label_problem(ok), None, "{ok}");
+        }
     }
 }

@@ -146,13 +146,16 @@ pub struct Probe {
     /// http://; the agents trust a lab CA with vantage-agent --target-ca-file).
     #[arg(long = "ca-file", value_name = "PEM")]
     pub ca_file: Option<PathBuf>,
-    /// Overall deadline for one endpoint's whole check, e.g. 30s, 2m (at most 10m); several
-    /// endpoints run one after another, each with its own.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
-    pub timeout: Duration,
-    /// Deadline for one exchange (one request, connect, handshake or DNS query). Default 5s.
-    /// The target is blamed for silence only when this runs out well inside --timeout; an
-    /// exchange that --timeout ended is unknown. Not with --coordinator (each agent has its own).
+    /// Overall deadline for one endpoint's whole check, e.g. 30s, 2m (default 30s, at most
+    /// 10m); several endpoints run one after another, each with its own.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// Deadline for one exchange (one request, connect, handshake or DNS query). Default 5s;
+    /// given with --timeout, it must be shorter (refused otherwise). A connect that never
+    /// answers counts against the target only when this runs out well inside --timeout; an
+    /// MCP request or TLS handshake it cut is unknown (listen.ack-first: never the target's,
+    /// however long the wait), and so is any exchange --timeout ended. Not with --coordinator
+    /// (each agent has its own).
     #[arg(long = "check-timeout", value_name = "DURATION", value_parser = parse_duration)]
     pub check_timeout: Option<Duration>,
     /// Ask this DNS server (IP:PORT, e.g. 198.51.100.53:53) instead of the system resolver.
@@ -270,7 +273,7 @@ pub struct CheckArgs {
     pub fail_on_severity: Option<FailOnSeverity>,
     /// The region label of this vantage in the report (default `local`). Not with
     /// --coordinator (choose the fleet's regions with --regions). 1 to 63 letters, digits,
-    /// `-`, `_` or `.`.
+    /// `-`, `_` or `.`, not only dots.
     #[arg(long, value_parser = parse_region)]
     pub region: Option<String>,
     #[command(flatten)]

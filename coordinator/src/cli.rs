@@ -1,7 +1,6 @@
 //! The command line. Every exit code comes from `vantage_coordinator::exit`.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Parser;
@@ -77,9 +76,6 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// `--check-timeout` when not given.
-const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// This machine's vantage: its own settings. The target the operator names is probed
 /// whatever its address; every other address obeys the egress policy (`--allow-non-global`
 /// widens it). The job brings the deadline, policy and credentials.
@@ -88,7 +84,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
         vantage_agent::pem::read_certificates_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
         region: region.to_string(),
-        check_timeout: probe.check_timeout.unwrap_or(DEFAULT_CHECK_TIMEOUT),
+        check_timeout: probe.exchange_timeout(),
         extra_ca_pem,
         allow_named_target: true,
         resolver: ResolverChoice {
@@ -107,7 +103,7 @@ fn job(probe: &Probe, target: Target) -> anyhow::Result<Job> {
 fn job_with(probe: &Probe, target: Target, credentials: vantage_agent::Credentials) -> Job {
     Job {
         target,
-        deadline: probe.timeout,
+        deadline: probe.deadline(),
         expect_auth: probe.auth.expect_auth,
         policy: Policy {
             assume_global: probe.assume_global.clone(),
@@ -147,6 +143,15 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         let run = crate::remote::check(&args, &targets).await?;
         (run.reports, run.gone)
     } else {
+        // Refused before any traffic; with one of the two a default, a note.
+        match args.probe.wait_within_deadline() {
+            Err(why) => bail!(why),
+            Ok(Some(note)) if !args.output.quiet => {
+                // Never a panic on a closed stderr: the gate's exit code stands.
+                let _ = writeln!(std::io::stderr(), "{note}");
+            }
+            Ok(_) => {}
+        }
         let engine = engine(&args.probe, args.region.as_deref().unwrap_or("local"))?;
         let credentials = args.probe.auth.credentials()?;
         let mut reports = Vec::with_capacity(targets.len());
@@ -252,7 +257,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         assume_global: Vec::new(),
         allow_non_global: Vec::new(),
         ca_file: None,
-        timeout: Duration::from_secs(30),
+        timeout: None,
         check_timeout: None,
         nameserver: Vec::new(),
         no_ipv6: false,

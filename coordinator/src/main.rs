@@ -9,6 +9,7 @@ mod output;
 mod remote;
 mod runtime;
 mod terminal;
+mod timeouts;
 
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(cli::main())

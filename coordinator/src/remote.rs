@@ -224,11 +224,11 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     let client = reqwest::Client::builder()
         .use_preconfigured_tls((*tls).clone())
         // The overall deadline bounds every wait on the API (a request's own wait below).
-        .timeout(args.probe.timeout + API_MARGIN)
+        .timeout(args.probe.deadline() + API_MARGIN)
         .build()
         .context("building the HTTP client")?;
     let Some((token, token_source)) = token else {
-        if let Some(why) = not_the_api(&client, base, args.probe.timeout).await {
+        if let Some(why) = not_the_api(&client, base, args.probe.deadline()).await {
             bail!(why);
         }
         bail!(no_token(&args.fleet, base));
@@ -266,16 +266,16 @@ async fn one(
         regions: (!args.fleet.regions.is_empty()).then(|| args.fleet.regions.clone()),
         credential: args.fleet.credential.clone(),
         expect_auth: args.probe.auth.expect_auth,
-        deadline: Some(humantime::format_duration(args.probe.timeout).to_string()),
+        deadline: Some(humantime::format_duration(args.probe.deadline()).to_string()),
     };
-    let give_up = Instant::now() + args.probe.timeout + API_MARGIN;
+    let give_up = Instant::now() + args.probe.deadline() + API_MARGIN;
     let resp = client
         .post(format!("{base}/v1/checks"))
         .bearer_auth(token.expose_secret())
         .json(&body)
         .send()
         .await
-        .map_err(|e| anyhow::anyhow!(unreachable(base, &e, args.probe.timeout)))?;
+        .map_err(|e| anyhow::anyhow!(unreachable(base, &e, args.probe.deadline())))?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
     if status == reqwest::StatusCode::UNAUTHORIZED {
@@ -308,7 +308,7 @@ async fn one(
     let late = || {
         anyhow::anyhow!(
             "the coordinator did not finish check {id} in time (within {})",
-            api_wait(args.probe.timeout)
+            api_wait(args.probe.deadline())
         )
     };
     let result = loop {

@@ -31,7 +31,7 @@ struct Args {
     #[arg(long, value_name = "URL", value_parser = parse_coordinator)]
     coordinator: String,
     /// This agent's region (the coordinator checks it against the region bound to the token):
-    /// 1 to 63 letters, digits, `-`, `_` or `.`.
+    /// 1 to 63 letters, digits, `-`, `_` or `.`, not only dots.
     #[arg(long, value_parser = region_label)]
     region: String,
     /// Environment variable holding the agent token.
@@ -67,7 +67,8 @@ struct Args {
     /// First reconnect wait (jittered, doubling).
     #[arg(long = "backoff-min", default_value = "500ms", value_parser = up_to_an_hour)]
     backoff_min: Duration,
-    /// Longest reconnect wait; also the retry interval after the coordinator refuses the token.
+    /// Longest reconnect wait; also the retry interval after the coordinator refuses the token
+    /// (with --token-file holding a new token since that attempt: the shortest backoff instead).
     #[arg(long = "backoff-max", default_value = "30s", value_parser = up_to_an_hour)]
     backoff_max: Duration,
     /// Timeout of one exchange (request, connect, handshake, DNS query); at most 10m.

@@ -364,8 +364,42 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
     } else if !low.is_empty() {
         Verdict::warn(Severity::Low, low.join("; "))
     } else {
-        Verdict::pass(ex.summary())
+        Verdict::pass(format!("{}: {}", ex.summary(), fields_seen(ex)))
     }
+}
+
+/// The DiscoverResult fields a passing `discover.shape` saw, short: `resultType "complete",
+/// supportedVersions ["2026-07-28"], capabilities {tools, resources}, ttlMs 0, cacheScope
+/// "private", serverInfo in _meta`. The server's values are clipped and cleaned.
+fn fields_seen(ex: &Exchange) -> String {
+    let Some(Rpc::Result { result, .. }) = ex.rpc() else {
+        return String::new();
+    };
+    let value = |key: &str, max: usize| {
+        result
+            .get(key)
+            .map_or_else(|| "absent".into(), |v| clip(&v.to_string(), max))
+    };
+    let mut caps: Vec<String> = result
+        .get("capabilities")
+        .and_then(Value::as_object)
+        .map(|c| c.keys().take(6).map(|k| clip(k, 24)).collect())
+        .unwrap_or_default();
+    let more = result
+        .get("capabilities")
+        .and_then(Value::as_object)
+        .map_or(0, |c| c.len().saturating_sub(6));
+    if more > 0 {
+        caps.push(format!("+{more} more"));
+    }
+    format!(
+        "resultType {}, supportedVersions {}, capabilities {{{}}}, ttlMs {}, cacheScope {}, serverInfo in _meta",
+        value("resultType", 30),
+        value("supportedVersions", 80),
+        caps.join(", "),
+        value("ttlMs", 20),
+        value("cacheScope", 20),
+    )
 }
 
 /// The capabilities object of a working discover result.

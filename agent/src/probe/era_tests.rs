@@ -329,3 +329,30 @@ fn an_answer_cut_by_the_vantages_read_cap_is_not_an_answer() {
         );
     }
 }
+
+/// A passing discover.shape lists the DiscoverResult fields it saw (red team round 11,
+/// nit 9), not only "200 application/json JSON-RPC result"; a server's long or unprintable
+/// values are clipped and cleaned.
+#[test]
+fn a_passing_discover_shape_lists_the_fields_it_saw() {
+    let mut r = good();
+    r["capabilities"] = json!({"tools": {"listChanged": true}, "resources": {}});
+    r["ttlMs"] = json!(60000);
+    let v = discover_shape(&discover_result(r), &json!(1));
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    assert_eq!(
+        v.observed,
+        "200 application/json JSON-RPC result: resultType \"complete\", supportedVersions [\"2026-07-28\"], capabilities {resources, tools}, ttlMs 60000, cacheScope \"private\", serverInfo in _meta"
+    );
+    let mut wide = good();
+    let caps: serde_json::Map<String, Value> = (0..9)
+        .map(|i| (format!("cap{i}\u{1b}[31m"), json!({})))
+        .collect();
+    wide["capabilities"] = Value::Object(caps);
+    wide["resultType"] = json!("x".repeat(200));
+    let v = discover_shape(&discover_result(wide), &json!(1));
+    assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
+    assert!(v.observed.contains("+3 more}"), "{}", v.observed);
+    assert!(!v.observed.contains('\u{1b}'), "{}", v.observed);
+    assert!(!v.observed.contains(&"x".repeat(100)), "{}", v.observed);
+}

@@ -298,3 +298,56 @@ async fn a_rotated_token_file_is_presented_on_the_next_attempt() {
     mock.heartbeat(session.conn, "a heartbeat", |_| true).await;
     assert!(agent.ready());
 }
+
+/// A refused token with `--token-file` holding another one since the refused attempt (a
+/// rotation in place that the coordinator's reload got to first): the agent retries at its
+/// shortest backoff with the new token, not after `--backoff-max` (red team round 11, nit 5).
+/// The file unchanged since that attempt: the slow pace, as for any refusal.
+#[tokio::test(start_paused = true)]
+async fn a_refusal_after_the_token_file_changed_is_retried_at_the_shortest_backoff() {
+    let dir = TempDir(
+        std::env::temp_dir().join(format!("vantage-agent-rotate-fast-{}", std::process::id())),
+    );
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let file = dir.0.join("agent.token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let cfg = AgentConfig {
+        token_file: Some(file.clone()),
+        ..config()
+    };
+    let mut mock = Mock::start();
+    let agent = Agent::start(cfg, &mock);
+    let bearer = |t: &str| Some(format!("Bearer {t}"));
+    let (_, last) = mock.dialed().await;
+    let attach = mock.attach().await;
+    assert_eq!(attach.authorization, bearer(TOKEN));
+    let rotated = "agent-token-eu-rotated-fast-5678";
+    std::fs::write(&file, format!("{rotated}\n")).unwrap();
+    attach.refuse(Status::unauthenticated(
+        "this agent's token was revoked by a configuration reload",
+    ));
+    let (_, at) = mock.dialed().await;
+    within(
+        "retry with a new token in the file",
+        at - last,
+        BACKOFF_MIN / 2,
+        BACKOFF_MIN,
+    );
+    let attach = mock.attach().await;
+    assert_eq!(attach.authorization, bearer(rotated));
+    assert_eq!(
+        agent.last_error(),
+        "refused: this agent's token was revoked by a configuration reload"
+    );
+    // The new token refused too, and the file unchanged since: the slow pace.
+    attach.refuse(Status::unauthenticated("unknown agent token"));
+    let (_, again) = mock.dialed().await;
+    within(
+        "retry with the same file",
+        again - at,
+        BACKOFF_MAX,
+        BACKOFF_MAX,
+    );
+    assert_eq!(mock.attach().await.authorization, bearer(rotated));
+    assert!(agent.is_running() && !agent.ready());
+}

@@ -75,3 +75,27 @@ fn two_agents_sharing_a_token_are_refused_naming_both_entries() {
     assert_eq!(s.agents.len(), 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A region of dots only (`.`, `..`) is refused in `[[agents]]` and `fleet.local_region`
+/// with the rule, naming the key (red team round 11, nit 4).
+#[test]
+fn a_region_of_dots_only_is_refused_with_the_rule() {
+    let agent = "[[agents]]\nname = \"a\"\nregion = \".\"\ntoken_env = \"X\"\n";
+    let local = "[fleet]\nlocal_region = \"..\"\n";
+    for (name, text, key, label) in [
+        ("dots-agent", agent, "agents[0].region", "."),
+        ("dots-local", local, "fleet.local_region", ".."),
+    ] {
+        let e = load_text(name, text, vec![]).unwrap_err();
+        assert!(
+            matches!(&e, ConfigError::Invalid { key: k, .. } if k == key),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("the region label `{label}` is only dots"))
+                && text.ends_with(vantage_agent::region::RULE),
+            "{text}"
+        );
+    }
+}

@@ -68,9 +68,9 @@ fn values_that_switch_a_protection_off_or_do_nothing_are_refused() {
         assert!(matches!(e, ConfigError::Invalid { .. }), "{text:?}: {e:?}");
         assert!(e.to_string().contains(needle), "{text:?}: {e}");
     }
-    // The bounds themselves are fine.
-    let ok = format!("[probe]\ncheck_timeout = \"10m\"\nallow_non_global = [\"127.0.0.0/8\"]\n{check}deadline = \"1m\"\n");
-    load_text("guard-ok", &ok, vec![]).unwrap();
+    // The bounds themselves are fine (a deadline at its interval, longer than the wait).
+    let ok = "[probe]\ncheck_timeout = \"10m\"\nallow_non_global = [\"127.0.0.0/8\"]\n[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"20m\"\ndeadline = \"20m\"\n";
+    load_text("guard-ok", ok, vec![]).unwrap();
 }
 
 #[test]

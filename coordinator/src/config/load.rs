@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::validate::Written;
 use super::{Config, ConfigError, Origin};
 
 /// The sections an environment variable may override.
@@ -253,10 +254,11 @@ impl Config {
                     o.value(!as_string.contains(&o.variable)),
                 );
             }
+            let written = Written::of(&merged);
             let e = match serde_path_to_error::deserialize::<_, Config>(toml::Value::Table(merged))
             {
                 Ok(cfg) => {
-                    cfg.validate(&origin)
+                    cfg.validate(&origin, &written)
                         .map_err(|e| blame_override(e, &overrides))?;
                     return Ok(cfg);
                 }
@@ -286,6 +288,36 @@ impl Config {
                 }
                 None => return Err(classify(origin, key, None, &message)),
             }
+        }
+    }
+}
+
+/// What the operator wrote (the file and the `VANTAGE_…` variables merged), for refusals
+/// that name an entry as written or tell a value given from a default.
+impl Written {
+    fn of(table: &toml::Table) -> Written {
+        let given = |section: &str, key: &str| {
+            table
+                .get(section)
+                .and_then(toml::Value::as_table)
+                .is_some_and(|t| t.contains_key(key))
+        };
+        let targets = match table.get("checks") {
+            Some(toml::Value::Array(checks)) => checks
+                .iter()
+                .map(|c| {
+                    c.get("target")
+                        .and_then(toml::Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        Written {
+            targets,
+            check_timeout: given("probe", "check_timeout"),
+            default_deadline: given("fleet", "default_deadline"),
         }
     }
 }

@@ -14,8 +14,12 @@ mod load;
 #[cfg(test)]
 mod origin_tests;
 #[cfg(test)]
+mod same_target_tests;
+#[cfg(test)]
 mod tests;
 mod validate;
+#[cfg(test)]
+mod wait_tests;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

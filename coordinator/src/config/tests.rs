@@ -285,13 +285,7 @@ fn inconsistent_values_are_refused_with_their_key() {
     );
     let e = refused("dupcheck", "[[checks]]\ntarget = \"https://A.example/mcp\"\ninterval = \"1m\"\n[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\n");
     assert!(
-        matches!(
-            &e,
-            ConfigError::DuplicateName {
-                section: "checks",
-                ..
-            }
-        ),
+        matches!(&e, ConfigError::Invalid { key, .. } if key == "checks[1].target"),
         "{e:?}"
     );
 }

@@ -10,6 +10,17 @@ use vantage_agent::credentials::{from_env, from_file, CredentialError};
 
 use super::{Agent, Config, ConfigError, Origin};
 
+/// What the operator wrote, beside the values (which carry the defaults).
+#[derive(Debug, Default)]
+pub(super) struct Written {
+    /// Each `[[checks]]` entry's target as written, by index.
+    pub targets: Vec<String>,
+    /// Whether `probe.check_timeout` was given (file or variable), not a default.
+    pub check_timeout: bool,
+    /// Whether `fleet.default_deadline` was given.
+    pub default_deadline: bool,
+}
+
 fn is_label_name(key: &str) -> bool {
     key.chars()
         .next()
@@ -22,7 +33,9 @@ fn is_label_name(key: &str) -> bool {
 }
 
 impl Config {
-    pub(super) fn validate(&self, origin: &Origin) -> Result<(), ConfigError> {
+    /// `written`: what the operator wrote (each `[[checks]]` target as it reads in the file,
+    /// which values were given rather than defaults).
+    pub(super) fn validate(&self, origin: &Origin, written: &Written) -> Result<(), ConfigError> {
         let invalid = |key: String, message: String| ConfigError::Invalid {
             origin: origin.clone(),
             key,
@@ -83,13 +96,15 @@ impl Config {
             ));
         }
         self.validate_limits(origin)?;
-        let mut targets = BTreeSet::new();
         for (i, c) in self.checks.iter().enumerate() {
-            if !targets.insert(c.target.to_string()) {
-                return Err(ConfigError::DuplicateName {
-                    section: "checks",
-                    name: c.target.to_string(),
-                });
+            if let Some(first) = self.checks[..i]
+                .iter()
+                .position(|e| e.target.to_string() == c.target.to_string())
+            {
+                return Err(invalid(
+                    format!("checks[{i}].target"),
+                    self.same_target(first, i, &written.targets),
+                ));
             }
             if c.interval < Duration::from_secs(1) {
                 return Err(invalid(
@@ -144,6 +159,8 @@ impl Config {
                 ));
             }
         }
+        self.validate_wait(written)
+            .map_err(|message| invalid("probe.check_timeout".into(), message))?;
         if self.fleet.heartbeat_interval >= self.fleet.agent_timeout {
             return Err(invalid(
                 "fleet.heartbeat_interval".into(),
@@ -155,6 +172,83 @@ impl Config {
                 "server.drain_timeout".into(),
                 "must be greater than zero, e.g. 20s".into(),
             ));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Why `checks[i]` is refused as the target of `checks[first]`: both entries by index and
+    /// as written (credential values hidden), the form they share and how targets are
+    /// compared. Two entries that differ only in a hidden value (two tenants' `?token=`) are
+    /// one target too: reports and metrics show targets with that value hidden.
+    fn same_target(&self, first: usize, i: usize, written: &[String]) -> String {
+        let spelt = |j: usize| {
+            written.get(j).map_or_else(
+                || self.checks[j].target.to_string(),
+                |w| vantage_agent::target::redacted(w.trim()),
+            )
+        };
+        let (a, b) = (spelt(first), spelt(i));
+        let shown = self.checks[i].target.to_string();
+        let fix = "keep one entry per target";
+        if self.checks[first].target.url != self.checks[i].target.url {
+            return format!(
+                "`{b}` is the same target as checks[{first}].target `{a}`: they differ only in a credential value in the query, which reports, metrics and this comparison hide (`{shown}`), so the target appears twice; {fix}, and give each tenant's token in a [[credentials]] entry instead of the URL"
+            );
+        }
+        if a == b {
+            return format!("`{b}` appears twice (also checks[{first}].target); {fix}");
+        }
+        format!(
+            "`{b}` is the same target as checks[{first}].target `{a}`: the coordinator compares targets as `{shown}` (scheme and host in lower case, no default port, . and .. resolved, credential values in the query hidden), so the target appears twice; {fix}"
+        )
+    }
+}
+
+impl Config {
+    /// The in-process vantage's wait for one exchange (probe.check_timeout) against the
+    /// deadline of a run it makes, as `vantage check` judges --check-timeout against
+    /// --timeout: a wait as long as the run or longer can never run out inside it, so a
+    /// target that never answers could not be told from the run's own deadline. Both given
+    /// so: refused. One a default: accepted, the deadline bounds the wait (never shortened:
+    /// it would blame the target for this vantage's own budget), and what it ends is unknown
+    /// — as for a remote agent's own --check-timeout against the jobs it is sent.
+    fn validate_wait(&self, written: &Written) -> Result<(), String> {
+        if !self.fleet.local_agent || !written.check_timeout {
+            return Ok(());
+        }
+        let t = self.probe.check_timeout;
+        let f = |d: Duration| humantime::format_duration(d).to_string();
+        let refuse = |key: &str, of: &str, d: Duration| {
+            Err(format!(
+                "{} is not shorter than {key} ({}{of}): the in-process vantage's wait for one exchange would be as long as the whole run or longer, so a target that never answers could not be told from the run's own deadline (what the deadline ends is unknown); lower probe.check_timeout below {} or raise {key} above {}",
+                f(t),
+                f(d),
+                f(d),
+                f(t)
+            ))
+        };
+        if written.default_deadline && t >= self.fleet.default_deadline {
+            return refuse(
+                "fleet.default_deadline",
+                ", the deadline of a check that names none",
+                self.fleet.default_deadline,
+            );
+        }
+        let local = &self.fleet.local_region;
+        for (i, c) in self.checks.iter().enumerate() {
+            let runs_here = c.regions.is_empty() || c.regions.contains(local);
+            match c.deadline {
+                Some(d) if runs_here && t >= d => {
+                    return refuse(
+                        &format!("checks[{i}].deadline"),
+                        &format!(", {}", c.target),
+                        d,
+                    )
+                }
+                _ => {}
+            }
         }
         Ok(())
     }

@@ -33,7 +33,7 @@ pub struct Cut {
 fn verdict(agents: &[AgentAuth], token: &SecretString, region: &str) -> Option<String> {
     match authenticate(agents, token.expose_secret()) {
         None => Some(
-            "this agent's token was revoked by a configuration reload (no [[agents]] entry has it any more); an agent started with --token-file reads the file again on its next attempt (after --backoff-max), so a rotated Secret needs nothing more; otherwise restart the agent with its current token".into(),
+            "this agent's token was revoked by a configuration reload (no [[agents]] entry has it any more); an agent started with --token-file reads the file again on its next attempt (at its shortest backoff when the file already holds a new token, otherwise after --backoff-max), so a rotated Secret needs nothing more; otherwise restart the agent with its current token".into(),
         ),
         Some(a) if a.region != region => Some(format!(
             "this agent's token was moved from region `{region}` to region `{}` by a configuration reload; reconnect it as an agent of `{}` or give it the token of `{region}`",

@@ -53,5 +53,6 @@ mod secret_query;
 mod snapshot;
 mod stdout_errors;
 mod terminal;
+mod timeouts;
 mod token_files;
 mod vantage_tls;
