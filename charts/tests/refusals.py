@@ -39,6 +39,14 @@ TWICE = [
 ]
 
 
+def configmap_toml(rendered):
+    """The coordinator's vantage.toml from `helm template` output."""
+    for doc in yaml.safe_load_all(rendered):
+        if doc and doc.get("kind") == "ConfigMap" and doc["metadata"]["name"].endswith("-config"):
+            return doc["data"]["vantage.toml"]
+    raise AssertionError("no coordinator ConfigMap rendered")
+
+
 def tests(tools, chart, values_dir, vantage):
     """The test functions, each returning a one-line detail or raising."""
     CHART, TESTS = chart, values_dir
@@ -134,6 +142,34 @@ def tests(tools, chart, values_dir, vantage):
         return "6 refusals, each naming the fix"
 
 
+    def the_chart_and_the_coordinator_agree_on_the_wait_against_the_deadline():
+        # The chart writes probe.check_timeout and fleet.default_deadline both: the pairs the
+        # coordinator refuses (config validate_wait) are refused at install, the rest render.
+        cases = [
+            ({"probe": {"checkTimeout": "30s"}}, "checkTimeout 30s is not shorter than coordinator.fleet.defaultDeadline 30s"),
+            ({"probe": {"checkTimeout": "10s"}, "checks": [{"target": "https://a.example.com/mcp", "deadline": "8s"}]},
+             "checkTimeout 10s is not shorter than its deadline 8s"),
+            ({"probe": {"checkTimeout": "10s"}, "fleet": {"localAgent": False},
+              "agents": [{"name": "eu", "region": "eu", "token": "tok-eu"}]}, None),
+            ({"probe": {"checkTimeout": "4s"}, "checks": [{"target": "https://a.example.com/mcp", "deadline": "8s"}]}, None),
+        ]
+        with tempfile.TemporaryDirectory() as d:
+            for coordinator, needle in cases:
+                values = os.path.join(d, "v.yaml")
+                with open(values, "w") as f:
+                    yaml.safe_dump({"coordinator": coordinator}, f)
+                r = run(f"{tools}/helm", "template", "x", CHART, "-f", values, check=False)
+                if needle is None:
+                    assert r.returncode == 0, f"{coordinator}: {r.stderr}"
+                    config = os.path.join(d, "vantage.toml")
+                    with open(config, "w") as f:
+                        f.write(configmap_toml(r.stdout))
+                    c = run(vantage, "serve", "--config", config, "--check", check=False)
+                    assert c.returncode == 0, f"{coordinator}: the coordinator refuses what the chart rendered: {c.stderr}"
+                else:
+                    assert r.returncode != 0 and needle in r.stderr, f"{coordinator}: exit {r.returncode}: {r.stderr}"
+        return f"{len(cases)} pairs, the chart's verdict the coordinator's"
+
     def a_region_gets_exactly_its_replicas_and_never_0():
         r = helm(agents("eu-west", "us-east"), "agents[0].replicas=3", "agent.replicas=2")
         assert r.returncode == 0, r.stderr
@@ -208,4 +244,4 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
         assert refused == 10, f"{refused} pairs refused by the coordinator, expected 10: {coord}"
         return f"{len(pairs)} pairs, same verdict from the coordinator, the chart and Terraform; {refused} refused by all three"
 
-    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]
+    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, the_chart_and_the_coordinator_agree_on_the_wait_against_the_deadline, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]
