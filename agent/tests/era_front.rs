@@ -28,7 +28,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 use vantage_agent::catalog::CheckId;
 use vantage_agent::engine::{Engine, ProbeOptions};
-use vantage_agent::model::{Cause, Era, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, Era, Outcome, RegionResult};
 use vantage_agent::target::Target;
 
 // What the engine's tests share: here, `assert_seen`.
@@ -234,8 +234,9 @@ fn modern_but_dual_unknown(r: &RegionResult, mode: Mode, cause: Cause, seen: &st
 
 /// initialize works (2025-11-25), discover was not observed: MCP for certain, never "not
 /// MCP"; whether it also speaks 2026-07-28 is unknown, and so is everything after it. A
-/// discover the target itself cut fails `discover.shape`; one the vantage's own timeout
-/// ended fails nothing.
+/// discover whose connection was cut (a reset: a proxy on either side may have cut it) or
+/// one the vantage's own timeout ended fails nothing: `discover.shape` is unknown too (red
+/// team round 12, item 1: a cut discover was a high `discover.shape` failure).
 #[tokio::test]
 async fn a_discover_without_an_answer_beside_a_working_initialize_is_never_not_mcp() {
     for (mode, cause, seen, shape) in [
@@ -255,7 +256,7 @@ async fn a_discover_without_an_answer_beside_a_working_initialize_is_never_not_m
             Mode::DiscoverCutLegacyWorks,
             Cause::Reset,
             "server/discover was not answered (",
-            Some((Outcome::Fail, Some(Severity::High), Some(Cause::Reset))),
+            None,
         ),
     ] {
         let r = run(mode).await;

@@ -150,8 +150,12 @@ pub struct DiscoverUnanswered {
 
 /// `server/discover` got no HTTP answer (`err`); `initialize` went beside it. A working
 /// `initialize` proves the endpoint speaks MCP, so it is never "not MCP": whether it also
-/// speaks 2026-07-28 was not observed (`unknown`), and a discover the target itself cut
-/// (reset, garbage) fails `discover.shape`. A timeout or a read cap is the vantage's own
+/// speaks 2026-07-28 was not observed (`unknown`), and a discover answered with what is no
+/// HTTP answer (garbage) fails `discover.shape`; one whose exchange broke (a reset, a refused
+/// or unreachable connection: a proxy on either side may have cut it, and the next
+/// connection may not) is no evidence about the shape either: `unknown` with the rest (red
+/// team round 12, item 1: it was a high "got no answer" failure with the fix "Return a
+/// DiscoverResult"). A timeout or a read cap is the vantage's own
 /// bound running out: no evidence either way (`checks.md` 4.1 (c), 4), so `era.detect` is
 /// `unknown` for it whatever `initialize` got. Only a discover the target broke with no
 /// working `initialize` beside it keeps the high failure.
@@ -172,7 +176,11 @@ pub fn discover_unanswered(
         ),
     ));
     if initialize.is_ok_and(initialize_works) {
-        let shape = (!vantage_bound(err.cause)).then(|| {
+        let broke = matches!(
+            err.cause,
+            Cause::Reset | Cause::Refused | Cause::Unreachable
+        );
+        let shape = (!vantage_bound(err.cause) && !broke).then(|| {
             Verdict::fail(
                 Severity::High,
                 format!("server/discover got no answer: {}", err.message),

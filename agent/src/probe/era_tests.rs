@@ -231,15 +231,25 @@ fn a_discover_without_an_answer_is_not_mcp_only_when_the_target_broke_it_alone()
         (Outcome::Unknown, None, Some(Timeout), None, Some(Timeout))
     );
     assert!(d.era.observed.starts_with("the server speaks MCP"));
-    let d = discover_unanswered(&err(Reset), Ok(&init_ok));
+    // A discover whose exchange broke (reset, refused) beside a working initialize says
+    // nothing about its shape: unknown with the rest, never a failure (red team round 12,
+    // item 1); an answer that is no HTTP answer (garbage) is the target's, and fails it.
+    for cause in [Reset, Cause::Refused, Cause::Unreachable] {
+        let d = discover_unanswered(&err(cause), Ok(&init_ok));
+        assert_eq!(
+            of(&d),
+            (Outcome::Unknown, None, Some(cause), None, Some(cause))
+        );
+    }
+    let d = discover_unanswered(&err(Cause::Malformed), Ok(&init_ok));
     assert_eq!(
         of(&d),
         (
             Outcome::Unknown,
             None,
-            Some(Reset),
-            Some((Outcome::Fail, Some(Severity::High), Some(Reset))),
-            Some(Reset)
+            Some(Cause::Malformed),
+            Some((Outcome::Fail, Some(Severity::High), Some(Cause::Malformed))),
+            Some(Cause::Malformed)
         )
     );
     // A timeout is no evidence, whatever initialize got.
