@@ -367,7 +367,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
 
     // The lists the regions read, compared (coordinator/src/surface.rs).
     for f in crate::surface::compare(&effective) {
-        acc.add(f.id, f.severity, Scope::Regional, &f.regions, f.evidence);
+        acc.add(f.id, f.severity, f.scope, &f.regions, f.evidence);
     }
 
     let unauthenticated: Vec<String> = effective

@@ -5,19 +5,31 @@
 //! (low). Only whole lists read in the same era are compared: a list a region could not
 //! finish decides nothing. When no reading is shared by more regions than another (two
 //! regions that disagree), which region diverges cannot be told: every region is named, and
-//! the evidence says so. Pure, like the merge that calls it.
+//! the evidence says so.
+//!
+//! A difference between regions is only evidence of an edge when each region's reading is
+//! stable. When a compared region's own reads show the list changing from one connection to
+//! the next (`tools.no-per-connection-variance` failed there), the regions' readings of it
+//! differ for that reason, and the list is not compared; when they show its order changing
+//! (`tools.deterministic-order` warned there), only its items are compared, never its order.
+//! The variance finding names the fault. A finding that names every region compared is
+//! `global`: a `regional` finding naming every region would say the fault is at an edge and
+//! everywhere at once. Pure, like the merge that calls it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use vantage_agent::catalog::FindingId;
-use vantage_agent::model::{Era, RegionResult, Severity};
+use vantage_agent::catalog::{CheckId, FindingId};
+use vantage_agent::model::{Era, Outcome, RegionResult, Severity};
 use vantage_agent::surface::{diff, ListKind, ListSurface, Surface};
 
-/// A finding the comparison derives (always regional).
+use crate::report::Scope;
+
+/// A finding the comparison derives: regional, or global when it names every region compared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SurfaceFinding {
     pub id: FindingId,
     pub severity: Severity,
+    pub scope: Scope,
     pub regions: Vec<String>,
     pub evidence: Vec<String>,
 }
@@ -38,6 +50,16 @@ impl Seen<'_> {
         }
     }
 
+    /// What the comparison tells readings apart by: the items in order, or the items alone
+    /// when the order is known not to hold still.
+    fn key(&self, by_items: bool) -> &str {
+        if by_items {
+            self.digests().1
+        } else {
+            self.digests().0
+        }
+    }
+
     fn pairs(&self) -> Vec<(String, String)> {
         match self {
             Seen::List(l) => l
@@ -55,7 +77,7 @@ impl Seen<'_> {
 }
 
 /// The era most surfaces were read in (the others are not compared with them).
-fn common_era(surfaces: &[(&str, &Surface)]) -> Option<Era> {
+fn common_era(surfaces: &[(&RegionResult, &Surface)]) -> Option<Era> {
     let mut counts: Vec<(Era, usize)> = Vec::new();
     for (_, s) in surfaces {
         match counts.iter_mut().find(|(e, _)| *e == s.era) {
@@ -66,58 +88,99 @@ fn common_era(surfaces: &[(&str, &Surface)]) -> Option<Era> {
     counts.into_iter().max_by_key(|(_, n)| *n).map(|(e, _)| e)
 }
 
+/// How a list varied within one region, by that region's own reads of it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Varies {
+    /// Its items (names or definitions) changed from one connection to the next.
+    Items,
+    /// The same items came in another order on another read.
+    Order,
+}
+
+/// How `kind` varied within `region`, by the region's own checks (only tools/list is read
+/// twice): the worse of the two, if any.
+fn varies(region: &RegionResult, kind: ListKind) -> Option<Varies> {
+    if kind != ListKind::Tools {
+        return None;
+    }
+    let shows = |id: CheckId| {
+        region
+            .checks
+            .iter()
+            .any(|c| c.id == id && matches!(c.outcome, Outcome::Fail | Outcome::Warn))
+    };
+    if shows(CheckId::ToolsNoPerConnectionVariance) {
+        Some(Varies::Items)
+    } else if shows(CheckId::ToolsDeterministicOrder) {
+        Some(Varies::Order)
+    } else {
+        None
+    }
+}
+
 /// Compare the lists of the regions that reported (degraded ones left out by the caller).
 pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
-    let surfaces: Vec<(&str, &Surface)> = regions
+    let surfaces: Vec<(&RegionResult, &Surface)> = regions
         .iter()
-        .filter_map(|r| r.surface.as_ref().map(|s| (r.region.as_str(), s)))
+        .filter_map(|r| r.surface.as_ref().map(|s| (*r, s)))
         .collect();
     let Some(era) = common_era(&surfaces) else {
         return Vec::new();
     };
-    let surfaces: Vec<(&str, &Surface)> =
+    let surfaces: Vec<(&RegionResult, &Surface)> =
         surfaces.into_iter().filter(|(_, s)| s.era == era).collect();
-    let mut divergent = SurfaceFinding {
-        id: FindingId::EdgeDivergent,
-        severity: Severity::Medium,
+    let finding = |id, severity| SurfaceFinding {
+        id,
+        severity,
+        scope: Scope::Regional,
         regions: Vec::new(),
         evidence: Vec::new(),
     };
-    let mut reordered = SurfaceFinding {
-        id: FindingId::SurfaceOrderDiffers,
-        severity: Severity::Low,
-        regions: Vec::new(),
-        evidence: Vec::new(),
-    };
+    let mut divergent = finding(FindingId::EdgeDivergent, Severity::Medium);
+    let mut reordered = finding(FindingId::SurfaceOrderDiffers, Severity::Low);
+    // The regions whose readings were compared, of any list.
+    let mut compared: BTreeSet<&str> = BTreeSet::new();
     for kind in ListKind::ALL {
         let seen: Vec<(&str, Seen)> = surfaces
             .iter()
-            .filter_map(|(region, s)| match s.list(kind) {
-                Some(l) if l.complete => Some((*region, Seen::List(l))),
+            .filter_map(|(r, s)| match s.list(kind) {
+                Some(l) if l.complete => Some((r.region.as_str(), Seen::List(l))),
                 Some(_) => None,
-                None => Some((*region, Seen::NotAdvertised)),
+                None => Some((r.region.as_str(), Seen::NotAdvertised)),
             })
             .collect();
         if seen.len() < 2 || seen.iter().all(|(_, s)| matches!(s, Seen::NotAdvertised)) {
             continue;
         }
+        // A list a compared region saw vary within itself: its regions' readings differ by
+        // the connection, not by the region (the variance finding names it).
+        let variance = surfaces
+            .iter()
+            .filter(|(r, _)| seen.iter().any(|(name, _)| *name == r.region))
+            .filter_map(|(r, _)| varies(r, kind))
+            .min();
+        if variance == Some(Varies::Items) {
+            continue;
+        }
+        let by_items = variance == Some(Varies::Order);
+        compared.extend(seen.iter().map(|(r, _)| *r));
         // The reference: the reading most regions share (ties: the first region's).
         let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
         for (_, s) in &seen {
-            *votes.entry(s.digests().0).or_default() += 1;
+            *votes.entry(s.key(by_items)).or_default() += 1;
         }
         let (_, reference) = seen
             .iter()
             .max_by(|(ra, a), (rb, b)| {
-                votes[a.digests().0]
-                    .cmp(&votes[b.digests().0])
+                votes[a.key(by_items)]
+                    .cmp(&votes[b.key(by_items)])
                     .then(rb.cmp(ra))
             })
             .copied()
             .unwrap_or(seen[0]);
         let mut agreeing: Vec<&str> = seen
             .iter()
-            .filter(|(_, s)| s.digests().0 == reference.digests().0)
+            .filter(|(_, s)| s.key(by_items) == reference.key(by_items))
             .map(|(r, _)| *r)
             .collect();
         agreeing.sort();
@@ -129,7 +192,7 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
         // only the point of comparison (the first region's, by name), never the right one.
         let no_majority = votes
             .values()
-            .filter(|n| **n == votes[reference.digests().0])
+            .filter(|n| **n == votes[reference.key(by_items)])
             .count()
             > 1;
         if no_majority {
@@ -152,7 +215,7 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
             ));
         }
         for (region, s) in &seen {
-            if s.digests().0 == reference.digests().0 {
+            if s.key(by_items) == reference.key(by_items) {
                 continue;
             }
             let against = agreeing.join(", ");
@@ -198,6 +261,10 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
         if !f.regions.is_empty() {
             f.regions.sort();
             f.regions.dedup();
+            // Naming every region compared, it is no region's own.
+            if compared.iter().all(|c| f.regions.iter().any(|r| r == c)) {
+                f.scope = Scope::Global;
+            }
             out.push(f);
         }
     }
@@ -207,3 +274,7 @@ pub fn compare(regions: &[&RegionResult]) -> Vec<SurfaceFinding> {
 #[cfg(test)]
 #[path = "surface_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "surface_variance_tests.rs"]
+mod variance_tests;

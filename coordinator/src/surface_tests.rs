@@ -5,7 +5,7 @@ use vantage_agent::surface::{item_digest, list_digests, ListingBounds, SurfaceIt
 
 use super::*;
 
-fn list(kind: ListKind, items: &[(&str, &str)], complete: bool) -> ListSurface {
+pub(super) fn list(kind: ListKind, items: &[(&str, &str)], complete: bool) -> ListSurface {
     let items: Vec<SurfaceItem> = items
         .iter()
         .map(|(n, body)| SurfaceItem {
@@ -39,15 +39,15 @@ fn region(name: &str, era: Era, lists: Vec<ListSurface>) -> RegionResult {
     r
 }
 
-fn tools(items: &[(&str, &str)]) -> ListSurface {
+pub(super) fn tools(items: &[(&str, &str)]) -> ListSurface {
     list(ListKind::Tools, items, true)
 }
 
-const NEW: &[(&str, &str)] = &[("add", "1"), ("sub", "1"), ("mul", "1")];
+pub(super) const NEW: &[(&str, &str)] = &[("add", "1"), ("sub", "1"), ("mul", "1")];
 /// NEW as a stale edge serves it: `add` changed, `mul` gone, `legacy_div` still there.
-const STALE: &[(&str, &str)] = &[("add", "0"), ("sub", "1"), ("legacy_div", "1")];
+pub(super) const STALE: &[(&str, &str)] = &[("add", "0"), ("sub", "1"), ("legacy_div", "1")];
 /// NEW's items in another order.
-const REORDERED: &[(&str, &str)] = &[("mul", "1"), ("add", "1"), ("sub", "1")];
+pub(super) const REORDERED: &[(&str, &str)] = &[("mul", "1"), ("add", "1"), ("sub", "1")];
 
 /// `name` in `era`, whose tools list read `items` whole (and nothing else advertised).
 fn with_tools(name: &str, era: Era, items: &[(&str, &str)]) -> RegionResult {
@@ -156,6 +156,8 @@ fn two_regions_that_disagree_are_both_named_with_no_majority() {
         Severity::Medium,
         &["eu", "us"],
     );
+    // Naming every region compared, it is global: no edge of one region is the fault.
+    assert_eq!(f.scope, Scope::Global);
     assert_eq!(
         f.evidence,
         vec![
@@ -177,10 +179,11 @@ fn two_regions_listing_in_different_orders_are_both_named() {
         &["eu", "us"],
     );
     says(f, "which region diverges cannot be told");
+    assert_eq!(f.scope, Scope::Global);
 }
 
-/// Regions -> the regions `edge.divergent` names: a plurality names the others; a tie at
-/// the top (2 against 2, three different readings) names every region.
+/// Regions -> the regions `edge.divergent` names: a plurality names the others (regional);
+/// a tie at the top (2 against 2, three different readings) names every region (global).
 #[test]
 fn only_a_reading_more_regions_share_makes_the_others_divergent() {
     const OLD: &[(&str, &str)] = &[("add", "1"), ("sub", "1")];
@@ -205,6 +208,8 @@ fn only_a_reading_more_regions_share_makes_the_others_divergent() {
         let found = compare_tools(Era::Modern, regions);
         let f = only(&found, FindingId::EdgeDivergent, Severity::Medium, named);
         let tied = named.len() == regions.len();
+        let scope = if tied { Scope::Global } else { Scope::Regional };
+        assert_eq!(f.scope, scope, "{f:?}");
         assert_eq!(
             f.evidence[0].contains("cannot be told"),
             tied,

@@ -52,6 +52,7 @@ mod schema;
 mod secret_query;
 mod snapshot;
 mod stdout_errors;
+mod surface_variance;
 mod terminal;
 mod timeouts;
 mod token_files;
