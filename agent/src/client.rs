@@ -324,6 +324,7 @@ async fn run_job(
         ),
         Err(e) => {
             tracing::error!(region = %cfg.region, job = %job_id, "refused a job: {e}");
+            state.jobs_refused.fetch_add(1, Ordering::Relaxed);
             (
                 RegionResult::absent(&cfg.region, RegionStatus::Error),
                 e.to_string(),

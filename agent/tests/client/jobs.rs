@@ -237,3 +237,22 @@ async fn a_job_still_running_when_the_drain_ends_is_abandoned() {
         .load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(in_flight, 0);
 }
+
+/// Red team round 12 (D3): an agent that refused every job still said only "ready" and
+/// `vantage_agent_jobs_total 0`. Each refusal is counted (`vantage_agent_jobs_refused_total`);
+/// a job that ran is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_jobs_are_counted() {
+    let (mut mock, agent, session) = registered(config(), HEARTBEAT).await;
+    session.job(job("j1", "ftp://127.0.0.1/mcp", Duration::from_secs(30)));
+    session.job(job("j2", "ftp://127.0.0.2/mcp", Duration::from_secs(30)));
+    session.job(job("j3", &closed_port().await, Duration::from_secs(30)));
+    let mut refused = 0;
+    for _ in 0..3 {
+        refused += usize::from(!mock.result().await.refused.is_empty());
+    }
+    assert_eq!(refused, 2);
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(count(&agent.state.jobs_refused), 2);
+    assert_eq!(count(&agent.state.jobs_run), 1);
+}
