@@ -202,6 +202,7 @@ impl Engine {
         RegionResult {
             region: self.opts.region.clone(),
             status,
+            agent: None,
             duration_ms: total,
             era: state.era.unwrap_or(Era::Unknown),
             protected: state.protected,

@@ -219,19 +219,28 @@ impl Registry {
         }
     }
 
-    /// Deliver how a job ended (a result, or the agent's refusal). A refusal is counted for
-    /// the agent's region (`vantage_region_jobs_refused_total`): a fault of the fleet's
-    /// configuration that the target's alerts must not carry.
+    /// Deliver how a job ended (a result, or the agent's refusal). A result names the agent
+    /// that sent it. A refusal is counted for the agent's region
+    /// (`vantage_region_jobs_refused_total`): a fault of the fleet's configuration that the
+    /// target's alerts must not carry.
     pub fn complete(&self, session: u64, job_id: &str, outcome: JobOutcome) {
         let mut g = self.lock();
         let region = g.agents.get_mut(&session).map(|e| {
             e.dispatched = e.dispatched.saturating_sub(1);
             e.info.region.clone()
         });
+        let agent = g.agents.get(&session).map(|e| e.info.id.clone());
         match g.pending.remove(job_id) {
             Some(p) if p.session == session => {
-                if let (JobOutcome::Refused(_), Some(region)) = (&outcome, region) {
-                    *g.refused.entry(region).or_default() += 1;
+                let mut outcome = outcome;
+                match (&mut outcome, region) {
+                    (JobOutcome::Refused(_), Some(region)) => {
+                        *g.refused.entry(region).or_default() += 1;
+                    }
+                    // The report names the agent that served the region (which of a
+                    // region's agents has a broken resolver, say): from its session.
+                    (JobOutcome::Done(r), _) => r.agent = agent,
+                    _ => {}
                 }
                 let _ = p.tx.send(outcome);
             }

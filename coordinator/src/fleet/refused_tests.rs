@@ -40,7 +40,12 @@ async fn refused_jobs_are_counted_per_region() {
     );
     assert!(matches!(r1.await, Ok(JobOutcome::Refused(r)) if r == "ceiling"));
     assert!(matches!(r2.await, Ok(JobOutcome::Refused(_))));
-    assert!(matches!(r3.await, Ok(JobOutcome::Done(_))));
+    // Red team round 12 (N3): the result names the agent that served the region, from
+    // its session.
+    match r3.await {
+        Ok(JobOutcome::Done(r)) => assert_eq!(r.agent.as_deref(), Some("ag-a")),
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         reg.refused_per_region(),
         BTreeMap::from([("d".to_string(), 2)])
