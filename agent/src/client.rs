@@ -365,7 +365,7 @@ async fn queue_and_run(
         return RegionResult::absent(&cfg.region, RegionStatus::Timeout);
     };
     let _running = Counted::enter(&state.in_flight);
-    let region = cfg.engine.run_job(&job.after(received.elapsed())).await;
+    let region = cfg.engine.run_job_queued(job, received.elapsed()).await;
     state.jobs_run.fetch_add(1, Ordering::Relaxed);
     region
 }
