@@ -343,6 +343,7 @@ async fn run_job(
         ),
         Err(e) => {
             tracing::error!(region = %cfg.region, job = %job_id, "refused a job: {e}");
+            state.jobs_refused.fetch_add(1, Ordering::Relaxed);
             (
                 RegionResult::absent(&cfg.region, RegionStatus::Error),
                 e.to_string(),
@@ -383,7 +384,7 @@ async fn queue_and_run(
         return RegionResult::absent(&cfg.region, RegionStatus::Timeout);
     };
     let _running = Counted::enter(&state.in_flight);
-    let region = cfg.engine.run_job(&job.after(received.elapsed())).await;
+    let region = cfg.engine.run_job_queued(job, received.elapsed()).await;
     state.jobs_run.fetch_add(1, Ordering::Relaxed);
     region
 }

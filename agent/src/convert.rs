@@ -285,6 +285,8 @@ pub fn region_from_pb(p: pb::RegionResult) -> Result<RegionResult, ConvertError>
         .collect::<Result<Vec<_>, ConvertError>>()?;
     Ok(RegionResult {
         status: parse("status", &p.status)?,
+        // The coordinator names the agent from its session, not from what the agent says.
+        agent: None,
         era: parse("era", &p.era)?,
         region: p.region,
         duration_ms: p.duration_ms,

@@ -10,6 +10,7 @@ fn a_region_survives_the_wire() {
     let r = RegionResult {
         region: "eu".into(),
         status: RegionStatus::Partial,
+        agent: None,
         duration_ms: 42,
         era: Era::HttpSse,
         protected: true,

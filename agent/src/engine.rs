@@ -20,6 +20,9 @@ use crate::probe::{connect, tls};
 use crate::progress::{Progress, ProgressSink, ProgressStage};
 use crate::target::Target;
 
+mod deadline;
+use deadline::deadline_note;
+
 /// Everything that shapes one vantage's run. Defaults live here, once.
 #[derive(Debug, Clone)]
 pub struct ProbeOptions {
@@ -136,6 +139,14 @@ impl Engine {
         self.for_job(job).run(&job.target).await
     }
 
+    /// Run `job` after it waited `queued` for a slot (an agent's `--concurrency`): it runs
+    /// with what is left of its deadline, and checks the deadline cut say how long it waited.
+    pub async fn run_job_queued(&self, job: &Job, queued: Duration) -> RegionResult {
+        self.for_job(&job.after(queued))
+            .run_inner(&job.target, ProgressSink::default(), queued)
+            .await
+    }
+
     /// Like [`Engine::run_job`], telling `progress` when each stage starts.
     pub async fn run_job_with_progress(
         &self,
@@ -154,7 +165,8 @@ impl Engine {
     /// Run every check against `target` with this engine's options as they are, and return
     /// this vantage's region section.
     pub async fn run(&self, target: &Target) -> RegionResult {
-        self.run_inner(target, ProgressSink::default()).await
+        self.run_inner(target, ProgressSink::default(), Duration::ZERO)
+            .await
     }
 
     /// Like [`Engine::run`], telling `progress` when each stage starts.
@@ -163,10 +175,17 @@ impl Engine {
         target: &Target,
         progress: std::sync::Arc<dyn Progress>,
     ) -> RegionResult {
-        self.run_inner(target, ProgressSink::new(progress)).await
+        self.run_inner(target, ProgressSink::new(progress), Duration::ZERO)
+            .await
     }
 
-    async fn run_inner(&self, target: &Target, progress: ProgressSink) -> RegionResult {
+    /// `queued`: how long the job waited for a slot before this run (0 outside an agent).
+    async fn run_inner(
+        &self,
+        target: &Target,
+        progress: ProgressSink,
+        queued: Duration,
+    ) -> RegionResult {
         let started = Instant::now();
         let deadline = started + self.opts.deadline;
         let mut rec = Recorder::with_deadline(deadline, self.opts.deadline);
@@ -185,13 +204,7 @@ impl Engine {
             Err(_) => {
                 // Checks still due when the deadline ran out have no evidence either way:
                 // `unknown`, never `skip` (a skip would read as "did not apply").
-                rec.unknown_rest(
-                    Cause::Deadline,
-                    &format!(
-                        "not run: the overall deadline ({} s) ran out first",
-                        self.opts.deadline.as_secs_f64()
-                    ),
-                );
+                rec.unknown_rest(Cause::Deadline, &deadline_note(self.opts.deadline, queued));
                 RegionStatus::Partial
             }
         };
@@ -202,6 +215,7 @@ impl Engine {
         RegionResult {
             region: self.opts.region.clone(),
             status,
+            agent: None,
             duration_ms: total,
             era: state.era.unwrap_or(Era::Unknown),
             protected: state.protected,

@@ -167,6 +167,11 @@ pub fn render(state: &AgentState, region: &str) -> String {
         state.jobs_run.load(Ordering::Relaxed),
     );
     counter(
+        "vantage_agent_jobs_refused_total",
+        "Jobs refused without running them (a policy wider than --allow-non-global-max, a job this agent cannot read); the coordinator counts them per region too (vantage_region_jobs_refused_total).",
+        state.jobs_refused.load(Ordering::Relaxed),
+    );
+    counter(
         "vantage_agent_results_dropped_total",
         "Results that could not be sent.",
         state.dropped.load(Ordering::Relaxed),
@@ -194,6 +199,7 @@ mod tests {
         for line in [
             "vantage_agent_ready{region=\"eu\"} 0",
             "vantage_agent_jobs_total{region=\"eu\"} 0",
+            "vantage_agent_jobs_refused_total{region=\"eu\"} 0",
             "vantage_agent_reconnects_total{region=\"eu\"} 0",
             "vantage_agent_results_dropped_total{region=\"eu\"} 0",
         ] {

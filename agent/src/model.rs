@@ -247,6 +247,12 @@ pub use tls::{TlsObservation, TlsVerdict};
 pub struct RegionResult {
     pub region: String,
     pub status: RegionStatus,
+    /// The agent that ran this region's job: its id as `GET /v1/agents` lists it (the
+    /// agent's --id), set by the coordinator from the agent's session, never from the
+    /// result. Absent for the coordinator's in-process vantage, `vantage check` and a
+    /// region with no result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     pub duration_ms: u64,
     /// The era this vantage classified the server as.
     pub era: Era,
@@ -281,6 +287,7 @@ impl RegionResult {
         RegionResult {
             region: region.to_string(),
             status,
+            agent: None,
             duration_ms: 0,
             era: Era::Unknown,
             protected: false,

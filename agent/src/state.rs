@@ -1,5 +1,5 @@
 //! What the agent knows of itself, read by its health endpoints and metrics: registered,
-//! connected, reconnects, jobs run, running and queued, results dropped, the last error.
+//! connected, reconnects, jobs run, refused, running and queued, results dropped, the last error.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -11,6 +11,9 @@ pub struct AgentState {
     pub connected: AtomicBool,
     pub reconnects: AtomicU64,
     pub jobs_run: AtomicU64,
+    /// Jobs refused without running them (a policy wider than `--allow-non-global-max`, a
+    /// job that does not convert).
+    pub jobs_refused: AtomicU64,
     pub in_flight: AtomicU32,
     pub queued: AtomicU32,
     pub dropped: AtomicU64,

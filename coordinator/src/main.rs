@@ -4,6 +4,7 @@
 mod args;
 mod cli;
 mod endpoints;
+mod gone;
 mod manpage;
 mod output;
 mod remote;

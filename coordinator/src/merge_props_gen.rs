@@ -221,6 +221,7 @@ pub(super) fn region(
         tls: tls_for(&checks, tls),
         region: name,
         status: RegionStatus::Complete,
+        agent: None,
         duration_ms: 1,
         era,
         protected: flags.0,

@@ -17,6 +17,7 @@ fn clean(region: &str) -> RegionResult {
     RegionResult {
         region: region.into(),
         status: RegionStatus::Complete,
+        agent: None,
         duration_ms: 10,
         era: Era::Modern,
         protected: false,

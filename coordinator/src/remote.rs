@@ -237,10 +237,27 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     for target in targets {
         match one(args, &client, base, (&token, &token_source), target).await? {
             Followed::Done(report) => reports.push(*report),
-            Followed::Gone { id, why } => {
-                eprintln!(
-                    "unknown for {target}: the coordinator at {base} went away while check {id} was running ({why}); the check's regions did not report, so nothing was decided. Run the check again once the coordinator is back"
+            Followed::Gone { id, why, partial } => {
+                let gone = format!(
+                    "the coordinator at {base} went away while check {id} was running ({why})"
                 );
+                let formed = crate::gone::gone_report(target, &args.fleet.regions, partial, &gone);
+                let file = args.output.file().map(|p| p.display().to_string());
+                let what = match (&formed, &file) {
+                    (Some(_), Some(file)) => format!(
+                        "; its report (decision unknown, fleet.region-missing for the regions that did not report) is written to {file}"
+                    ),
+                    (Some(_), None) => "; its report (decision unknown, fleet.region-missing for the regions that did not report) follows".into(),
+                    (None, Some(file)) => format!(
+                        "; no report of it is written to {file}: the check named no --regions, so which regions it would have covered is not known here{}",
+                        if reports.is_empty() { " (the file is not written)" } else { " (the file has the endpoints checked before it)" }
+                    ),
+                    (None, None) => String::new(),
+                };
+                eprintln!(
+                    "unknown for {target}: {gone}; the check's regions did not report, so nothing was decided{what}. Run the check again once the coordinator is back"
+                );
+                reports.extend(formed);
                 return Ok(FleetRun {
                     reports,
                     gone: true,
@@ -305,6 +322,9 @@ async fn one(
     progress.println(&format!("check {id} submitted to {base}"));
     let expected = args.fleet.regions.len();
     let mut shown = 0;
+    // The coordinator's last answer while the check ran: what a report can still rest on if
+    // the coordinator goes away.
+    let mut last: Option<Box<Report>> = None;
     let late = || {
         anyhow::anyhow!(
             "the coordinator did not finish check {id} in time (within {})",
@@ -329,6 +349,7 @@ async fn one(
                 break Ok(Followed::Gone {
                     id: id.clone(),
                     why: cause(&e),
+                    partial: last.take(),
                 })
             }
         };
@@ -339,6 +360,7 @@ async fn one(
             break Ok(Followed::Gone {
                 id: id.clone(),
                 why: api_error(status, &text),
+                partial: last.take(),
             });
         }
         if !status.is_success() {
@@ -376,6 +398,7 @@ async fn one(
         if report.state.is_none() {
             break Ok(Followed::Done(Box::new(report)));
         }
+        last = Some(Box::new(report));
         if Instant::now() > give_up {
             break Err(late());
         }
@@ -388,10 +411,12 @@ async fn one(
 /// How following a submitted check ended.
 enum Followed {
     Done(Box<Report>),
-    /// The coordinator stopped answering, or no longer knows check `id`: why.
+    /// The coordinator stopped answering, or no longer knows check `id`: why, and its last
+    /// answer (the regions that had reported), if any came.
     Gone {
         id: String,
         why: String,
+        partial: Option<Box<Report>>,
     },
 }
 

@@ -16,6 +16,7 @@ pub fn clean(region: &str) -> RegionResult {
     RegionResult {
         region: region.into(),
         status: RegionStatus::Complete,
+        agent: None,
         duration_ms: 12,
         era: Era::Modern,
         protected: false,

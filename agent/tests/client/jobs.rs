@@ -237,3 +237,54 @@ async fn a_job_still_running_when_the_drain_ends_is_abandoned() {
         .load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(in_flight, 0);
 }
+
+/// Red team round 12 (D3): an agent that refused every job still said only "ready" and
+/// `vantage_agent_jobs_total 0`. Each refusal is counted (`vantage_agent_jobs_refused_total`);
+/// a job that ran is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_jobs_are_counted() {
+    let (mut mock, agent, session) = registered(config(), HEARTBEAT).await;
+    session.job(job("j1", "ftp://127.0.0.1/mcp", Duration::from_secs(30)));
+    session.job(job("j2", "ftp://127.0.0.2/mcp", Duration::from_secs(30)));
+    session.job(job("j3", &closed_port().await, Duration::from_secs(30)));
+    let mut refused = 0;
+    for _ in 0..3 {
+        refused += usize::from(!mock.result().await.refused.is_empty());
+    }
+    assert_eq!(refused, 2);
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(count(&agent.state.jobs_refused), 2);
+    assert_eq!(count(&agent.state.jobs_run), 1);
+}
+
+/// Red team round 12 (N2): a job that waited for a slot behind a busy agent's --concurrency
+/// ran with what was left of its deadline, and the checks the deadline cut said only "the
+/// overall deadline (2.149258905 s) ran out first". They name the wait and the flag now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_cut_by_its_deadline_after_waiting_for_a_slot_names_the_wait() {
+    let (mut mock, _agent, session, silent) = running(one_slot()).await;
+    session.job(job("queued", &silent.url, Duration::from_secs(4)));
+    load(&mut mock, &session, 1, 1).await;
+    // At least a quarter of its deadline in the queue (the note's threshold is a tenth).
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    session.cancel("running");
+    let result = mock.result().await;
+    assert_eq!(result.job_id, "queued");
+    let r = region(&result);
+    assert_eq!(r.status, "partial", "{:?}", r.checks);
+    let cut: Vec<&str> = r
+        .checks
+        .iter()
+        .filter(|c| c.cause.as_deref() == Some("deadline"))
+        .map(|c| c.observed.as_str())
+        .collect();
+    assert!(!cut.is_empty(), "{:?}", r.checks);
+    for observed in cut {
+        assert!(
+            observed.starts_with("not run: the overall deadline ran out first (")
+                && observed.contains("s for a slot behind this agent's --concurrency, every slot busy: raise the agent's --concurrency")
+                && observed.contains("of the job's 4 s after it waited "),
+            "{observed}"
+        );
+    }
+}

@@ -1,6 +1,8 @@
 //! The fleet: connected agents by region, their jobs in flight, and liveness. Plain domain
 //! types: the gRPC service (`service`) puts them on the wire.
 
+#[cfg(test)]
+mod refused_tests;
 mod revoke;
 mod service;
 
@@ -90,6 +92,8 @@ struct Inner {
     next_session: u64,
     agents: BTreeMap<u64, Entry>,
     pending: HashMap<String, Pending>,
+    /// Jobs refused by an agent (without running them), per region, since the start.
+    refused: BTreeMap<String, u64>,
 }
 
 impl Inner {
@@ -215,14 +219,29 @@ impl Registry {
         }
     }
 
-    /// Deliver how a job ended (a result, or the agent's refusal).
+    /// Deliver how a job ended (a result, or the agent's refusal). A result names the agent
+    /// that sent it. A refusal is counted for the agent's region
+    /// (`vantage_region_jobs_refused_total`): a fault of the fleet's configuration that the
+    /// target's alerts must not carry.
     pub fn complete(&self, session: u64, job_id: &str, outcome: JobOutcome) {
         let mut g = self.lock();
-        if let Some(e) = g.agents.get_mut(&session) {
+        let region = g.agents.get_mut(&session).map(|e| {
             e.dispatched = e.dispatched.saturating_sub(1);
-        }
+            e.info.region.clone()
+        });
+        let agent = g.agents.get(&session).map(|e| e.info.id.clone());
         match g.pending.remove(job_id) {
             Some(p) if p.session == session => {
+                let mut outcome = outcome;
+                match (&mut outcome, region) {
+                    (JobOutcome::Refused(_), Some(region)) => {
+                        *g.refused.entry(region).or_default() += 1;
+                    }
+                    // The report names the agent that served the region (which of a
+                    // region's agents has a broken resolver, say): from its session.
+                    (JobOutcome::Done(r), _) => r.agent = agent,
+                    _ => {}
+                }
                 let _ = p.tx.send(outcome);
             }
             Some(p) => {
@@ -305,6 +324,11 @@ impl Registry {
             .values()
             .map(|e| e.info.clone())
             .collect()
+    }
+
+    /// Jobs refused by an agent per region, since the coordinator started.
+    pub fn refused_per_region(&self) -> BTreeMap<String, u64> {
+        self.lock().refused.clone()
     }
 
     /// Connected agents per region.

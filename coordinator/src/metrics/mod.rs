@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use prometheus::core::Collector;
-use prometheus::{Encoder, GaugeVec, Opts, Registry, TextEncoder};
+use prometheus::{Encoder, GaugeVec, IntCounterVec, Opts, Registry, TextEncoder};
 
 use crate::fleet::Registry as Fleet;
 use crate::report::Report;
@@ -28,6 +28,7 @@ pub const RUNS_TOTAL: &str = "vantage_runs_total";
 pub const AGENTS_CONNECTED: &str = "vantage_agents_connected";
 pub const AGENT_LAST_SEEN: &str = "vantage_agent_last_seen_timestamp_seconds";
 pub const REGION_DEGRADED: &str = "vantage_region_degraded";
+pub const REGION_JOBS_REFUSED: &str = "vantage_region_jobs_refused_total";
 pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
@@ -51,6 +52,7 @@ pub const ALL: &[&str] = &[
     AGENTS_CONNECTED,
     AGENT_LAST_SEEN,
     REGION_DEGRADED,
+    REGION_JOBS_REFUSED,
     SCHEDULED_SKIPPED,
     LAST_RUN,
     CHECK_INTERVAL,
@@ -64,6 +66,8 @@ pub const ALL: &[&str] = &[
 pub use vantage_agent::health::register_process;
 
 mod families;
+#[cfg(test)]
+mod refused_tests;
 #[cfg(test)]
 mod series_tests;
 mod targets;
@@ -83,6 +87,8 @@ pub struct Metrics {
     agent_last_seen: GaugeVec,
     region_degraded: GaugeVec,
     region_info: GaugeVec,
+    /// Jobs an agent of the region refused, from the fleet's count (`Fleet::refused_per_region`).
+    jobs_refused: IntCounterVec,
     /// The region of the in-process vantage, if any.
     in_process: Mutex<Option<String>>,
     targets: targets::Targets,
@@ -134,6 +140,17 @@ impl Metrics {
                 "Each configured region and where its vantage runs: in-process (the coordinator's own) or agents (always 1).",
                 &["region", "vantage"],
             )?,
+            jobs_refused: {
+                let c = IntCounterVec::new(
+                    Opts::new(
+                        REGION_JOBS_REFUSED,
+                        "Jobs an agent of the region refused without running them (its --allow-non-global-max narrower than probe.allow_non_global, a job it cannot read): the fleet's configuration, never the target's; VantageRegionRefusingJobs names the region and VantageTargetUnknown leaves it out.",
+                    ),
+                    &["region"],
+                )?;
+                r.register(Box::new(c.clone()))?;
+                c
+            },
             in_process: Mutex::new(None),
             registry,
             targets: targets::Targets::default(),
@@ -246,6 +263,18 @@ impl Metrics {
                 }
             }
         }
+        for m in self
+            .jobs_refused
+            .collect()
+            .iter()
+            .flat_map(|f| f.get_metric())
+        {
+            let region = m.get_label().iter().find(|l| l.name() == "region");
+            if let Some(region) = region.filter(|l| !regions.iter().any(|r| r == l.value())) {
+                let _ = self.jobs_refused.remove_label_values(&[region.value()]);
+            }
+        }
+        let refused = fleet.refused_per_region();
         let in_process = self
             .in_process
             .lock()
@@ -266,6 +295,11 @@ impl Metrics {
             if last > 0.0 {
                 self.agent_last_seen.with_label_values(&[region]).set(last);
             }
+            // A counter from 0 for every region (rate() needs a first sample), raised to
+            // the fleet's count.
+            let c = self.jobs_refused.with_label_values(&[region]);
+            let n = refused.get(region).copied().unwrap_or(0);
+            c.inc_by(n.saturating_sub(c.get()));
         }
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);

@@ -95,3 +95,83 @@ async fn an_api_that_never_answers_is_waited_for_as_long_as_timeout_says() {
         assert!(err.contains("A longer --timeout waits longer"), "{err}");
     }
 }
+
+/// Red team round 12 (N9): `vantage check --coordinator … -f json -o FILE` while the
+/// coordinator goes away exited 4 with a message and wrote no file. With --regions the report
+/// can still be formed (decision unknown; the regions that did not report are missing, the
+/// coordinator's departure is why): it is written to FILE. Without --regions the coordinator
+/// chose the regions, so no report can say which were not observed: the message says that no
+/// file was written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file() {
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let url = silent.url();
+    for with_regions in [true, false] {
+        let dir = Scratch::new(if with_regions { "gone-o" } else { "gone-o-all" });
+        let mut c = coordinator(
+            &dir,
+            &["eu"],
+            "127.0.0.1:0",
+            "127.0.0.1:0",
+            "[server]\ndrain_timeout = \"1s\"\n",
+        );
+        let eu = agent(&c.grpc, "eu", &agent_token("eu"));
+        agent_health(&eu);
+        let file = dir.join("report.json");
+        let file_arg = file.display().to_string();
+        let mut args = vec![
+            "check",
+            &url,
+            "--coordinator",
+            &c.api,
+            "--timeout",
+            "60s",
+            "-f",
+            "json",
+            "-o",
+            &file_arg,
+        ];
+        if with_regions {
+            args.extend(["--regions", "eu"]);
+        }
+        let mut cmd = Command::new(bin("vantage"));
+        cmd.args(&args).env("VANTAGE_API_TOKEN", API_TOKEN);
+        let mut client = Proc::spawn(cmd);
+        wait_in_flight(&eu, 1, Duration::from_secs(20)).await;
+        c.proc.signal("TERM");
+        let status = client.wait_exit(Duration::from_secs(60));
+        let out = client.output();
+        assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
+        assert!(out.contains("went away while check"), "{out}");
+        if with_regions {
+            assert!(
+                out.contains(&format!("its report (decision unknown, fleet.region-missing for the regions that did not report) is written to {file_arg}")),
+                "{out}"
+            );
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).expect("the report file"))
+                    .expect("JSON");
+            crate::support::assert_valid(&doc);
+            assert_eq!(doc["decision"], "unknown", "{doc}");
+            assert_eq!(doc["gate"]["exit_code"], 4, "{doc}");
+            assert!(doc.get("state").is_none(), "{doc}");
+            let missing = crate::evidence_support::finding(&doc, "fleet.region-missing");
+            assert_eq!(missing["regions"], serde_json::json!(["eu"]), "{doc}");
+            assert!(
+                missing["evidence"][0]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("eu:") && e.contains("went away while check")),
+                "{missing}"
+            );
+        } else {
+            assert!(
+                out.contains(&format!(
+                    "no report of it is written to {file_arg}: the check named no --regions"
+                )),
+                "{out}"
+            );
+            assert!(!file.exists(), "{out}");
+        }
+        c.proc.wait_exit(Duration::from_secs(30));
+    }
+}

@@ -23,6 +23,7 @@ mod evidence_fleet;
 mod evidence_support;
 mod fixture_faults;
 mod fleet;
+mod fleet_refusals;
 mod gate;
 mod gate_listing;
 mod gate_not_mcp;

@@ -35,7 +35,7 @@ use vantage_fixture::{
 };
 
 use crate::auth::all_tokens;
-use crate::procs::{agent, agent_token, coordinator, Proc};
+use crate::procs::{agent_token, agent_with, coordinator, Proc};
 use crate::support::{assert_valid, check_with, options, vantage_env};
 
 /// The normalised reports, by case name.
@@ -203,7 +203,13 @@ async fn run_cases() -> Reports {
     .unwrap();
     c.proc.kill();
     let c = crate::procs::start_coordinator(&c.config, &["eu"]);
-    let _agent: Proc = agent(&c.grpc, "eu", &agent_token("eu"));
+    // A fixed id: the region's block names the agent that served it ("agent").
+    let _agent: Proc = agent_with(
+        &c.grpc,
+        "eu",
+        &agent_token("eu"),
+        &["--id".to_string(), "snapshot-eu".to_string()],
+    );
     crate::fleet::wait_agents(&c, 1, Duration::from_secs(15)).await;
     for (name, faults, credential) in [
         ("fleet-clean", vec![], None),
