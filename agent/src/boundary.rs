@@ -1,6 +1,7 @@
 //! Where the run looks for the authorization boundary besides `server/discover`
-//! (`probe::auth::boundary`): `tools/list` behind a public discovery, and the 2025-11-25
-//! `initialize` of an endpoint whose discovery asked for authorization.
+//! (`probe::auth::boundary`): `tools/list`, `tools/call` and `subscriptions/listen` behind a
+//! public discovery, and the 2025-11-25 `initialize` of an endpoint whose discovery asked
+//! for authorization.
 
 use std::time::Instant;
 
@@ -10,10 +11,13 @@ use crate::catalog::CheckId;
 use crate::egress::EgressClient;
 use crate::engine::{Engine, State};
 use crate::model::{Era, Outcome};
-use crate::probe::auth::boundary::{self, Paths};
+use futures::future::join_all;
+
+use crate::probe::auth::boundary::{self, Behind};
 use crate::probe::auth::AuthStage;
 use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
+use crate::probe::listing::listen;
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::progress::ProgressStage;
 use crate::target::Target;
@@ -35,12 +39,15 @@ impl Engine {
         }
     }
 
-    /// `server/discover` was served without a token: does `tools/list` ask for
-    /// authorization? Asked on a 2026-07-28 server without a credential (every request past
-    /// discovery would otherwise meet the boundary unnamed), and with one when the tools
-    /// capability is advertised (its random-token probe is due there). When it does, the
-    /// boundary runs from that answer; without a credential nothing past it can be observed,
-    /// and `true` says the run stops here (the token probes follow in `protocol`).
+    /// `server/discover` was served without a token: does a request past it ask for
+    /// authorization? `tools/list` first; without a credential then the `initialize` sent
+    /// beside discovery; then `tools/call` and `subscriptions/listen` (a server may protect
+    /// only the requests that act or hold a stream). Asked on a 2026-07-28 server without a
+    /// credential (every request past discovery would otherwise meet the boundary unnamed),
+    /// and with one whenever the capabilities make such a request valid (the random-token
+    /// probe is due on each that asks). When one does, the boundary runs from that answer;
+    /// without a credential nothing past it can be observed, and `true` says the run stops
+    /// here (the token probes follow in `protocol`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn boundary_behind_discover(
         &self,
@@ -54,35 +61,66 @@ impl Engine {
         initialize: Option<&Exchange>,
     ) -> bool {
         let token = self.options().credentials.token.as_ref();
-        if !era.speaks_2026() || (token.is_some() && caps.get("tools").is_none()) {
+        let mut candidates = Behind::candidates(caps, listen::filter(caps));
+        if token.is_none() && !candidates.contains(&Behind::ToolsList) {
+            // Without a credential tools/list is asked whatever is advertised.
+            candidates.insert(0, Behind::ToolsList);
+        }
+        if !era.speaks_2026() || candidates.is_empty() {
             return false;
         }
         let stage = self.auth_stage(target, client, deadline);
-        let tools_list = stage
-            .send(&boundary::tools_list_request())
-            .await
-            .ok()
-            .filter(boundary::shows_boundary);
-        let ex = match (tools_list, initialize) {
-            (Some(ex), _) => {
-                st.paths = Paths {
-                    tools_list: true,
-                    tools_list_scope: boundary::challenge_scope(&ex),
-                    ..Paths::default()
+        let ask = |b: Behind| {
+            let stage = &stage;
+            async move {
+                let id = match b {
+                    Behind::ToolsList => boundary::TOOLS_LIST_ID,
+                    Behind::ToolsCall => boundary::TOOLS_CALL_ID,
+                    Behind::Listen(_) => boundary::LISTEN_ID,
                 };
-                ex
+                let ex = stage
+                    .send_read(&b.request(id), b.read())
+                    .await
+                    .ok()
+                    .filter(boundary::shows_boundary);
+                ex.map(|ex| (b, ex))
             }
-            // Without a credential, the initialize sent beside discovery is an
-            // unauthenticated MCP request too: its Bearer challenge shows the boundary.
-            (None, Some(i)) if token.is_none() && boundary::shows_boundary(i) => {
-                st.paths = Paths {
-                    initialize: true,
-                    ..Paths::default()
-                };
-                i.clone()
-            }
-            _ => return false,
         };
+        let init_shows = initialize.filter(|i| token.is_none() && boundary::shows_boundary(i));
+        // Without a credential the first request that shows the boundary is enough: tools/list,
+        // else the initialize already answered, else the rest; with one, every request is
+        // asked (each that shows it gets the random token).
+        let mut found: Vec<(Behind, Exchange)> = Vec::new();
+        if token.is_none() {
+            found.extend(ask(candidates.remove(0)).await);
+            if found.is_empty() && init_shows.is_none() {
+                found = join_all(candidates.into_iter().map(ask))
+                    .await
+                    .into_iter()
+                    .flatten()
+                    .collect();
+            }
+        } else {
+            found = join_all(candidates.into_iter().map(ask))
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
+        }
+        let (method, ex) = match (found.first(), init_shows) {
+            (Some((b, ex)), _) => (b.method(), ex.clone()),
+            (None, Some(i)) => {
+                // Without a credential, the initialize sent beside discovery is an
+                // unauthenticated MCP request too: its Bearer challenge shows the boundary.
+                st.paths.initialize = true;
+                ("initialize", i.clone())
+            }
+            (None, None) => return false,
+        };
+        st.paths.behind = found
+            .iter()
+            .map(|(b, ex)| (b.clone(), boundary::challenge_scope(ex)))
+            .collect();
         st.protected = true;
         st.progress.stage(ProgressStage::Auth);
         stage.run(&ex, rec).await;
@@ -105,8 +143,7 @@ impl Engine {
                 );
             }
             rec.skip_rest(&format!(
-                "the endpoint requires authorization ({} without a token answered {}) and no credential was given; name one with --token-env",
-                if st.paths.tools_list { "tools/list" } else { "initialize" },
+                "the endpoint requires authorization ({method} without a token answered {}) and no credential was given; name one with --token-env",
                 ex.status
             ));
             return true;
@@ -152,8 +189,8 @@ impl Engine {
         if era != Era::Legacy {
             if let Ok(ex) = stage.send(&boundary::tools_list_request()).await {
                 if boundary::shows_boundary(&ex) {
-                    st.paths.tools_list = true;
-                    st.paths.tools_list_scope = boundary::challenge_scope(&ex);
+                    let scope = boundary::challenge_scope(&ex);
+                    st.paths.behind.push((Behind::ToolsList, scope));
                 }
             }
         }

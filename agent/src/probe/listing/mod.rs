@@ -10,7 +10,7 @@
 
 mod audit;
 mod lint;
-mod listen;
+pub(crate) mod listen;
 mod pages;
 mod partial;
 mod problems;
