@@ -113,6 +113,17 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
                 Some(Cause::TokenAccepted),
             )],
         ),
+        // Anything shaped as a JWT is let through: the random token is one (it was an
+        // opaque string, refused there, and the fault passed).
+        (
+            Fault::AuthAnyJwt,
+            &[(
+                CheckId::AuthGarbageToken,
+                Fail,
+                Some(Critical),
+                Some(Cause::TokenAccepted),
+            )],
+        ),
         (
             Fault::AuthWrongAudienceAccepted,
             &[(

@@ -61,6 +61,10 @@ async fn each_auth_fault_is_caught_alone() {
             &[("auth.invalid-token-accepted", Critical)],
         ),
         (
+            Fault::AuthAnyJwt,
+            &[("auth.invalid-token-accepted", Critical)],
+        ),
+        (
             Fault::AuthWrongAudienceAccepted,
             &[("auth.invalid-token-accepted", Critical)],
         ),

@@ -22,16 +22,36 @@ use crate::probe::http::{Exchange, ProbeRequest};
 use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
 
-/// A fresh random token for one run, from the operating system's CSPRNG: 32 bytes in
-/// base64url, the shape of an ordinary opaque access token, so a server cannot tell the
-/// probe's token from a real one by its shape.
+/// A fresh random token for one run, from the operating system's CSPRNG, shaped as an
+/// ordinary RS256 JWT: the usual header (`{"alg":"RS256","typ":"JWT"}`), a payload of
+/// random claims (`sub` and `jti` random, `iat` now, `exp` in an hour) and 256 random bytes
+/// of signature, each base64url. A server that lets through whatever looks like a JWT (it
+/// decodes the claims without verifying the signature) is caught as well as one that lets
+/// through any string, and nothing in the token tells the probe from a real client.
 pub fn garbage_token() -> Result<SecretString, String> {
-    let mut bytes = [0u8; 32];
-    rustls::crypto::ring::default_provider()
-        .secure_random
-        .fill(&mut bytes)
-        .map_err(|_| "the system's random number generator failed".to_string())?;
-    Ok(SecretString::from(base64url(&bytes)))
+    let random = |n: usize| -> Result<Vec<u8>, String> {
+        let mut bytes = vec![0u8; n];
+        rustls::crypto::ring::default_provider()
+            .secure_random
+            .fill(&mut bytes)
+            .map_err(|_| "the system's random number generator failed".to_string())?;
+        Ok(bytes)
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let claims = serde_json::json!({
+        "sub": base64url(&random(16)?),
+        "jti": base64url(&random(16)?),
+        "iat": now,
+        "exp": now + 3600,
+    });
+    Ok(SecretString::from(format!(
+        "{}.{}.{}",
+        base64url(br#"{"alg":"RS256","typ":"JWT"}"#),
+        base64url(claims.to_string().as_bytes()),
+        base64url(&random(256)?)
+    )))
 }
 
 fn base64url(bytes: &[u8]) -> String {
