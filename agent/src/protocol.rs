@@ -126,6 +126,9 @@ impl Engine {
                 return;
             }
             (true, Some(_)) => {
+                // The checks run with the credential from here on, whatever comes back (a
+                // redirect or no answer is not "no credential given").
+                st.authenticated = true;
                 let t = Instant::now();
                 match self
                     .send(
