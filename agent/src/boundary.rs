@@ -3,13 +3,10 @@
 //! public discovery, and the 2025-11-25 `initialize` of an endpoint whose discovery asked
 //! for authorization.
 
-use std::time::Instant;
-
 use serde_json::Value;
 
 use crate::catalog::CheckId;
-use crate::egress::EgressClient;
-use crate::engine::{Engine, State};
+use crate::engine::Engine;
 use crate::model::{Era, Outcome};
 use futures::future::join_all;
 
@@ -18,22 +15,17 @@ use crate::probe::auth::AuthStage;
 use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
 use crate::probe::listing::listen;
-use crate::probe::verdict::{Recorder, Verdict};
+use crate::probe::verdict::Verdict;
 use crate::progress::ProgressStage;
-use crate::target::Target;
+use crate::protocol::Run;
 
 impl Engine {
-    pub(crate) fn auth_stage<'a>(
-        &'a self,
-        target: &'a Target,
-        client: &'a EgressClient,
-        deadline: Instant,
-    ) -> AuthStage<'a> {
+    pub(crate) fn auth_stage<'a>(&'a self, run: &Run<'a>) -> AuthStage<'a> {
         AuthStage {
-            target,
-            client,
+            target: run.target,
+            client: run.client,
             limits: &self.options().limits,
-            budget: self.budget(deadline),
+            budget: self.budget(run.deadline),
             credentials: &self.options().credentials,
             expect_auth: self.options().expect_auth,
         }
@@ -48,14 +40,9 @@ impl Engine {
     /// probe is due on each that asks). When one does, the boundary runs from that answer;
     /// without a credential nothing past it can be observed, and `true` says the run stops
     /// here (the token probes follow in `protocol`).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn boundary_behind_discover(
         &self,
-        target: &Target,
-        client: &EgressClient,
-        deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
+        run: &mut Run<'_>,
         era: Era,
         caps: &Value,
         initialize: Option<&Exchange>,
@@ -69,7 +56,7 @@ impl Engine {
         if !era.speaks_2026() || candidates.is_empty() {
             return false;
         }
-        let stage = self.auth_stage(target, client, deadline);
+        let stage = self.auth_stage(run);
         let ask = |b: Behind| {
             let stage = &stage;
             async move {
@@ -112,18 +99,18 @@ impl Engine {
             (None, Some(i)) => {
                 // Without a credential, the initialize sent beside discovery is an
                 // unauthenticated MCP request too: its Bearer challenge shows the boundary.
-                st.paths.initialize = true;
+                run.st.paths.initialize = true;
                 ("initialize", i.clone())
             }
             (None, None) => return false,
         };
-        st.paths.behind = found
+        run.st.paths.behind = found
             .iter()
             .map(|(b, ex)| (b.clone(), boundary::challenge_scope(ex)))
             .collect();
-        st.protected = true;
-        st.progress.stage(ProgressStage::Auth);
-        stage.run(&ex, rec).await;
+        run.st.protected = true;
+        run.st.progress.stage(ProgressStage::Auth);
+        stage.run(&ex, run.rec).await;
         if token.is_none() {
             // discover worked: the server speaks 2026-07-28. An initialize the authorization
             // layer answered says nothing about the legacy path but that it is behind the
@@ -131,9 +118,9 @@ impl Engine {
             let legacy_behind = initialize.filter(|i| boundary::asks_for_authorization(i));
             if let (Some(i), Some(Outcome::Unknown)) = (
                 legacy_behind,
-                rec.get(CheckId::EraDetect).map(|c| c.outcome),
+                run.rec.get(CheckId::EraDetect).map(|c| c.outcome),
             ) {
-                rec.record_ms(
+                run.rec.record_ms(
                     CheckId::EraDetect,
                     Verdict::pass(format!(
                         "the server speaks 2026-07-28 (server/discover works without a token); whether it also speaks 2025-11-25 is behind the authorization boundary (initialize without a token answered {})",
@@ -142,7 +129,7 @@ impl Engine {
                     0,
                 );
             }
-            rec.skip_rest(&format!(
+            run.rec.skip_rest(&format!(
                 "the endpoint requires authorization ({method} without a token answered {}) and no credential was given; name one with --token-env",
                 ex.status
             ));
@@ -161,8 +148,7 @@ impl Engine {
         unauth: &Exchange,
         initialize: Option<&Exchange>,
         era: Era,
-        rec: &mut Recorder,
-        st: &mut State,
+        run: &mut Run<'_>,
     ) {
         if era != Era::Modern {
             let sent;
@@ -176,21 +162,21 @@ impl Engine {
                     sent.as_ref()
                 }
             };
-            st.paths.initialize = true;
+            run.st.paths.initialize = true;
             if let Some(mut v) = init.and_then(|i| boundary::legacy_open(unauth, i)) {
-                st.paths.initialize_open = true;
-                if let Some(c) = rec.get(CheckId::AuthChallenge) {
+                run.st.paths.initialize_open = true;
+                if let Some(c) = run.rec.get(CheckId::AuthChallenge) {
                     v.observed
                         .push_str(&format!("; server/discover's challenge: {}", c.observed));
                 }
-                rec.record_ms(CheckId::AuthChallenge, v, 0);
+                run.rec.record_ms(CheckId::AuthChallenge, v, 0);
             }
         }
         if era != Era::Legacy {
             if let Ok(ex) = stage.send(&boundary::tools_list_request()).await {
                 if boundary::shows_boundary(&ex) {
                     let scope = boundary::challenge_scope(&ex);
-                    st.paths.behind.push((Behind::ToolsList, scope));
+                    run.st.paths.behind.push((Behind::ToolsList, scope));
                 }
             }
         }
