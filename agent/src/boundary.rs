@@ -1,91 +1,116 @@
 //! Where the run looks for the authorization boundary besides `server/discover`
-//! (`probe::auth::boundary`): `tools/list` behind a public discovery, and the 2025-11-25
-//! `initialize` of an endpoint whose discovery asked for authorization.
-
-use std::time::Instant;
+//! (`probe::auth::boundary`): `tools/list`, `tools/call` and `subscriptions/listen` behind a
+//! public discovery, and the 2025-11-25 `initialize` of an endpoint whose discovery asked
+//! for authorization.
 
 use serde_json::Value;
 
 use crate::catalog::CheckId;
-use crate::egress::EgressClient;
-use crate::engine::{Engine, State};
+use crate::engine::Engine;
 use crate::model::{Era, Outcome};
-use crate::probe::auth::boundary::{self, Paths};
+use futures::future::join_all;
+
+use crate::probe::auth::boundary::{self, Behind};
 use crate::probe::auth::AuthStage;
 use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
-use crate::probe::verdict::{Recorder, Verdict};
+use crate::probe::listing::listen;
+use crate::probe::verdict::Verdict;
 use crate::progress::ProgressStage;
-use crate::target::Target;
+use crate::protocol::Run;
 
 impl Engine {
-    pub(crate) fn auth_stage<'a>(
-        &'a self,
-        target: &'a Target,
-        client: &'a EgressClient,
-        deadline: Instant,
-    ) -> AuthStage<'a> {
+    pub(crate) fn auth_stage<'a>(&'a self, run: &Run<'a>) -> AuthStage<'a> {
         AuthStage {
-            target,
-            client,
+            target: run.target,
+            client: run.client,
             limits: &self.options().limits,
-            budget: self.budget(deadline),
+            budget: self.budget(run.deadline),
             credentials: &self.options().credentials,
             expect_auth: self.options().expect_auth,
         }
     }
 
-    /// `server/discover` was served without a token: does `tools/list` ask for
-    /// authorization? Asked on a 2026-07-28 server without a credential (every request past
-    /// discovery would otherwise meet the boundary unnamed), and with one when the tools
-    /// capability is advertised (its random-token probe is due there). When it does, the
-    /// boundary runs from that answer; without a credential nothing past it can be observed,
-    /// and `true` says the run stops here (the token probes follow in `protocol`).
-    #[allow(clippy::too_many_arguments)]
+    /// `server/discover` was served without a token: does a request past it ask for
+    /// authorization? `tools/list` first; without a credential then the `initialize` sent
+    /// beside discovery; then `tools/call` and `subscriptions/listen` (a server may protect
+    /// only the requests that act or hold a stream). Asked on a 2026-07-28 server without a
+    /// credential (every request past discovery would otherwise meet the boundary unnamed),
+    /// and with one whenever the capabilities make such a request valid (the random-token
+    /// probe is due on each that asks). When one does, the boundary runs from that answer;
+    /// without a credential nothing past it can be observed, and `true` says the run stops
+    /// here (the token probes follow in `protocol`).
     pub(crate) async fn boundary_behind_discover(
         &self,
-        target: &Target,
-        client: &EgressClient,
-        deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
+        run: &mut Run<'_>,
         era: Era,
         caps: &Value,
         initialize: Option<&Exchange>,
     ) -> bool {
         let token = self.options().credentials.token.as_ref();
-        if !era.speaks_2026() || (token.is_some() && caps.get("tools").is_none()) {
+        let mut candidates = Behind::candidates(caps, listen::filter(caps));
+        if token.is_none() && !candidates.contains(&Behind::ToolsList) {
+            // Without a credential tools/list is asked whatever is advertised.
+            candidates.insert(0, Behind::ToolsList);
+        }
+        if !era.speaks_2026() || candidates.is_empty() {
             return false;
         }
-        let stage = self.auth_stage(target, client, deadline);
-        let tools_list = stage
-            .send(&boundary::tools_list_request())
-            .await
-            .ok()
-            .filter(boundary::shows_boundary);
-        let ex = match (tools_list, initialize) {
-            (Some(ex), _) => {
-                st.paths = Paths {
-                    tools_list: true,
-                    tools_list_scope: boundary::challenge_scope(&ex),
-                    ..Paths::default()
+        let stage = self.auth_stage(run);
+        let ask = |b: Behind| {
+            let stage = &stage;
+            async move {
+                let id = match b {
+                    Behind::ToolsList => boundary::TOOLS_LIST_ID,
+                    Behind::ToolsCall => boundary::TOOLS_CALL_ID,
+                    Behind::Listen(_) => boundary::LISTEN_ID,
                 };
-                ex
+                let ex = stage
+                    .send_read(&b.request(id), b.read())
+                    .await
+                    .ok()
+                    .filter(boundary::shows_boundary);
+                ex.map(|ex| (b, ex))
             }
-            // Without a credential, the initialize sent beside discovery is an
-            // unauthenticated MCP request too: its Bearer challenge shows the boundary.
-            (None, Some(i)) if token.is_none() && boundary::shows_boundary(i) => {
-                st.paths = Paths {
-                    initialize: true,
-                    ..Paths::default()
-                };
-                i.clone()
-            }
-            _ => return false,
         };
-        st.protected = true;
-        st.progress.stage(ProgressStage::Auth);
-        stage.run(&ex, rec).await;
+        let init_shows = initialize.filter(|i| token.is_none() && boundary::shows_boundary(i));
+        // Without a credential the first request that shows the boundary is enough: tools/list,
+        // else the initialize already answered, else the rest; with one, every request is
+        // asked (each that shows it gets the random token).
+        let mut found: Vec<(Behind, Exchange)> = Vec::new();
+        if token.is_none() {
+            found.extend(ask(candidates.remove(0)).await);
+            if found.is_empty() && init_shows.is_none() {
+                found = join_all(candidates.into_iter().map(ask))
+                    .await
+                    .into_iter()
+                    .flatten()
+                    .collect();
+            }
+        } else {
+            found = join_all(candidates.into_iter().map(ask))
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
+        }
+        let (method, ex) = match (found.first(), init_shows) {
+            (Some((b, ex)), _) => (b.method(), ex.clone()),
+            (None, Some(i)) => {
+                // Without a credential, the initialize sent beside discovery is an
+                // unauthenticated MCP request too: its Bearer challenge shows the boundary.
+                run.st.paths.initialize = true;
+                ("initialize", i.clone())
+            }
+            (None, None) => return false,
+        };
+        run.st.paths.behind = found
+            .iter()
+            .map(|(b, ex)| (b.clone(), boundary::challenge_scope(ex)))
+            .collect();
+        run.st.protected = true;
+        run.st.progress.stage(ProgressStage::Auth);
+        stage.run(&ex, run.rec).await;
         if token.is_none() {
             // discover worked: the server speaks 2026-07-28. An initialize the authorization
             // layer answered says nothing about the legacy path but that it is behind the
@@ -93,9 +118,9 @@ impl Engine {
             let legacy_behind = initialize.filter(|i| boundary::asks_for_authorization(i));
             if let (Some(i), Some(Outcome::Unknown)) = (
                 legacy_behind,
-                rec.get(CheckId::EraDetect).map(|c| c.outcome),
+                run.rec.get(CheckId::EraDetect).map(|c| c.outcome),
             ) {
-                rec.record_ms(
+                run.rec.record_ms(
                     CheckId::EraDetect,
                     Verdict::pass(format!(
                         "the server speaks 2026-07-28 (server/discover works without a token); whether it also speaks 2025-11-25 is behind the authorization boundary (initialize without a token answered {})",
@@ -104,9 +129,8 @@ impl Engine {
                     0,
                 );
             }
-            rec.skip_rest(&format!(
-                "the endpoint requires authorization ({} without a token answered {}) and no credential was given; name one with --token-env",
-                if st.paths.tools_list { "tools/list" } else { "initialize" },
+            run.rec.skip_rest(&format!(
+                "the endpoint requires authorization ({method} without a token answered {}) and no credential was given; name one with --token-env",
                 ex.status
             ));
             return true;
@@ -124,8 +148,7 @@ impl Engine {
         unauth: &Exchange,
         initialize: Option<&Exchange>,
         era: Era,
-        rec: &mut Recorder,
-        st: &mut State,
+        run: &mut Run<'_>,
     ) {
         if era != Era::Modern {
             let sent;
@@ -139,21 +162,21 @@ impl Engine {
                     sent.as_ref()
                 }
             };
-            st.paths.initialize = true;
+            run.st.paths.initialize = true;
             if let Some(mut v) = init.and_then(|i| boundary::legacy_open(unauth, i)) {
-                st.paths.initialize_open = true;
-                if let Some(c) = rec.get(CheckId::AuthChallenge) {
+                run.st.paths.initialize_open = true;
+                if let Some(c) = run.rec.get(CheckId::AuthChallenge) {
                     v.observed
                         .push_str(&format!("; server/discover's challenge: {}", c.observed));
                 }
-                rec.record_ms(CheckId::AuthChallenge, v, 0);
+                run.rec.record_ms(CheckId::AuthChallenge, v, 0);
             }
         }
         if era != Era::Legacy {
             if let Ok(ex) = stage.send(&boundary::tools_list_request()).await {
                 if boundary::shows_boundary(&ex) {
-                    st.paths.tools_list = true;
-                    st.paths.tools_list_scope = boundary::challenge_scope(&ex);
+                    let scope = boundary::challenge_scope(&ex);
+                    run.st.paths.behind.push((Behind::ToolsList, scope));
                 }
             }
         }

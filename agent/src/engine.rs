@@ -411,7 +411,14 @@ impl Engine {
                 return;
             }
         };
-        self.protocol(target, &client, deadline, rec, st).await;
+        self.protocol(&mut crate::protocol::Run {
+            target,
+            client: &client,
+            deadline,
+            rec,
+            st,
+        })
+        .await;
     }
 
     /// The egress policy of this run: the job's prefixes, and on the operator's own machine

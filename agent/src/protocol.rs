@@ -19,17 +19,20 @@ use crate::probe::{era, redirect, tls};
 use crate::progress::ProgressStage;
 use crate::target::Target;
 
+/// What every protocol stage works on: the target, the run's HTTP client and deadline, and
+/// what the run records and learns as it goes.
+pub(crate) struct Run<'a> {
+    pub(crate) target: &'a Target,
+    pub(crate) client: &'a EgressClient,
+    pub(crate) deadline: Instant,
+    pub(crate) rec: &'a mut Recorder,
+    pub(crate) st: &'a mut State,
+}
+
 impl Engine {
-    pub(crate) async fn protocol(
-        &self,
-        target: &Target,
-        client: &EgressClient,
-        deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
-    ) {
+    pub(crate) async fn protocol(&self, run: &mut Run<'_>) {
         let token = self.options().credentials.token.as_ref();
-        st.progress.stage(ProgressStage::Era);
+        run.st.progress.stage(ProgressStage::Era);
         let t = Instant::now();
         // A valid server/discover without a token (it shows redirects and the challenge),
         // and a legacy initialize alongside it.
@@ -38,13 +41,19 @@ impl Engine {
         let init_req = ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(token);
         let (unauth, initialize) = tokio::join!(
             self.send(
-                client,
-                target,
+                run.client,
+                run.target,
                 &discover_req,
-                deadline,
+                run.deadline,
                 SseRead::UntilResponse
             ),
-            self.send(client, target, &init_req, deadline, SseRead::UntilResponse),
+            self.send(
+                run.client,
+                run.target,
+                &init_req,
+                run.deadline,
+                SseRead::UntilResponse
+            ),
         );
         // A server that requires a client certificate refuses it after a TLS 1.3 handshake
         // that looked complete: the handshake failed, and no MCP answer was observed (4.1).
@@ -53,7 +62,7 @@ impl Engine {
             .flatten()
             .any(|e| e.message.contains(tls::CLIENT_CERT_REQUIRED))
         {
-            rec.record(
+            run.rec.record(
                 CheckId::TlsHandshake,
                 Verdict::fail(
                     Severity::High,
@@ -65,7 +74,7 @@ impl Engine {
                 .cause(Cause::Tls),
                 t,
             );
-            rec.skip_rest("the TLS handshake failed");
+            run.rec.skip_rest("the TLS handshake failed");
             return;
         }
         // A discover answer the vantage's own read cap cut is no answer to judge (4.1).
@@ -76,33 +85,36 @@ impl Engine {
         let unauth = match unauth {
             Ok(ex) => ex,
             Err(e) => {
-                discover_unanswered(rec, &e, initialize.as_ref(), t);
+                discover_unanswered(run.rec, &e, initialize.as_ref(), t);
                 return;
             }
         };
-        st.phases.insert("first_byte".into(), unauth.first_byte_ms);
-        if record_redirect(rec, &unauth, target, client, "", t) {
-            rec.skip_rest("the endpoint redirects, and redirects are never followed");
+        run.st
+            .phases
+            .insert("first_byte".into(), unauth.first_byte_ms);
+        if record_redirect(run.rec, &unauth, run.target, run.client, "", t) {
+            run.rec
+                .skip_rest("the endpoint redirects, and redirects are never followed");
             return;
         }
 
         // The authorization boundary: a 401 (or a 403 with a Bearer challenge) to
         // server/discover; behind a public discovery, tools/list may show it later.
-        st.protected = boundary::asks_for_authorization(&unauth);
-        let auth_stage = self.auth_stage(target, client, deadline);
-        if st.protected || self.options().expect_auth {
-            st.progress.stage(ProgressStage::Auth);
-            auth_stage.run(&unauth, rec).await;
+        run.st.protected = boundary::asks_for_authorization(&unauth);
+        let auth_stage = self.auth_stage(run);
+        if run.st.protected || self.options().expect_auth {
+            run.st.progress.stage(ProgressStage::Auth);
+            auth_stage.run(&unauth, run.rec).await;
         } else {
             auth::skip_all(
-                rec,
+                run.rec,
                 "the endpoint did not ask for authorization: its answer was not a 401",
             );
         }
-        if st.protected {
-            st.paths = Paths::from_discover(&unauth);
+        if run.st.protected {
+            run.st.paths = Paths::from_discover(&unauth);
         }
-        let discover = match (st.protected, token) {
+        let discover = match (run.st.protected, token) {
             (true, None) => {
                 // No era can be learnt behind the boundary. The initialize beside discovery
                 // went without a token: served, it is the legacy path without a boundary (and
@@ -114,25 +126,29 @@ impl Engine {
                     &unauth,
                     initialize.as_ref().ok(),
                     Era::Unknown,
-                    rec,
-                    st,
+                    run,
                 )
                 .await;
-                auth_stage.tokens(Era::Unknown, &st.paths, rec).await;
-                rec.skip_rest(&format!(
+                auth_stage
+                    .tokens(Era::Unknown, &run.st.paths, run.rec)
+                    .await;
+                run.rec.skip_rest(&format!(
                     "the endpoint requires authorization (server/discover without a token answered {}) and no credential was given; name one with --token-env",
                     unauth.status
                 ));
                 return;
             }
             (true, Some(_)) => {
+                // The checks run with the credential from here on, whatever comes back (a
+                // redirect or no answer is not "no credential given").
+                run.st.authenticated = true;
                 let t = Instant::now();
                 match self
                     .send(
-                        client,
-                        target,
+                        run.client,
+                        run.target,
                         &discover_req.clone().with_bearer(token),
-                        deadline,
+                        run.deadline,
                         SseRead::UntilResponse,
                     )
                     .await
@@ -140,7 +156,7 @@ impl Engine {
                     Ok(ex) if matches!(ex.status, 401 | 403) => {
                         // A credential was given and refused: nothing past the boundary
                         // can be observed (`auth.credential-refused`, checks.md 4.1).
-                        rec.record(
+                        run.rec.record(
                             CheckId::EraDetect,
                             Verdict::unknown(
                                 Cause::CredentialRefused,
@@ -151,8 +167,10 @@ impl Engine {
                             ),
                             t,
                         );
-                        auth_stage.tokens(Era::Unknown, &st.paths, rec).await;
-                        rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
+                        auth_stage
+                            .tokens(Era::Unknown, &run.st.paths, run.rec)
+                            .await;
+                        run.rec.skip_rest("the given credential was refused (401/403); check the token named by --token-env");
                         return;
                     }
                     // Only the authenticated request is redirected (a slash redirect
@@ -160,51 +178,52 @@ impl Engine {
                     // elsewhere): redirect.none judges that answer, never "not MCP", and
                     // nothing past it was observed (redirects are never followed).
                     Ok(ex) if (300..400).contains(&ex.status) => {
-                        record_redirect(rec, &ex, target, client, "with the credential: ", t);
-                        rec.skip_rest(
+                        record_redirect(
+                            run.rec,
+                            &ex,
+                            run.target,
+                            run.client,
+                            "with the credential: ",
+                            t,
+                        );
+                        run.rec.skip_rest(
                             "the endpoint redirects authenticated requests, and redirects are never followed",
                         );
                         return;
                     }
                     Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover) {
                         Some(cut) => {
-                            discover_unanswered(rec, &cut, initialize.as_ref(), t);
+                            discover_unanswered(run.rec, &cut, initialize.as_ref(), t);
                             return;
                         }
                         None => ex,
                     },
                     Err(e) => {
-                        discover_unanswered(rec, &e, initialize.as_ref(), t);
+                        discover_unanswered(run.rec, &e, initialize.as_ref(), t);
                         return;
                     }
                 }
             }
             (false, _) => unauth.clone(),
         };
-        st.authenticated = token.is_some();
-        self.era_and_transport(target, client, deadline, rec, st, discover, initialize, t)
-            .await;
-        if st.protected {
-            let era = st.era.unwrap_or(Era::Unknown);
-            if st.paths.discover {
+        run.st.authenticated = token.is_some();
+        self.era_and_transport(run, discover, initialize, t).await;
+        if run.st.protected {
+            let era = run.st.era.unwrap_or(Era::Unknown);
+            if run.st.paths.discover {
                 // Sent with the credential, initialize said nothing about the legacy path's
                 // boundary: ask it without one.
-                self.boundary_beside_discover(&auth_stage, &unauth, None, era, rec, st)
+                self.boundary_beside_discover(&auth_stage, &unauth, None, era, run)
                     .await;
             }
             // The token probes ask with a request the era accepts (checks.md 2.5).
-            auth_stage.tokens(era, &st.paths, rec).await;
+            auth_stage.tokens(era, &run.st.paths, run.rec).await;
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn era_and_transport(
         &self,
-        target: &Target,
-        client: &EgressClient,
-        deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
+        run: &mut Run<'_>,
         discover: Exchange,
         initialize: Result<Exchange, ExchangeError>,
         t: Instant,
@@ -214,13 +233,13 @@ impl Engine {
         if let Some(reason) = era::other_reason(&discover).filter(|_| !works(&discover)) {
             // A rate limit, an unavailable gateway or a refusal in front of the MCP layer:
             // nothing about the era was observed, and nothing past it can be (4.1).
-            st.era = Some(Era::Unknown);
-            rec.record(
+            run.st.era = Some(Era::Unknown);
+            run.rec.record(
                 CheckId::EraDetect,
                 Verdict::unknown(Cause::OtherReason, format!("server/discover was {reason}")),
                 t,
             );
-            rec.unknown_rest(
+            run.rec.unknown_rest(
                 Cause::OtherReason,
                 &format!("not run: server/discover was {}", reason_head(&reason)),
             );
@@ -250,7 +269,13 @@ impl Engine {
             let req = ProbeRequest::bare(Method::GET, &[("Accept", "text/event-stream")])
                 .with_bearer(token);
             get_fallback = self
-                .send(client, target, &req, deadline, SseRead::FirstEvent)
+                .send(
+                    run.client,
+                    run.target,
+                    &req,
+                    run.deadline,
+                    SseRead::FirstEvent,
+                )
                 .await
                 .ok();
         }
@@ -273,14 +298,14 @@ impl Engine {
                 } else {
                     era::era_verdict(Era::Modern, Some(&discover), initialize.as_ref())
                 };
-                rec.record(CheckId::EraDetect, verdict, t);
-                st.era = Some(Era::Unknown);
+                run.rec.record(CheckId::EraDetect, verdict, t);
+                run.st.era = Some(Era::Unknown);
                 unsure = Some(why);
                 Era::Modern
             }
             Some(o) => {
-                st.era = Some(Era::Unknown);
-                rec.record(
+                run.st.era = Some(Era::Unknown);
+                run.rec.record(
                     CheckId::EraDetect,
                     Verdict::unknown(
                         o.cause,
@@ -293,14 +318,15 @@ impl Engine {
                     ),
                     t,
                 );
-                rec.unknown_rest(o.cause, &format!("not run: initialize was {}", o.head));
+                run.rec
+                    .unknown_rest(o.cause, &format!("not run: initialize was {}", o.head));
                 return;
             }
             None => {
                 let era =
                     era::classify(Some(&discover), initialize.as_ref(), get_fallback.as_ref());
-                st.era = Some(era);
-                rec.record(
+                run.st.era = Some(era);
+                run.rec.record(
                     CheckId::EraDetect,
                     era::era_verdict(era, Some(&discover), initialize.as_ref()),
                     t,
@@ -314,7 +340,7 @@ impl Engine {
             seen.push(i.clone());
         }
         let probes: Vec<TransportProbe> = if era.speaks_2026() {
-            rec.record(
+            run.rec.record(
                 CheckId::DiscoverShape,
                 era::discover_shape(&discover, &serde_json::json!(era::DISCOVER_ID)),
                 t,
@@ -331,7 +357,7 @@ impl Engine {
                 (c.stage() == Stage::Transport || *c == CheckId::DiscoverShape)
                     && !still_run.contains(c)
             }) {
-                rec.record_ms(id, Verdict::skip(reason), 0);
+                run.rec.record_ms(id, Verdict::skip(reason), 0);
             }
             if era == Era::NotMcp {
                 vec![TransportProbe::Preflight]
@@ -341,25 +367,16 @@ impl Engine {
         };
 
         let caps = era::capabilities(&discover).unwrap_or_default();
-        if !st.protected
+        if !run.st.protected
             && self
-                .boundary_behind_discover(
-                    target,
-                    client,
-                    deadline,
-                    rec,
-                    st,
-                    era,
-                    &caps,
-                    initialize.as_ref(),
-                )
+                .boundary_behind_discover(run, era, &caps, initialize.as_ref())
                 .await
         {
             return;
         }
 
         // Independent checks run concurrently.
-        st.progress.stage(ProgressStage::Transport);
+        run.st.progress.stage(ProgressStage::Transport);
         let judging = crate::transport_stage::Judging {
             era,
             unsure: unsure.as_deref(),
@@ -367,13 +384,20 @@ impl Engine {
             legacy_control: initialize.as_ref().filter(|i| era::initialize_works(i)),
         };
         let results = self
-            .transport_probes(target, client, deadline, &probes, &caps, &judging)
+            .transport_probes(
+                run.target,
+                run.client,
+                run.deadline,
+                &probes,
+                &caps,
+                &judging,
+            )
             .await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
         let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
         for (probe, verdict, ex, started) in results {
             let outcome = verdict.outcome;
-            rec.record(probe.check(), verdict, started);
+            run.rec.record(probe.check(), verdict, started);
             match ex {
                 Some(ex) => answered.push((probe.check(), outcome, ex)),
                 None => unanswered.push((probe.check(), outcome)),
@@ -383,7 +407,7 @@ impl Engine {
             .iter()
             .chain(answered.iter().map(|(_, _, ex)| ex))
             .collect();
-        rec.record_ms(
+        run.rec.record_ms(
             CheckId::TransportSseBuffering,
             transport::sse_buffering(&exchanges),
             0,
@@ -394,31 +418,23 @@ impl Engine {
                 .map(|(id, outcome, ex)| (*id, *outcome, Some(ex)))
                 .chain(unanswered.iter().map(|(id, outcome)| (*id, *outcome, None)))
                 .collect();
-            rec.record_ms(
+            run.rec.record_ms(
                 CheckId::JsonrpcErrorBody,
                 transport::error_body(&triples),
                 0,
             );
         }
-        let problem = |id: CheckId| rec.get(id).is_some_and(|c| c.outcome.is_problem());
+        let problem = |id: CheckId| run.rec.get(id).is_some_and(|c| c.outcome.is_problem());
         let judged: Vec<(CheckId, bool, &Exchange)> = [CheckId::EraDetect, CheckId::DiscoverShape]
             .into_iter()
             .map(|id| (id, problem(id), &discover))
             .chain(answered.iter().map(|(id, o, ex)| (*id, o.is_problem(), ex)))
             .collect();
-        st.stacks = crate::stack::sightings(judged);
+        run.st.stacks = crate::stack::sightings(judged);
 
         // The capability lists (probe/listing), after the transport checks.
-        self.listing_stage(
-            target,
-            client,
-            deadline,
-            rec,
-            st,
-            era,
-            era::capabilities(&discover),
-        )
-        .await;
+        self.listing_stage(run, era, era::capabilities(&discover))
+            .await;
     }
 }
 

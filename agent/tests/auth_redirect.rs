@@ -64,6 +64,8 @@ async fn a_redirect_of_authenticated_requests_is_a_redirect_not_a_missing_server
         let (port, task) = front(location).await;
         let r = run(port).await;
         task.abort();
+        // The credential was given and sent: never "no credential given" (exit 3).
+        assert!(r.protected && r.authenticated, "{location}");
         let c = r.check(CheckId::RedirectNone).unwrap();
         shared::assert_seen(
             c,

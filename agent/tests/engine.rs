@@ -24,6 +24,8 @@ mod run;
 
 #[path = "engine/auth.rs"]
 mod auth;
+#[path = "engine/auth_act.rs"]
+mod auth_act;
 #[path = "engine/auth_paths.rs"]
 mod auth_paths;
 #[path = "engine/dns_tls.rs"]

@@ -87,6 +87,16 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
             Fault::AuthPrmNoServers,
             &[(CheckId::AuthPrm, Fail, Some(High), None)],
         ),
+        // A complete document served as text/html: a MUST broken (medium; it passed).
+        (
+            Fault::AuthPrmHtmlType,
+            &[(CheckId::AuthPrm, Fail, Some(Medium), None)],
+        ),
+        // An HTML page where the metadata should be: no metadata.
+        (
+            Fault::AuthPrmHtmlPage,
+            &[(CheckId::AuthPrm, Fail, Some(High), None)],
+        ),
         (
             Fault::AuthIssuerMismatch,
             &[(CheckId::AuthAsMetadata, Fail, Some(High), None)],
@@ -97,6 +107,17 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
         ),
         (
             Fault::AuthGarbageAccepted,
+            &[(
+                CheckId::AuthGarbageToken,
+                Fail,
+                Some(Critical),
+                Some(Cause::TokenAccepted),
+            )],
+        ),
+        // Anything shaped as a JWT is let through: the random token is one (it was an
+        // opaque string, refused there, and the fault passed).
+        (
+            Fault::AuthAnyJwt,
             &[(
                 CheckId::AuthGarbageToken,
                 Fail,
@@ -154,6 +175,16 @@ async fn observations_name_the_rule_that_failed() {
             Fault::AuthIssuerMismatch,
             CheckId::AuthAsMetadata,
             "issuer.vantage-fixture.invalid",
+        ),
+        (
+            Fault::AuthPrmHtmlType,
+            CheckId::AuthPrm,
+            "served as Content-Type: text/html; charset=utf-8 (the metadata response MUST be application/json",
+        ),
+        (
+            Fault::AuthPrmHtmlPage,
+            CheckId::AuthPrm,
+            "no protected resource metadata: ",
         ),
     ] {
         let fixture = Fixture::start(&[fault]).await.unwrap();

@@ -16,14 +16,16 @@ use crate::run::{
 
 const LEGACY_OPEN: &str = "initialize served without a token while server/discover requires one";
 
-async fn region(faults: &[Fault], with_token: bool) -> RegionResult {
+/// A run against the fixture with `faults`, with every credential or none.
+pub(crate) async fn region(faults: &[Fault], with_token: bool) -> RegionResult {
     let fixture = Fixture::start(faults).await.unwrap();
     let opts = if with_token { all_tokens() } else { options() };
     run_with(&fixture.url(), opts).await
 }
 
+/// `id`'s outcome and severity are `want`, and it saw `needle`.
 #[track_caller]
-fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle: &str) {
+pub(crate) fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle: &str) {
     let c = check(r, id);
     assert_seen(&c, (c.outcome, c.severity), want, needle);
 }
@@ -58,7 +60,7 @@ fn stopped_at_the_boundary(r: &RegionResult, why: &str) {
 /// The random token was let through: `auth.garbage-token` fails critical, cause
 /// token-accepted, and says where (`needle`).
 #[track_caller]
-fn random_token_accepted(r: &RegionResult, needle: &str) -> CheckResult {
+pub(crate) fn random_token_accepted(r: &RegionResult, needle: &str) -> CheckResult {
     let g = check(r, CheckId::AuthGarbageToken);
     assert_seen(
         &g,

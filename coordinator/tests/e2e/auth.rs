@@ -52,10 +52,16 @@ async fn each_auth_fault_is_caught_alone() {
         (Fault::AuthPrmTrailingSlash, &[("auth.prm", High)]),
         (Fault::AuthPrmOtherHost, &[("auth.prm", High)]),
         (Fault::AuthPrmNoServers, &[("auth.prm", High)]),
+        (Fault::AuthPrmHtmlType, &[("auth.prm", Severity::Medium)]),
+        (Fault::AuthPrmHtmlPage, &[("auth.prm", High)]),
         (Fault::AuthIssuerMismatch, &[("auth.as-metadata", High)]),
         (Fault::AuthNoS256, &[("auth.as-metadata", High)]),
         (
             Fault::AuthGarbageAccepted,
+            &[("auth.invalid-token-accepted", Critical)],
+        ),
+        (
+            Fault::AuthAnyJwt,
             &[("auth.invalid-token-accepted", Critical)],
         ),
         (

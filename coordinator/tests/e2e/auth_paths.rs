@@ -15,6 +15,14 @@ use crate::support::{above_info, check_with, ids, options, vantage};
 
 use Severity::{Critical, High};
 
+/// Discovery, tools/list and initialize public: only tools/call and subscriptions/listen
+/// (and what is not a list) answer 401 with a Bearer challenge without a token.
+const ACTS_PROTECTED: &[Fault] = &[
+    Fault::AuthDiscoverPublic,
+    Fault::AuthToolsListPublic,
+    Fault::AuthLegacyOpen,
+];
+
 #[tokio::test]
 async fn each_boundary_fault_is_caught_with_every_credential() {
     type Row = (
@@ -50,6 +58,22 @@ async fn each_boundary_fault_is_caught_with_every_credential() {
         ),
         // The control: a public discovery in front of a protected server is conformant.
         (&[Fault::AuthDiscoverPublic], &[], Decision::Pass),
+        // Only tools/call and subscriptions/listen protected (discovery, tools/list and
+        // initialize public): conformant; with tools/call taking any token, caught there.
+        (ACTS_PROTECTED, &[], Decision::Pass),
+        (
+            &[
+                Fault::AuthDiscoverPublic,
+                Fault::AuthToolsListPublic,
+                Fault::AuthLegacyOpen,
+                Fault::AuthToolsAnyToken,
+            ],
+            &[
+                ("auth.insufficient-scope", Severity::Low),
+                ("auth.invalid-token-accepted", Critical),
+            ],
+            Decision::Blocked,
+        ),
         // 403 with a Bearer challenge: the boundary with the wrong status, not a WAF.
         (
             &[Fault::AuthNoToken403],
@@ -109,7 +133,9 @@ async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
         .await
         .unwrap();
     let fixture = Fixture::start(&[Fault::AuthDiscoverPublic]).await.unwrap();
-    for url in [both.url(), fixture.url()] {
+    // Only tools/call and subscriptions/listen protected: their challenge is the boundary.
+    let acts = Fixture::start(ACTS_PROTECTED).await.unwrap();
+    for url in [both.url(), fixture.url(), acts.url()] {
         let report = check_with(&url, options()).await;
         assert_eq!(report.decision, Decision::Unknown, "{url}");
         assert!(report.finding(FindingId::AuthCredentialRequired).is_some());
@@ -119,28 +145,29 @@ async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
             report.findings
         );
     }
-    let url = fixture.url();
-    let (no_token, with_token) = tokio::task::spawn_blocking(move || {
-        (
-            vantage(&["check", &url], &[]),
-            vantage(
-                &["check", &url, "--token-env", "VT"],
-                &[("VT", FIXTURE_TOKEN)],
-            ),
-        )
-    })
-    .await
-    .unwrap();
-    assert_eq!(
-        no_token.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&no_token.stdout)
-    );
-    assert_eq!(
-        with_token.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&with_token.stdout)
-    );
+    for url in [fixture.url(), acts.url()] {
+        let (no_token, with_token) = tokio::task::spawn_blocking(move || {
+            (
+                vantage(&["check", &url], &[]),
+                vantage(
+                    &["check", &url, "--token-env", "VT"],
+                    &[("VT", FIXTURE_TOKEN)],
+                ),
+            )
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            no_token.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&no_token.stdout)
+        );
+        assert_eq!(
+            with_token.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&with_token.stdout)
+        );
+    }
 }

@@ -269,12 +269,20 @@ async fn reproduction_7_the_garbage_token_is_fresh_and_anonymous() {
     assert_eq!(distinct.len(), 2, "one garbage token per run: {tokens:?}");
     assert_ne!(distinct[0], distinct[1]);
     for t in &distinct {
-        assert_eq!(t.len(), 43, "{t}");
+        // Shaped as an ordinary RS256 JWT: the usual header, random claims and signature.
+        let parts: Vec<&str> = t.split('.').collect();
+        assert_eq!(parts.len(), 3, "{t}");
+        assert_eq!(parts[0], "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9", "{t}");
         assert!(
             !t.to_ascii_lowercase().contains("vantage") && !t.contains("garbage"),
             "{t}"
         );
     }
+    assert_ne!(
+        distinct[0].split('.').nth(2),
+        distinct[1].split('.').nth(2),
+        "the signature differs per run"
+    );
 }
 
 /// 8: a gateway that strips Mcp-Method: the Origin probe is refused with 400 -32020 like

@@ -7,6 +7,7 @@ mod support;
 mod api_errors;
 mod auth;
 mod auth_paths;
+mod auth_redirect;
 mod auth_unseen;
 mod cli;
 mod cli_habits;

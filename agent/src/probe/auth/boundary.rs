@@ -6,15 +6,83 @@
 //! ignore `Authorization`), and a legacy path that serves a request without any token while
 //! `server/discover` requires one is an authorization bypass, whatever credential was given.
 
+use serde_json::{json, Map, Value};
+
 use super::challenge;
 use crate::model::{Era, Outcome, Severity};
 use crate::probe::era;
-use crate::probe::http::Exchange;
-use crate::probe::http::ProbeRequest;
+use crate::probe::http::{Exchange, ProbeRequest, SseRead, ABSENT_NAME};
 use crate::probe::verdict::Verdict;
 
 /// The JSON-RPC id of the unauthenticated `tools/list` that looks for the boundary.
 pub const TOOLS_LIST_ID: i64 = 7;
+/// The JSON-RPC id of the unauthenticated `tools/call` that looks for the boundary.
+pub const TOOLS_CALL_ID: i64 = 8;
+/// The JSON-RPC id of the unauthenticated `subscriptions/listen` that looks for it.
+pub const LISTEN_ID: i64 = 9;
+
+/// A 2026-07-28 request past a public discovery that may sit behind the boundary: a server
+/// whose discovery (and list) is public may protect only the requests that act
+/// (`tools/call`) or hold a stream open (`subscriptions/listen`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Behind {
+    ToolsList,
+    /// `tools/call` of a tool no server has ([`ABSENT_NAME`]): never calls a real tool.
+    ToolsCall,
+    /// `subscriptions/listen` with the filter the capabilities allow; only its status and
+    /// headers are read (a stream served is never waited on).
+    Listen(Map<String, Value>),
+}
+
+impl Behind {
+    pub fn method(&self) -> &'static str {
+        match self {
+            Behind::ToolsList => "tools/list",
+            Behind::ToolsCall => "tools/call",
+            Behind::Listen(_) => "subscriptions/listen",
+        }
+    }
+
+    /// The valid request (without a token) with JSON-RPC id `id`.
+    pub fn request(&self, id: i64) -> ProbeRequest {
+        match self {
+            Behind::ToolsList => ProbeRequest::modern("tools/list", id, Map::new()),
+            Behind::ToolsCall => ProbeRequest::modern(
+                "tools/call",
+                id,
+                Map::from_iter([
+                    ("name".to_string(), json!(ABSENT_NAME)),
+                    ("arguments".to_string(), json!({})),
+                ]),
+            ),
+            Behind::Listen(filter) => ProbeRequest::modern(
+                "subscriptions/listen",
+                id,
+                Map::from_iter([("notifications".to_string(), Value::Object(filter.clone()))]),
+            ),
+        }
+    }
+
+    /// How much of the answer to read: a listen stream is never read.
+    pub fn read(&self) -> SseRead {
+        match self {
+            Behind::Listen(_) => SseRead::HeadersOnly,
+            _ => SseRead::UntilResponse,
+        }
+    }
+
+    /// The requests past discovery the capabilities `caps` make valid, in the order the
+    /// boundary is looked for: `tools/list` and `tools/call` when tools are advertised,
+    /// `subscriptions/listen` when a list change can be announced.
+    pub fn candidates(caps: &Value, listen_filter: Option<Map<String, Value>>) -> Vec<Behind> {
+        let mut out = Vec::new();
+        if caps.get("tools").is_some() {
+            out.extend([Behind::ToolsList, Behind::ToolsCall]);
+        }
+        out.extend(listen_filter.map(Behind::Listen));
+        out
+    }
+}
 
 /// Whether `ex` carries a Bearer challenge in `WWW-Authenticate`.
 pub fn bearer_challenged(ex: &Exchange) -> bool {
@@ -47,7 +115,7 @@ pub fn challenge_scope(ex: &Exchange) -> Option<String> {
 
 /// The unauthenticated `tools/list` that looks for the boundary behind a public discovery.
 pub fn tools_list_request() -> ProbeRequest {
-    ProbeRequest::modern("tools/list", TOOLS_LIST_ID, Default::default())
+    Behind::ToolsList.request(TOOLS_LIST_ID)
 }
 
 /// Which requests answered the authorization layer without a token, and so must refuse a
@@ -56,10 +124,9 @@ pub fn tools_list_request() -> ProbeRequest {
 pub struct Paths {
     /// `server/discover` asked for authorization (the era's request is judged).
     pub discover: bool,
-    /// `tools/list` answered 401/403 with a Bearer challenge without a token.
-    pub tools_list: bool,
-    /// The `scope=` of the `tools/list` challenge, when it named one.
-    pub tools_list_scope: Option<String>,
+    /// The requests past discovery that answered 401/403 with a Bearer challenge without a
+    /// token, in the order they were looked at, each with its challenge's `scope=`.
+    pub behind: Vec<(Behind, Option<String>)>,
     /// The `scope=` of the discover challenge, when it named one.
     pub discover_scope: Option<String>,
     /// Also try the 2025-11-25 `initialize` (a dual-era or not yet classified endpoint whose
@@ -80,10 +147,15 @@ impl Paths {
         }
     }
 
-    /// The request every token probe asks with, its method and the scope its challenge
-    /// named: the era's own request (`server/discover`, or `initialize` on a legacy-only
-    /// server) when discovery asked for authorization, else `tools/list` when it did.
-    pub fn primary(&self, era: Era) -> Option<(ProbeRequest, &'static str, Option<&str>)> {
+    /// Whether `method` answered the boundary past discovery.
+    pub fn behind(&self, method: &str) -> bool {
+        self.behind.iter().any(|(b, _)| b.method() == method)
+    }
+
+    /// The request every token probe asks with: the era's own request (`server/discover`,
+    /// or `initialize` on a legacy-only server) when discovery asked for authorization,
+    /// else the first request past it that did.
+    pub fn primary(&self, era: Era) -> Option<TokenProbe> {
         if self.discover {
             let req = super::tokens::probe_request(era, 900);
             let method = if era == Era::Legacy {
@@ -91,15 +163,48 @@ impl Paths {
             } else {
                 "server/discover"
             };
-            return Some((req, method, self.discover_scope.as_deref()));
+            return Some(TokenProbe {
+                req,
+                method,
+                scope: self.discover_scope.clone(),
+                read: SseRead::UntilResponse,
+            });
         }
-        self.tools_list.then(|| {
-            (
-                ProbeRequest::modern("tools/list", 901, Default::default()),
-                "tools/list",
-                self.tools_list_scope.as_deref(),
-            )
-        })
+        self.behind
+            .first()
+            .map(|(b, scope)| TokenProbe::behind(b, scope))
+    }
+
+    /// Every request past discovery that asked for authorization and is not the
+    /// [`Paths::primary`] one: the random token goes to each of them too.
+    pub fn others(&self) -> Vec<TokenProbe> {
+        let skip = usize::from(!self.discover);
+        self.behind
+            .iter()
+            .skip(skip)
+            .map(|(b, scope)| TokenProbe::behind(b, scope))
+            .collect()
+    }
+}
+
+/// A request a token probe asks with: the request, its method, the scope its challenge
+/// named, and how much of the answer to read.
+#[derive(Debug, Clone)]
+pub struct TokenProbe {
+    pub req: ProbeRequest,
+    pub method: &'static str,
+    pub scope: Option<String>,
+    pub read: SseRead,
+}
+
+impl TokenProbe {
+    fn behind(b: &Behind, scope: &Option<String>) -> TokenProbe {
+        TokenProbe {
+            req: b.request(901),
+            method: b.method(),
+            scope: scope.clone(),
+            read: b.read(),
+        }
     }
 }
 

@@ -18,6 +18,9 @@ use crate::probe::verdict::Verdict;
 /// Authorization servers examined at most (a hostile list costs a bounded number of fetches).
 const MAX_ISSUERS: usize = 4;
 
+/// A metadata document (a JSON object).
+type Doc = serde_json::Map<String, serde_json::Value>;
+
 /// The metadata URLs tried for one document: a line each, and those not observed.
 #[derive(Default)]
 struct Tried {
@@ -30,17 +33,19 @@ impl AuthStage<'_> {
         self.client.policy()
     }
 
-    /// Fetch `url` (kept in `fetched`) and note in `tried` how it went: its JSON document
-    /// and where it came from, when it answered with one.
+    /// Fetch `url` (kept in `fetched`) and note in `tried` how it went: its JSON document,
+    /// where it came from and why its type is not `application/json` (if it is not), when
+    /// it answered with one.
     async fn look(
         &self,
         url: Url,
         tried: &mut Tried,
         fetched: &mut Vec<Fetched>,
-    ) -> Option<(serde_json::Map<String, serde_json::Value>, String)> {
+    ) -> Option<(Doc, String, Option<String>)> {
         let f = self.fetch(url).await;
         let doc = f.json().cloned();
         let place = f.place();
+        let not_json = f.not_json_type();
         match f.unseen(self.policy()) {
             Some(u) => {
                 tried.lines.push(u.line.clone());
@@ -49,7 +54,7 @@ impl AuthStage<'_> {
             None => tried.lines.push(f.describe(self.policy())),
         }
         fetched.push(f);
-        doc.map(|d| (d, place))
+        doc.map(|d| (d, place, not_json))
     }
 
     /// `auth.prm`, and the authorization servers the metadata names.
@@ -73,15 +78,26 @@ impl AuthStage<'_> {
         };
         let mut tried = Tried::default();
         for url in candidates {
-            if let Some((doc, place)) = self.look(url, &mut tried, fetched).await {
-                let (problems, found) = metadata::prm_problems(&doc, self.target);
-                let v = if problems.is_empty() {
+            if let Some((doc, place, not_json)) = self.look(url, &mut tried, fetched).await {
+                let (mut problems, found) = metadata::prm_problems(&doc, self.target);
+                let v = if !problems.is_empty() {
+                    problems.extend(not_json);
+                    Verdict::fail(Severity::High, format!("{place}: {}", problems.join("; ")))
+                } else if let Some(why) = not_json {
+                    // A MUST broken, but the SDK clients read the body whatever its type:
+                    // medium (checks.md 3), never a pass.
+                    Verdict::fail(
+                        Severity::Medium,
+                        format!(
+                            "{place}: {why}; the document itself is complete (resource matches; authorization_servers {})",
+                            found.join(", ")
+                        ),
+                    )
+                } else {
                     Verdict::pass(format!(
                         "{place}: resource matches; authorization_servers {}",
                         found.join(", ")
                     ))
-                } else {
-                    Verdict::fail(Severity::High, format!("{place}: {}", problems.join("; ")))
                 };
                 return (v, found);
             }
@@ -124,7 +140,7 @@ impl AuthStage<'_> {
             let mut matched = false;
             let mut tried = Tried::default();
             for candidate in metadata::as_candidates(&url) {
-                let Some((doc, place)) = self.look(candidate, &mut tried, fetched).await else {
+                let Some((doc, place, _)) = self.look(candidate, &mut tried, fetched).await else {
                     continue;
                 };
                 let got = doc

@@ -24,6 +24,11 @@ pub struct Fetched {
 }
 
 impl Fetched {
+    /// Why the answer that served [`Fetched::json`] is not typed `application/json`.
+    pub fn not_json_type(&self) -> Option<String> {
+        self.outcome.as_ref().ok().and_then(not_json_type)
+    }
+
     /// The JSON object served with a 200, if any.
     pub fn json(&self) -> Option<&serde_json::Map<String, Value>> {
         match &self.outcome {
@@ -105,6 +110,25 @@ fn with_path(base: &Url, path: &str) -> Option<Url> {
     u.set_query(None);
     u.set_fragment(None);
     Some(u)
+}
+
+/// Why a metadata answer's `Content-Type` is not `application/json` (RFC 9728 section 3.2:
+/// the metadata response uses `application/json`; parameters such as `charset` are fine),
+/// or `None` when it is.
+pub fn not_json_type(ex: &Exchange) -> Option<String> {
+    let ct = ex.header("content-type");
+    let media = ct
+        .and_then(|v| v.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase());
+    if media.as_deref() == Some("application/json") {
+        return None;
+    }
+    Some(format!(
+        "served as {} (the metadata response MUST be application/json, RFC 9728 section 3.2)",
+        ct.map_or("no Content-Type".to_string(), |c| format!(
+            "Content-Type: {c}"
+        ))
+    ))
 }
 
 /// RFC 9728 well-known candidates for the endpoint: path-inserted, then the root form.
@@ -268,6 +292,26 @@ mod tests {
             check(serde_json::json!({"resource": "https://mcp.example.com/mcp"})).len(),
             1
         );
+    }
+
+    #[test]
+    fn metadata_must_be_typed_application_json() {
+        use crate::probe::test_support::answer_with;
+        let typed = |ct: Option<&str>| {
+            let headers: Vec<(&'static str, &str)> =
+                ct.map(|c| ("content-type", c)).into_iter().collect();
+            not_json_type(&answer_with(200, None, Body::Empty, &headers))
+        };
+        assert_eq!(typed(Some("application/json")), None);
+        assert_eq!(typed(Some("Application/JSON; charset=utf-8")), None);
+        let html = typed(Some("text/html; charset=utf-8")).unwrap();
+        assert!(
+            html.contains("served as Content-Type: text/html; charset=utf-8"),
+            "{html}"
+        );
+        assert!(html.contains("MUST be application/json"), "{html}");
+        assert!(typed(None).unwrap().contains("no Content-Type"));
+        assert!(typed(Some("application/jsonp")).is_some());
     }
 
     #[test]

@@ -158,13 +158,22 @@ pub fn challenge_verdict(unauth: &Exchange, expect_auth: bool) -> (Verdict, Opti
 impl AuthStage<'_> {
     /// Send `req` (as it is: a token only if it carries one) to the endpoint.
     pub(crate) async fn send(&self, req: &ProbeRequest) -> Result<Exchange, ExchangeError> {
+        self.send_read(req, SseRead::UntilResponse).await
+    }
+
+    /// [`AuthStage::send`], reading an SSE answer only as far as `read` says.
+    pub(crate) async fn send_read(
+        &self,
+        req: &ProbeRequest,
+        read: SseRead,
+    ) -> Result<Exchange, ExchangeError> {
         exchange(
             self.client,
             &self.target.url,
             req,
             self.limits,
             self.budget,
-            SseRead::UntilResponse,
+            read,
         )
         .await
         .map(|(ex, _)| ex)

@@ -5,13 +5,14 @@
 //! one) and reads any answer other than 401/403 (a 2xx, or a 4xx from the MCP layer such as
 //! 400 "no valid session id") as "accepted". Only a request that asked for authorization
 //! without a token is asked ([`super::boundary::Paths`]): the random token goes to each of
-//! them (`server/discover`, `tools/list`, a dual-era server's `initialize`).
+//! them (`server/discover`, `tools/list`, `tools/call`, `subscriptions/listen`, a dual-era
+//! server's `initialize`).
 
 use std::time::Instant;
 
 use secrecy::SecretString;
 
-use super::boundary::{worst, Paths};
+use super::boundary::{worst, Paths, TokenProbe};
 use super::challenge;
 use super::AuthStage;
 use crate::catalog::CheckId;
@@ -21,16 +22,36 @@ use crate::probe::http::{Exchange, ProbeRequest};
 use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
 
-/// A fresh random token for one run, from the operating system's CSPRNG: 32 bytes in
-/// base64url, the shape of an ordinary opaque access token, so a server cannot tell the
-/// probe's token from a real one by its shape.
+/// A fresh random token for one run, from the operating system's CSPRNG, shaped as an
+/// ordinary RS256 JWT: the usual header (`{"alg":"RS256","typ":"JWT"}`), a payload of
+/// random claims (`sub` and `jti` random, `iat` now, `exp` in an hour) and 256 random bytes
+/// of signature, each base64url. A server that lets through whatever looks like a JWT (it
+/// decodes the claims without verifying the signature) is caught as well as one that lets
+/// through any string, and nothing in the token tells the probe from a real client.
 pub fn garbage_token() -> Result<SecretString, String> {
-    let mut bytes = [0u8; 32];
-    rustls::crypto::ring::default_provider()
-        .secure_random
-        .fill(&mut bytes)
-        .map_err(|_| "the system's random number generator failed".to_string())?;
-    Ok(SecretString::from(base64url(&bytes)))
+    let random = |n: usize| -> Result<Vec<u8>, String> {
+        let mut bytes = vec![0u8; n];
+        rustls::crypto::ring::default_provider()
+            .secure_random
+            .fill(&mut bytes)
+            .map_err(|_| "the system's random number generator failed".to_string())?;
+        Ok(bytes)
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let claims = serde_json::json!({
+        "sub": base64url(&random(16)?),
+        "jti": base64url(&random(16)?),
+        "iat": now,
+        "exp": now + 3600,
+    });
+    Ok(SecretString::from(format!(
+        "{}.{}.{}",
+        base64url(br#"{"alg":"RS256","typ":"JWT"}"#),
+        base64url(claims.to_string().as_bytes()),
+        base64url(&random(256)?)
+    )))
 }
 
 fn base64url(bytes: &[u8]) -> String {
@@ -140,14 +161,16 @@ pub fn insufficient_scope(ex: &Exchange, method: &str, scope: Option<&str>) -> V
 }
 
 impl AuthStage<'_> {
-    /// One token probe with `req`: `judge` on the answer; no answer is no evidence either way.
+    /// One token probe with `probe`'s request: `judge` on the answer; no answer is no
+    /// evidence either way.
     async fn token_probe(
         &self,
-        req: &ProbeRequest,
+        probe: &TokenProbe,
         token: &SecretString,
         judge: impl Fn(&Exchange) -> Verdict,
     ) -> Verdict {
-        match self.send(&req.clone().with_bearer(Some(token))).await {
+        let req = probe.req.clone().with_bearer(Some(token));
+        match self.send_read(&req, probe.read).await {
             Ok(ex) => judge(&ex),
             Err(e) => Verdict::unknown(
                 e.cause,
@@ -160,24 +183,17 @@ impl AuthStage<'_> {
     }
 
     /// The random token on every request that asked for authorization without a token
-    /// ([`Paths`]): the era's request, `tools/list`, and on a dual-era or not yet classified
+    /// ([`Paths`]): the era's request, each request past discovery that did (`tools/list`,
+    /// `tools/call`, `subscriptions/listen`), and on a dual-era or not yet classified
     /// endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx JSON-RPC
     /// result being the token let through, or refused by the authorization layer).
     async fn garbage(&self, era: Era, paths: &Paths, garbage: &SecretString) -> Verdict {
         const WHAT: &str = "a random bearer token";
         let mut verdicts = Vec::new();
-        if let Some((req, method, _)) = paths.primary(era) {
+        for probe in paths.primary(era).into_iter().chain(paths.others()) {
             verdicts.push((
-                method,
-                self.token_probe(&req, garbage, |ex| must_refuse(ex, WHAT))
-                    .await,
-            ));
-        }
-        if paths.discover && paths.tools_list {
-            let req = ProbeRequest::modern("tools/list", 901, Default::default());
-            verdicts.push((
-                "tools/list",
-                self.token_probe(&req, garbage, |ex| must_refuse(ex, WHAT))
+                probe.method,
+                self.token_probe(&probe, garbage, |ex| must_refuse(ex, WHAT))
                     .await,
             ));
         }
@@ -218,8 +234,8 @@ impl AuthStage<'_> {
         let v = match (&self.credentials.other_audience, &primary) {
             (None, _) => Verdict::skip(NO_OTHER_AUDIENCE),
             (Some(_), None) => Verdict::skip("no request asked for authorization"),
-            (Some(tok), Some((req, _, _))) => {
-                self.token_probe(req, tok, |ex| {
+            (Some(tok), Some(probe)) => {
+                self.token_probe(probe, tok, |ex| {
                     must_refuse(ex, "a token issued for another audience")
                 })
                 .await
@@ -230,9 +246,11 @@ impl AuthStage<'_> {
         let v = match (&self.credentials.missing_scope, &primary) {
             (None, _) => Verdict::skip(NO_MISSING_SCOPE),
             (Some(_), None) => Verdict::skip("no request asked for authorization"),
-            (Some(tok), Some((req, method, scope))) => {
-                self.token_probe(req, tok, |ex| insufficient_scope(ex, method, *scope))
-                    .await
+            (Some(tok), Some(probe)) => {
+                self.token_probe(probe, tok, |ex| {
+                    insufficient_scope(ex, probe.method, probe.scope.as_deref())
+                })
+                .await
             }
         };
         rec.record(CheckId::AuthInsufficientScope, v, t);

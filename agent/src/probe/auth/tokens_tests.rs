@@ -24,19 +24,67 @@ fn ex(status: u16, www_authenticate: Option<&str>, body: Body) -> Exchange {
     }
 }
 
+/// The inverse of `base64url` (unpadded), for reading the token back.
+fn unbase64url(s: &str) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let sextets: Vec<u32> = s
+        .bytes()
+        .map(|c| ALPHABET.iter().position(|&a| a == c).expect("base64url") as u32)
+        .collect();
+    let mut out = Vec::new();
+    for chunk in sextets.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, v)| n | (v << (18 - 6 * i)));
+        for i in 0..chunk.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
+}
+
+/// Red team round 9 (nits): the random token is JWT-shaped (a server that lets through
+/// anything shaped `x.y.z` is caught too), random per run in payload and signature, and
+/// names nothing.
 #[test]
-fn the_garbage_token_is_fresh_random_bytes_with_no_tell_tale_shape() {
+fn the_garbage_token_is_a_fresh_random_jwt_with_no_tell_tale_shape() {
     let a = garbage_token().unwrap();
     let b = garbage_token().unwrap();
     let (a, b) = (a.expose_secret(), b.expose_secret());
     assert_ne!(a, b, "a fresh token per run");
-    assert_eq!(a.len(), 43, "32 bytes in unpadded base64url: {a}");
-    assert!(a
-        .bytes()
-        .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
-    assert!(!a.contains("vantage"), "nothing names the prober: {a}");
+    let parts = |t: &str| -> Vec<String> { t.split('.').map(str::to_string).collect() };
+    let (pa, pb) = (parts(a), parts(b));
+    assert_eq!(pa.len(), 3, "header.payload.signature: {a}");
+    for p in &pa {
+        assert!(
+            !p.is_empty()
+                && p.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'),
+            "unpadded base64url: {p}"
+        );
+    }
+    assert_eq!(unbase64url(&pa[0]), br#"{"alg":"RS256","typ":"JWT"}"#);
+    let claims =
+        |p: &str| -> serde_json::Value { serde_json::from_slice(&unbase64url(p)).unwrap() };
+    let (ca, cb) = (claims(&pa[1]), claims(&pb[1]));
+    for key in ["sub", "jti"] {
+        let v = ca[key].as_str().unwrap();
+        assert_eq!(v.len(), 22, "16 random bytes: {v}");
+        assert_ne!(ca[key], cb[key], "{key} is random per run");
+    }
+    let (iat, exp) = (ca["iat"].as_u64().unwrap(), ca["exp"].as_u64().unwrap());
+    assert_eq!(exp, iat + 3600);
+    assert_eq!(unbase64url(&pa[2]).len(), 256, "an RS256-sized signature");
+    assert_ne!(pa[2], pb[2], "the signature is random per run");
+    assert!(
+        !a.to_lowercase().contains("vantage"),
+        "nothing names the prober: {a}"
+    );
+    assert!(!String::from_utf8_lossy(&unbase64url(&pa[1])).contains("vantage"));
     assert_eq!(base64url(b"\xfb\xff"), "-_8");
     assert_eq!(base64url(b"Man"), "TWFu");
+    assert_eq!(unbase64url("-_8"), b"\xfb\xff");
 }
 
 /// The TS SDK 1.x example with its plain `--oauth` verifier answers a wrong-audience token

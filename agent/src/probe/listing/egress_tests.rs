@@ -50,9 +50,14 @@ async fn a_refused_address_gets_no_list_request_and_every_rule_says_why() {
         let mut st = State::default();
         let deadline = Instant::now() + Duration::from_secs(20);
         let given = (era == Era::Modern).then(|| caps.clone());
-        engine
-            .listing_stage(&target, &client, deadline, &mut rec, &mut st, era, given)
-            .await;
+        let mut run = crate::protocol::Run {
+            target: &target,
+            client: &client,
+            deadline,
+            rec: &mut rec,
+            st: &mut st,
+        };
+        engine.listing_stage(&mut run, era, given).await;
         let results = rec.finish();
         // Every check of the catalogue's listing stage, and nothing else, is recorded.
         let recorded: Vec<_> = results.iter().map(|c| c.id).collect();

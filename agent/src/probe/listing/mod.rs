@@ -10,7 +10,7 @@
 
 mod audit;
 mod lint;
-mod listen;
+pub(crate) mod listen;
 mod pages;
 mod partial;
 mod problems;
@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 
 use crate::catalog::CheckId;
 use crate::egress::EgressClient;
-use crate::engine::{Engine, State};
+use crate::engine::Engine;
 use crate::model::{Cause, Era};
 use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use crate::probe::verdict::{Recorder, Verdict};
@@ -405,31 +405,26 @@ fn record_bogus(rec: &mut Recorder, bogus: Bogus, token: bool, t: Instant) {
 
 impl Engine {
     /// The stage, as the protocol stages call it after the transport checks.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn listing_stage(
         &self,
-        target: &Target,
-        client: &EgressClient,
-        run_deadline: Instant,
-        rec: &mut Recorder,
-        st: &mut State,
+        r: &mut crate::protocol::Run<'_>,
         era: Era,
         caps: Option<Value>,
     ) {
         let Some(bounds) = self.options().listing else {
-            skip_all(rec, "listing is off for this vantage");
+            skip_all(r.rec, "listing is off for this vantage");
             return;
         };
-        st.progress.stage(ProgressStage::Listing);
+        r.st.progress.stage(ProgressStage::Listing);
         let l = Listing {
             engine: self,
-            client,
-            target,
-            deadline: deadline(run_deadline),
+            client: r.client,
+            target: r.target,
+            deadline: deadline(r.deadline),
             token: self.options().credentials.token.as_ref(),
             bounds,
         };
-        st.surface = run(&l, era, caps, rec).await;
+        r.st.surface = run(&l, era, caps, r.rec).await;
     }
 }
 

@@ -80,16 +80,15 @@ pub(crate) async fn listing(
     let mut rec = Recorder::default();
     let mut st = State::default();
     let deadline = Instant::now() + Duration::from_secs(60);
+    let mut run = crate::protocol::Run {
+        target: &target,
+        client: &client,
+        deadline,
+        rec: &mut rec,
+        st: &mut st,
+    };
     engine
-        .listing_stage(
-            &target,
-            &client,
-            deadline,
-            &mut rec,
-            &mut st,
-            Era::Modern,
-            Some(caps),
-        )
+        .listing_stage(&mut run, Era::Modern, Some(caps))
         .await;
     let complete = st
         .surface
