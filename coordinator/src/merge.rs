@@ -13,6 +13,7 @@
 //! failed. Were the comparison above its failures, a milder failure elsewhere would lower
 //! the decision.
 
+pub mod blame;
 mod decide;
 pub mod degraded;
 mod dns;
@@ -339,8 +340,8 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     // votes; a degraded region that observed the target reports with full weight.
     let (discounted, effective): (Vec<&RegionResult>, Vec<&RegionResult>) = reported
         .iter()
-        .partition(|r| degraded::discounted(r, input.degraded));
-    degraded::note(&discounted, &mut acc);
+        .partition(|r| degraded::discounted(r, &reported, input.degraded));
+    degraded::note(&discounted, &reported, &mut acc);
 
     // What each region observed, and the findings that name every gap (checks.md 4.1).
     let mut not_observing = evidence::gaps(&effective, &mut acc);
