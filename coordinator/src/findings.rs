@@ -381,7 +381,7 @@ vantage_agent::spec_table! {
             remediation: "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
             spec: "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries",
             severity: High,
-            derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it; or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
+            derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it (the region's own DNS, connect or TLS failure, or the check failing on a name, such as a metadata host, with no address in that region's view); or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
         }
         AuthChallenge => {
             title: "An unauthenticated request is not refused with 401 and a complete Bearer challenge",

@@ -276,7 +276,8 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
         }
     }
     // A check that passes somewhere and fails elsewhere: a different edge, unless DNS or
-    // connectivity already explains the difference. Only a `fail` counts; a warning is
+    // connectivity already explains the difference (the region's own DNS, connect or TLS
+    // failure, or this check failing on a name with no address in that region's view). Only a `fail` counts; a warning is
     // reported at its own severity, and the divergence is never worse than the failure.
     let stage = id.stage();
     if !passed_somewhere
@@ -289,7 +290,9 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
     }
     let unexplained: Vec<&(&RegionResult, &CheckResult)> = failing
         .iter()
-        .filter(|(r, c)| c.outcome == Outcome::Fail && !network_explained(r))
+        .filter(|(r, c)| {
+            c.outcome == Outcome::Fail && !network_explained(r) && !dns::failed_at_dns(c)
+        })
         .collect();
     // Each failure counts at the severity its own finding carries (capped by that finding's
     // catalogue entry, as `Acc::add` caps it): the divergence is never worse than the
@@ -478,3 +481,7 @@ mod tests;
 #[cfg(test)]
 #[path = "merge_props.rs"]
 mod props;
+
+#[cfg(test)]
+#[path = "merge/rt13_tests.rs"]
+mod rt13_tests;

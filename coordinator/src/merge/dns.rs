@@ -7,11 +7,35 @@
 use std::collections::BTreeSet;
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::{Cause, DnsObservation, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, CheckResult, DnsObservation, Outcome, RegionResult, Severity};
 
 use super::evidence::{has_evidence, reading, Reading};
 use super::Acc;
 use crate::report::Scope;
+
+/// Whether a failed check failed because a name it needed has no address in this region's
+/// view of the zone (a metadata or authorization server host that is NXDOMAIN, has no data,
+/// or is a CNAME loop there): its cause says so, or its evidence carries the vantage's DNS
+/// line for that host (`DNS: HOST: NXDOMAIN ...`, as every engine writes a lookup that gave no
+/// address). A difference between regions that DNS explains is not an edge difference
+/// (`checks.md` 3, `edge.divergent`; red team round 13, #5). A resolver's failure (SERVFAIL,
+/// timeout) is not the zone's answer and explains nothing here.
+pub fn failed_at_dns(c: &CheckResult) -> bool {
+    if matches!(c.cause, Some(Cause::Nxdomain | Cause::NoAnswer)) {
+        return true;
+    }
+    c.observed.match_indices("DNS: ").any(|(i, m)| {
+        let rest = &c.observed[i + m.len()..];
+        let Some((host, answer)) = rest.split_once(": ") else {
+            return false;
+        };
+        !host.is_empty()
+            && !host.contains(char::is_whitespace)
+            && ["NXDOMAIN", "NOERROR but no A or AAAA records", "CNAME loop"]
+                .iter()
+                .any(|a| answer.starts_with(a))
+    })
+}
 
 /// The class of a region's DNS answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
