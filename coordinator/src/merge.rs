@@ -18,6 +18,7 @@ mod decide;
 pub mod degraded;
 mod dns;
 pub mod evidence;
+mod resolver;
 pub mod vantage_tls;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -353,6 +354,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         discounted.iter().map(|r| r.region.clone()),
     );
     not_observing.extend(missing.iter().cloned());
+    resolver::same_everywhere(&effective, &mut acc);
     not_observing.sort();
     not_observing.dedup();
 

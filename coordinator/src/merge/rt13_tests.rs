@@ -84,3 +84,89 @@ fn a_metadata_host_missing_from_one_regions_view_is_no_edge_difference() {
     let m = merge_of(vec![eu, ap], &["eu", "ap"], &[]);
     assert!(find(&m, FindingId::EdgeDivergent).is_none());
 }
+
+/// `name`'s resolver answered `a` for the A query and `aaaa` for the AAAA query
+/// ("NOERROR" with 198.51.100.10, or a failure: dns.resolve unknown, the rest skipped).
+fn resolver_answered(name: &str, a: &str, aaaa: &str) -> RegionResult {
+    let mut r = crate::test_reports::resolver_failed(name);
+    let d = r.dns.as_mut().unwrap();
+    d.rcode = if a != "NOERROR" { a } else { aaaa }.into();
+    d.a_rcode = a.into();
+    d.aaaa_rcode = aaaa.into();
+    if a == "NOERROR" {
+        d.a = vec!["198.51.100.10".into()];
+    }
+    r
+}
+
+/// N1: SERVFAIL from every region's (independent) resolver is still `probe.resolver-failed`
+/// and `unknown` (nothing about the target was observed), but the title, the reason and the
+/// fix point at the zone's authoritative servers, not at the vantages. A failure only some
+/// regions share, a different one, a timeout everywhere, or one region alone keep the
+/// vantage's title.
+#[test]
+fn servfail_from_every_regions_resolver_points_at_the_zone() {
+    let all = |a: &str, aaaa: &str| {
+        merge_of(
+            EU_US_AP
+                .iter()
+                .map(|r| resolver_answered(r, a, aaaa))
+                .collect(),
+            EU_US_AP,
+            &[],
+        )
+    };
+    for (a, aaaa) in [("SERVFAIL", "SERVFAIL"), ("NOERROR", "SERVFAIL")] {
+        let m = all(a, aaaa);
+        assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+        let f = find(&m, FindingId::ProbeResolverFailed).expect("resolver-failed");
+        assert_eq!((f.scope, f.regions.len()), (Scope::Global, 3));
+        assert!(
+            m.reason
+                .starts_with("Every region's resolver failed the same way: likely the zone's authoritative servers"),
+            "{}",
+            m.reason
+        );
+        assert!(f.remediation.contains("DNSSEC"), "{}", f.remediation);
+        assert!(
+            f.evidence.iter().any(|e| e
+                .starts_with("every region's resolver failed the same way (")
+                && e.contains("SERVFAIL")),
+            "{:?}",
+            f.evidence
+        );
+        assert!(find(&m, FindingId::DnsResolve).is_none());
+    }
+    let vantages = |m: &Merged| {
+        let f = find(m, FindingId::ProbeResolverFailed).expect("resolver-failed");
+        assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+        f.title == "The vantage's own resolver failed"
+    };
+    assert!(vantages(&all("TIMEOUT", "TIMEOUT")));
+    let mixed = merge_of(
+        vec![
+            resolver_answered("eu", "SERVFAIL", "SERVFAIL"),
+            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
+            resolver_answered("ap", "TIMEOUT", "TIMEOUT"),
+        ],
+        EU_US_AP,
+        &[],
+    );
+    assert!(vantages(&mixed));
+    let some = merge_of(
+        vec![
+            clean("eu"),
+            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
+            resolver_answered("ap", "SERVFAIL", "SERVFAIL"),
+        ],
+        EU_US_AP,
+        &[],
+    );
+    assert!(vantages(&some));
+    let alone = merge_of(
+        vec![resolver_answered("eu", "SERVFAIL", "SERVFAIL")],
+        &["eu"],
+        &[],
+    );
+    assert!(vantages(&alone));
+}
