@@ -364,6 +364,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     for &id in CheckId::ALL {
         check_findings(id, &effective, protected, &mut acc);
     }
+    blame::name_addresses_given_only_here(&effective, &mut acc);
 
     // The lists the regions read, compared (coordinator/src/surface.rs).
     for f in crate::surface::compare(&effective) {

@@ -15,10 +15,11 @@
 use std::collections::BTreeSet;
 use std::net::{IpAddr, SocketAddr};
 
-use vantage_agent::catalog::CheckId;
+use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{CheckResult, RegionResult};
 
 use super::evidence::{reading, Reading};
+use super::Acc;
 
 /// The addresses a region's `net.connect` evidence names: (connected, failed).
 pub fn attempts(r: &RegionResult) -> (BTreeSet<IpAddr>, BTreeSet<IpAddr>) {
@@ -121,6 +122,44 @@ pub fn given_only_here(r: &RegionResult, regions: &[&RegionResult]) -> Vec<IpAdd
         return Vec::new();
     }
     failed.into_iter().collect()
+}
+
+/// `egress.blocked` names a region that failed to connect while others connected (`checks.md`
+/// 3, one fault one name: `net.connect` in some regions only). When the addresses it failed
+/// on were given to no other region (GeoDNS sending it to a dead edge or POP), the finding
+/// stays `egress.blocked`, high, as the table says (the region resolves the target and cannot
+/// connect while others can; `edge.divergent` is for transport and auth checks, and a
+/// connect failure is not one), but its evidence says so and its fix looks at the target's
+/// answer for that region first, not only at the region's egress (red team round 13, N4).
+pub(crate) fn name_addresses_given_only_here(effective: &[&RegionResult], acc: &mut Acc) {
+    let Some(f) = acc.by_id.get_mut(&FindingId::EgressBlocked) else {
+        return;
+    };
+    let mut named = Vec::new();
+    for r in effective.iter().filter(|r| f.regions.contains(&r.region)) {
+        let only = given_only_here(r, effective);
+        if only.is_empty() {
+            continue;
+        }
+        let addrs: Vec<String> = only.iter().map(IpAddr::to_string).collect();
+        let line = format!(
+            "{region} was given {addrs}, which no other region was given: a dead edge or POP that the target's DNS sends {region} to, not necessarily {region}'s egress",
+            region = r.region,
+            addrs = addrs.join(", ")
+        );
+        if !f.evidence.contains(&line) {
+            f.evidence.push(line);
+        }
+        named.push(r.region.clone());
+    }
+    if !named.is_empty() {
+        f.remediation = format!(
+            "{} connected to addresses no other region was given (the evidence names them): look first at the target's DNS answer for {} (GeoDNS, a provider's regional view) and at the edge or POP behind those addresses. Otherwise: {}",
+            named.join(", "),
+            if named.len() == 1 { "that region" } else { "those regions" },
+            f.remediation
+        );
+    }
 }
 
 #[cfg(test)]

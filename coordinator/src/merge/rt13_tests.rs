@@ -170,3 +170,82 @@ fn servfail_from_every_regions_resolver_points_at_the_zone() {
     );
     assert!(vantages(&alone));
 }
+
+/// `name` given `addr` (its DNS answer), its connect as `observed` says.
+fn given(name: &str, addr: &str, observed: &str) -> RegionResult {
+    let mut r = if observed.contains(" connected in ") {
+        let mut r = clean(name);
+        set(&mut r, "net.connect", Outcome::Pass, None, None, observed);
+        r
+    } else {
+        crate::test_reports::unreachable(name, Some(Cause::Timeout), observed)
+    };
+    r.dns.as_mut().unwrap().a = vec![addr.to_string()];
+    r
+}
+
+/// N4: GeoDNS sends ap to a dead edge (198.51.100.139) nobody else is given. It stays
+/// `egress.blocked` (high, regional ap: `checks.md` 3 maps `net.connect` failing in some
+/// regions only there, and `edge.divergent` is for transport and auth checks), but the
+/// evidence says ap was given an address no other region was, and the fix looks at the
+/// target's DNS for ap first. The same timeout on the address the others reach keeps the
+/// plain egress wording.
+#[test]
+fn an_address_only_one_region_was_given_is_named_in_egress_blocked() {
+    let eu = || {
+        given(
+            "eu",
+            "198.51.100.131",
+            "198.51.100.131:443 connected in 1 ms",
+        )
+    };
+    let us = || {
+        given(
+            "us",
+            "198.51.100.131",
+            "198.51.100.131:443 connected in 2 ms",
+        )
+    };
+    let ap = given(
+        "ap",
+        "198.51.100.139",
+        "198.51.100.139:443 timeout after 2001 ms (connect: no answer)",
+    );
+    let m = merge_of(vec![eu(), us(), ap], EU_US_AP, &[]);
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    let f = find(&m, FindingId::EgressBlocked).expect("egress.blocked");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["ap".to_string()])
+    );
+    assert!(
+        f.evidence.iter().any(|e| e
+            == "ap was given 198.51.100.139, which no other region was given: a dead edge or POP that the target's DNS sends ap to, not necessarily ap's egress"),
+        "{:?}",
+        f.evidence
+    );
+    assert!(
+        f.remediation
+            .starts_with("ap connected to addresses no other region was given")
+            && f.remediation.contains("GeoDNS"),
+        "{}",
+        f.remediation
+    );
+    assert!(find(&m, FindingId::EdgeDivergent).is_none());
+
+    let ap = given(
+        "ap",
+        "198.51.100.131",
+        "198.51.100.131:443 timeout after 2001 ms (connect: no answer)",
+    );
+    let m = merge_of(vec![eu(), us(), ap], EU_US_AP, &[]);
+    let f = find(&m, FindingId::EgressBlocked).expect("egress.blocked");
+    assert!(
+        !f.evidence
+            .iter()
+            .any(|e| e.contains("no other region was given")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(!f.remediation.contains("GeoDNS"), "{}", f.remediation);
+}
