@@ -82,6 +82,14 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
         };
     }
     dns.addresses().next()?;
+    // One family's query answered NXDOMAIN while the other has records (RFC 4074 section 4.2:
+    // a server that says the name does not exist for AAAA): the zone's answer, and one that
+    // says the name does not exist. Regions that got NODATA or records for that family
+    // disagree with it on the class of answer (`checks.md` 3, "answer vs NXDOMAIN"; red team
+    // round 13, #2), whatever the region's agent made of it.
+    if family_nxdomain(dns).is_some() {
+        return Some(DnsClass::Nxdomain);
+    }
     // Whether the addresses are global is the agent's judgement in `dns.global-addresses`:
     // a non-global answer is one that check failed (or warned about), one it passed is
     // global; where it has no evidence (a cause of the vantage's own), the answer has no
@@ -100,6 +108,15 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
     Some(DnsClass::Global { has_a })
 }
 
+/// The family whose query was answered NXDOMAIN while the name has addresses, if one was.
+fn family_nxdomain(dns: &DnsObservation) -> Option<&'static str> {
+    dns.addresses().next()?;
+    [("A", &dns.a_rcode), ("AAAA", &dns.aaaa_rcode)]
+        .into_iter()
+        .find(|(_, rcode)| rcode.as_str() == "NXDOMAIN")
+        .map(|(what, _)| what)
+}
+
 fn describe_dns(r: &RegionResult) -> String {
     match &r.dns {
         None => format!("{}: no DNS data", r.region),
@@ -111,6 +128,11 @@ fn describe_dns(r: &RegionResult) -> String {
                 let class = if d.all_global { "global" } else { "non-global" };
                 format!("{}: {} ({class})", r.region, addrs.join(", "))
             };
+            if let Some(what) = family_nxdomain(d) {
+                line.push_str(&format!(
+                    "; its {what} query was answered NXDOMAIN (the name does not exist) although the name has addresses"
+                ));
+            }
             for (answered, what, rcode) in [
                 (d.a_answered(), "A", &d.a_rcode),
                 (d.aaaa_answered(), "AAAA", &d.aaaa_rcode),

@@ -249,3 +249,83 @@ fn an_address_only_one_region_was_given_is_named_in_egress_blocked() {
     );
     assert!(!f.remediation.contains("GeoDNS"), "{}", f.remediation);
 }
+
+/// `name` resolved 198.51.100.131 (A answered NOERROR) and got `aaaa` for its AAAA query
+/// (NOERROR without records, or NXDOMAIN: RFC 4074 section 4.2), `resolve` being what its
+/// agent made of it.
+fn aaaa_answered(name: &str, aaaa: &str, resolve: Option<(Severity, Cause)>) -> RegionResult {
+    let mut r = clean(name);
+    let d = r.dns.as_mut().unwrap();
+    d.a = vec!["198.51.100.131".into()];
+    d.a_rcode = "NOERROR".into();
+    d.aaaa_rcode = aaaa.into();
+    d.rcode = aaaa.into();
+    if let Some((severity, cause)) = resolve {
+        set(
+            &mut r,
+            "dns.resolve",
+            Outcome::Fail,
+            Some(severity),
+            Some(cause),
+            "AAAA NXDOMAIN while A has records",
+        );
+    }
+    r
+}
+
+/// #2: ap's AAAA query is answered NXDOMAIN while eu and us get NODATA for it (and the same
+/// A record everywhere): the regions disagree on the class of answer, a split horizon naming
+/// ap, at the severity of ap's own failure (`checks.md` 3; the comparison is never above
+/// it). An agent that fails `dns.resolve` for it (NXDOMAIN) gives that severity; one that
+/// passed it (older agents) gives an info finding that still names ap and the answer.
+/// Every region getting it is no disagreement.
+#[test]
+fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
+    let with = |ap: RegionResult| {
+        merge_of(
+            vec![
+                aaaa_answered("eu", "NOERROR", None),
+                aaaa_answered("us", "NOERROR", None),
+                ap,
+            ],
+            EU_US_AP,
+            &[],
+        )
+    };
+    let m = with(aaaa_answered(
+        "ap",
+        "NXDOMAIN",
+        Some((Severity::Medium, Cause::Nxdomain)),
+    ));
+    let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::Medium, Scope::Regional, vec!["ap".to_string()])
+    );
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e
+                .starts_with("ap: 198.51.100.131 (global); its AAAA query was answered NXDOMAIN")),
+        "{:?}",
+        f.evidence
+    );
+    assert_eq!(m.decision, Decision::Review, "{}", m.reason);
+
+    let m = with(aaaa_answered("ap", "NXDOMAIN", None));
+    let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::Info, Scope::Regional, vec!["ap".to_string()])
+    );
+
+    let m = merge_of(
+        EU_US_AP
+            .iter()
+            .map(|r| aaaa_answered(r, "NXDOMAIN", None))
+            .collect(),
+        EU_US_AP,
+        &[],
+    );
+    assert!(find(&m, FindingId::DnsSplitHorizon).is_none());
+}
