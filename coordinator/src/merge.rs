@@ -278,8 +278,9 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
     }
     // A check that passes somewhere and fails elsewhere: a different edge, unless DNS or
     // connectivity already explains the difference (the region's own DNS, connect or TLS
-    // failure, or this check failing on a name with no address in that region's view). Only a `fail` counts; a warning is
-    // reported at its own severity, and the divergence is never worse than the failure.
+    // failure, or this check failing on a name with no address in that region's view). Only
+    // a `fail` counts; a warning is reported at its own severity, and the divergence is never
+    // worse than the failure.
     let stage = id.stage();
     if !passed_somewhere
         || !matches!(
@@ -354,9 +355,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         discounted.iter().map(|r| r.region.clone()),
     );
     not_observing.extend(missing.iter().cloned());
-    resolver::same_everywhere(&effective, &mut acc);
     not_observing.sort();
     not_observing.dedup();
+    // A SERVFAIL every region's resolver shares points at the zone (still unknown).
+    resolver::same_everywhere(&effective, &mut acc);
 
     dns::split_horizon(&effective, &mut acc);
 
