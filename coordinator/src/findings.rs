@@ -52,7 +52,7 @@ vantage_agent::spec_table! {
             remediation: "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
             spec: "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)",
             severity: High,
-            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN (one family's query answered NXDOMAIN while the name has records counts as NXDOMAIN), A present or absent")),
+            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN (for the name, or for one family's query in some regions while others get NOERROR for it and the name has records), A present or absent")),
         }
         DnsAnswersDiffer => {
             title: "Regions get different (global) addresses",

@@ -82,14 +82,6 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
         };
     }
     dns.addresses().next()?;
-    // One family's query answered NXDOMAIN while the other has records (RFC 4074 section 4.2:
-    // a server that says the name does not exist for AAAA): the zone's answer, and one that
-    // says the name does not exist. Regions that got NODATA or records for that family
-    // disagree with it on the class of answer (`checks.md` 3, "answer vs NXDOMAIN"; red team
-    // round 13, #2), whatever the region's agent made of it.
-    if family_nxdomain(dns).is_some() {
-        return Some(DnsClass::Nxdomain);
-    }
     // Whether the addresses are global is the agent's judgement in `dns.global-addresses`:
     // a non-global answer is one that check failed (or warned about), one it passed is
     // global; where it has no evidence (a cause of the vantage's own), the answer has no
@@ -115,6 +107,59 @@ fn family_nxdomain(dns: &DnsObservation) -> Option<&'static str> {
         .into_iter()
         .find(|(_, rcode)| rcode.as_str() == "NXDOMAIN")
         .map(|(what, _)| what)
+}
+
+/// Regions with addresses whose query for one family was answered NXDOMAIN (RFC 4074 section
+/// 4.2: a server that says the name does not exist for AAAA) while another region's query for
+/// that family was answered NOERROR (records or no data): they disagree on whether the name
+/// exists, "answer vs NXDOMAIN" (`checks.md` 3; red team round 13, #2), whatever each
+/// region's agent made of it. Compared beside the class of the addresses, never instead of
+/// it (a non-global answer stays one). Each named region departs at the severity of its own
+/// `dns.resolve` failure, if its agent failed it, else at info: the comparison is never above
+/// the failures it compares.
+fn family_split(classes: &[(&RegionResult, DnsClass)], acc: &mut Acc) -> bool {
+    let with_addresses: Vec<&RegionResult> = classes
+        .iter()
+        .filter(|(_, c)| matches!(c, DnsClass::Global { .. } | DnsClass::NonGlobal))
+        .map(|(r, _)| *r)
+        .collect();
+    let mut odd: Vec<&RegionResult> = Vec::new();
+    for rcode in [
+        |d: &DnsObservation| d.a_rcode.clone(),
+        |d: &DnsObservation| d.aaaa_rcode.clone(),
+    ] {
+        let answered: Vec<(&RegionResult, String)> = with_addresses
+            .iter()
+            .filter_map(|r| r.dns.as_ref().map(|d| (*r, rcode(d))))
+            .filter(|(_, c)| matches!(c.as_str(), "NOERROR" | "NXDOMAIN"))
+            .collect();
+        let (nx, ok): (Vec<_>, Vec<_>) = answered.iter().partition(|(_, c)| c == "NXDOMAIN");
+        if !nx.is_empty() && !ok.is_empty() {
+            odd.extend(nx.iter().map(|(r, _)| *r));
+        }
+    }
+    if odd.is_empty() {
+        return false;
+    }
+    let severity = odd
+        .iter()
+        .filter_map(|r| {
+            r.check(CheckId::DnsResolve)
+                .filter(|c| reading(c) == Reading::Problem)
+                .map(|c| c.severity.unwrap_or(Severity::Medium))
+        })
+        .max()
+        .unwrap_or(Severity::Info);
+    let regions: Vec<String> = odd.iter().map(|r| r.region.clone()).collect();
+    let evidence = with_addresses.iter().map(|r| describe_dns(r)).collect();
+    acc.add(
+        FindingId::DnsSplitHorizon,
+        severity,
+        Scope::Regional,
+        &regions,
+        evidence,
+    );
+    true
 }
 
 fn describe_dns(r: &RegionResult) -> String {
@@ -193,6 +238,7 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
         })
         .collect();
     let evidence = || classes.iter().map(|(r, _)| describe_dns(r)).collect();
+    let family = family_split(&classes, acc);
     if kinds.len() > 1 || a_known.len() > 1 {
         let any_global = kinds.contains(&0);
         let (odd, mut ev): (Vec<&(&RegionResult, DnsClass)>, Vec<String>) = if any_global {
@@ -228,7 +274,7 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             &odd,
             ev,
         );
-    } else if classes.len() > 1 && kinds.contains(&0) {
+    } else if classes.len() > 1 && kinds.contains(&0) && !family {
         // Each family is compared among the regions whose query for it was answered: a
         // failed query says nothing about the records (`checks.md` 4.1).
         let family = |answered: fn(&DnsObservation) -> bool,

@@ -329,3 +329,35 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
     );
     assert!(find(&m, FindingId::DnsSplitHorizon).is_none());
 }
+
+/// The family comparison sits beside the class of the addresses, never instead of it: with a
+/// server that answers NXDOMAIN for AAAA in every region (dnsmasq's `--address` in the region
+/// suite), ap's non-global answer is still the split horizon it was (found by the region
+/// suite: folding the family into the class had made every region "NXDOMAIN" alike).
+#[test]
+fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
+    let mut ap = aaaa_answered("ap", "NXDOMAIN", None);
+    ap.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
+    ap.dns.as_mut().unwrap().all_global = false;
+    fail(
+        &mut ap,
+        "dns.global-addresses",
+        Severity::High,
+        "100.64.0.10 is shared address space",
+    );
+    let m = merge_of(
+        vec![
+            aaaa_answered("eu", "NXDOMAIN", None),
+            aaaa_answered("us", "NXDOMAIN", None),
+            ap,
+        ],
+        EU_US_AP,
+        &[],
+    );
+    let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["ap".to_string()])
+    );
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+}
