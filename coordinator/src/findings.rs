@@ -52,7 +52,7 @@ vantage_agent::spec_table! {
             remediation: "Serve the same public answer to every resolver: remove the internal view for this name, or give the internal view the public address.",
             spec: "RFC 9728 section 3.3 (the resource must be the exact URL every client uses); MCP 2026-07-28 basic, Statelessness (any client may reach any instance)",
             severity: High,
-            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN, A present or absent")),
+            derived: Some((MERGE_DNS, "regions disagree on the class of DNS answer: global or not, an answer or NXDOMAIN (for the name, or for one family's query in some regions while others get NOERROR for it and the name has records), A present or absent")),
         }
         DnsAnswersDiffer => {
             title: "Regions get different (global) addresses",
@@ -381,7 +381,7 @@ vantage_agent::spec_table! {
             remediation: "A different gateway, CDN point of presence or WAF answers in those regions; align their configuration with the others.",
             spec: "MCP 2026-07-28 basic, Statelessness (every request stands alone, so every region must get the same answer); Streamable HTTP note on intermediaries",
             severity: High,
-            derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it; or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
+            derived: Some((MERGE, "a shape, era, transport, authorization or listing check passes in some regions and fails in others, and DNS or connectivity does not explain it (the region's own DNS, connect or TLS failure, or the check failing on a name, such as a metadata host, with no address in that region's view); or the regions read different tools, resources, templates or prompts (coordinator/src/surface.rs names them)")),
         }
         AuthChallenge => {
             title: "An unauthenticated request is not refused with 401 and a complete Bearer challenge",
@@ -497,10 +497,10 @@ vantage_agent::spec_table! {
         }
         FleetVantageDegraded => {
             title: "A probe region's own network is failing",
-            remediation: "Look at the agent's network (its resolver, its egress), not the target: its scheduled runs fail at DNS or connect where other regions succeed. Its failure here is not counted against the target, which stays unknown until that region observes it.",
+            remediation: "Look at the agent's network (its resolver, its routes, its egress), not the target: its scheduled runs fail where other regions succeed (its own resolver, no route, or a connect to an address other regions connect to). Its failure here is not counted against the target, which stays unknown until that region observes it.",
             spec: "not a protocol rule: a fact about the probe's own network, not about the target",
             severity: Low,
-            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its scheduled runs fail most [[checks]] targets at dns.resolve or net.connect, or its own resolver fails them, while other regions reach them) and did not observe this target because of a dns.resolve or net.connect failure (its resolver failing here stays probe.resolver-failed, unknown); a degraded region that observed the target counts in full")),
+            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its own resolver, no route from it, or connects to addresses other regions connected to fail most [[checks]] targets; the zone's answer, NXDOMAIN, no data or a non-global address, and a connect to an address no other region connected to are the target's and never count) and did not observe this target because of a net.connect or net.ipv6 failure on an address another region connected to (its resolver failing here stays probe.resolver-failed, unknown; the zone's answer and an address only it was given count in full); a degraded region that observed the target counts in full")),
         }
     }
 }

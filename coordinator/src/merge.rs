@@ -13,10 +13,12 @@
 //! failed. Were the comparison above its failures, a milder failure elsewhere would lower
 //! the decision.
 
+pub mod blame;
 mod decide;
 pub mod degraded;
 mod dns;
 pub mod evidence;
+mod resolver;
 pub mod vantage_tls;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -281,8 +283,10 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
         }
     }
     // A check that passes somewhere and fails elsewhere: a different edge, unless DNS or
-    // connectivity already explains the difference. Only a `fail` counts; a warning is
-    // reported at its own severity, and the divergence is never worse than the failure.
+    // connectivity already explains the difference (the region's own DNS, connect or TLS
+    // failure, or this check failing on a name with no address in that region's view). Only
+    // a `fail` counts; a warning is reported at its own severity, and the divergence is never
+    // worse than the failure.
     let stage = id.stage();
     if !passed_somewhere
         || !matches!(
@@ -294,7 +298,9 @@ fn check_findings(id: CheckId, effective: &[&RegionResult], protected: bool, acc
     }
     let unexplained: Vec<&(&RegionResult, &CheckResult)> = failing
         .iter()
-        .filter(|(r, c)| c.outcome == Outcome::Fail && !network_explained(r))
+        .filter(|(r, c)| {
+            c.outcome == Outcome::Fail && !network_explained(r) && !dns::failed_at_dns(c)
+        })
         .collect();
     // Each failure counts at the severity its own finding carries (capped by that finding's
     // catalogue entry, as `Acc::add` caps it): the divergence is never worse than the
@@ -345,8 +351,8 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     // votes; a degraded region that observed the target reports with full weight.
     let (discounted, effective): (Vec<&RegionResult>, Vec<&RegionResult>) = reported
         .iter()
-        .partition(|r| degraded::discounted(r, input.degraded));
-    degraded::note(&discounted, &mut acc);
+        .partition(|r| degraded::discounted(r, &reported, input.degraded));
+    degraded::note(&discounted, &reported, &mut acc);
 
     // What each region observed, and the findings that name every gap (checks.md 4.1).
     let mut not_observing = evidence::gaps(&effective, &mut acc);
@@ -357,6 +363,8 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     not_observing.extend(missing.iter().cloned());
     not_observing.sort();
     not_observing.dedup();
+    // A SERVFAIL every region's resolver shares points at the zone (still unknown).
+    resolver::same_everywhere(&effective, &mut acc);
 
     dns::split_horizon(&effective, &mut acc);
 
@@ -364,6 +372,7 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     for &id in CheckId::ALL {
         check_findings(id, &effective, protected, &mut acc);
     }
+    blame::name_addresses_given_only_here(&effective, &mut acc);
 
     // The lists the regions read, compared (coordinator/src/surface.rs).
     for f in crate::surface::compare(&effective) {
@@ -483,3 +492,7 @@ mod tests;
 #[cfg(test)]
 #[path = "merge_props.rs"]
 mod props;
+
+#[cfg(test)]
+#[path = "merge/rt13_tests.rs"]
+mod rt13_tests;

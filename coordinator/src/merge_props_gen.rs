@@ -254,9 +254,11 @@ impl Input {
         })
     }
     pub(super) fn effective(&self) -> Vec<&RegionResult> {
-        self.regions
+        let reported: Vec<&RegionResult> = self.regions.iter().filter(|r| r.reported()).collect();
+        reported
             .iter()
-            .filter(|r| r.reported() && !crate::merge::degraded::discounted(r, &self.degraded))
+            .filter(|r| !crate::merge::degraded::discounted(r, &reported, &self.degraded))
+            .copied()
             .collect()
     }
 }

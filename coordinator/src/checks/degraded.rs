@@ -1,14 +1,21 @@
-//! Vantage health: a region that fails most scheduled targets at the network layer (its
-//! resolution of the name, its own resolver, or its connection) while other regions reach
-//! them is degraded: its own egress is at fault. On a target it did not observe, its egress
-//! failures stay in the report as evidence but do not vote (`fleet.vantage-degraded`,
-//! `merge::degraded`). A failure of its own resolver (`probe.resolver-failed`) counts toward
-//! "degraded" too (red team round 10, #2): it is by definition the vantage's fault, and
-//! without it a region whose resolver is dead left every target `unknown` with no fleet
-//! alert naming the region. It changes no verdict: a resolver failure is no evidence about
-//! the target, so the merge has nothing to discount and the decision stays `unknown`
-//! (`checks.md` 4.1); what it changes is `vantage_region_degraded`, which the alert rules
-//! read.
+//! Vantage health: a region whose own network fails most scheduled targets while other
+//! regions reach them is degraded. On a target it did not observe, its own failures (a
+//! connect to an address other regions reach) stay in the report as evidence but do not vote
+//! (`fleet.vantage-degraded`, `merge::degraded`).
+//!
+//! Only the vantage's own failures count (red team round 13, #1; `checks.md` 3: "the fault is
+//! the vantage's own egress", and 4.1): its own resolver failing (`probe.resolver-failed`,
+//! red team round 10, #2: without it a region whose resolver is dead left every target
+//! `unknown` with no fleet alert naming the region), no route from it (nothing was sent), and
+//! a connect that failed to an address another region connected to (`merge::blame`). The
+//! zone's answer (NXDOMAIN, no data, a non-global address) and a connect failure to an address
+//! no other region connected to (a GeoDNS answer to a dead edge or POP) are evidence about the
+//! target: they stay `dns.*`, `egress.*` and `net.*` findings about it, and they count as a
+//! run in which the region's own network did its job, so several targets behind one DNS
+//! provider whose regional view breaks never silence each other as a "degraded" region. A
+//! resolver failure or no route changes no verdict: no evidence about the target, so the
+//! merge has nothing to discount and the decision stays `unknown` (`checks.md` 4.1); what it
+//! changes is `vantage_region_degraded`, which the alert rules read.
 //!
 //! What it learns from is bounded by the configuration: only scheduled runs of the
 //! `[[checks]]` targets, from the regions each is checked from (`Checks::run` never passes
@@ -23,8 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::RegionResult;
+use vantage_agent::model::{Cause, RegionResult};
 
+use crate::merge::blame::{connect_blame, reached, Blame};
 use crate::merge::evidence::{gap_finding, reading, Reading};
 use crate::report::Report;
 
@@ -45,28 +53,51 @@ pub struct Degraded {
     inner: Mutex<Inner>,
 }
 
-/// The region reached the target: it connected (so it had an address).
-fn reached(r: &RegionResult) -> bool {
-    r.check(CheckId::NetConnect)
-        .is_some_and(|c| reading(c) == Reading::Pass)
-}
-
-/// The region failed at the network layer, with evidence: the zone's answer said no address
-/// (NXDOMAIN, no records) or the connection failed.
-fn network_failed(r: &RegionResult) -> bool {
-    r.checks.iter().any(|c| {
-        matches!(c.id, CheckId::DnsResolve | CheckId::NetConnect) && reading(c) == Reading::Problem
-    })
-}
-
 /// The region's own resolver failed (a timeout, SERVFAIL or REFUSED from it, a local error:
-/// what the merge names `probe.resolver-failed`): no evidence about the target, but a fault
-/// of the vantage, so it counts toward "degraded" like an egress failure. A deadline or a
-/// policy refusal at the DNS stage is not the resolver's.
-fn resolver_failed(r: &RegionResult) -> bool {
-    r.check(CheckId::DnsResolve).is_some_and(|c| {
+/// what the merge names `probe.resolver-failed`), or it has no route to the target's
+/// addresses (nothing was sent): no evidence about the target, but a fault of the vantage.
+/// A deadline or a policy refusal is not the vantage's network.
+fn own_network_failed(r: &RegionResult) -> bool {
+    let resolver = r.check(CheckId::DnsResolve).is_some_and(|c| {
         reading(c) == Reading::Gap && gap_finding(c) == FindingId::ProbeResolverFailed
+    });
+    let no_route = r
+        .check(CheckId::NetConnect)
+        .is_some_and(|c| reading(c) == Reading::Gap && c.cause == Some(Cause::NoRoute));
+    resolver || no_route
+}
+
+/// The zone answered, and the answer is about the target: the name does not exist, has no
+/// address, or has a non-global one.
+fn zone_answered(r: &RegionResult) -> bool {
+    r.checks.iter().any(|c| {
+        matches!(c.id, CheckId::DnsResolve | CheckId::DnsGlobalAddresses)
+            && reading(c) == Reading::Problem
     })
+}
+
+/// This run's verdict on `r`'s own network: `Some(true)` when it failed where another region
+/// succeeded, `Some(false)` when it did its job (it connected, or what stopped it is the
+/// target's), `None` when the run says nothing about it.
+fn judge(r: &RegionResult, reported: &[&RegionResult]) -> Option<bool> {
+    if reached(r) {
+        return Some(false);
+    }
+    if own_network_failed(r) {
+        // Down everywhere is the target's fault (or its zone's), not this vantage's.
+        return Some(reported.iter().any(|o| o.region != r.region && reached(o)));
+    }
+    let connect = r.checks.iter().find(|c| {
+        matches!(c.id, CheckId::NetConnect | CheckId::NetIpv6) && reading(c) == Reading::Problem
+    });
+    if let Some(c) = connect {
+        return match connect_blame(r, c, reported) {
+            Blame::Vantage => Some(true),
+            Blame::Target => Some(false),
+            Blame::Alone => None,
+        };
+    }
+    zone_answered(r).then_some(false)
 }
 
 impl Degraded {
@@ -98,17 +129,10 @@ impl Degraded {
         };
         let reported: Vec<&RegionResult> = report.regions.iter().filter(|r| r.reported()).collect();
         for region in regions {
-            let verdict = reported.iter().find(|r| &r.region == region).and_then(|r| {
-                if reached(r) {
-                    Some(false)
-                } else if network_failed(r) || resolver_failed(r) {
-                    // Down everywhere is the target's fault (or its zone's), not this
-                    // vantage's.
-                    Some(reported.iter().any(|o| o.region != r.region && reached(o)))
-                } else {
-                    None
-                }
-            });
+            let verdict = reported
+                .iter()
+                .find(|r| &r.region == region)
+                .and_then(|r| judge(r, &reported));
             match verdict {
                 Some(failed) => {
                     seen.entry(region.clone())
@@ -116,7 +140,8 @@ impl Degraded {
                         .insert(report.target.clone(), failed);
                 }
                 // Nothing to judge the vantage by this time (no result, its deadline ran
-                // out, a policy refusal): the last verdict no longer describes the region.
+                // out, a policy refusal, no other region to compare with): the last verdict
+                // no longer describes the region.
                 None => {
                     if let Some(targets) = seen.get_mut(region) {
                         targets.remove(&report.target);

@@ -223,3 +223,118 @@ fn a_resolver_failure_everywhere_or_a_deadline_degrades_nobody() {
         assert_eq!(h.len(), verdicts, "{why}");
     }
 }
+
+/// `check` of `r` set to `outcome` with `cause` and `observed`.
+fn with(
+    mut r: RegionResult,
+    id: CheckId,
+    outcome: Outcome,
+    cause: Option<Cause>,
+    observed: &str,
+) -> RegionResult {
+    r.checks.retain(|c| c.id != id);
+    r.checks.push(CheckResult {
+        id,
+        outcome,
+        observed: observed.into(),
+        expected: String::new(),
+        duration_ms: 0,
+        severity: (outcome == Outcome::Fail).then_some(vantage_agent::model::Severity::High),
+        cause,
+    });
+    r
+}
+
+/// Three scheduled targets, each run with eu as `eu` and ap as `ap` see them.
+fn three_runs(eu: impl Fn() -> RegionResult, ap: impl Fn() -> RegionResult) -> Degraded {
+    let h = scheduled(&["a", "b", "c"]);
+    for t in ["a", "b", "c"] {
+        h.record(&report(t, vec![eu(), ap()]));
+    }
+    h
+}
+
+/// Red team round 13, #1: the zone's answer in one region (NXDOMAIN, no data, a non-global
+/// address: a GeoDNS view or a DNS provider failing there) is evidence about the targets, not
+/// the vantage's network: however many scheduled targets it hits, the region is not
+/// degraded (it was, and the split horizon then disappeared from every report).
+#[test]
+fn the_zones_answer_never_makes_a_region_degraded() {
+    let zone = |cause: Cause, check: CheckId| {
+        move || {
+            let r = with(
+                region("ap", Outcome::Skip),
+                CheckId::DnsResolve,
+                Outcome::Pass,
+                None,
+                "",
+            );
+            let r = with(r, check, Outcome::Fail, Some(cause), "the zone's answer");
+            with(r, CheckId::NetConnect, Outcome::Skip, None, "not run")
+        }
+    };
+    for (cause, check) in [
+        (Cause::Nxdomain, CheckId::DnsResolve),
+        (Cause::NoAnswer, CheckId::DnsResolve),
+        (Cause::NonGlobal, CheckId::DnsGlobalAddresses),
+    ] {
+        let h = three_runs(|| region("eu", Outcome::Pass), zone(cause, check));
+        assert!(h.regions().is_empty(), "{cause:?}");
+        assert_eq!(
+            h.len(),
+            6,
+            "{cause:?}: a verdict (its network did its job) per run"
+        );
+    }
+}
+
+/// Red team round 13, #1 (second reproduction): a region that cannot connect to an address
+/// no other region was given (GeoDNS sends it to a dead POP) has evidence about the target,
+/// not a fault of its own; one that cannot connect to the address the others connected to
+/// is degraded.
+#[test]
+fn only_connects_to_addresses_others_reached_make_a_region_degraded() {
+    let eu = || {
+        with(
+            region("eu", Outcome::Pass),
+            CheckId::NetConnect,
+            Outcome::Pass,
+            None,
+            "198.51.100.131:443 connected in 1 ms",
+        )
+    };
+    let ap = |addr: &'static str| {
+        move || {
+            with(
+                region("ap", Outcome::Pass),
+                CheckId::NetConnect,
+                Outcome::Fail,
+                Some(Cause::Timeout),
+                &format!("{addr}:443 timeout after 2001 ms (connect: no answer)"),
+            )
+        }
+    };
+    assert!(three_runs(eu, ap("198.51.100.139")).regions().is_empty());
+    assert_eq!(
+        three_runs(eu, ap("198.51.100.131")).regions(),
+        BTreeSet::from(["ap".to_string()])
+    );
+}
+
+/// No route from the vantage (nothing was sent) is its own network, like its resolver.
+#[test]
+fn no_route_makes_a_region_degraded() {
+    let ap = || {
+        with(
+            region("ap", Outcome::Pass),
+            CheckId::NetConnect,
+            Outcome::Unknown,
+            Some(Cause::NoRoute),
+            "198.51.100.131:443 not tried (no route from this vantage) after 0 ms (Network is unreachable)",
+        )
+    };
+    assert_eq!(
+        three_runs(|| region("eu", Outcome::Pass), ap).regions(),
+        BTreeSet::from(["ap".to_string()])
+    );
+}

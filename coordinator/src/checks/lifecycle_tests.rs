@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use vantage_agent::catalog::FindingId;
-use vantage_agent::model::{RegionResult, Severity};
+use vantage_agent::model::{Cause, RegionResult, Severity};
 use vantage_agent::Target;
 
 use super::{Checks, Dispatcher, Origin, Store};
 use crate::config::Scheduled;
 use crate::fleet::{JobOutcome, Registry, ToAgent};
 use crate::report::{Decision, Report, Scope};
-use crate::test_reports::{clean, fail, nxdomain, resolver_failed};
+use crate::test_reports::{clean, fail, nxdomain, resolver_failed, unreachable};
 
 /// What region b sees. a and c always see a clean target.
 #[derive(Debug, Default)]
@@ -29,6 +29,9 @@ struct World {
     b_other_edge: AtomicBool,
     /// b's own resolver does not answer for the x*.lab names (a, c resolve them).
     b_resolver_dead_x: AtomicBool,
+    /// b's egress drops its connections to the x*.lab names' address, which a and c
+    /// connect to.
+    b_unreachable_x: AtomicBool,
 }
 
 impl World {
@@ -39,6 +42,13 @@ impl World {
         let x = host.starts_with('x');
         if x && self.b_resolver_dead_x.load(Ordering::SeqCst) {
             return resolver_failed("b");
+        }
+        if x && self.b_unreachable_x.load(Ordering::SeqCst) {
+            return unreachable(
+                "b",
+                Some(Cause::Timeout),
+                "198.51.100.10:443 timeout after 5000 ms (connect: no answer)",
+            );
         }
         if (x && self.b_nxdomain_x.load(Ordering::SeqCst))
             || (!x && self.b_nxdomain_ok.load(Ordering::SeqCst))
@@ -174,13 +184,13 @@ async fn on_demand_checks_never_make_a_region_degraded() {
     assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
 }
 
-/// #13 (a, b, c): scheduled runs of configured targets that fail at b's resolver alone make
-/// b degraded; b's high fault on a target it observed still blocks; scheduled runs in which
-/// b resolves and connects again heal it.
+/// #13 (a, b, c): scheduled runs of configured targets that fail at b's egress alone (its
+/// connections to the address a and c connect to time out) make b degraded; b's high fault
+/// on a target it observed still blocks; scheduled runs in which b connects again heal it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
     let world = Arc::new(World::default());
-    world.b_nxdomain_x.store(true, Ordering::SeqCst);
+    world.b_unreachable_x.store(true, Ordering::SeqCst);
     world.b_other_edge.store(true, Ordering::SeqCst);
     let checks = checks(&world);
     let list = configure(&checks, &["x1.lab", "x2.lab", "x3.lab"]);
@@ -201,12 +211,12 @@ async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
         .finding(FindingId::FleetVantageDegraded)
         .expect("the note");
     assert_eq!(f.regions, vec!["b".to_string()]);
-    assert!(f.evidence.iter().any(|e| e.starts_with("b: dns.resolve")));
+    assert!(f.evidence.iter().any(|e| e.starts_with("b: net.connect")));
     // ... what it observed is not.
     assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
-    // b's resolver is fixed: each scheduled run clears its target; with two of three clear,
+    // b's egress is fixed: each scheduled run clears its target; with two of three clear,
     // b no longer fails most targets.
-    world.b_nxdomain_x.store(false, Ordering::SeqCst);
+    world.b_unreachable_x.store(false, Ordering::SeqCst);
     scheduled_run(&checks, &list[0]).await;
     assert_eq!(degraded_gauge(&checks, "b"), "1", "x2, x3 still fail in b");
     scheduled_run(&checks, &list[1]).await;
@@ -215,6 +225,36 @@ async fn scheduled_runs_make_a_region_degraded_and_heal_it() {
     // A reload that drops the targets forgets them.
     configure(&checks, &["ok.lab"]);
     assert!(checks.degraded.is_empty());
+}
+
+/// Red team round 13, #1: scheduled runs in which the zone answers NXDOMAIN in b alone (a
+/// DNS provider's regional view breaking for every target behind it) never make b degraded:
+/// each is a split horizon about its target, blocked, and stays so on the next runs (it had
+/// become `unknown` with `fleet.vantage-degraded`, and nothing paged).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_zones_nxdomain_in_one_region_never_makes_it_degraded() {
+    let world = Arc::new(World::default());
+    world.b_nxdomain_x.store(true, Ordering::SeqCst);
+    let checks = checks(&world);
+    let list = configure(&checks, &["x1.lab", "x2.lab", "x3.lab"]);
+    for _ in 0..2 {
+        for c in &list {
+            let r = scheduled_run(&checks, c).await;
+            assert_eq!(r.decision, Decision::Blocked, "{}", r.reason);
+            let f = r
+                .finding(FindingId::DnsSplitHorizon)
+                .expect("split horizon");
+            assert_eq!(
+                (f.severity, f.scope, f.regions.clone()),
+                (Severity::High, Scope::Regional, vec!["b".to_string()])
+            );
+            assert!(r.finding(FindingId::FleetVantageDegraded).is_none());
+        }
+    }
+    assert!(checks.degraded.regions().is_empty());
+    assert_eq!(degraded_gauge(&checks, "b"), "0");
+    let r = on_demand(&checks, "x4.lab", &["a", "b", "c"]).await;
+    assert_eq!(r.decision, Decision::Blocked, "{}", r.reason);
 }
 
 /// Red team round 10 (#2): scheduled runs in which b's own resolver fails every target while

@@ -42,35 +42,84 @@ fn a_degraded_region_that_observed_the_target_reports_with_full_weight() {
     assert!(find(&degraded, FindingId::FleetVantageDegraded).is_none());
 }
 
-/// A degraded region whose resolver got NXDOMAIN for a name the others resolve: its own
-/// egress (a resolver of its own that says otherwise), discounted as before. Not a split
-/// horizon, not a pass either: b did not observe the target (unknown).
+/// Red team round 13, #1: a degraded region whose resolver got NXDOMAIN for a name the
+/// others resolve got the zone's answer (a GeoDNS view or a provider failing in one region):
+/// evidence about the target, never discounted as the vantage's egress. The split horizon
+/// blocks whether or not the region is degraded (it was `unknown` with
+/// `fleet.vantage-degraded`, and nothing paged for the target).
 #[test]
-fn a_degraded_regions_nxdomain_on_a_name_others_resolve_is_discounted() {
+fn a_degraded_regions_nxdomain_is_the_zones_answer_and_blocks() {
+    let plain = run(vec![clean("a"), nxdomain("b"), clean("c")], &[]);
     let m = run(vec![clean("a"), nxdomain("b"), clean("c")], &["b"]);
-    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
-    assert!(
-        m.reason.contains("b did not observe the target"),
-        "{}",
-        m.reason
-    );
-    assert!(find(&m, FindingId::DnsSplitHorizon).is_none());
-    let f = find(&m, FindingId::FleetVantageDegraded).expect("the note");
+    assert_eq!(m, plain, "being degraded changes nothing here");
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
     assert_eq!(
         (f.severity, f.scope, f.regions.clone()),
-        (Severity::Low, Scope::Regional, vec!["b".to_string()])
+        (Severity::High, Scope::Regional, vec!["b".to_string()])
     );
+    assert!(find(&m, FindingId::FleetVantageDegraded).is_none());
+}
+
+/// Red team round 13, #1 (second reproduction): a degraded region that cannot connect to an
+/// address no other region was given (GeoDNS sends it to a dead edge or POP) has evidence
+/// about the target: `egress.blocked` blocks as for any region. The same timeout on the
+/// address the others connected to is its own egress: discounted.
+#[test]
+fn a_degraded_regions_failed_connect_to_an_address_only_it_was_given_counts() {
+    let given = |r: &mut RegionResult, addr: &str| {
+        r.dns.as_mut().unwrap().a = vec![addr.to_string()];
+    };
+    let ok = |name: &str| {
+        let mut r = clean(name);
+        crate::test_reports::set(
+            &mut r,
+            "net.connect",
+            vantage_agent::model::Outcome::Pass,
+            None,
+            None,
+            "198.51.100.131:443 connected in 1 ms",
+        );
+        given(&mut r, "198.51.100.131");
+        r
+    };
+    let dead_pop = || {
+        let mut b = unreachable(
+            "b",
+            Some(Cause::Timeout),
+            "198.51.100.139:443 timeout after 2001 ms (connect: no answer)",
+        );
+        given(&mut b, "198.51.100.139");
+        b
+    };
+    let m = run(vec![ok("a"), dead_pop(), ok("c")], &["b"]);
+    assert_eq!(m, run(vec![ok("a"), dead_pop(), ok("c")], &[]));
+    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
+    let f = find(&m, FindingId::EgressBlocked).expect("egress.blocked");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["b".to_string()])
+    );
+    assert!(find(&m, FindingId::FleetVantageDegraded).is_none());
+
+    let mut own = unreachable(
+        "b",
+        Some(Cause::Timeout),
+        "198.51.100.131:443 timeout after 2001 ms (connect: no answer)",
+    );
+    given(&mut own, "198.51.100.131");
+    let m = run(vec![ok("a"), own, ok("c")], &["b"]);
+    assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
+    assert!(find(&m, FindingId::EgressBlocked).is_none());
+    let f = find(&m, FindingId::FleetVantageDegraded).expect("the note");
     assert!(
-        f.evidence
-            .iter()
-            .any(|e| e.starts_with("b: dns.resolve NXDOMAIN")),
+        f.evidence.iter().any(
+            |e| e.starts_with("b: net.connect 198.51.100.131:443 timeout")
+                && e.contains("other regions connected where it failed")
+        ),
         "{:?}",
         f.evidence
     );
-    // The control: the same answers from a region that is not degraded block.
-    let m = run(vec![clean("a"), nxdomain("b"), clean("c")], &[]);
-    assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
-    assert!(find(&m, FindingId::DnsSplitHorizon).is_some());
 }
 
 /// The same for a connection only the degraded region cannot open (`egress.blocked`

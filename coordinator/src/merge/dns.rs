@@ -7,11 +7,35 @@
 use std::collections::BTreeSet;
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::{Cause, DnsObservation, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, CheckResult, DnsObservation, Outcome, RegionResult, Severity};
 
 use super::evidence::{has_evidence, reading, Reading};
 use super::Acc;
 use crate::report::Scope;
+
+/// Whether a failed check failed because a name it needed has no address in this region's
+/// view of the zone (a metadata or authorization server host that is NXDOMAIN, has no data,
+/// or is a CNAME loop there): its cause says so, or its evidence carries the vantage's DNS
+/// line for that host (`DNS: HOST: NXDOMAIN ...`, as every engine writes a lookup that gave no
+/// address). A difference between regions that DNS explains is not an edge difference
+/// (`checks.md` 3, `edge.divergent`; red team round 13, #5). A resolver's failure (SERVFAIL,
+/// timeout) is not the zone's answer and explains nothing here.
+pub fn failed_at_dns(c: &CheckResult) -> bool {
+    if matches!(c.cause, Some(Cause::Nxdomain | Cause::NoAnswer)) {
+        return true;
+    }
+    c.observed.match_indices("DNS: ").any(|(i, m)| {
+        let rest = &c.observed[i + m.len()..];
+        let Some((host, answer)) = rest.split_once(": ") else {
+            return false;
+        };
+        !host.is_empty()
+            && !host.contains(char::is_whitespace)
+            && ["NXDOMAIN", "NOERROR but no A or AAAA records", "CNAME loop"]
+                .iter()
+                .any(|a| answer.starts_with(a))
+    })
+}
 
 /// The class of a region's DNS answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +100,68 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
     Some(DnsClass::Global { has_a })
 }
 
+/// The family whose query was answered NXDOMAIN while the name has addresses, if one was.
+fn family_nxdomain(dns: &DnsObservation) -> Option<&'static str> {
+    dns.addresses().next()?;
+    [("A", &dns.a_rcode), ("AAAA", &dns.aaaa_rcode)]
+        .into_iter()
+        .find(|(_, rcode)| rcode.as_str() == "NXDOMAIN")
+        .map(|(what, _)| what)
+}
+
+/// Regions with addresses whose query for one family was answered NXDOMAIN (RFC 4074 section
+/// 4.2: a server that says the name does not exist for AAAA) while another region's query for
+/// that family was answered NOERROR (records or no data): they disagree on whether the name
+/// exists, "answer vs NXDOMAIN" (`checks.md` 3; red team round 13, #2), whatever each
+/// region's agent made of it. Compared beside the class of the addresses, never instead of
+/// it (a non-global answer stays one). Each named region departs at the severity of its own
+/// `dns.resolve` failure, if its agent failed it, else at info: the comparison is never above
+/// the failures it compares.
+fn family_split(classes: &[(&RegionResult, DnsClass)], acc: &mut Acc) -> bool {
+    let with_addresses: Vec<&RegionResult> = classes
+        .iter()
+        .filter(|(_, c)| matches!(c, DnsClass::Global { .. } | DnsClass::NonGlobal))
+        .map(|(r, _)| *r)
+        .collect();
+    let mut odd: Vec<&RegionResult> = Vec::new();
+    for rcode in [
+        |d: &DnsObservation| d.a_rcode.clone(),
+        |d: &DnsObservation| d.aaaa_rcode.clone(),
+    ] {
+        let answered: Vec<(&RegionResult, String)> = with_addresses
+            .iter()
+            .filter_map(|r| r.dns.as_ref().map(|d| (*r, rcode(d))))
+            .filter(|(_, c)| matches!(c.as_str(), "NOERROR" | "NXDOMAIN"))
+            .collect();
+        let (nx, ok): (Vec<_>, Vec<_>) = answered.iter().partition(|(_, c)| c == "NXDOMAIN");
+        if !nx.is_empty() && !ok.is_empty() {
+            odd.extend(nx.iter().map(|(r, _)| *r));
+        }
+    }
+    if odd.is_empty() {
+        return false;
+    }
+    let severity = odd
+        .iter()
+        .filter_map(|r| {
+            r.check(CheckId::DnsResolve)
+                .filter(|c| reading(c) == Reading::Problem)
+                .map(|c| c.severity.unwrap_or(Severity::Medium))
+        })
+        .max()
+        .unwrap_or(Severity::Info);
+    let regions: Vec<String> = odd.iter().map(|r| r.region.clone()).collect();
+    let evidence = with_addresses.iter().map(|r| describe_dns(r)).collect();
+    acc.add(
+        FindingId::DnsSplitHorizon,
+        severity,
+        Scope::Regional,
+        &regions,
+        evidence,
+    );
+    true
+}
+
 fn describe_dns(r: &RegionResult) -> String {
     match &r.dns {
         None => format!("{}: no DNS data", r.region),
@@ -87,6 +173,11 @@ fn describe_dns(r: &RegionResult) -> String {
                 let class = if d.all_global { "global" } else { "non-global" };
                 format!("{}: {} ({class})", r.region, addrs.join(", "))
             };
+            if let Some(what) = family_nxdomain(d) {
+                line.push_str(&format!(
+                    "; its {what} query was answered NXDOMAIN (the name does not exist) although the name has addresses"
+                ));
+            }
             for (answered, what, rcode) in [
                 (d.a_answered(), "A", &d.a_rcode),
                 (d.aaaa_answered(), "AAAA", &d.aaaa_rcode),
@@ -147,6 +238,7 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
         })
         .collect();
     let evidence = || classes.iter().map(|(r, _)| describe_dns(r)).collect();
+    let family = family_split(&classes, acc);
     if kinds.len() > 1 || a_known.len() > 1 {
         let any_global = kinds.contains(&0);
         let (odd, mut ev): (Vec<&(&RegionResult, DnsClass)>, Vec<String>) = if any_global {
@@ -182,7 +274,7 @@ pub fn split_horizon(effective: &[&RegionResult], acc: &mut Acc) {
             &odd,
             ev,
         );
-    } else if classes.len() > 1 && kinds.contains(&0) {
+    } else if classes.len() > 1 && kinds.contains(&0) && !family {
         // Each family is compared among the regions whose query for it was answered: a
         // failed query says nothing about the records (`checks.md` 4.1).
         let family = |answered: fn(&DnsObservation) -> bool,

@@ -13,6 +13,7 @@ mod cli;
 mod cli_habits;
 mod codemap;
 mod coordinator_gone;
+mod degraded_zone;
 mod dns_resolver_faults;
 mod dns_resolver_faults_support;
 mod dns_tls;
