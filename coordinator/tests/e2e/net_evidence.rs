@@ -18,6 +18,7 @@ use vantage_fixture::Fixture;
 
 use crate::dns_resolver_faults_support::{check, fleet, named, region};
 use crate::support::shared::Lab;
+use crate::support::{above_info, ids};
 
 #[path = "../../../agent/tests/shared/family_dns.rs"]
 mod family_dns;
@@ -69,6 +70,10 @@ async fn rt13_2_nxdomain_for_aaaa_in_one_region_is_a_split_horizon() {
         "{:?}",
         f.evidence
     );
+    assert_eq!(
+        above_info(&report),
+        ids(&[("dns.split-horizon", Severity::High)])
+    );
     assert_eq!(report.decision, Decision::Blocked);
 
     // Every region gets it: the zone's own fault, dns.resolve global.
@@ -117,8 +122,12 @@ async fn rt13_6_an_address_refused_by_policy_beside_a_working_one_is_policy_refu
         .finding(FindingId::DnsNonGlobalAddress)
         .unwrap_or_else(|| panic!("dns.non-global-address: {:#?}", report.findings));
     assert_eq!((ng.severity, ng.scope), (Severity::High, Scope::Global));
-    for id in [FindingId::NetConnect, FindingId::EgressBlocked] {
-        assert!(report.finding(id).is_none(), "{id}: {:#?}", report.findings);
-    }
+    assert_eq!(
+        above_info(&report),
+        ids(&[
+            ("dns.non-global-address", Severity::High),
+            ("probe.policy-refused", Severity::Medium)
+        ])
+    );
     assert_eq!(report.decision, Decision::Blocked);
 }
