@@ -352,3 +352,83 @@ async fn connect_all_names_the_addresses_beyond_the_cap() {
         c.observed
     );
 }
+
+/// The IPv4-mapped form of a global address is refused by the policy (RFC 4291: not a
+/// usable IPv6 destination) while that IPv4 address itself connected: it was observed as
+/// that address, so net.connect passes; net.ipv6 still warns about the record.
+#[test]
+fn a_refused_mapped_form_of_a_connected_address_is_that_address() {
+    let all = ["198.51.100.131", "::ffff:198.51.100.131"];
+    let (connect, v6) = verdicts(
+        &all,
+        &[ok("198.51.100.131")],
+        &[refusal("::ffff:198.51.100.131")],
+        &[],
+    );
+    assert_eq!(
+        shape(&connect),
+        (Outcome::Pass, None, None),
+        "{}",
+        connect.observed
+    );
+    assert_eq!(shape(&v6), (Outcome::Warn, Some(Severity::Low), None));
+    assert!(
+        v6.observed
+            .contains("IPv4-mapped address (::ffff:198.51.100.131)"),
+        "{}",
+        v6.observed
+    );
+}
+
+/// net.ipv6 without evidence for some IPv6 addresses says so, never a pass: one beyond the
+/// cap (size-cap), one this vantage's own routing stopped (no-route), one refused by the
+/// policy (policy-refused), each while another IPv6 address connected.
+#[test]
+fn ipv6_addresses_not_tried_leave_net_ipv6_unknown() {
+    let all = ["198.51.100.131", "2001:db8:b13::10", "2001:db8:b13::11"];
+    let (_, v6) = verdicts(
+        &all,
+        &[ok("198.51.100.131"), ok("2001:db8:b13::10")],
+        &[],
+        &["2001:db8:b13::11"],
+    );
+    assert_eq!(shape(&v6), (Outcome::Unknown, None, Some(Cause::SizeCap)));
+    assert!(
+        v6.observed.contains(
+            "1 more IPv6 addresses not tried (the cap is 16 addresses per check): 2001:db8:b13::11"
+        ),
+        "{}",
+        v6.observed
+    );
+
+    let mut unrouted = failed("2001:db8:b13::11", Cause::NoRoute);
+    unrouted.route = Some(LocalRoute::Blackhole);
+    let (connect, v6) = verdicts(
+        &all,
+        &[ok("198.51.100.131"), ok("2001:db8:b13::10"), unrouted],
+        &[],
+        &[],
+    );
+    assert_eq!(shape(&v6), (Outcome::Unknown, None, Some(Cause::NoRoute)));
+    assert!(
+        v6.observed.starts_with(
+            "1 of 2 IPv6 addresses connected; 1 stopped by this vantage's own routing"
+        ),
+        "{}",
+        v6.observed
+    );
+    // IPv4 connected: the IPv6 address is net.ipv6's to judge.
+    assert_eq!(shape(&connect), (Outcome::Pass, None, None));
+
+    let (_, v6) = verdicts(
+        &all,
+        &[ok("198.51.100.131"), ok("2001:db8:b13::10")],
+        &[refusal("2001:db8:b13::11")],
+        &[],
+    );
+    assert_eq!(
+        shape(&v6),
+        (Outcome::Unknown, None, Some(Cause::PolicyRefused))
+    );
+    assert!(v6.observed.contains("1 of 1 IPv6 addresses connected; not tried: refused by egress policy: 2001:db8:b13::11"), "{}", v6.observed);
+}
