@@ -287,5 +287,8 @@ pub async fn connect_all(
 }
 
 #[cfg(test)]
+#[path = "connect_ipv6_tests.rs"]
+mod ipv6_tests;
+#[cfg(test)]
 #[path = "connect_tests.rs"]
 mod tests;
