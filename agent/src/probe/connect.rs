@@ -1,17 +1,19 @@
 //! Connect: a TCP connection to every resolved address the egress policy admits, both
-//! families, concurrently. A refused address is named in the evidence; when the policy
-//! refuses every address, `net.connect` is `unknown` (no evidence about the target).
+//! families, concurrently, at most [`MAX_ADDRESSES`]. What was not tried (refused by the
+//! policy, beyond the cap, stopped by this vantage's own routing) is named in the evidence
+//! and never passed (`checks.md` 4.1); the verdicts are in `connect_verdict.rs`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
+use super::connect_verdict::{self, Tried};
 use super::http::{fmt_wait, io_cause};
 use super::verdict::{Recorder, Verdict};
 use crate::catalog::CheckId;
 use crate::egress::{self, EgressPolicy};
-use crate::model::{Cause, Severity};
+use crate::model::Cause;
 
 /// One address's attempt.
 #[derive(Debug, Clone)]
@@ -19,6 +21,34 @@ pub struct Attempt {
     pub addr: SocketAddr,
     pub elapsed_ms: u64,
     pub result: Result<(), (Cause, String)>,
+    /// connect() failed on this vantage itself, by its own routing: nothing was sent (the
+    /// result's cause is then `no-route`).
+    pub route: Option<LocalRoute>,
+}
+
+/// What this vantage's own routing table did with an address connect() failed on at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalRoute {
+    /// No route, or no source address (ENETUNREACH, EADDRNOTAVAIL).
+    Missing,
+    /// A `blackhole` route (EINVAL).
+    Blackhole,
+    /// A `prohibit` route (EACCES).
+    Prohibit,
+    /// An `unreachable` route (EHOSTUNREACH).
+    Unreachable,
+}
+
+impl LocalRoute {
+    /// `a blackhole route on this vantage`.
+    pub fn words(self) -> &'static str {
+        match self {
+            LocalRoute::Missing => "no route (or no source address) on this vantage",
+            LocalRoute::Blackhole => "a blackhole route on this vantage",
+            LocalRoute::Prohibit => "a prohibit route on this vantage",
+            LocalRoute::Unreachable => "an unreachable route on this vantage",
+        }
+    }
 }
 
 async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> Attempt {
@@ -29,8 +59,10 @@ async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> 
             addr,
             elapsed_ms: 0,
             result: Err((Cause::PolicyRefused, refused.to_string())),
+            route: None,
         };
     }
+    let mut route = None;
     let result = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Err(_) => Err((
             Cause::Timeout,
@@ -39,23 +71,40 @@ async fn attempt(policy: &EgressPolicy, addr: SocketAddr, timeout: Duration) -> 
                 fmt_wait(timeout)
             ),
         )),
-        Ok(Err(e)) if no_route_here(&e, addr) => Err((
-            Cause::NoRoute,
-            format!(
-                "connect: {e}: this vantage has no route (or no source address) to {}, so nothing was sent",
-                family(addr)
-            ),
-        )),
-        Ok(Err(e)) => Err((
-            io_cause(&e).unwrap_or(Cause::Unreachable),
-            format!("connect: {e}"),
-        )),
+        Ok(Err(e)) => match local_route(&e, addr) {
+            Some(LocalRoute::Missing) => {
+                route = Some(LocalRoute::Missing);
+                Err((
+                    Cause::NoRoute,
+                    format!(
+                        "connect: {e}: this vantage has no route (or no source address) to {}, so nothing was sent",
+                        family(addr)
+                    ),
+                ))
+            }
+            Some(kind) => {
+                route = Some(kind);
+                Err((
+                    Cause::NoRoute,
+                    format!(
+                        "connect: {e}: {} for {}: its own routing table stops the packets, so nothing was sent",
+                        kind.words(),
+                        addr.ip()
+                    ),
+                ))
+            }
+            None => Err((
+                io_cause(&e).unwrap_or(Cause::Unreachable),
+                format!("connect: {e}"),
+            )),
+        },
         Ok(Ok(_stream)) => Ok(()),
     };
     Attempt {
         addr,
         elapsed_ms: started.elapsed().as_millis() as u64,
         result,
+        route,
     }
 }
 
@@ -67,56 +116,90 @@ fn family(addr: SocketAddr) -> &'static str {
     }
 }
 
-/// Whether a failed connect() is this host's own missing route or source address
-/// (ENETUNREACH, EADDRNOTAVAIL) rather than a router's ICMP answer (which can also read
-/// ENETUNREACH after the SYN left). The kernel is asked again without sending anything: a
-/// UDP socket's connect() only looks the route up. No route there either: nothing was sent.
-pub fn no_route_here(e: &std::io::Error, addr: SocketAddr) -> bool {
+/// Whether a failed connect() is this host's own routing rather than an answer from the
+/// network: no route or no source address (ENETUNREACH, EADDRNOTAVAIL), or a `blackhole`
+/// (EINVAL), `prohibit` (EACCES) or `unreachable` (EHOSTUNREACH) route in its own table. A
+/// router's ICMP answer can read ENETUNREACH or EHOSTUNREACH too, after the SYN left: so the
+/// kernel is asked again without sending anything (a UDP socket's connect() only looks the
+/// route up). The same failure there: nothing was sent, the vantage's routing stopped it.
+pub fn local_route(e: &std::io::Error, addr: SocketAddr) -> Option<LocalRoute> {
     use std::io::ErrorKind as K;
-    if !matches!(e.kind(), K::NetworkUnreachable | K::AddrNotAvailable) {
-        return false;
-    }
+    let kind = match e.kind() {
+        K::NetworkUnreachable | K::AddrNotAvailable => LocalRoute::Missing,
+        K::InvalidInput => LocalRoute::Blackhole,
+        K::PermissionDenied => LocalRoute::Prohibit,
+        K::HostUnreachable => LocalRoute::Unreachable,
+        _ => return None,
+    };
     let local: SocketAddr = if addr.is_ipv4() {
         (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
     } else {
         (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
     };
-    match std::net::UdpSocket::bind(local) {
+    let sock = match std::net::UdpSocket::bind(local) {
         // No socket of that family at all (IPv6 disabled): no route either.
-        Err(_) => true,
-        Ok(sock) => sock
-            .connect(addr)
-            .is_err_and(|e| matches!(e.kind(), K::NetworkUnreachable | K::AddrNotAvailable)),
-    }
+        Err(_) => return (kind == LocalRoute::Missing).then_some(kind),
+        Ok(sock) => sock,
+    };
+    let again = sock.connect(addr).err()?;
+    let same = match kind {
+        LocalRoute::Missing => matches!(again.kind(), K::NetworkUnreachable | K::AddrNotAvailable),
+        _ => again.kind() == e.kind(),
+    };
+    same.then_some(kind)
 }
 
-fn cause_word(cause: Cause) -> &'static str {
-    match cause {
-        Cause::NoRoute => "not tried (no route from this vantage)",
-        Cause::Timeout => "timeout",
-        Cause::Refused => "refused",
-        Cause::Reset => "reset",
-        _ => "unreachable",
-    }
+/// Whether a failed connect() is this host's own missing route or source address: see
+/// [`local_route`].
+pub fn no_route_here(e: &std::io::Error, addr: SocketAddr) -> bool {
+    local_route(e, addr).is_some()
 }
 
-/// Connect to every address; record `net.connect` and `net.ipv6`. Returns the addresses
-/// that accepted a connection, IPv4 first.
 /// Addresses tried at most: a DNS answer with hundreds of records must not turn one check
-/// into hundreds of connections.
+/// into hundreds of connections. The addresses beyond it are named, and leave `net.connect`
+/// `unknown` (cause `size-cap`): an address not tried is no evidence.
 pub const MAX_ADDRESSES: usize = 16;
 
 /// What a vantage declared to have no IPv6 says in the evidence: the setting, by its names.
 pub const NO_IPV6: &str =
     "this vantage is set to have no IPv6 (--no-ipv6; probe.ipv6 = false in a coordinator's configuration)";
 
+/// The addresses tried: both families when both are present (half the cap each, the rest
+/// to whichever has more), in the order DNS gave them; and those left out by the cap.
+fn choose(addrs: &[IpAddr]) -> (Vec<IpAddr>, Vec<IpAddr>) {
+    let mut chosen: Vec<IpAddr> = addrs
+        .iter()
+        .filter(|a| a.is_ipv4())
+        .take(MAX_ADDRESSES / 2)
+        .copied()
+        .collect();
+    chosen.extend(addrs.iter().filter(|a| a.is_ipv6()).take(MAX_ADDRESSES / 2));
+    for a in addrs {
+        if chosen.len() >= MAX_ADDRESSES {
+            break;
+        }
+        if !chosen.contains(a) {
+            chosen.push(*a);
+        }
+    }
+    let untried = addrs
+        .iter()
+        .filter(|a| !chosen.contains(a))
+        .copied()
+        .collect();
+    (chosen, untried)
+}
+
+/// Connect to every address; record `net.connect` and `net.ipv6`. Returns the addresses
+/// that accepted a connection, IPv4 first.
+///
 /// `aaaa_failed` says why the AAAA query gave no answer, when it failed: then no IPv6
 /// address is no evidence that the name has none, and `net.ipv6` is `unknown`. `ipv6`
 /// false: the vantage declared it has no IPv6, so IPv6 addresses are not tried and
 /// `net.ipv6` is left out (skipped, saying so), never judged.
 pub async fn connect_all(
     policy: &EgressPolicy,
-    addrs: &[IpAddr],
+    all: &[IpAddr],
     aaaa_failed: Option<&str>,
     ipv6: bool,
     port: u16,
@@ -124,7 +207,7 @@ pub async fn connect_all(
     rec: &mut Recorder,
 ) -> Vec<SocketAddr> {
     let started = Instant::now();
-    let (addrs, refused) = policy.partition(addrs);
+    let (addrs, refused) = policy.partition(all);
     if addrs.is_empty() {
         rec.record(
             CheckId::NetConnect,
@@ -145,6 +228,10 @@ pub async fn connect_all(
         addrs.iter().filter(|a| a.is_ipv6()).count()
     };
     let addrs: Vec<IpAddr> = addrs.into_iter().filter(|a| ipv6 || a.is_ipv4()).collect();
+    let refused: Vec<egress::Refused> = refused
+        .into_iter()
+        .filter(|r| ipv6 || r.addr.is_ipv4())
+        .collect();
     if addrs.is_empty() {
         rec.record(
             CheckId::NetConnect,
@@ -163,165 +250,45 @@ pub async fn connect_all(
         );
         return Vec::new();
     }
-    let addrs = addrs.as_slice();
-    // Both families are tried when both are present, within the cap.
-    let mut chosen: Vec<IpAddr> = addrs
-        .iter()
-        .filter(|a| a.is_ipv4())
-        .take(MAX_ADDRESSES / 2)
-        .copied()
-        .collect();
-    chosen.extend(addrs.iter().filter(|a| a.is_ipv6()).take(MAX_ADDRESSES / 2));
-    for a in addrs {
-        if chosen.len() >= MAX_ADDRESSES {
-            break;
-        }
-        if !chosen.contains(a) {
-            chosen.push(*a);
-        }
-    }
-    let untried = addrs.len().saturating_sub(chosen.len());
+    let (chosen, untried) = choose(&addrs);
     let attempts = futures::future::join_all(
         chosen
             .iter()
             .map(|&ip| attempt(policy, SocketAddr::new(ip, port), timeout)),
     )
     .await;
-    let line = |a: &Attempt| match &a.result {
-        Ok(()) => format!("{} connected in {} ms", a.addr, a.elapsed_ms),
-        Err((cause, msg)) => format!(
-            "{} {} after {} ms ({msg})",
-            a.addr,
-            cause_word(*cause),
-            a.elapsed_ms
-        ),
+    let tried = Tried {
+        all,
+        attempts: &attempts,
+        refused: &refused,
+        untried: &untried,
     };
-    let mut observed = attempts.iter().map(line).collect::<Vec<_>>().join("; ");
-    if untried > 0 {
-        observed.push_str(&format!(
-            " (+{untried} more addresses not tried: the cap is {MAX_ADDRESSES})"
-        ));
-    }
-    if !refused.is_empty() {
-        observed.push_str(&format!("; not connected: {}", egress::summarise(&refused)));
-    }
-    let ok: Vec<SocketAddr> = attempts
-        .iter()
-        .filter(|a| a.result.is_ok())
-        .map(|a| a.addr)
-        .collect();
-    // net.connect fails when no address connects, or when an IPv4 address fails (IPv6-only
-    // failures are net.ipv6's business).
-    let failed = if ok.is_empty() {
-        attempts.iter().find(|a| a.result.is_err())
-    } else {
-        attempts
-            .iter()
-            .find(|a| a.addr.is_ipv4() && a.result.is_err())
-    };
-    let cause_of = |a: &Attempt| a.result.as_ref().err().map(|e| e.0);
-    // An address this vantage has no route to was never tried: only the others are evidence.
-    let judged = |a: &&Attempt| {
-        a.result.is_err()
-            && cause_of(a) != Some(Cause::NoRoute)
-            && (ok.is_empty() || a.addr.is_ipv4())
-    };
-    let unrouted =
-        |a: &&Attempt| cause_of(a) == Some(Cause::NoRoute) && (ok.is_empty() || a.addr.is_ipv4());
-    let verdict = match (attempts.iter().find(judged), failed) {
-        (Some(first), _) => Verdict::fail(Severity::High, observed.clone())
-            .cause(cause_of(first).unwrap_or(Cause::Unreachable)),
-        (None, Some(_)) if attempts.iter().any(|a| unrouted(&a)) => Verdict::unknown(
-            Cause::NoRoute,
-            format!(
-                "{observed}. This vantage has no route to {}: nothing was sent there, so whether the target accepts connections on it was not observed; give the vantage's network a route for that family",
-                if attempts.iter().filter(unrouted).all(|a| a.addr.is_ipv6()) {
-                    "these IPv6 addresses"
-                } else {
-                    "these addresses"
-                }
-            ),
-        ),
-        (None, _) => Verdict::pass(observed.clone()),
-    };
-    rec.record(CheckId::NetConnect, verdict, started);
-
-    let v6: Vec<&Attempt> = attempts.iter().filter(|a| a.addr.is_ipv6()).collect();
-    let v4_ok = ok.iter().any(SocketAddr::is_ipv4);
+    rec.record(
+        CheckId::NetConnect,
+        connect_verdict::net_connect(&tried),
+        started,
+    );
     let v6_verdict = if left_out > 0 {
         Verdict::skip(format!("{NO_IPV6}; {left_out} IPv6 addresses not tried"))
     } else if !ipv6 {
         Verdict::skip(format!("no IPv6 address, and {NO_IPV6}"))
-    } else if let (true, Some(why)) = (v6.is_empty(), aaaa_failed) {
-        Verdict::unknown(
-            Cause::ResolverError,
-            format!("{why}, so whether the name has IPv6 addresses, and whether they connect, is unknown"),
-        )
-    } else if v6.is_empty() {
-        Verdict::skip("no IPv6 address")
-    } else if !v4_ok {
-        // The rule compares the families: with no IPv4 address that connects there is
-        // nothing to compare with (net.connect judges the IPv6 addresses alone).
-        Verdict::skip(
-            "no IPv4 address connected to compare with; net.connect judges the IPv6 addresses",
-        )
-    } else if v6
-        .iter()
-        .all(|a| a.result.as_ref().is_err_and(|e| e.0 == Cause::NoRoute))
-    {
-        Verdict::unknown(
-            Cause::NoRoute,
-            format!(
-                "this vantage has no IPv6 route: connect() to every IPv6 address failed on the vantage itself, nothing was sent, so whether the target's IPv6 addresses work was not observed ({observed}); a vantage that will never have IPv6 says so with --no-ipv6 (vantage check, vantage-agent) or probe.ipv6 = false, and IPv6 is then left out of its verdicts"
-            ),
-        )
-    } else if v6.iter().all(|a| a.result.is_err()) && v4_ok {
-        Verdict::warn(
-            Severity::Low,
-            format!("every IPv6 connect failed while IPv4 works: {observed}"),
-        )
-        .cause(
-            v6[0]
-                .result
-                .as_ref()
-                .err()
-                .map(|e| e.0)
-                .unwrap_or(Cause::Unreachable),
-        )
     } else {
-        Verdict::pass(format!(
-            "{} of {} IPv6 addresses connected",
-            v6.iter().filter(|a| a.result.is_ok()).count(),
-            v6.len()
-        ))
+        connect_verdict::net_ipv6(&tried, aaaa_failed)
     };
     rec.record(CheckId::NetIpv6, v6_verdict, started);
 
-    let mut ok = ok;
+    let mut ok: Vec<SocketAddr> = attempts
+        .iter()
+        .filter(|a| a.result.is_ok())
+        .map(|a| a.addr)
+        .collect();
     ok.sort_by_key(|a| a.is_ipv6());
     ok
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Only a failure of this host's own routing is "no route here": the kernel still has a
-    /// route to loopback, so an ENETUNREACH for it would be a router's answer (evidence),
-    /// and other errors never ask.
-    #[test]
-    fn no_route_here_asks_the_kernel_for_the_route() {
-        let lo: SocketAddr = "127.0.0.1:9".parse().unwrap();
-        let e = |k| std::io::Error::from(k);
-        assert!(!no_route_here(
-            &e(std::io::ErrorKind::NetworkUnreachable),
-            lo
-        ));
-        assert!(!no_route_here(&e(std::io::ErrorKind::AddrNotAvailable), lo));
-        assert!(!no_route_here(
-            &e(std::io::ErrorKind::ConnectionRefused),
-            lo
-        ));
-        assert!(!no_route_here(&e(std::io::ErrorKind::HostUnreachable), lo));
-    }
-}
+#[path = "connect_ipv6_tests.rs"]
+mod ipv6_tests;
+#[cfg(test)]
+#[path = "connect_tests.rs"]
+mod tests;

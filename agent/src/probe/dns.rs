@@ -178,7 +178,7 @@ fn resolved(obs: &DnsObservation, a: &Answer, aaaa: &Answer) -> Verdict {
         listing.push_str(&format!(" via CNAME {}", obs.cname.join(" -> ")));
     }
     let (failed, what, other, seen) = match (a.answered(), aaaa.answered()) {
-        (true, true) => return Verdict::pass(format!("NOERROR: {listing}")),
+        (true, true) => return answered(a, aaaa, &listing),
         (false, _) => (a, "A", "AAAA", &obs.aaaa),
         (true, false) => (aaaa, "AAAA", "A", &obs.a),
     };
@@ -191,6 +191,33 @@ fn resolved(obs: &DnsObservation, a: &Answer, aaaa: &Answer) -> Verdict {
             seen.join(", ")
         ),
     )
+}
+
+/// The `dns.resolve` verdict when both queries were answered and addresses came back: a
+/// pass, saying each family's rcode when they differ; unless one family answered NXDOMAIN
+/// while the other has records. The zone then says the name does not exist and has records
+/// at once (RFC 4074 section 4.2 names the misbehaviour), and a caching resolver keeps a
+/// name's NXDOMAIN for every type (RFC 2308 section 5; RFC 8020 for the names below it), so
+/// clients behind it fail to resolve the family that has records too: a fail, `high` (a
+/// DNS rule real clients break on, `checks.md` 3), cause `nxdomain` (the zone's answer).
+fn answered(a: &Answer, aaaa: &Answer, listing: &str) -> Verdict {
+    for (nx, what, other, their) in [(a, "A", aaaa, "AAAA"), (aaaa, "AAAA", a, "A")] {
+        if nx.rcode == "NXDOMAIN" && !other.addrs.is_empty() {
+            return Verdict::fail(
+                Severity::High,
+                format!(
+                    "{what} answered NXDOMAIN while {their} answered {} with records ({listing}): the zone says the name does not exist and has {their} records at once; a caching resolver keeps that NXDOMAIN for every type of the name (RFC 2308 section 5, RFC 8020), so clients behind it then fail to resolve {their} too. The zone (or the DNS load balancer in front of it) must answer NOERROR without data for a type it has no records of",
+                    other.rcode
+                ),
+            )
+            .cause(Cause::Nxdomain);
+        }
+    }
+    if a.rcode == aaaa.rcode {
+        Verdict::pass(format!("{}: {listing}", a.rcode))
+    } else {
+        Verdict::pass(format!("A {}, AAAA {}: {listing}", a.rcode, aaaa.rcode))
+    }
 }
 
 #[cfg(test)]

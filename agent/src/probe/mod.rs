@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod connect;
+mod connect_verdict;
 pub mod dns;
 pub(crate) mod dns_query;
 pub mod era;

@@ -37,6 +37,7 @@ mod listing_front;
 mod markdown_hostile;
 mod markdown_summary;
 mod modules;
+mod net_evidence;
 mod operator_errors;
 mod peers;
 mod procs;

@@ -158,12 +158,15 @@ def dns_views():
         args = ["dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
                 "--bind-interfaces", f"--listen-address={ADDR['dns'][i]}", "--port=53", "--local=/lab.test/",
                 "--user=root", "--log-facility=-", f"--pid-file={work}/dnsmasq-{region}.pid"]
+        # --host-record, not --address: dnsmasq answers the other family of an --address
+        # name NXDOMAIN (a zone that says the name does not exist while it has records, which
+        # dns.resolve fails); a host record's other family is NOERROR without data.
         for name, ip in views[region].items():
             if ip:
-                args.append(f"--address=/{name}.lab.test/{ip}")
+                args.append(f"--host-record={name}.lab.test,{ip}")
         for name in ["redirect", "badedge", "www"]:
-            args.append(f"--address=/{name}.lab.test/{target}")
-        args.append(f"--address=/v6only.lab.test/{V6['target']}")
+            args.append(f"--host-record={name}.lab.test,{target}")
+        args.append(f"--host-record=v6only.lab.test,{V6['target']}")
         spawn(f"dnsmasq-{region}", args, ns=NS["dns"])
         os.makedirs(f"/etc/netns/{NS[region]}", exist_ok=True)
         with open(f"/etc/netns/{NS[region]}/resolv.conf", "w") as f:
