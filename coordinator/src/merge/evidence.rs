@@ -97,7 +97,13 @@ pub struct Observation {
 }
 
 pub fn observation(r: &RegionResult) -> Observation {
-    let proven = r.proven();
+    let mut proven = r.proven();
+    // A completed handshake or an HTTP answer needs a completed connection, whatever
+    // net.connect says of the target's other addresses (one refused by policy, or beyond the
+    // cap of addresses tried, leaves it unknown while another one answered).
+    if proven.contains(&Evidence::Handshake) || proven.contains(&Evidence::Answered) {
+        proven.insert(Evidence::Connected);
+    }
     let handshake_due = r
         .check(CheckId::TlsHandshake)
         .is_none_or(|c| c.outcome != Outcome::Skip || !c.observed.contains("plain http"));

@@ -88,3 +88,33 @@ fn observation_needs_a_connection_a_handshake_for_https_and_a_known_era() {
     r.checks[3].outcome = Outcome::Skip;
     assert_eq!(observation(&r).missing, vec![Evidence::Answered]);
 }
+
+/// net.connect `unknown` because one of the target's addresses was refused by policy or
+/// lay beyond the cap of addresses tried, while another one connected and answered: the
+/// region observed the target (a handshake and an MCP answer need a connection), so it is
+/// no "did not observe" region (red team round 13, items 6 and 7 with the merge).
+#[test]
+fn a_connect_unknown_for_other_addresses_beside_an_answer_still_observed_the_target() {
+    let mut r = RegionResult::absent("eu", RegionStatus::Complete);
+    r.dns = Some(DnsObservation::default());
+    r.checks = vec![
+        check(CheckId::DnsResolve, Outcome::Pass, None, ""),
+        check(
+            CheckId::NetConnect,
+            Outcome::Unknown,
+            Some(Cause::SizeCap),
+            "",
+        ),
+        check(CheckId::TlsHandshake, Outcome::Pass, None, ""),
+        check(CheckId::EraDetect, Outcome::Pass, None, ""),
+    ];
+    r.era = Era::Modern;
+    assert!(observation(&r).observed, "{:?}", observation(&r).missing);
+    // Nothing after the connect proven: the connection is not either.
+    r.checks[2].outcome = Outcome::Unknown;
+    r.checks[3].outcome = Outcome::Unknown;
+    assert_eq!(
+        observation(&r).missing,
+        vec![Evidence::Connected, Evidence::Handshake, Evidence::Answered]
+    );
+}
