@@ -263,22 +263,29 @@ impl Drop for TempDir {
     }
 }
 
+/// An agent started with `--token-file` (holding TOKEN) in a directory of its own, and the
+/// mock coordinator it dials.
+fn with_token_file(name: &str) -> (TempDir, std::path::PathBuf, Mock, Agent) {
+    let dir =
+        TempDir(std::env::temp_dir().join(format!("vantage-agent-{name}-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a directory for the token file");
+    let file = dir.0.join("agent.token");
+    std::fs::write(&file, format!("{TOKEN}\n")).expect("the token file");
+    let cfg = AgentConfig {
+        token_file: Some(file.clone()),
+        ..config()
+    };
+    let mock = Mock::start();
+    let agent = Agent::start(cfg, &mock);
+    (dir, file, mock, agent)
+}
+
 /// `--token-file` is re-read before each attempt: after an in-place rotation (a mounted
 /// Secret updated) the agent presents the new token on its next attempt, without a
 /// restart; a file gone half-way through a rotation keeps the token read before.
 #[tokio::test(start_paused = true)]
 async fn a_rotated_token_file_is_presented_on_the_next_attempt() {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("vantage-agent-rotate-{}", std::process::id())));
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let file = dir.0.join("agent.token");
-    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
-    let cfg = AgentConfig {
-        token_file: Some(file.clone()),
-        ..config()
-    };
-    let mut mock = Mock::start();
-    let agent = Agent::start(cfg, &mock);
+    let (_dir, file, mut mock, agent) = with_token_file("rotate");
     let bearer = |t: &str| Some(format!("Bearer {t}"));
     let attach = mock.attach().await;
     assert_eq!(attach.authorization, bearer(TOKEN));
@@ -305,18 +312,7 @@ async fn a_rotated_token_file_is_presented_on_the_next_attempt() {
 /// The file unchanged since that attempt: the slow pace, as for any refusal.
 #[tokio::test(start_paused = true)]
 async fn a_refusal_after_the_token_file_changed_is_retried_at_the_shortest_backoff() {
-    let dir = TempDir(
-        std::env::temp_dir().join(format!("vantage-agent-rotate-fast-{}", std::process::id())),
-    );
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let file = dir.0.join("agent.token");
-    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
-    let cfg = AgentConfig {
-        token_file: Some(file.clone()),
-        ..config()
-    };
-    let mut mock = Mock::start();
-    let agent = Agent::start(cfg, &mock);
+    let (_dir, file, mut mock, agent) = with_token_file("rotate-fast");
     let bearer = |t: &str| Some(format!("Bearer {t}"));
     let (_, last) = mock.dialed().await;
     let attach = mock.attach().await;

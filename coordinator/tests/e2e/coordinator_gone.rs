@@ -12,10 +12,20 @@ use crate::fleet::wait_in_flight;
 use crate::procs::{agent, agent_health, agent_token, bin, coordinator, Proc, API_TOKEN};
 use crate::support::Scratch;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
-    let dir = Scratch::new("coord-gone");
-    let mut c = coordinator(
+/// A coordinator with region eu and its agent connected, then `vantage check` with `args`
+/// (`{api}` stands for the coordinator's API) against a target that never answers; the
+/// coordinator is stopped while eu's job runs. The coordinator, the client's exit status
+/// and its output.
+async fn stopped_mid_check(
+    name: &str,
+    args: &[&str],
+) -> (
+    crate::procs::Coordinator,
+    Option<std::process::ExitStatus>,
+    String,
+) {
+    let dir = Scratch::new(name);
+    let c = coordinator(
         &dir,
         &["eu"],
         "127.0.0.1:0",
@@ -24,25 +34,40 @@ async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
     );
     let eu = agent(&c.grpc, "eu", &agent_token("eu"));
     agent_health(&eu);
-    // A target that never answers: the job is still running when the coordinator stops.
-    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let api = c.api.clone();
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "{api}" { api.as_str() } else { a })
+        .collect();
     let mut cmd = Command::new(bin("vantage"));
-    cmd.args([
-        "check",
-        &silent.url(),
-        "--coordinator",
-        &c.api,
-        "--regions",
-        "eu",
-        "--timeout",
-        "60s",
-    ])
-    .env("VANTAGE_API_TOKEN", API_TOKEN);
+    cmd.args(&args).env("VANTAGE_API_TOKEN", API_TOKEN);
     let mut client = Proc::spawn(cmd);
     wait_in_flight(&eu, 1, Duration::from_secs(20)).await;
     c.proc.signal("TERM");
     let status = client.wait_exit(Duration::from_secs(60));
     let out = client.output();
+    (c, status, out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
+    // A target that never answers: the job is still running when the coordinator stops.
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let url = silent.url();
+    let (mut c, status, out) = stopped_mid_check(
+        "coord-gone",
+        &[
+            "check",
+            &url,
+            "--coordinator",
+            "{api}",
+            "--regions",
+            "eu",
+            "--timeout",
+            "60s",
+        ],
+    )
+    .await;
     assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
     assert!(
         out.contains(&format!(
@@ -107,23 +132,18 @@ async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file()
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let url = silent.url();
     for with_regions in [true, false] {
-        let dir = Scratch::new(if with_regions { "gone-o" } else { "gone-o-all" });
-        let mut c = coordinator(
-            &dir,
-            &["eu"],
-            "127.0.0.1:0",
-            "127.0.0.1:0",
-            "[server]\ndrain_timeout = \"1s\"\n",
-        );
-        let eu = agent(&c.grpc, "eu", &agent_token("eu"));
-        agent_health(&eu);
+        let dir = Scratch::new(if with_regions {
+            "gone-o-file"
+        } else {
+            "gone-o-all-file"
+        });
         let file = dir.join("report.json");
         let file_arg = file.display().to_string();
         let mut args = vec![
             "check",
             &url,
             "--coordinator",
-            &c.api,
+            "{api}",
             "--timeout",
             "60s",
             "-f",
@@ -134,13 +154,8 @@ async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file()
         if with_regions {
             args.extend(["--regions", "eu"]);
         }
-        let mut cmd = Command::new(bin("vantage"));
-        cmd.args(&args).env("VANTAGE_API_TOKEN", API_TOKEN);
-        let mut client = Proc::spawn(cmd);
-        wait_in_flight(&eu, 1, Duration::from_secs(20)).await;
-        c.proc.signal("TERM");
-        let status = client.wait_exit(Duration::from_secs(60));
-        let out = client.output();
+        let name = if with_regions { "gone-o" } else { "gone-o-all" };
+        let (mut c, status, out) = stopped_mid_check(name, &args).await;
         assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
         assert!(out.contains("went away while check"), "{out}");
         if with_regions {
