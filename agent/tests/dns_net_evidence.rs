@@ -18,8 +18,6 @@ use std::process::Command;
 use hickory_resolver::proto as dnsproto;
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
-use vantage_agent::probe::dns::ResolverChoice;
-use vantage_agent::Engine;
 use vantage_fixture::lab::LabDns;
 use vantage_fixture::Fixture;
 
@@ -31,25 +29,11 @@ mod family_dns;
 use family_dns::{records, FamilyDns, TypeAnswer};
 
 async fn run(url: &str, resolver: std::net::SocketAddr) -> RegionResult {
-    let mut opts = shared::options();
-    opts.resolver = ResolverChoice {
-        nameservers: vec![resolver],
-    };
-    opts.assume_global = ["127.0.0.0/8", "::1/128", "2001:db8::/32", "198.51.100.0/24"]
-        .iter()
-        .map(|c| c.parse().unwrap())
-        .collect();
-    let job = shared::job(url, &opts);
-    Engine::new(opts).unwrap().run_job(&job).await
+    let global = ["127.0.0.0/8", "::1/128", "2001:db8::/32", "198.51.100.0/24"];
+    shared::run_resolving(url, resolver, &global, true).await
 }
 
-fn problems(r: &RegionResult) -> Vec<CheckId> {
-    r.checks
-        .iter()
-        .filter(|c| c.outcome.is_problem())
-        .map(|c| c.id)
-        .collect()
-}
+use shared::problems;
 
 #[tokio::test]
 async fn nxdomain_for_one_family_while_the_other_has_records_fails_dns_resolve() {

@@ -17,7 +17,6 @@ use std::process::Command;
 
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, RegionResult};
-use vantage_agent::Engine;
 use vantage_fixture::lab::LabDns;
 use vantage_fixture::Fixture;
 
@@ -59,23 +58,11 @@ async fn run(url: &str, dns: &LabDns) -> RegionResult {
 
 /// `ipv6` false: the vantage declared it has no IPv6 (`--no-ipv6`).
 async fn run_with(url: &str, dns: &LabDns, ipv6: bool) -> RegionResult {
-    let mut opts = shared::resolving_with(dns);
-    opts.ipv6 = ipv6;
-    opts.assume_global = ["127.0.0.0/8", "2001:db8::/32", "198.51.100.0/24"]
-        .iter()
-        .map(|c| c.parse().unwrap())
-        .collect();
-    let job = shared::job(url, &opts);
-    Engine::new(opts).unwrap().run_job(&job).await
+    let global = ["127.0.0.0/8", "2001:db8::/32", "198.51.100.0/24"];
+    shared::run_resolving(url, dns.addr, &global, ipv6).await
 }
 
-fn problems(r: &RegionResult) -> Vec<CheckId> {
-    r.checks
-        .iter()
-        .filter(|c| c.outcome.is_problem())
-        .map(|c| c.id)
-        .collect()
-}
+use shared::problems;
 
 #[tokio::test]
 #[ignore = "runs inside a network namespace without routes: started by a_missing_route_is_the_vantages_own_not_the_targets"]

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use super::dnsproto::op::{Message, MessageType, ResponseCode};
+use super::dnsproto::op::{Message, ResponseCode};
 use super::dnsproto::rr::{rdata, RData, Record, RecordType};
 use tokio::net::UdpSocket;
 use tokio::task::JoinHandle;
@@ -59,14 +59,7 @@ impl FamilyDns {
 fn answer(table: &BTreeMap<(String, RecordType), TypeAnswer>, query: &[u8]) -> Option<Vec<u8>> {
     let req = Message::from_vec(query).ok()?;
     let q = req.queries().first()?.clone();
-    let mut resp = Message::new();
-    resp.set_id(req.id())
-        .set_message_type(MessageType::Response)
-        .set_op_code(req.op_code())
-        .set_recursion_desired(req.recursion_desired())
-        .set_recursion_available(true)
-        .set_authoritative(true);
-    resp.add_query(q.clone());
+    let mut resp = vantage_fixture::lab::response_to(&req);
     let key = (q.name().to_ascii().to_ascii_lowercase(), q.query_type());
     match table.get(&key) {
         None | Some(TypeAnswer::Nxdomain) => {

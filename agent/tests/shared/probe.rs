@@ -80,6 +80,36 @@ pub fn resolving_with(dns: &LabDns) -> ProbeOptions {
     opts
 }
 
+/// The engine's run of `url` resolving with the DNS server at `nameserver`, the ranges in
+/// `global` taken as globally routable, with IPv6 as `ipv6` says (`--no-ipv6` when false).
+pub async fn run_resolving(
+    url: &str,
+    nameserver: std::net::SocketAddr,
+    global: &[&str],
+    ipv6: bool,
+) -> RegionResult {
+    let mut opts = options();
+    opts.resolver = ResolverChoice {
+        nameservers: vec![nameserver],
+    };
+    opts.ipv6 = ipv6;
+    opts.assume_global = global.iter().map(|c| c.parse().expect("a CIDR")).collect();
+    let job = job(url, &opts);
+    vantage_agent::Engine::new(opts)
+        .expect("an engine")
+        .run_job(&job)
+        .await
+}
+
+/// The checks that failed or warned.
+pub fn problems(r: &RegionResult) -> Vec<CheckId> {
+    r.checks
+        .iter()
+        .filter(|c| c.outcome.is_problem())
+        .map(|c| c.id)
+        .collect()
+}
+
 /// [`resolving_with`] the lab's DNS, loopback of both families (127.0.0.0/8, ::1) taken as
 /// global: what a name resolves to decides, not the class of the lab's addresses.
 pub fn both_families_global(lab: &Lab) -> ProbeOptions {
