@@ -250,6 +250,12 @@ fn get_or_delete(ex: &Exchange, era: Era, delete: bool) -> Verdict {
                 format!("{s}: GET answered with a page instead of 405 (a gateway or web server in front of the endpoint?)")
             },
         ),
+        // Sent elsewhere (not followed: redirects never are): not served here, but not the
+        // 405 a SHOULD asks for; low, as a 4xx refusal (red team round 9, a 301 was medium).
+        300..=399 => Verdict::warn(
+            Severity::Low,
+            format!("{s}: {verb} is redirected instead of answered 405 (a server SHOULD answer {verb} with 405 where it serves no stream)"),
+        ),
         400..=499 if era == Era::Dual => Verdict::pass(format!(
             "{s} (refused by the 2025-11-25 path of a dual-era server)"
         )),

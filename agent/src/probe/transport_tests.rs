@@ -204,6 +204,18 @@ fn get_and_delete() {
         judged(&TransportProbe::Get.evaluate(&html(200), Era::Dual)),
         (Outcome::Fail, Some(Severity::Medium))
     );
+    // A redirect is not the 405 a SHOULD asks for: low, as a 4xx, never medium (red team
+    // round 9: GET 301 and DELETE 308 were medium).
+    for (status, probe) in [(301, TransportProbe::Get), (308, TransportProbe::Delete)] {
+        let moved = with_header(ex(status, None, Body::Empty), "location", "/elsewhere");
+        for era in [Era::Modern, Era::Dual] {
+            assert_eq!(
+                judged(&probe.evaluate(&moved, era)),
+                (Outcome::Warn, Some(Severity::Low)),
+                "{status} {era:?}"
+            );
+        }
+    }
     let stream = ex(200, Some("text/event-stream"), Body::Unread);
     assert_eq!(
         TransportProbe::Get.evaluate(&stream, Era::Dual).outcome,
