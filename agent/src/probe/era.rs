@@ -30,7 +30,7 @@ pub const INITIALIZE_ID: i64 = 2;
 /// Whether a JSON-RPC result answers the request sent with `id`: a result whose id is
 /// another one answers no request of this vantage's, so it tells no era (`checks.md` 4.1).
 fn echoes(got: &Value, id: i64) -> bool {
-    got.as_i64() == Some(id)
+    super::http::same_id(got, &Value::from(id))
 }
 
 /// Whether a `server/discover` result is one: it names the versions the server supports (the
@@ -318,7 +318,7 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
             high.push(format!("JSON-RPC error {code} \"{}\"", clip(&message, 80)))
         }
         Some(Rpc::Result { id: got, result }) => {
-            if &got != id {
+            if !super::http::same_id(&got, id) {
                 high.push(format!(
                     "response id {got} does not echo the request id {id}"
                 ));

@@ -366,3 +366,34 @@ fn a_passing_discover_shape_lists_the_fields_it_saw() {
     assert!(!v.observed.contains('\u{1b}'), "{}", v.observed);
     assert!(!v.observed.contains(&"x".repeat(100)), "{}", v.observed);
 }
+
+/// Red team round 9 (nit): a discover result whose id is written `1.0` or `1e0` is the same
+/// JSON number as the request's `1` (the SDK clients correlate it): modern, and its shape
+/// passes; another number is still no answer to the request.
+#[test]
+fn an_id_written_as_another_spelling_of_the_same_number_echoes() {
+    let spelt = |id: &str| {
+        let body: Value = serde_json::from_str(&format!(
+            r#"{{"jsonrpc": "2.0", "id": {id}, "result": {}}}"#,
+            good()
+        ))
+        .unwrap();
+        json_ex(200, body)
+    };
+    let refused = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request"}}),
+    );
+    for id in ["1.0", "1e0"] {
+        let d = spelt(id);
+        assert_eq!(
+            classify(Some(&d), Some(&refused), None),
+            Era::Modern,
+            "{id}"
+        );
+        let v = discover_shape(&d, &json!(1));
+        assert_eq!(v.outcome, Outcome::Pass, "{id}: {}", v.observed);
+    }
+    let other = spelt("1.5");
+    assert_eq!(classify(Some(&other), Some(&refused), None), Era::NotMcp);
+}

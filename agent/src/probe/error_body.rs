@@ -36,7 +36,7 @@ pub fn error_id_mismatch(ex: &Exchange, id: &Value) -> Option<Value> {
         return None;
     };
     let same = match (&got, id) {
-        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Number(_), Value::Number(_)) => super::http::same_id(&got, id),
         (Value::Null, _) => code == -32700,
         _ => &got == id,
     };

@@ -186,6 +186,16 @@ impl Exchange {
     }
 }
 
+/// Whether a response's id is the request's: the same JSON value, numbers compared as
+/// numbers (an id written `1.0` or `1e0` is the request's `1`: the SDK clients correlate it,
+/// JavaScript's `Number` and Python's `1 == 1.0` alike).
+pub fn same_id(got: &Value, asked: &Value) -> bool {
+    match (got, asked) {
+        (Value::Number(a), Value::Number(b)) => a == b || a.as_f64() == b.as_f64(),
+        _ => got == asked,
+    }
+}
+
 pub fn parse_rpc(v: &Value) -> Option<Rpc> {
     let obj = v.as_object()?;
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
@@ -583,7 +593,7 @@ pub async fn read_sse(
                 .get_or_insert_with(|| ms(start.elapsed()));
             let is_answer = match (&event.json, id) {
                 (Some(v), Some(id)) => {
-                    v.get("id") == Some(id)
+                    v.get("id").is_some_and(|got| same_id(got, id))
                         && (v.get("result").is_some() || v.get("error").is_some())
                 }
                 _ => false,
