@@ -57,6 +57,13 @@ pub fn for_observed(finding: FindingId, observed: &[&str]) -> Option<&'static st
     if observed.iter().all(|o| o.starts_with("CNAME loop ")) {
         return Some("The name's CNAME chain loops back on itself (the evidence names it): break the loop, so that the last name of the chain holds the A (and AAAA) records.");
     }
+    if observed.iter().all(|o| {
+        (o.starts_with("A answered NXDOMAIN while AAAA")
+            || o.starts_with("AAAA answered NXDOMAIN while A"))
+            && o.contains(" with records (")
+    }) {
+        return Some("The zone answers NXDOMAIN for one address type of a name that has records of the other (the evidence names which): a resolver that caches that NXDOMAIN then denies the other type too (RFC 2308, RFC 8020). Answer NOERROR without data for the type the name has no records of (in dnsmasq, give the name with --host-record or an explicit record of each type rather than --address; in a DNS load balancer, its empty-answer setting).");
+    }
     if observed
         .iter()
         .all(|o| o.starts_with("NXDOMAIN: the name is a CNAME ("))
@@ -69,6 +76,19 @@ pub fn for_observed(finding: FindingId, observed: &[&str]) -> Option<&'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Red team round 13, item 2: one family answered NXDOMAIN beside the other's records
+    /// gets its own fix, not "publish A records".
+    #[test]
+    fn a_family_nxdomain_beside_records_has_its_own_fix() {
+        let o = "AAAA answered NXDOMAIN while A answered NOERROR with records (A 198.51.100.1): the zone says the name does not exist";
+        let fix = for_observed(DnsResolve, &[o]).unwrap();
+        assert!(
+            fix.contains("NOERROR without data") && fix.contains("--host-record"),
+            "{fix}"
+        );
+        assert_eq!(for_observed(DnsResolve, &[o, "NXDOMAIN"]), None);
+    }
 
     #[test]
     fn a_fix_follows_the_cause_only_when_every_region_agrees() {

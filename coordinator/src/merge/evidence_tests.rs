@@ -118,3 +118,12 @@ fn a_connect_unknown_for_other_addresses_beside_an_answer_still_observed_the_tar
         vec![Evidence::Connected, Evidence::Handshake, Evidence::Answered]
     );
 }
+
+/// The fixes under the gate line fit the causes the connect stage now leaves unknown (red
+/// team round 13, items 7 and N3): the cap of addresses tried, a route of the vantage's own.
+#[test]
+fn the_incomplete_fixes_name_the_address_cap_and_the_vantages_own_routes() {
+    assert!(incomplete_fix(Some(Cause::SizeCap)).contains("more addresses than a check tries (16"));
+    assert!(incomplete_fix(Some(Cause::NoRoute))
+        .contains("blackhole, prohibit or unreachable route of its own"));
+}
