@@ -130,7 +130,7 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
         }
         403 if subject == Subject::Discover || !mcp_body => other(
             format!("refused before the MCP layer: answered {seen} (an access rule, a WAF or a gateway in front of the server refuses this vantage)"),
-            "allow this vantage's address, or name a credential with --token-env",
+            "allow this vantage's address; if the endpoint needs a credential, it must answer 401 with a Bearer challenge (a credential named by --token-env is sent only after one)",
         ),
         _ => None,
     }

@@ -120,4 +120,18 @@ async fn a_bare_403_on_tools_call_is_not_the_boundary() {
             "refused before the MCP layer: answered 403",
         );
     }
+    // The advice never tells the operator to name a credential as the way past a refusal
+    // without a Bearer challenge (one named with --token-env is sent only after a 401 with
+    // a Bearer challenge): it says what the endpoint must answer.
+    assert!(
+        r.checks.iter().any(|c| c.observed.contains(
+            "if the endpoint needs a credential, it must answer 401 with a Bearer challenge"
+        )),
+        "{:?}",
+        r.checks.iter().map(|c| &c.observed).collect::<Vec<_>>()
+    );
+    assert!(r
+        .checks
+        .iter()
+        .all(|c| !c.observed.contains("or name a credential with --token-env")));
 }
