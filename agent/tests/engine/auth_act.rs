@@ -135,3 +135,23 @@ async fn a_bare_403_on_tools_call_is_not_the_boundary() {
         .iter()
         .all(|c| !c.observed.contains("or name a credential with --token-env")));
 }
+
+/// Fresh eyes round 14, item 1: tools/call answers a token-less request 401 *without*
+/// `WWW-Authenticate` and lets any bearer token through. It passed with a credential (every
+/// auth check "its answer was not a 401", the random token never sent to tools/call). A 401
+/// is the authorization layer's answer: the boundary is there, auth.challenge fails for the
+/// missing challenge, and the random token sent to tools/call is let through (critical).
+#[tokio::test]
+async fn a_bare_401_on_tools_call_is_the_boundary_and_gets_the_random_token() {
+    for with_token in [true, false] {
+        let r = region(
+            &[Fault::AuthNoChallenge, Fault::AuthToolsAnyToken],
+            with_token,
+        )
+        .await;
+        assert!(r.protected, "{with_token}: not protected");
+        let c = check(&r, CheckId::AuthChallenge);
+        assert_eq!(c.outcome, Outcome::Fail, "{with_token}: {}", c.observed);
+        random_token_accepted(&r, "tools/call: 200");
+    }
+}

@@ -98,9 +98,13 @@ pub fn asks_for_authorization(ex: &Exchange) -> bool {
 }
 
 /// Whether an unauthenticated answer to a request other than `server/discover` shows the
-/// boundary: 401 or 403, with a Bearer challenge (a bare 401 there may be anything).
+/// boundary: a 401 (with or without its challenge: a 401 is the authorization layer's
+/// answer, and one without `WWW-Authenticate` fails `auth.challenge` as at the endpoint), or a
+/// 403 with a Bearer challenge (a bare 403 is an access rule in front of the server). A bare
+/// 401 on `tools/call` whose any token was let through passed with the random token never
+/// sent there (fresh eyes round 14, item 1).
 pub fn shows_boundary(ex: &Exchange) -> bool {
-    matches!(ex.status, 401 | 403) && bearer_challenged(ex)
+    asks_for_authorization(ex)
 }
 
 /// The `scope=` of the first Bearer challenge of `ex`, if any: the scope the server says

@@ -37,9 +37,11 @@ fn a_403_asks_for_authorization_only_with_a_bearer_challenge() {
         403,
         Some("Basic realm=\"x\"")
     )));
-    // Beside discovery, only a Bearer challenge shows the boundary.
+    // Behind discovery as at it: a 401, with or without its challenge (fresh eyes round 14,
+    // item 1), or a 403 with a Bearer challenge.
     assert!(shows_boundary(&refused(401, Some(BEARER))));
-    assert!(!shows_boundary(&refused(401, None)));
+    assert!(shows_boundary(&refused(401, None)));
+    assert!(!shows_boundary(&refused(403, None)));
     assert!(!shows_boundary(&refused(200, Some(BEARER))));
     assert_eq!(
         challenge_scope(&refused(401, Some(BEARER))).as_deref(),
