@@ -1,7 +1,8 @@
 //! Graceful shutdown of `vantage serve` (SIGTERM on every Kubernetes rollout), bounded by
 //! `server.drain_timeout`:
 //! 1. readiness turns 503 and new on-demand checks get 503 `shutting_down`; scheduled runs stop;
-//! 2. running checks get up to the drain timeout to finish;
+//! 2. running checks get up to the drain timeout to finish, and the API stays up a moment
+//!    after they did so that their waiting clients collect the reports;
 //! 3. every agent is told to reconnect (`Reconnect`) and its stream ends, so agents go
 //!    unready at once and dial the replacement with their shortest backoff;
 //! 4. the listeners close; connections still open a few seconds later are cut.
@@ -21,6 +22,12 @@ use crate::api::Api;
 
 /// How long the listeners get to close once agents are gone, before connections are cut.
 pub const LISTENER_GRACE: Duration = Duration::from_secs(3);
+
+/// How long the API stays up after the drain's running checks finished, so that a client
+/// waiting on one (`vantage check --coordinator` polls every 150 ms) collects its report
+/// instead of meeting a closed port (fresh eyes round 14, item 2: a finished check read as
+/// "the regions did not report").
+pub const COLLECT_GRACE: Duration = Duration::from_secs(1);
 
 /// Middleware: while draining, `/readyz` says so and new checks are refused with a retry hint.
 pub async fn guard(State(draining): State<Arc<AtomicBool>>, req: Request, next: Next) -> Response {
@@ -66,6 +73,11 @@ pub async fn drain(api: &Api, timeout: Duration) {
             running_checks = left,
             "drain timeout: {left} check(s) still running end now; their missing regions are named in their reports"
         );
+    } else if running > 0 {
+        // The checks finished within the drain: their clients collect the reports first.
+        let grace =
+            COLLECT_GRACE.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        tokio::time::sleep(grace).await;
     }
     let agents = api.registry.close_all("the coordinator is shutting down");
     tracing::info!(

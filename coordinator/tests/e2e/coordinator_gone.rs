@@ -16,21 +16,26 @@ use crate::support::Scratch;
 /// (`{api}` stands for the coordinator's API) against a target that never answers; the
 /// coordinator is stopped while eu's job runs. The coordinator, the client's exit status
 /// and its output.
-async fn stopped_mid_check(
-    name: &str,
-    args: &[&str],
-) -> (
+async fn stopped_mid_check(name: &str, args: &[&str]) -> Stopped {
+    stopped_mid_check_draining(name, args, "1s").await
+}
+
+/// The coordinator, the client's exit status and its output.
+type Stopped = (
     crate::procs::Coordinator,
     Option<std::process::ExitStatus>,
     String,
-) {
+);
+
+/// [`stopped_mid_check`] with the coordinator's `server.drain_timeout` set to `drain`.
+async fn stopped_mid_check_draining(name: &str, args: &[&str], drain: &str) -> Stopped {
     let dir = Scratch::new(name);
     let c = coordinator(
         &dir,
         &["eu"],
         "127.0.0.1:0",
         "127.0.0.1:0",
-        "[server]\ndrain_timeout = \"1s\"\n",
+        &format!("[server]\ndrain_timeout = \"{drain}\"\n"),
     );
     let eu = agent(&c.grpc, "eu", &agent_token("eu"));
     agent_health(&eu);
@@ -189,4 +194,47 @@ async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file()
         }
         c.proc.wait_exit(Duration::from_secs(30));
     }
+}
+
+/// Fresh eyes round 14, item 2: a SIGTERM while a check runs lets the check finish within
+/// `server.drain_timeout`, and its client then met a closed API 10 ms later: "the check's
+/// regions did not report", a false fleet.region-missing. The API stays up a moment after the
+/// drain's checks finished: the client gets the merged report (the target never answered:
+/// probe.incomplete in eu, unknown), never "went away".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_the_drain_finished_reaches_its_client() {
+    let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
+    let url = silent.url();
+    let dir = Scratch::new("drain-collect");
+    let file = dir.join("report.json");
+    let file_arg = file.display().to_string();
+    let args = [
+        "check",
+        &url,
+        "--coordinator",
+        "{api}",
+        "--regions",
+        "eu",
+        "--timeout",
+        "3s",
+        "-f",
+        "json",
+        "-o",
+        &file_arg,
+    ];
+    let (_c, status, out) = stopped_mid_check_draining("drain-collect-c", &args, "20s").await;
+    assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
+    assert!(!out.contains("went away"), "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the report file"))
+            .expect("JSON");
+    assert_eq!(doc["decision"], "unknown", "{doc}");
+    let ids: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"probe.incomplete"), "{ids:?}");
+    assert!(!ids.contains(&"fleet.region-missing"), "{ids:?}");
 }
