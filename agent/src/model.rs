@@ -250,7 +250,8 @@ pub struct RegionResult {
     /// The agent that ran this region's job: its id as `GET /v1/agents` lists it (the
     /// agent's --id), set by the coordinator from the agent's session, never from the
     /// result. Absent for the coordinator's in-process vantage, `vantage check` and a
-    /// region with no result.
+    /// region with no result (but for the agent that refused the job, when every agent of
+    /// the region refused it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     pub duration_ms: u64,

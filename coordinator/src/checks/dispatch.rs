@@ -119,16 +119,53 @@ impl Vantage<'_> {
 }
 
 async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, Option<Absence>) {
-    let job_id = ulid::Ulid::new().to_string();
-    let Some(rx) = registry.dispatch(region, &job_id, job) else {
-        return (RegionResult::absent(region, RegionStatus::NoAgent), None);
-    };
+    // An agent that refuses the job (its own ceiling) answers at once: the job goes to the
+    // region's next agent, if any, so one refusing agent does not take every job of a region
+    // with a healthy one (fresh eyes round 14, item 3). The last refusal names its agent.
+    let mut refusers: Vec<u64> = Vec::new();
+    let mut refusal: Option<(String, String)> = None;
+    let started = tokio::time::Instant::now();
+    loop {
+        let job_id = ulid::Ulid::new().to_string();
+        let Some((session, rx)) = registry.dispatch_except(region, &job_id, job, &refusers) else {
+            return match refusal {
+                Some((agent, reason)) => {
+                    let mut r = RegionResult::absent(region, RegionStatus::Error);
+                    r.agent = Some(agent.clone());
+                    (r, Some(refused(&agent, &reason)))
+                }
+                None => (RegionResult::absent(region, RegionStatus::NoAgent), None),
+            };
+        };
+        let wait = (job.deadline + GRACE).saturating_sub(started.elapsed());
+        match tokio::time::timeout(wait, rx).await {
+            Ok(Ok(JobOutcome::Refused(reason))) => {
+                let agent = registry.agent_id(session).unwrap_or_else(|| "?".into());
+                tracing::error!(region, agent, job = %job_id, "the agent refused the job: {reason}");
+                refusers.push(session);
+                refusal = Some((agent, reason));
+            }
+            outcome => return ended(registry, region, job, &job_id, outcome),
+        }
+    }
+}
+
+/// A dispatched job's end (other than a refusal, which goes to the region's next agent).
+fn ended(
+    registry: &Registry,
+    region: &str,
+    job: &Job,
+    job_id: &str,
+    outcome: Result<
+        Result<JobOutcome, tokio::sync::oneshot::error::RecvError>,
+        tokio::time::error::Elapsed,
+    >,
+) -> (RegionResult, Option<Absence>) {
     let absent = |status| RegionResult::absent(region, status);
-    match tokio::time::timeout(job.deadline + GRACE, rx).await {
+    match outcome {
         Ok(Ok(JobOutcome::Done(r))) => (*r, None),
         Ok(Ok(JobOutcome::Refused(reason))) => {
-            tracing::error!(region, job = %job_id, "the agent refused the job: {reason}");
-            (absent(RegionStatus::Error), Some(refused(&reason)))
+            (absent(RegionStatus::Error), Some(refused("?", &reason)))
         }
         Ok(Ok(JobOutcome::Unusable {
             reason,
@@ -155,7 +192,7 @@ async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, 
             (absent(RegionStatus::Error), Some(lost()))
         }
         Err(_) => {
-            registry.abandon(&job_id);
+            registry.abandon(job_id);
             let waited = (job.deadline + GRACE).as_secs();
             (
                 absent(RegionStatus::Timeout),
@@ -172,14 +209,14 @@ async fn remote(registry: &Registry, region: &str, job: &Job) -> (RegionResult, 
 }
 
 /// An agent that refused the job: its reason (which names the flag or key) and the fix.
-fn refused(reason: &str) -> Absence {
+fn refused(agent: &str, reason: &str) -> Absence {
     let fix = if reason.contains("--allow-non-global-max") {
         "the agent refused the job: widen the agent's --allow-non-global-max or narrow probe.allow_non_global in the coordinator's configuration".to_string()
     } else {
         format!("the agent refused the job; do what its reason says ({reason})")
     };
     Absence {
-        what: format!("the agent is connected and refused the job: {reason}"),
+        what: format!("the agent ({agent}) is connected and refused the job: {reason}"),
         fix,
     }
 }
@@ -299,7 +336,7 @@ mod tests {
         let why = why.expect("the refusal is explained");
         assert_eq!(
             why.what,
-            "the agent is connected and refused the job: assume_global: x"
+            "the agent (a1) is connected and refused the job: assume_global: x"
         );
         assert!(why.fix.contains("assume_global: x"), "{}", why.fix);
         // A region without an agent is named as such.
@@ -342,7 +379,7 @@ mod tests {
         let absent: BTreeMap<String, Absence> = [
             (
                 "lab".to_string(),
-                refused("probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)"),
+                refused("ag-lab", "probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)"),
             ),
             ("lab3".to_string(), lost()),
         ]
@@ -368,7 +405,7 @@ mod tests {
             f.evidence,
             [
                 "ap: no-agent: no agent of this region is connected",
-                "lab: error: the agent is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)",
+                "lab: error: the agent (ag-lab) is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none)",
                 "lab3: error: the agent disconnected before it sent a result (it was stopped or restarted, or lost its connection, in the middle of the job)",
             ]
         );
@@ -387,3 +424,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "refusal_tests.rs"]
+mod refusal_tests;

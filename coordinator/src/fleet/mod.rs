@@ -260,11 +260,26 @@ impl Registry {
         job_id: &str,
         job: &Job,
     ) -> Option<oneshot::Receiver<JobOutcome>> {
+        self.dispatch_except(region, job_id, job, &[])
+            .map(|(_, rx)| rx)
+    }
+
+    /// [`Registry::dispatch`] to an agent of `region` other than the sessions in `except`
+    /// (agents that refused this job already), with the session it went to.
+    pub fn dispatch_except(
+        &self,
+        region: &str,
+        job_id: &str,
+        job: &Job,
+        except: &[u64],
+    ) -> Option<(u64, oneshot::Receiver<JobOutcome>)> {
         let mut g = self.lock();
         let session = g
             .agents
             .iter()
-            .filter(|(_, e)| e.info.region == region && !e.leaving && !e.tx.is_closed())
+            .filter(|(s, e)| {
+                e.info.region == region && !e.leaving && !e.tx.is_closed() && !except.contains(s)
+            })
             .min_by_key(|(s, e)| (e.dispatched, e.info.in_flight, **s))
             .map(|(s, _)| *s)?;
         let entry = g.agents.get_mut(&session)?;
@@ -279,7 +294,12 @@ impl Registry {
         let (tx, rx) = oneshot::channel();
         g.pending
             .insert(job_id.to_string(), Pending { session, tx });
-        Some(rx)
+        Some((session, rx))
+    }
+
+    /// The id of the agent on `session`, while it is connected.
+    pub fn agent_id(&self, session: u64) -> Option<String> {
+        self.lock().agents.get(&session).map(|e| e.info.id.clone())
     }
 
     /// Forget a job (its deadline passed); tell its agent to cancel it.

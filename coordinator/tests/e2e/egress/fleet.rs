@@ -115,9 +115,15 @@ async fn agents_obey_the_job_policy_and_their_own_ceiling() {
     // agent is connected": it is connected and healthy).
     let missing = finding(&report, "fleet.region-missing");
     assert_eq!(missing["regions"], json!(["us"]), "{missing}");
+    // The refusing agent is named, in the evidence and as the region's agent (fresh eyes
+    // round 14, item 3).
+    let agent = us["agent"]
+        .as_str()
+        .expect("the refusing agent named")
+        .to_string();
     assert_eq!(
         missing["evidence"],
-        json!(["us: error: the agent is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none); narrow probe.allow_non_global in the coordinator's configuration or widen the agent's ceiling"]),
+        json!([format!("us: error: the agent ({agent}) is connected and refused the job: probe.allow_non_global names 127.0.0.2/32, wider than this agent's --allow-non-global-max (none); narrow probe.allow_non_global in the coordinator's configuration or widen the agent's ceiling")]),
         "{missing}"
     );
     let fix = missing["remediation"].as_str().unwrap();
