@@ -74,7 +74,11 @@ pub fn dns_class(r: &RegionResult) -> Option<DnsClass> {
     if !has_evidence(resolve) && !half_answered {
         return None;
     }
-    if resolve.outcome == Outcome::Fail {
+    // A name with addresses whose other family was answered NXDOMAIN fails dns.resolve, but
+    // its class is its addresses': the family's NXDOMAIN is compared beside it
+    // (`family_split`). As the NXDOMAIN class it made every region of a fleet without a
+    // global answer "the odd view" (fresh eyes round 14, item 4).
+    if resolve.outcome == Outcome::Fail && dns.addresses().next().is_none() {
         return match (resolve.cause, dns.rcode.as_str()) {
             (Some(Cause::Nxdomain), _) | (None, "NXDOMAIN") => Some(DnsClass::Nxdomain),
             (Some(Cause::NoAnswer), _) | (None, "NOERROR") => Some(DnsClass::NoData),

@@ -361,3 +361,37 @@ fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
     );
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
 }
+
+/// Fresh eyes round 14, item 4: no region got a global answer (a fleet allowed to reach an
+/// internal target: the same non-global A record everywhere), and only ap's AAAA query was
+/// answered NXDOMAIN, which its agent fails. The NXDOMAIN made ap's answer a class of its
+/// own, so the "no global answer" branch named every region. Only ap departs.
+#[test]
+fn a_family_nxdomain_beside_non_global_answers_names_only_its_region() {
+    let internal = |name: &str, aaaa: &str, resolve: Option<(Severity, Cause)>| {
+        let mut r = aaaa_answered(name, aaaa, resolve);
+        r.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
+        r.dns.as_mut().unwrap().all_global = false;
+        fail(
+            &mut r,
+            "dns.global-addresses",
+            Severity::High,
+            "100.64.0.10 is shared address space",
+        );
+        r
+    };
+    let m = merge_of(
+        vec![
+            internal("eu", "NOERROR", None),
+            internal("us", "NOERROR", None),
+            internal("ap", "NXDOMAIN", Some((Severity::High, Cause::Nxdomain))),
+        ],
+        EU_US_AP,
+        &[],
+    );
+    let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (Severity::High, Scope::Regional, vec!["ap".to_string()])
+    );
+}
