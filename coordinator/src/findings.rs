@@ -91,7 +91,7 @@ vantage_agent::spec_table! {
         }
         NetIpv6 => {
             title: "IPv6 addresses do not accept connections",
-            remediation: "Make the service listen on IPv6 and allow it through the firewall, or withdraw the AAAA records.",
+            remediation: "Make the service listen on IPv6 and allow it through the firewall, or withdraw the AAAA records. An AAAA record that carries an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::/96) is no IPv6 service: publish the server's own IPv6 address, or no AAAA.",
             spec: "RFC 8305 (Happy Eyeballs: clients try the AAAA addresses first)",
             severity: Low,
             derived: None,
@@ -490,7 +490,7 @@ vantage_agent::spec_table! {
         }
         ProbeTrustStore => {
             title: "A vantage does not trust the issuer other regions trusted",
-            remediation: "Give the vantage the trust anchor the other regions have: on vantage-agent, --target-ca-file with the CA that issued the target's chain (its --ca-file is the coordinator's CA; the chart's agent.targetCaSecret); on the coordinator's in-process vantage, probe.ca_file (the chart's coordinator.probe.caSecret); on vantage check, --ca-file. It refused the same chain (the evidence names the fingerprint) that other regions verified, so nothing about the target's TLS was decided in that region.",
+            remediation: "If the other regions accepted the chain only with a CA they were given (their tls blocks say extra_roots) and this one checks with the public roots alone, public clients refuse the chain too: serve one from a public CA, unless only clients given that CA use the endpoint. Otherwise give the vantage the trust anchor the other regions have: on vantage-agent, --target-ca-file with the CA that issued the target's chain (its --ca-file is the coordinator's CA; the chart's agent.targetCaSecret); on the coordinator's in-process vantage, probe.ca_file (the chart's coordinator.probe.caSecret); on vantage check, --ca-file. It refused the same chain (the evidence names the fingerprint) that other regions verified, so nothing about the target's TLS was decided in that region.",
             spec: "not a protocol rule: a fault of the vantage, never evidence about the target (RFC 5280 section 6: a path is validated against the verifier's own trust anchors)",
             severity: Medium,
             derived: Some((MERGE_VANTAGE_TLS, "a region refused a chain for an unknown issuer while another region verified the same chain (same SHA-256 fingerprints)")),

@@ -387,7 +387,9 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     if !unauthenticated.is_empty() {
         let evidence = unauthenticated
             .iter()
-            .map(|r| format!("{r}: 401 without a credential"))
+            .map(|r| {
+                format!("{r}: asked for authorization (401, or 403 with a Bearer challenge) and no credential was given")
+            })
             .collect();
         acc.add(
             FindingId::AuthCredentialRequired,
