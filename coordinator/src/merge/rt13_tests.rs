@@ -273,6 +273,21 @@ fn aaaa_answered(name: &str, aaaa: &str, resolve: Option<(Severity, Cause)>) -> 
     r
 }
 
+/// [`aaaa_answered`] with an internal (CGNAT) A record in place of the public one, which its
+/// agent fails `dns.global-addresses` for.
+fn internal(name: &str, aaaa: &str, resolve: Option<(Severity, Cause)>) -> RegionResult {
+    let mut r = aaaa_answered(name, aaaa, resolve);
+    r.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
+    r.dns.as_mut().unwrap().all_global = false;
+    fail(
+        &mut r,
+        "dns.global-addresses",
+        Severity::High,
+        "100.64.0.10 is shared address space",
+    );
+    r
+}
+
 /// #2: ap's AAAA query is answered NXDOMAIN while eu and us get NODATA for it (and the same
 /// A record everywhere): the regions disagree on the class of answer, a split horizon naming
 /// ap, at the severity of ap's own failure (`checks.md` 3; the comparison is never above
@@ -336,15 +351,7 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
 /// suite: folding the family into the class had made every region "NXDOMAIN" alike).
 #[test]
 fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
-    let mut ap = aaaa_answered("ap", "NXDOMAIN", None);
-    ap.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
-    ap.dns.as_mut().unwrap().all_global = false;
-    fail(
-        &mut ap,
-        "dns.global-addresses",
-        Severity::High,
-        "100.64.0.10 is shared address space",
-    );
+    let ap = internal("ap", "NXDOMAIN", None);
     let m = merge_of(
         vec![
             aaaa_answered("eu", "NXDOMAIN", None),
@@ -368,18 +375,6 @@ fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
 /// own, so the "no global answer" branch named every region. Only ap departs.
 #[test]
 fn a_family_nxdomain_beside_non_global_answers_names_only_its_region() {
-    let internal = |name: &str, aaaa: &str, resolve: Option<(Severity, Cause)>| {
-        let mut r = aaaa_answered(name, aaaa, resolve);
-        r.dns.as_mut().unwrap().a = vec!["100.64.0.10".into()];
-        r.dns.as_mut().unwrap().all_global = false;
-        fail(
-            &mut r,
-            "dns.global-addresses",
-            Severity::High,
-            "100.64.0.10 is shared address space",
-        );
-        r
-    };
     let m = merge_of(
         vec![
             internal("eu", "NOERROR", None),
