@@ -13,8 +13,6 @@
 // The lab and the engine are a test's setup: they unwrap.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
-
 use hickory_resolver::proto as dnsproto;
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
@@ -103,35 +101,12 @@ async fn nxdomain_for_one_family_while_the_other_has_records_fails_dns_resolve()
 
 #[test]
 fn a_blackhole_or_prohibit_route_is_the_vantages_own_routing() {
-    if let Err(why) = shared::can_unshare() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run this: it needs a network namespace (root): {why}"
-        );
-        eprintln!("SKIPPED: needs a network namespace (root): {why}");
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("unshare")
-        .args([
-            "--net",
-            "sh",
-            "-c",
-            "ip link set lo up \
-             && ip route add blackhole 198.51.100.20/32 \
-             && ip route add prohibit 198.51.100.21/32 \
-             && ip route add unreachable 198.51.100.22/32 \
-             && ip -6 route add blackhole 2001:db8::30/128 \
-             && exec \"$0\" --exact inside_a_namespace_with_local_routes --ignored --nocapture --test-threads 1",
-        ])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    shared::in_a_namespace(
+        "ip route add blackhole 198.51.100.20/32 \
+         && ip route add prohibit 198.51.100.21/32 \
+         && ip route add unreachable 198.51.100.22/32 \
+         && ip -6 route add blackhole 2001:db8::30/128",
+        "inside_a_namespace_with_local_routes",
     );
 }
 

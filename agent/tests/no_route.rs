@@ -13,8 +13,6 @@
 // The lab and the engine are a test's setup: they unwrap.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
-
 use vantage_agent::catalog::CheckId;
 use vantage_agent::model::{Cause, Outcome, RegionResult};
 use vantage_fixture::lab::LabDns;
@@ -25,31 +23,7 @@ mod shared;
 
 #[test]
 fn a_missing_route_is_the_vantages_own_not_the_targets() {
-    if let Err(why) = shared::can_unshare() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run this: it needs a network namespace (root): {why}"
-        );
-        eprintln!("SKIPPED: needs a network namespace (root): {why}");
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("unshare")
-        .args([
-            "--net",
-            "sh",
-            "-c",
-            "ip link set lo up && exec \"$0\" --exact inside_a_namespace_without_routes --ignored --nocapture --test-threads 1",
-        ])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    shared::in_a_namespace("", "inside_a_namespace_without_routes");
 }
 
 async fn run(url: &str, dns: &LabDns) -> RegionResult {

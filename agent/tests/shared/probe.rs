@@ -242,6 +242,43 @@ pub fn assert_no_check_says(r: &RegionResult, needle: &str, what: &str) {
     }
 }
 
+/// Run the ignored test `inner` of this test binary alone inside a new network namespace,
+/// after the shell commands `setup` (`ip link set lo up` comes first), and assert it passed.
+/// Without the right to make one (not root) it is skipped with a line saying so, except
+/// under CI, where it must run.
+pub fn in_a_namespace(setup: &str, inner: &str) {
+    if let Err(why) = can_unshare() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: it needs a network namespace (root): {why}"
+        );
+        eprintln!("SKIPPED: needs a network namespace (root): {why}");
+        return;
+    }
+    let exe = std::env::current_exe().expect("this test binary");
+    let setup = if setup.is_empty() {
+        String::new()
+    } else {
+        format!(" && {setup}")
+    };
+    let out = std::process::Command::new("unshare")
+        .args([
+            "--net",
+            "sh",
+            "-c",
+            &format!("ip link set lo up{setup} && exec \"$0\" --exact {inner} --ignored --nocapture --test-threads 1"),
+        ])
+        .arg(&exe)
+        .output()
+        .expect("unshare runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Whether this process may make a network namespace (`unshare --net`: root, or a user
 /// namespace); the error says why not.
 pub fn can_unshare() -> Result<(), String> {
