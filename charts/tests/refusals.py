@@ -228,6 +228,7 @@ def tests(tools, chart, values_dir, vantage):
   regions              = {{ "eu-west" = {{ cluster = "eu" }} }}
   coordinator_cluster  = "eu"
   coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  coordinator_tls_secret = "vantage-grpc-tls"
   checks               = [{", ".join("{ target = %s }" % json.dumps(t) for t in targets)}]
 }}
 output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
