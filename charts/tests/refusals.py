@@ -373,9 +373,16 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
                      ["agent.allowNonGlobalMax[0]=none"], ["agent.allowNonGlobalMax[0]=0.0.0.0/0"]]:
             r = helm(base, *sets)
             assert r.returncode == 0, f"{sets}: {r.stderr}"
+        r = helm({"coordinator": {"agentTokensSecret": "vantage-agent-tokens", "agents": [{"name": "eu-1", "region": "eu", "token": "tok-eu-0123456789"}]}})
+        assert r.returncode != 0 and "coordinator.agents[0] (eu-1): give coordinator.agentTokensSecret or token, not both" in r.stderr, r.stderr
+        assert "tok-" not in r.stderr
+        # 0 passes `vantage serve --check`, but the coordinator's agent reaper panics on a
+        # timer of period 0 and silent agents are never dropped.
+        r = helm({"coordinator": {"fleet": {"heartbeatInterval": "0s"}}})
+        assert r.returncode != 0 and "coordinator.fleet.heartbeatInterval 0s (fleet.heartbeat_interval): must be greater than zero" in r.stderr, r.stderr
         r = helm({"coordinator": {"enabled": False}})
         assert r.returncode != 0 and "nothing to install: coordinator.enabled is false and agents is empty" in r.stderr, r.stderr
-        return "caSecret with http://, token beside existingSecret, agent durations and ceilings, nothing to install"
+        return "caSecret with http://, token beside existingSecret or agentTokensSecret, agent durations and ceilings, heartbeat 0, nothing to install"
 
     return [the_chart_refuses_what_the_coordinator_refuses_at_start_in_its_words, durations_are_what_the_coordinator_reads,
             labels_prometheus_sets_are_refused, the_agents_refuse_what_vantage_agent_refuses_and_what_would_be_ignored,

@@ -264,6 +264,9 @@ own words, each naming the value to change. Outputs nothing.
 {{- fail (printf "coordinator.agents[%d]: [[agents]]: `%s` appears twice (also coordinator.agents[%s]); names must be unique" $i $a.name .) -}}
 {{- end -}}
 {{- $_ := set $names $a.name (toString $i) -}}
+{{- if and $a.token $c.agentTokensSecret -}}
+{{- fail (printf "coordinator.agents[%d] (%s): give coordinator.agentTokensSecret or token, not both: the token would be ignored (the coordinator reads key agent-%s of the Secret %s); remove coordinator.agents[%d].token, or coordinator.agentTokensSecret to have the chart render the Secret" $i $a.name $a.name $c.agentTokensSecret $i) -}}
+{{- end -}}
 {{- if and $a.token (not $c.agentTokensSecret) -}}
 {{- /* The token is compared by its hash: it never appears in a message. */ -}}
 {{- $h := sha256sum $a.token -}}
@@ -272,6 +275,11 @@ own words, each naming the value to change. Outputs nothing.
 {{- end -}}
 {{- $_ := set $tokens $h (dict "name" $a.name "index" (toString $i)) -}}
 {{- end -}}
+{{- end -}}
+{{- /* 0 is accepted by `vantage serve --check`, but the coordinator's agent reaper (a timer of
+that period) panics at start and silent agents are then never dropped. */ -}}
+{{- if eq (include "vantage.durationMs" $c.fleet.heartbeatInterval | int64) 0 -}}
+{{- fail (printf "coordinator.fleet.heartbeatInterval %s (fleet.heartbeat_interval): must be greater than zero (the coordinator drops silent agents on this period), e.g. 5s" $c.fleet.heartbeatInterval) -}}
 {{- end -}}
 {{- if ge (include "vantage.durationMs" $c.fleet.heartbeatInterval | int64) (include "vantage.durationMs" $c.fleet.agentTimeout | int64) -}}
 {{- fail (printf "coordinator.fleet.heartbeatInterval %s (fleet.heartbeat_interval): must be shorter than fleet.agent_timeout (coordinator.fleet.agentTimeout %s)" $c.fleet.heartbeatInterval $c.fleet.agentTimeout) -}}
