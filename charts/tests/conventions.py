@@ -160,7 +160,13 @@ def tests(tools, chart, values_dir):
         assert coordinator and closed[coordinator[0]] == {}, closed
         assert all(a.get("prometheus.io/scrape") == "true" for n, a in closed.items() if n not in coordinator), closed
         assert "metricsRequireAuth" in readme() and "no `prometheus.io/*` annotations" in readme()
-        return "coordinator pod annotations dropped with metricsRequireAuth (the agents keep theirs), documented"
+        notes = subprocess.run([f"{tools}/helm", "install", "vantage", chart, "--dry-run=client", "--set", "coordinator.metricsRequireAuth=true"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert notes.returncode == 0 and "with metrics.serviceMonitor.enabled=true" in notes.stdout, notes.stdout[-600:] + notes.stderr
+        notes = subprocess.run([f"{tools}/helm", "install", "vantage", chart, "--dry-run=client", "--set", "coordinator.metricsRequireAuth=true",
+                                "--set", "metrics.serviceMonitor.enabled=true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert notes.returncode == 0 and "with metrics.serviceMonitor.enabled=true" not in notes.stdout, notes.stdout[-600:] + notes.stderr
+        return "coordinator pod annotations dropped with metricsRequireAuth (the agents keep theirs), documented, NOTES say how to scrape it"
 
     def agents_get_a_podmonitor():
         docs = render("options")
