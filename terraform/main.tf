@@ -3,14 +3,16 @@
 # provider-free modules/plan, tested with `terraform test`.
 
 module "plan" {
-  source               = "./modules/plan"
-  regions              = var.regions
-  coordinator_cluster  = var.coordinator_cluster
-  coordinator_grpc_url = var.coordinator_grpc_url
-  checks               = var.checks
-  credentials          = sort(nonsensitive(keys(var.credentials)))
-  baselines            = var.baselines
-  image                = var.image
+  source                 = "./modules/plan"
+  regions                = var.regions
+  coordinator_cluster    = var.coordinator_cluster
+  coordinator_grpc_url   = var.coordinator_grpc_url
+  coordinator_tls_secret = var.coordinator_tls_secret
+  agent_ca_secret        = var.agent_ca_secret
+  checks                 = var.checks
+  credentials            = sort(nonsensitive(keys(var.credentials)))
+  baselines              = var.baselines
+  image                  = var.image
 }
 
 locals {
@@ -46,10 +48,12 @@ resource "kubernetes_secret_v1" "agent_tokens" {
   data = { for region, name in module.plan.agent_names : "agent-${name}" => var.agent_tokens[region] }
 }
 
+# Not named vantage-api: the chart renders that Secret itself when no token is given, so
+# setting or clearing api_token would make two owners of one Secret ("already exists").
 resource "kubernetes_secret_v1" "api" {
   count = local.is_coordinator && var.api_token != "" ? 1 : 0
   metadata {
-    name      = "vantage-api"
+    name      = module.plan.api_secret
     namespace = kubernetes_namespace_v1.vantage.metadata[0].name
   }
   data = { "api-token-0" = var.api_token }
@@ -71,7 +75,7 @@ resource "helm_release" "vantage" {
   chart     = var.chart != "" ? var.chart : "${path.module}/../charts/vantage"
   values = concat(
     [module.plan.values_by_cluster[var.cluster]],
-    local.is_coordinator && var.api_token != "" ? [yamlencode({ coordinator = { apiTokens = { existingSecret = "vantage-api" } } })] : [],
+    local.is_coordinator && var.api_token != "" ? [yamlencode({ coordinator = { apiTokens = { existingSecret = module.plan.api_secret } } })] : [],
   )
   depends_on = [kubernetes_secret_v1.agent, kubernetes_secret_v1.agent_tokens, kubernetes_secret_v1.api, kubernetes_secret_v1.credential]
 }

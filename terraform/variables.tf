@@ -19,8 +19,20 @@ variable "coordinator_cluster" {
 }
 
 variable "coordinator_grpc_url" {
-  description = "The URL agents dial, e.g. https://vantage-grpc.example.com:50051."
+  description = "The URL agents dial, e.g. https://vantage-grpc.example.com:50051 (with coordinator_tls_secret); http:// only inside a trusted network (agent tokens in clear text)."
   type        = string
+}
+
+variable "coordinator_tls_secret" {
+  description = "A kubernetes.io/tls Secret (tls.crt, tls.key) you create in the coordinator's cluster and namespace (e.g. with cert-manager): TLS for the agents' gRPC. Required with an https:// coordinator_grpc_url, refused with http://."
+  type        = string
+  default     = ""
+}
+
+variable "agent_ca_secret" {
+  description = "A Secret with ca.crt you create in each regional cluster's namespace: the CA the agents trust for the coordinator's certificate when it is not from a public CA (--ca-file). Only with https://."
+  type        = string
+  default     = ""
 }
 
 variable "agent_tokens" {
@@ -30,7 +42,7 @@ variable "agent_tokens" {
 }
 
 variable "api_token" {
-  description = "A bearer token for the coordinator's API (used only in the coordinator's cluster)."
+  description = "A bearer token for the coordinator's API (used only in the coordinator's cluster, Secret vantage-api-token). Empty: the chart generates one (Secret vantage-api)."
   type        = string
   sensitive   = true
   default     = ""

@@ -147,6 +147,27 @@ def tests(tools, chart, values_dir):
         assert auth["credentials"]["name"] == "mon-api", "the chart's own generated Secret"
         return "Bearer from the API Secret, only with metricsRequireAuth"
 
+    def no_annotation_scrape_of_a_coordinator_whose_metrics_need_a_token():
+        # An annotation scrape sends no token: with metricsRequireAuth it would get 401 and
+        # VantageCoordinatorDown would fire while the coordinator runs fine.
+        def scrape(docs):
+            return {n: {k: v for k, v in (t["metadata"].get("annotations") or {}).items() if k.startswith("prometheus.io/")}
+                    for n, t in pods(docs).items()}
+        open_ = scrape(render("all"))
+        assert all(a.get("prometheus.io/scrape") == "true" for a in open_.values()) and len(open_) == 3, open_
+        closed = scrape(render("all", sets=["coordinator.metricsRequireAuth=true"]))
+        coordinator = [n for n in closed if n.endswith("-coordinator")]
+        assert coordinator and closed[coordinator[0]] == {}, closed
+        assert all(a.get("prometheus.io/scrape") == "true" for n, a in closed.items() if n not in coordinator), closed
+        assert "metricsRequireAuth" in readme() and "no `prometheus.io/*` annotations" in readme()
+        notes = subprocess.run([f"{tools}/helm", "install", "vantage", chart, "--dry-run=client", "--set", "coordinator.metricsRequireAuth=true"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert notes.returncode == 0 and "with metrics.serviceMonitor.enabled=true" in notes.stdout, notes.stdout[-600:] + notes.stderr
+        notes = subprocess.run([f"{tools}/helm", "install", "vantage", chart, "--dry-run=client", "--set", "coordinator.metricsRequireAuth=true",
+                                "--set", "metrics.serviceMonitor.enabled=true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert notes.returncode == 0 and "with metrics.serviceMonitor.enabled=true" not in notes.stdout, notes.stdout[-600:] + notes.stderr
+        return "coordinator pod annotations dropped with metricsRequireAuth (the agents keep theirs), documented, NOTES say how to scrape it"
+
     def agents_get_a_podmonitor():
         docs = render("options")
         pm = of(docs, "PodMonitor")
@@ -225,6 +246,7 @@ def tests(tools, chart, values_dir):
         network_policies_admit_what_the_readme_documents,
         metrics_have_their_own_port_and_monitors_scrape_it,
         servicemonitor_sends_the_api_token_when_metrics_require_auth,
+        no_annotation_scrape_of_a_coordinator_whose_metrics_need_a_token,
         agents_get_a_podmonitor,
         prometheus_community_conventions_are_honoured,
         termination_grace_agrees_with_each_drain,

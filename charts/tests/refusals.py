@@ -73,9 +73,9 @@ def tests(tools, chart, values_dir, vantage):
     def values_the_coordinator_refuses_are_rejected_by_the_schema():
         r = run(f"{tools}/helm", "template", "x", CHART, "-f", os.path.join(TESTS, "values-bad-checks.yaml"), check=False)
         assert r.returncode != 0, "the bad check values rendered"
-        for needle in ["'/coordinator/checks/0/interval': '0s' does not match",
-                       "'/coordinator/checks/1/interval': '500ms' does not match",
-                       "'/coordinator/checks/2/deadline': '0s' does not match",
+        for needle in ["'/coordinator/checks/0/interval': '1.5m' does not match",
+                       "'/coordinator/checks/1/interval': '90' does not match",
+                       "'/coordinator/checks/2/deadline': '1m1h' does not match",
                        "invalid propertyName 'env-name'", "invalid propertyName 'app.team'",
                        "invalid propertyName '__name__'", "invalid propertyName '1st'",
                        "invalid propertyName 'target'", "'/coordinator/checks/4/baseline'",
@@ -84,7 +84,7 @@ def tests(tools, chart, values_dir, vantage):
             assert needle in r.stderr, f"{needle!r} not in: {r.stderr}"
         for key in ["env-name", "app.team", "__name__", "1st"]:
             assert re.search(rf"at '/coordinator/checks/3/labels': additional properties [^\n]*'{re.escape(key)}'", r.stderr), r.stderr
-        return "intervals 0s and 500ms, deadline 0s, 5 label names, a baseline named vantage.toml"
+        return "intervals 1.5m and 90, deadline 1m1h, 5 label names, a baseline named vantage.toml"
 
     def the_schema_and_the_coordinator_agree_on_intervals_and_label_names():
         # Each value both ways: the chart's verdict (helm template) against the coordinator's
@@ -228,6 +228,7 @@ def tests(tools, chart, values_dir, vantage):
   regions              = {{ "eu-west" = {{ cluster = "eu" }} }}
   coordinator_cluster  = "eu"
   coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  coordinator_tls_secret = "vantage-grpc-tls"
   checks               = [{", ".join("{ target = %s }" % json.dumps(t) for t in targets)}]
 }}
 output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
@@ -244,4 +245,145 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
         assert refused == 10, f"{refused} pairs refused by the coordinator, expected 10: {coord}"
         return f"{len(pairs)} pairs, same verdict from the coordinator, the chart and Terraform; {refused} refused by all three"
 
-    return [values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, the_chart_and_the_coordinator_agree_on_the_wait_against_the_deadline, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]
+    def coordinator_verdict(toml, start=False):
+        """`vantage serve --check` on a config, or (start) `vantage serve` itself, for what only
+        the start sees (two token files with one value); a config it accepts would listen on
+        loopback port 0 and is stopped by its pid."""
+        with tempfile.TemporaryDirectory() as d:
+            config = os.path.join(d, "c.toml")
+            for name, text in (("t1", "same-token-0123456789"), ("t2", "same-token-0123456789")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            with open(config, "w") as f:
+                f.write(toml.replace("@DIR@", d))
+            if not start:
+                return run(vantage, "serve", "--config", config, "--check", check=False)
+            import subprocess
+            p = subprocess.Popen([vantage, "serve", "--config", config], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                out, err = p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+                raise AssertionError(f"vantage serve started on {toml!r}: the coordinator accepts it")
+            return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+    def the_chart_refuses_what_the_coordinator_refuses_at_start_in_its_words():
+        # (chart values, the same setting in vantage.toml, the coordinator's words both must
+        # say (None: both accept), the chart's value the message must name)
+        loopback = '[server]\napi_listen = "127.0.0.1:0"\ngrpc_listen = "127.0.0.1:0"\n'
+        two = [{"name": "eu-1", "region": "eu", "token": "tok-eu-0123456789"}, {"name": "us-1", "region": "us", "token": "tok-us-0123456789"}]
+        cases = []
+        for key, toml_key in [("allowNonGlobal", "allow_non_global"), ("assumeGlobal", "assume_global")]:
+            for prefix, words in [("0.0.0.0/0", "0.0.0.0/0 covers every address, which switches the egress policy off"),
+                                  ("::/0", "::/0 covers every address"),
+                                  ("0.0.0.0/1", "0.0.0.0/1 covers more than a /8 of the IPv4 space"),
+                                  ("0.0.0.0/7", "covers more than a /8"), ("::ffff:0:0/96", "covers more than a /8"),
+                                  ("::ffff:0:0/103", "covers more than a /8"), ("::/6", "covers more than a /8"),
+                                  ("::/7", "covers more than a /8"), ("0000:0000::/8", "covers more than a /8"),
+                                  ("300.1.1.1/8", "invalid IP address syntax"), ("1.2.3.4/33", "invalid IP address syntax"),
+                                  ("::1/129", "invalid IP address syntax"), ("1::2::3/64", "invalid IP address syntax"),
+                                  ("12345::/16", "invalid IP address syntax"), ("1:2:3:4:5:6:7:8:9/128", "invalid IP address syntax"),
+                                  ("::ffff:1.2.3.256/128", "invalid IP address syntax"),
+                                  ("1:2:3:4:5:6:7:1.2.3.4/128", "invalid IP address syntax"),
+                                  ("0.0.0.0/8", None), ("128.0.0.0/8", None), ("198.51.100.7/24", None), ("010.0.0.0/8", None),
+                                  ("fc00::/7", None), ("::ffff:0:0/104", None), ("::ffff:198.51.100.0/120", None),
+                                  ("1:2:3:4:5:6:7::/64", None), ("1:2:3:4:5:6:1.2.3.4/128", None), ("2001:db8::/32", None)]:
+                cases.append(({"probe": {key: [prefix]}}, f'[probe]\n{toml_key} = ["{prefix}"]\n', words, f"coordinator.probe.{key}[0]"))
+        for timeout, words in [("0s", "0s is out of bounds"), ("11m", "11m is out of bounds"), ("10m1ms", "is out of bounds"), ("10m", None), ("1m30s", None)]:
+            cases.append(({"probe": {"checkTimeout": timeout}, "fleet": {"defaultDeadline": "20m"}},
+                          f'[probe]\ncheck_timeout = "{timeout}"\n[fleet]\ndefault_deadline = "20m"\n', words, "coordinator.probe.checkTimeout"))
+        cases.append(({"fleet": {"localAgent": False}}, "[fleet]\nlocal_agent = false\n", "no region would run checks", "coordinator.fleet.localAgent"))
+        for hb, timeout, words in [("30s", "15s", "must be shorter than fleet.agent_timeout"), ("5s", "0s", "must be shorter than fleet.agent_timeout"),
+                                   ("15s", "15s", "must be shorter than fleet.agent_timeout"), ("14s", "15s", None), ("1m", "1m30s", None)]:
+            cases.append(({"fleet": {"heartbeatInterval": hb, "agentTimeout": timeout}},
+                          f'[fleet]\nheartbeat_interval = "{hb}"\nagent_timeout = "{timeout}"\n', words, "coordinator.fleet.heartbeatInterval"))
+        agents_toml = '[[agents]]\nname = "eu-1"\nregion = "eu"\ntoken_file = "@DIR@/t1"\n[[agents]]\nname = "%s"\nregion = "us"\ntoken_file = "@DIR@/t2"\n'
+        cases.append(({"agents": [two[0], {**two[1], "name": "eu-1"}]}, agents_toml % "eu-1", "`eu-1` appears twice", "coordinator.agents[1]"))
+        # The same token in two files: only the start sees it (the chart renders a file per agent).
+        cases.append(({"agents": [two[0], {**two[1], "token": two[0]["token"]}]}, loopback + agents_toml % "us-1",
+                      "`us-1` (agents[1].token) has the same token as `eu-1` (agents[0])", "coordinator.agents[1]"))
+        said = []
+        for coordinator, toml, words, key in cases:
+            h = helm({"coordinator": coordinator})
+            c = coordinator_verdict(toml, start="@DIR@" in toml and "127.0.0.1:0" in toml)
+            if words is None:
+                assert h.returncode == 0 and c.returncode == 0, f"{coordinator}: chart exit {h.returncode}, coordinator exit {c.returncode}:\n{h.stderr}\n{c.stderr}"
+                continue
+            assert c.returncode != 0 and words in c.stderr, f"{coordinator}: the coordinator (exit {c.returncode}) does not say {words!r}: {c.stderr}"
+            assert h.returncode != 0 and words in h.stderr and key in h.stderr, f"{coordinator}: the chart (exit {h.returncode}) does not say {words!r} naming {key}: {h.stderr}"
+            assert "tok-" not in h.stderr, "a token in the chart's message"
+            said.append(words)
+        return f"{len(cases)} values, same verdict; {len(said)} refused by both in the coordinator's words, naming the value"
+
+    def durations_are_what_the_coordinator_reads():
+        # Whole numbers with units, compound and in days, as the coordinator (humantime) reads
+        # them; the chart's bounds (interval at least 1s, deadline above 0) the coordinator's.
+        cases = [("1m30s", True), ("1h1m", True), ("1d", True), ("90s", True), ("1s500ms", True), ("1000ms", True),
+                 ("0m1s", True), ("0s", False), ("500ms", False), ("999ms", False), ("0m999ms", False)]
+        for v, ok in cases:
+            h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "interval": v}]}})
+            c = coordinator_verdict(f'[[checks]]\ntarget = "https://a.example.com/mcp"\ninterval = "{v}"\n')
+            assert (h.returncode == 0) == ok == (c.returncode == 0), f"interval {v}: chart exit {h.returncode}, coordinator exit {c.returncode}:\n{h.stderr}\n{c.stderr}"
+            if not ok:
+                assert "must be at least 1s" in c.stderr and "must be at least 1s" in h.stderr and "coordinator.checks[0].interval" in h.stderr, h.stderr
+        h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "interval": "2m", "deadline": "1m30s"}]}})
+        assert h.returncode == 0 and 'deadline = "1m30s"' in configmap_toml(h.stdout), h.stderr
+        h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "interval": "1m", "deadline": "1m0s1ms"}]}})
+        assert h.returncode != 0 and "deadline 1m0s1ms is longer than its interval 1m" in h.stderr, h.stderr
+        h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "deadline": "0s"}]}})
+        assert h.returncode != 0 and "coordinator.checks[0].deadline 0s" in h.stderr and "must be greater than zero" in h.stderr, h.stderr
+        # Fractions are refused by the schema (the pattern names the form); write 90s.
+        h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "interval": "1.5m"}]}})
+        assert h.returncode != 0 and "'1.5m' does not match pattern '^([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?$'" in h.stderr, h.stderr
+        with open(os.path.join(CHART, "values.schema.json")) as f:
+            schema = json.load(f)
+        interval = schema["properties"]["coordinator"]["properties"]["checks"]["items"]["properties"]["interval"]
+        assert "1m30s" in interval["description"] and "not 1.5m" in interval["description"], interval
+        h = helm({"coordinator": {"fleet": {"heartbeatInterval": "2s500ms", "agentTimeout": "1m30s"}, "probe": {"checkTimeout": "1s500ms"}}})
+        assert h.returncode == 0, h.stderr
+        return f"{len(cases)} intervals, same verdict; compound deadline, heartbeat and timeout render; 1.5m refused by the pattern"
+
+    def labels_prometheus_sets_are_refused():
+        for k in ["job", "instance"]:
+            h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "labels": {"team": "x", k: "z"}}]}})
+            assert h.returncode != 0 and f"coordinator.checks[0].labels.{k}" in h.stderr and f"exported_{k}" in h.stderr \
+                and f"e.g. app_{k}" in h.stderr, h.stderr
+        h = helm({"coordinator": {"checks": [{"target": "https://a.example.com/mcp", "labels": {"app_job": "x", "jobs": "z"}}]}})
+        assert h.returncode == 0, h.stderr
+        return "job and instance refused, naming exported_job and a fix; app_job and jobs render"
+
+    def the_agents_refuse_what_vantage_agent_refuses_and_what_would_be_ignored():
+        base = agents("eu-west")
+        for sets, needle in [
+            (["agent.caSecret=ca", "agents[0].coordinator=http://vantage-grpc.example.com:50051"],
+             "agents[0] (eu-west): --ca-file is for a TLS coordinator, but --coordinator http://vantage-grpc.example.com:50051 is plain http://"),
+            (["agents[0].existingSecret=vantage-agent-eu-west"], "agents[0] (eu-west): give existingSecret or token, not both"),
+            (["agent.checkTimeout=0s"], "agent.checkTimeout 0s (--check-timeout): a duration must be greater than zero"),
+            (["agent.checkTimeout=10m1s"], "agent.checkTimeout (--check-timeout): `10m1s` is longer than the limit of 10m"),
+            (["agent.backoffMax=1h1s"], "agent.backoffMax (--backoff-max): `1h1s` is longer than the limit of 1h"),
+            (["agent.backoffMin=1m"], "--backoff-min 1m is longer than --backoff-max 30s"),
+            (["agent.allowNonGlobalMax[0]=100.64.0.0/33"], "agent.allowNonGlobalMax[0] (--allow-non-global-max): `100.64.0.0/33` is not a CIDR prefix"),
+        ]:
+            r = helm(base, *sets)
+            assert r.returncode != 0 and needle in r.stderr, f"{sets}: exit {r.returncode}: {r.stderr}"
+            assert "tok-" not in r.stderr
+        for sets in [["agent.caSecret=ca"], ["agent.checkTimeout=1m30s", "agent.backoffMin=1s500ms"],
+                     ["agent.allowNonGlobalMax[0]=none"], ["agent.allowNonGlobalMax[0]=0.0.0.0/0"]]:
+            r = helm(base, *sets)
+            assert r.returncode == 0, f"{sets}: {r.stderr}"
+        r = helm({"coordinator": {"agentTokensSecret": "vantage-agent-tokens", "agents": [{"name": "eu-1", "region": "eu", "token": "tok-eu-0123456789"}]}})
+        assert r.returncode != 0 and "coordinator.agents[0] (eu-1): give coordinator.agentTokensSecret or token, not both" in r.stderr, r.stderr
+        assert "tok-" not in r.stderr
+        # 0 passes `vantage serve --check`, but the coordinator's agent reaper panics on a
+        # timer of period 0 and silent agents are never dropped.
+        r = helm({"coordinator": {"fleet": {"heartbeatInterval": "0s"}}})
+        assert r.returncode != 0 and "coordinator.fleet.heartbeatInterval 0s (fleet.heartbeat_interval): must be greater than zero" in r.stderr, r.stderr
+        r = helm({"coordinator": {"enabled": False}})
+        assert r.returncode != 0 and "nothing to install: coordinator.enabled is false and agents is empty" in r.stderr, r.stderr
+        return "caSecret with http://, token beside existingSecret or agentTokensSecret, agent durations and ceilings, heartbeat 0, nothing to install"
+
+    return [the_chart_refuses_what_the_coordinator_refuses_at_start_in_its_words, durations_are_what_the_coordinator_reads,
+            labels_prometheus_sets_are_refused, the_agents_refuse_what_vantage_agent_refuses_and_what_would_be_ignored,
+            values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, the_chart_and_the_coordinator_agree_on_the_wait_against_the_deadline, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]

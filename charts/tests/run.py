@@ -17,6 +17,8 @@
   `vantage serve --check`;
 - terraform fmt -check -recursive; init -backend=false, validate and test on the
   provider-free plan module; its values rendered by the chart pass `vantage serve --check`;
+  https:// agents get a TLS coordinator (coordinator_tls_secret, agent_ca_secret) and a scheme
+  that disagrees with TLS is refused at plan; no Secret Terraform writes is one the chart renders;
 - the Dockerfile, parsed with the official parser and checked against our rules;
 - the operating conventions (conventions.py): stable selectors, NetworkPolicies as
   documented, the metrics port and both monitors, names, ServiceAccount, extra env, args
@@ -258,6 +260,7 @@ def main():
   regions              = {{ "eu-west" = {{ cluster = "eu" }}, "us-east" = {{ cluster = "us", replicas = 2 }} }}
   coordinator_cluster  = "eu"
   coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  coordinator_tls_secret = "vantage-grpc-tls"
   credentials          = ["prod"]
   baselines            = {{ "prod.toml" = {json.dumps(baseline)} }}
   checks = [
@@ -288,6 +291,108 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
                      'token_file = "/etc/vantage/credentials/prod/token"', '"app_team" = "id"']:
             assert line in toml, f"{line!r} not rendered:\n{toml}"
         return "credential, expect_auth, deadline, baseline and labels reach a config `vantage serve --check` accepts"
+
+    def terraform_plan(d, body):
+        """`terraform apply` (outputs only, no provider) of modules/plan with body's arguments
+        beside regions eu-west (cluster eu), us-east (us) and the coordinator in eu."""
+        tf = f"{tools}/terraform"
+        with open(os.path.join(d, "main.tf"), "w") as f:
+            f.write(f"""module "plan" {{
+  source              = "{os.path.join(ROOT, 'terraform/modules/plan')}"
+  regions             = {{ "eu-west" = {{ cluster = "eu" }}, "us-east" = {{ cluster = "us" }} }}
+  coordinator_cluster = "eu"
+{body}
+}}
+output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
+output "us" {{ value = module.plan.values_by_cluster["us"] }}
+output "api_secret" {{ value = module.plan.api_secret }}
+""")
+        env = {"TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1", "TF_DATA_DIR": os.path.join(d, ".terraform")}
+        if not os.path.exists(os.path.join(d, ".terraform")):
+            run(tf, "init", "-backend=false", "-input=false", "-no-color", cwd=d, env=env)
+        r = run(tf, "apply", "-auto-approve", "-input=false", "-no-color", cwd=d, env=env, check=False)
+        if r.returncode != 0:
+            return r, None
+        return r, {k: run(tf, "output", "-raw", k, cwd=d, env=env).stdout for k in ["eu", "us", "api_secret"]}
+
+    def helm_docs(d, values):
+        with open(os.path.join(d, "values.yaml"), "w") as f:
+            f.write(values)
+        out = run(f"{tools}/helm", "template", "vantage", CHART, "-f", os.path.join(d, "values.yaml")).stdout
+        return [x for x in yaml.safe_load_all(out) if x]
+
+    @test
+    def terraform_gives_https_agents_a_tls_coordinator_and_refuses_a_mismatch():
+        # https:// agents and a coordinator without TLS never connect (every region without
+        # an agent); the plan carries the TLS Secret and the agents' CA, and refuses a scheme
+        # that disagrees with it, naming the variable that fixes it.
+        url = 'coordinator_grpc_url = "https://vantage-grpc.example.com:50051"'
+        with tempfile.TemporaryDirectory() as d:
+            r, out = terraform_plan(d, f'{url}\n  coordinator_tls_secret = "vantage-grpc-tls"\n  agent_ca_secret = "vantage-grpc-ca"')
+            assert out, r.stdout + r.stderr
+            eu = helm_docs(d, out["eu"])
+            cm = next(x for x in eu if x["kind"] == "ConfigMap" and x["metadata"]["name"].endswith("-config"))
+            toml = cm["data"]["vantage.toml"]
+            assert '[server.tls]\ncert_file = "/etc/vantage/tls/tls.crt"' in toml, toml
+            coord = next(x for x in eu if x["kind"] == "Deployment" and x["metadata"]["name"].endswith("-coordinator"))
+            vols = {v["name"]: v for v in coord["spec"]["template"]["spec"]["volumes"]}
+            assert vols["tls"]["secret"]["secretName"] == "vantage-grpc-tls", vols
+            conf = os.path.join(d, "conf")
+            os.mkdir(conf)
+            for name, text in cm["data"].items():
+                with open(os.path.join(conf, name), "w") as f:
+                    f.write(text)
+            c = run(args.vantage, "serve", "--config", os.path.join(conf, "vantage.toml"), "--check", check=False)
+            assert c.returncode == 0, c.stderr
+            for cluster in ["eu", "us"]:
+                for dep in [x for x in helm_docs(d, out[cluster]) if x["kind"] == "Deployment" and "-agent-" in x["metadata"]["name"]]:
+                    spec = dep["spec"]["template"]["spec"]
+                    a = spec["containers"][0]["args"]
+                    assert a[a.index("--coordinator") + 1].startswith("https://") and a[a.index("--ca-file") + 1] == "/etc/vantage/ca/ca.crt", a
+                    assert {"name": "ca", "secret": {"secretName": "vantage-grpc-ca"}} in spec["volumes"], spec["volumes"]
+        refused = 0
+        for body, words in [
+            (url, ["is https://, but the coordinator would listen in plain HTTP/2", "Set coordinator_tls_secret"]),
+            ('coordinator_grpc_url = "http://vantage-grpc.example.com:50051"\n  coordinator_tls_secret = "vantage-grpc-tls"',
+             ["is plain http://, but coordinator_tls_secret turns TLS on", "Use https://"]),
+            ('coordinator_grpc_url = "http://vantage-grpc.example.com:50051"\n  agent_ca_secret = "vantage-grpc-ca"',
+             ["agent_ca_secret is for a TLS coordinator", "use https:// with coordinator_tls_secret, or drop agent_ca_secret"]),
+        ]:
+            with tempfile.TemporaryDirectory() as d:
+                r, out = terraform_plan(d, body)
+            said = " ".join((r.stdout + r.stderr).split())
+            assert out is None and all(w in said for w in words), f"{body}: {said}"
+            refused += 1
+        with tempfile.TemporaryDirectory() as d:
+            r, out = terraform_plan(d, 'coordinator_grpc_url = "http://vantage-grpc.vantage.svc:50051"')
+            assert out, r.stdout + r.stderr
+            assert "tls" not in yaml.safe_load(out["eu"])["coordinator"] and "agent" not in yaml.safe_load(out["us"]), out
+        return f"TLS Secret -> [server.tls] and agents' --ca-file, `vantage serve --check` valid; {refused} mismatches refused at plan, naming the fix; plain http:// renders without TLS"
+
+    @test
+    def terraform_secrets_never_take_a_name_the_chart_renders():
+        # The root module's kubernetes_secret_v1 names (terraform/main.tf) against the Secrets
+        # the chart renders from the plan's values, with and without the API token: one name
+        # with two owners fails at apply ("already exists") when api_token is set or cleared.
+        with open(os.path.join(ROOT, "terraform/main.tf")) as f:
+            main = f.read()
+        assert "name      = module.plan.api_secret" in main and "existingSecret = module.plan.api_secret" in main, \
+            "the root module names the API Secret from module.plan.api_secret"
+        with tempfile.TemporaryDirectory() as d:
+            r, out = terraform_plan(d, 'coordinator_grpc_url = "http://vantage-grpc.vantage.svc:50051"\n  credentials = ["prod"]')
+            assert out, r.stdout + r.stderr
+            values = yaml.safe_load(out["eu"])
+            ours = {out["api_secret"], values["coordinator"]["agentTokensSecret"], "vantage-agent-eu-west", "vantage-agent-us-east"}
+            ours |= {c["secretName"] for c in values["coordinator"]["credentials"]}
+            for token_set in [False, True]:
+                v = dict(values)
+                if token_set:
+                    v["coordinator"] = {**values["coordinator"], "apiTokens": {"existingSecret": out["api_secret"]}}
+                rendered = {x["metadata"]["name"] for x in helm_docs(d, yaml.safe_dump(v)) if x["kind"] == "Secret"}
+                rendered |= {x["metadata"]["name"] for x in helm_docs(d, out["us"]) if x["kind"] == "Secret"}
+                clash = ours & rendered
+                assert not clash, f"api_token {'set' if token_set else 'empty'}: Terraform and the chart both own {clash}"
+        return f"{len(ours)} Secrets Terraform writes, none rendered by the chart with or without the API token"
 
     @test
     def the_dockerfile_follows_our_rules():

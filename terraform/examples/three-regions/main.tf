@@ -9,6 +9,10 @@ locals {
     "ap-south" = { cluster = "ap" }
   }
   coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  # https:// needs TLS on the coordinator: a kubernetes.io/tls Secret in the eu cluster's
+  # vantage namespace (e.g. from cert-manager) for vantage-grpc.example.com. With a private
+  # CA, also a Secret with ca.crt in every cluster (agent_ca_secret = "vantage-grpc-ca").
+  coordinator_tls_secret = "vantage-grpc-tls"
   checks = [
     { target = "https://mcp.example.com/mcp", interval = "1m", labels = { team = "platform" } },
   ]
@@ -63,37 +67,40 @@ provider "helm" {
 }
 
 module "vantage_eu" {
-  source               = "../.."
-  providers            = { helm = helm.eu, kubernetes = kubernetes.eu }
-  cluster              = "eu"
-  regions              = local.regions
-  coordinator_cluster  = "eu"
-  coordinator_grpc_url = local.coordinator_grpc_url
-  agent_tokens         = var.agent_tokens
-  api_token            = var.api_token
-  checks               = local.checks
+  source                 = "../.."
+  providers              = { helm = helm.eu, kubernetes = kubernetes.eu }
+  cluster                = "eu"
+  regions                = local.regions
+  coordinator_cluster    = "eu"
+  coordinator_grpc_url   = local.coordinator_grpc_url
+  coordinator_tls_secret = local.coordinator_tls_secret
+  agent_tokens           = var.agent_tokens
+  api_token              = var.api_token
+  checks                 = local.checks
 }
 
 module "vantage_us" {
-  source               = "../.."
-  providers            = { helm = helm.us, kubernetes = kubernetes.us }
-  cluster              = "us"
-  regions              = local.regions
-  coordinator_cluster  = "eu"
-  coordinator_grpc_url = local.coordinator_grpc_url
-  agent_tokens         = var.agent_tokens
-  checks               = local.checks
+  source                 = "../.."
+  providers              = { helm = helm.us, kubernetes = kubernetes.us }
+  cluster                = "us"
+  regions                = local.regions
+  coordinator_cluster    = "eu"
+  coordinator_grpc_url   = local.coordinator_grpc_url
+  coordinator_tls_secret = local.coordinator_tls_secret
+  agent_tokens           = var.agent_tokens
+  checks                 = local.checks
 }
 
 module "vantage_ap" {
-  source               = "../.."
-  providers            = { helm = helm.ap, kubernetes = kubernetes.ap }
-  cluster              = "ap"
-  regions              = local.regions
-  coordinator_cluster  = "eu"
-  coordinator_grpc_url = local.coordinator_grpc_url
-  agent_tokens         = var.agent_tokens
-  checks               = local.checks
+  source                 = "../.."
+  providers              = { helm = helm.ap, kubernetes = kubernetes.ap }
+  cluster                = "ap"
+  regions                = local.regions
+  coordinator_cluster    = "eu"
+  coordinator_grpc_url   = local.coordinator_grpc_url
+  coordinator_tls_secret = local.coordinator_tls_secret
+  agent_tokens           = var.agent_tokens
+  checks                 = local.checks
 }
 
 output "coordinator_api" {

@@ -9,7 +9,9 @@ locals {
   agent_secret = { for name, _ in var.regions : name => "vantage-agent-${name}" }
   agent_name   = { for name, _ in var.regions : name => "${name}-1" }
 
-  coordinator_values = {
+  tls = var.coordinator_tls_secret != ""
+
+  coordinator_values = merge({
     enabled           = true
     agentTokensSecret = "vantage-agent-tokens"
     agents            = [for name in sort(keys(var.regions)) : { name = local.agent_name[name], region = name }]
@@ -24,10 +26,14 @@ locals {
     )]
     grpcService = { type = "LoadBalancer" }
     fleet       = { localAgent = false }
-  }
+    },
+    # TLS for the agents' gRPC (https:// agents); the output's preconditions refuse a
+    # scheme that disagrees with it.
+    local.tls ? { tls = { enabled = true, secretName = var.coordinator_tls_secret } } : {},
+  )
 
   values_by_cluster = {
-    for cluster in local.clusters : cluster => {
+    for cluster in local.clusters : cluster => merge({
       image = var.image
       # (through JSON: the two branches are objects of different shapes)
       coordinator = jsondecode(cluster == var.coordinator_cluster ? jsonencode(local.coordinator_values) : jsonencode({ enabled = false }))
@@ -40,6 +46,9 @@ locals {
           ipv6           = var.regions[name].ipv6
         } if var.regions[name].cluster == cluster
       ]
-    }
+      },
+      # The CA of a coordinator certificate from a private CA, where agents run.
+      var.agent_ca_secret != "" && contains([for r in values(var.regions) : r.cluster], cluster) ? { agent = { caSecret = var.agent_ca_secret } } : {},
+    )
   }
 }

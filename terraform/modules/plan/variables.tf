@@ -32,13 +32,25 @@ variable "coordinator_cluster" {
 }
 
 variable "coordinator_grpc_url" {
-  description = "The URL agents dial, e.g. https://vantage-grpc.example.com:50051."
+  description = "The URL agents dial, e.g. https://vantage-grpc.example.com:50051: https:// needs coordinator_tls_secret (the coordinator's TLS); http:// is plain HTTP/2 (agent tokens in clear text: a trusted network only)."
   type        = string
 
   validation {
     condition     = can(regex("^https?://[^/@]+$", var.coordinator_grpc_url))
     error_message = "coordinator_grpc_url: give scheme, host and port only, e.g. https://vantage-grpc.example.com:50051."
   }
+}
+
+variable "coordinator_tls_secret" {
+  description = "A kubernetes.io/tls Secret (tls.crt, tls.key) in the coordinator's cluster: TLS for the agents' gRPC listener (the chart's coordinator.tls). Required with an https:// coordinator_grpc_url, refused with http://."
+  type        = string
+  default     = ""
+}
+
+variable "agent_ca_secret" {
+  description = "A Secret with ca.crt in every regional cluster: the CA the agents trust for the coordinator's certificate when it is not from a public CA (the chart's agent.caSecret, --ca-file). Only with an https:// coordinator_grpc_url."
+  type        = string
+  default     = ""
 }
 
 variable "checks" {
@@ -59,25 +71,40 @@ variable "checks" {
     condition     = alltrue([for c in var.checks : can(regex("^https?://[^/@]+(/.*)?$", c.target))])
     error_message = "checks: each target is an http(s) URL without user information."
   }
+  # Durations as the coordinator reads them (humantime): whole numbers with units d, h, m,
+  # s, ms, largest first (1m30s, 1d). Fractions (1.5m) are refused: write 90s. In
+  # milliseconds: sum([for p in regexall("([0-9]+)(ms|s|m|h|d)", d) : p[0] * unit]).
   validation {
-    condition     = alltrue([for c in var.checks : can(regex("^([1-9][0-9]*(s|m|h)|[1-9][0-9]{3,}ms)$", c.interval))])
-    error_message = "checks: interval is a duration of at least 1s with its unit (the coordinator refuses less), e.g. 30s or 1m."
+    condition     = alltrue([for c in var.checks : can(regex("^([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?$", c.interval)) && length(c.interval) >= 2])
+    error_message = "checks: interval is a duration: whole numbers with units d, h, m, s, ms, largest first, e.g. 30s, 1m30s, 1h, 1d (no fractions: 90s, not 1.5m)."
   }
   validation {
-    condition     = alltrue([for c in var.checks : c.deadline == null || can(regex("^[1-9][0-9]*(ms|s|m|h)$", c.deadline))])
-    error_message = "checks: deadline is a duration greater than zero with its unit, e.g. 30s."
+    condition     = alltrue([for c in var.checks : try(sum([for p in regexall("([0-9]+)(ms|s|m|h|d)", c.interval) : tonumber(p[0]) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000, d = 86400000 }, p[1])]) >= 1000, true)])
+    error_message = "checks: interval must be at least 1s (the coordinator refuses less), e.g. 30s or 1m30s."
+  }
+  validation {
+    condition     = alltrue([for c in var.checks : c.deadline == null || try(can(regex("^([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?$", c.deadline)) && length(c.deadline) >= 2, false)])
+    error_message = "checks: deadline is a duration: whole numbers with units d, h, m, s, ms, largest first, e.g. 30s or 1m30s (no fractions: 90s, not 1.5m)."
+  }
+  validation {
+    condition     = alltrue([for c in var.checks : try(sum([for p in regexall("([0-9]+)(ms|s|m|h|d)", c.deadline) : tonumber(p[0]) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000, d = 86400000 }, p[1])]) > 0, true)])
+    error_message = "checks: deadline must be greater than zero, e.g. 30s."
   }
   validation {
     # (try: the durations' shape is the validations above; a missing deadline passes)
     condition = alltrue([for c in var.checks : try(
-      tonumber(regex("^[0-9]+", c.deadline)) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000 }, regex("[a-z]+$", c.deadline))
-      <= tonumber(regex("^[0-9]+", c.interval)) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000 }, regex("[a-z]+$", c.interval)),
+      sum([for p in regexall("([0-9]+)(ms|s|m|h|d)", c.deadline) : tonumber(p[0]) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000, d = 86400000 }, p[1])])
+      <= sum([for p in regexall("([0-9]+)(ms|s|m|h|d)", c.interval) : tonumber(p[0]) * lookup({ ms = 1, s = 1000, m = 60000, h = 3600000, d = 86400000 }, p[1])]),
     true)])
     error_message = "checks: a deadline is longer than its interval; runs never overlap, so a run could not finish before the next is due: shorten the deadline or lengthen the interval."
   }
   validation {
     condition     = alltrue(flatten([for c in var.checks : [for k in keys(c.labels) : can(regex("^([a-zA-Z][a-zA-Z0-9_]*|_[a-zA-Z0-9][a-zA-Z0-9_]*|_)$", k)) && k != "target"]]))
     error_message = "checks: a label name is a Prometheus label name: letters, digits and _, not starting with a digit or __, and not `target` (Vantage sets it), e.g. team or app_team."
+  }
+  validation {
+    condition     = alltrue(flatten([for c in var.checks : [for k in keys(c.labels) : !contains(["job", "instance"], k)]]))
+    error_message = "checks: a label named job or instance clashes with the labels Prometheus sets on every series it scrapes: on vantage_target_info it would become exported_job (or exported_instance) and routing by it would break; name it otherwise, e.g. app_job."
   }
 }
 

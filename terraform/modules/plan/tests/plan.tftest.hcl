@@ -6,8 +6,9 @@ variables {
     "us-east"  = { cluster = "us", replicas = 2, ipv6 = false }
     "ap-south" = { cluster = "ap" }
   }
-  coordinator_cluster  = "eu"
-  coordinator_grpc_url = "https://vantage-grpc.example.com:50051"
+  coordinator_cluster    = "eu"
+  coordinator_grpc_url   = "https://vantage-grpc.example.com:50051"
+  coordinator_tls_secret = "vantage-grpc-tls"
   checks = [
     { target = "https://mcp.example.com/mcp", interval = "1m", regions = ["eu-west", "us-east"], labels = { team = "platform" } },
     { target = "https://auth.example.com/mcp", interval = "5m", deadline = "45s", credential = "prod", expect_auth = true, baseline = "prod.toml", labels = { app_team = "id", _shard = "2" } },
@@ -92,6 +93,122 @@ run "the_coordinator_cluster_may_host_no_agent" {
   assert {
     condition     = output.regions_by_cluster["central"] == []
     error_message = "the central cluster gets the coordinator only"
+  }
+}
+
+run "tls_for_https_agents" {
+  command = plan
+  variables {
+    agent_ca_secret = "vantage-grpc-ca"
+  }
+  assert {
+    condition     = yamldecode(output.values_by_cluster["eu"]).coordinator.tls == { enabled = true, secretName = "vantage-grpc-tls" }
+    error_message = "an https:// coordinator listens with TLS from coordinator_tls_secret"
+  }
+  assert {
+    condition     = alltrue([for c in ["eu", "us", "ap"] : yamldecode(output.values_by_cluster[c]).agent.caSecret == "vantage-grpc-ca"])
+    error_message = "every cluster with agents trusts the coordinator's CA (agent.caSecret)"
+  }
+}
+
+run "plain_http_agents_without_tls" {
+  command = plan
+  variables {
+    coordinator_grpc_url   = "http://vantage-grpc.vantage.svc:50051"
+    coordinator_tls_secret = ""
+  }
+  assert {
+    condition     = !contains(keys(yamldecode(output.values_by_cluster["eu"]).coordinator), "tls") && !contains(keys(yamldecode(output.values_by_cluster["us"])), "agent")
+    error_message = "an http:// coordinator has no TLS, and its agents no CA"
+  }
+}
+
+run "bad_https_agents_to_a_coordinator_without_tls" {
+  command = plan
+  variables {
+    coordinator_tls_secret = ""
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_http_agents_to_a_tls_coordinator" {
+  command = plan
+  variables {
+    coordinator_grpc_url = "http://vantage-grpc.example.com:50051"
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "bad_a_coordinator_ca_for_http_agents" {
+  command = plan
+  variables {
+    coordinator_grpc_url   = "http://vantage-grpc.example.com:50051"
+    coordinator_tls_secret = ""
+    agent_ca_secret        = "vantage-grpc-ca"
+  }
+  expect_failures = [output.values_by_cluster]
+}
+
+run "compound_durations_as_the_coordinator_reads_them" {
+  command = plan
+  variables {
+    checks = [
+      { target = "https://mcp.example.com/mcp", interval = "1m30s", deadline = "1m1s500ms" },
+      { target = "https://auth.example.com/mcp", interval = "1d" },
+      { target = "https://b.example.com/mcp", interval = "0m1s" },
+    ]
+  }
+  assert {
+    condition     = [for c in yamldecode(output.values_by_cluster["eu"]).coordinator.checks : c.interval] == ["1m30s", "1d", "0m1s"]
+    error_message = "compound durations and days pass as written"
+  }
+}
+
+run "bad_interval_a_fraction" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "1.5m" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_interval_compound_under_a_second" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "0s999ms" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_deadline_compound_past_its_interval" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", interval = "1m30s", deadline = "1m30s1ms" }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_job" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { job = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "bad_label_name_instance" {
+  command = plan
+  variables {
+    checks = [{ target = "https://mcp.example.com/mcp", labels = { instance = "x" } }]
+  }
+  expect_failures = [var.checks]
+}
+
+run "the_api_token_secret_is_not_the_charts" {
+  command = plan
+  assert {
+    condition     = output.api_secret != "vantage-api"
+    error_message = "the chart renders vantage-api (release vantage) when no token is given: the root module's Secret must have another name"
   }
 }
 
