@@ -10,8 +10,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::catalog::CheckId;
 use crate::engine::{Engine, ProbeOptions, State};
-use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
-use crate::probe::verdict::{Recorder, Verdict};
+use crate::model::{CheckResult, Era};
+use crate::probe::verdict::Recorder;
 use crate::target::Target;
 
 /// What the server answers to one JSON-RPC request: HTTP status and body ("" for none).
@@ -101,36 +101,4 @@ pub(crate) fn check(results: &[CheckResult], id: CheckId) -> &CheckResult {
     results.iter().find(|c| c.id == id).expect("recorded")
 }
 
-/// What a rule came to (outcome, severity, cause) and its evidence: a verdict, or a check as
-/// recorded.
-pub(crate) trait Judged {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str);
-}
-
-impl Judged for Verdict {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
-        ((self.outcome, self.severity, self.cause), &self.observed)
-    }
-}
-
-impl Judged for CheckResult {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
-        ((self.outcome, self.severity, self.cause), &self.observed)
-    }
-}
-
-/// Assert that `v` came to `want` (outcome, severity, cause) with evidence holding every one
-/// of `needles`; `what` names the case in a failure, with the evidence.
-#[track_caller]
-pub(crate) fn expect(
-    what: impl std::fmt::Display,
-    v: &impl Judged,
-    want: (Outcome, Option<Severity>, Option<Cause>),
-    needles: &[&str],
-) {
-    let (got, observed) = v.came_to();
-    assert_eq!(got, want, "{what}: {observed}");
-    for n in needles {
-        assert!(observed.contains(n), "{what}: {n:?} is not in: {observed}");
-    }
-}
+pub(crate) use crate::probe::test_support::expect;
