@@ -137,38 +137,50 @@ fn servfail_from_every_regions_resolver_points_at_the_zone() {
         );
         assert!(find(&m, FindingId::DnsResolve).is_none());
     }
-    let vantages = |m: &Merged| {
-        let f = find(m, FindingId::ProbeResolverFailed).expect("resolver-failed");
-        assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
-        f.title == "The vantage's own resolver failed"
-    };
-    assert!(vantages(&all("TIMEOUT", "TIMEOUT")));
-    let mixed = merge_of(
-        vec![
-            resolver_answered("eu", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("ap", "TIMEOUT", "TIMEOUT"),
-        ],
-        EU_US_AP,
-        &[],
-    );
-    assert!(vantages(&mixed));
-    let some = merge_of(
-        vec![
-            clean("eu"),
-            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("ap", "SERVFAIL", "SERVFAIL"),
-        ],
-        EU_US_AP,
-        &[],
-    );
-    assert!(vantages(&some));
-    let alone = merge_of(
-        vec![resolver_answered("eu", "SERVFAIL", "SERVFAIL")],
-        &["eu"],
-        &[],
-    );
-    assert!(vantages(&alone));
+    // A timeout everywhere, a failure only some regions share, a different one, or one region
+    // alone: the vantage's title. Each region's resolver answered (A and AAAA alike), or None:
+    // a clean region.
+    for (case, answers) in [
+        (
+            "timeout everywhere",
+            &[
+                ("eu", Some("TIMEOUT")),
+                ("us", Some("TIMEOUT")),
+                ("ap", Some("TIMEOUT")),
+            ][..],
+        ),
+        (
+            "mixed",
+            &[
+                ("eu", Some("SERVFAIL")),
+                ("us", Some("SERVFAIL")),
+                ("ap", Some("TIMEOUT")),
+            ],
+        ),
+        (
+            "some",
+            &[
+                ("eu", None),
+                ("us", Some("SERVFAIL")),
+                ("ap", Some("SERVFAIL")),
+            ],
+        ),
+        ("alone", &[("eu", Some("SERVFAIL"))]),
+    ] {
+        let regions = answers
+            .iter()
+            .map(|&(name, rcode)| match rcode {
+                Some(rcode) => resolver_answered(name, rcode, rcode),
+                None => clean(name),
+            })
+            .collect();
+        let names: Vec<&str> = answers.iter().map(|(name, _)| *name).collect();
+        let m = merge_of(regions, &names, &[]);
+        let f = find(&m, FindingId::ProbeResolverFailed)
+            .unwrap_or_else(|| panic!("{case}: resolver-failed: {:?}", m.findings));
+        assert_eq!(m.decision, Decision::Unknown, "{case}: {}", m.reason);
+        assert_eq!(f.title, "The vantage's own resolver failed", "{case}");
+    }
 }
 
 /// `name` given `addr` (its DNS answer), its connect as `observed` says.
