@@ -16,6 +16,15 @@ fn find(m: &Merged, id: FindingId) -> Option<&Finding> {
     m.findings.iter().find(|f| f.id == id)
 }
 
+/// `f` names ap alone, regional, at `severity`.
+#[track_caller]
+fn assert_ap_alone(f: &Finding, severity: Severity) {
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (severity, Scope::Regional, vec!["ap".to_string()])
+    );
+}
+
 /// A protected endpoint whose `auth.prm` fails in ap with `observed`.
 fn prm_fails_in_ap(observed: &str) -> Merged {
     let regions: Vec<RegionResult> = ["eu", "us", "ap"]
@@ -43,10 +52,7 @@ fn a_metadata_host_missing_from_one_regions_view_is_no_edge_difference() {
     );
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
     let f = find(&m, FindingId::AuthPrm).expect("auth.prm");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert!(
         find(&m, FindingId::EdgeDivergent).is_none(),
         "{:?}",
@@ -226,10 +232,7 @@ fn an_address_only_one_region_was_given_is_named_in_egress_blocked() {
     let m = merge_of(vec![eu(), us(), ap], EU_US_AP, &[]);
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
     let f = find(&m, FindingId::EgressBlocked).expect("egress.blocked");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert!(
         f.evidence.iter().any(|e| e
             == "ap was given 198.51.100.139, which no other region was given: a dead edge or POP that the target's DNS sends ap to, not necessarily ap's egress"),
@@ -325,10 +328,7 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
         Some((Severity::Medium, Cause::Nxdomain)),
     ));
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Medium, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::Medium);
     assert!(
         f.evidence
             .iter()
@@ -341,10 +341,7 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
 
     let m = with(aaaa_answered("ap", "NXDOMAIN", None));
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Info, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::Info);
 
     let m = merge_of(
         EU_US_AP
@@ -374,10 +371,7 @@ fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
         &[],
     );
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
 }
 
@@ -397,8 +391,5 @@ fn a_family_nxdomain_beside_non_global_answers_names_only_its_region() {
         &[],
     );
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
 }
