@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::catalog::CheckId;
+use crate::egress::EgressClient;
 use crate::engine::{Engine, ProbeOptions, State};
 use crate::model::{CheckResult, Era};
 use crate::probe::verdict::Recorder;
@@ -75,26 +76,37 @@ pub(crate) async fn listing(
     caps: Value,
 ) -> (Vec<CheckResult>, Vec<bool>) {
     let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
-    let engine = Engine::new(ProbeOptions::default()).unwrap();
     let client = crate::egress::loopback_test_client();
-    let mut rec = Recorder::default();
-    let mut st = State::default();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut run = crate::protocol::Run {
-        target: &target,
-        client: &client,
-        deadline,
-        rec: &mut rec,
-        st: &mut st,
-    };
-    engine
-        .listing_stage(&mut run, Era::Modern, Some(caps))
-        .await;
+    let (results, st) = listing_stage(&target, &client, Era::Modern, Some(caps)).await;
     let complete = st
         .surface
         .map(|s| s.lists.iter().map(|l| l.complete).collect())
         .unwrap_or_default();
-    (rec.finish(), complete)
+    (results, complete)
+}
+
+/// Run the listing stage in `era` against `target` through `client`, given `caps` (what
+/// the 2026-07-28 initialize declared, `None` when there was none): the checks recorded and
+/// the state the stage left.
+pub(crate) async fn listing_stage(
+    target: &Target,
+    client: &EgressClient,
+    era: Era,
+    caps: Option<Value>,
+) -> (Vec<CheckResult>, State) {
+    let engine = Engine::new(ProbeOptions::default()).unwrap();
+    let mut rec = Recorder::default();
+    let mut st = State::default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut run = crate::protocol::Run {
+        target,
+        client,
+        deadline,
+        rec: &mut rec,
+        st: &mut st,
+    };
+    engine.listing_stage(&mut run, era, caps).await;
+    (rec.finish(), st)
 }
 
 pub(crate) fn check(results: &[CheckResult], id: CheckId) -> &CheckResult {
