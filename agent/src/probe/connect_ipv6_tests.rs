@@ -4,6 +4,13 @@
 use super::tests::{failed, ok, refusal, shape, verdicts};
 use super::*;
 use crate::model::{Outcome, Severity};
+use crate::probe::test_support::expect;
+
+/// What net.ipv6 comes to when an AAAA record carries an IPv4 address: a low warning.
+const WARNS: (Outcome, Option<Severity>, Option<Cause>) =
+    (Outcome::Warn, Some(Severity::Low), None);
+/// How net.ipv6 names the IPv4-mapped form of 198.51.100.131.
+const MAPPED_131: &str = "IPv4-mapped address (::ffff:198.51.100.131)";
 
 /// Item 4: an AAAA carrying an IPv4-mapped (or NAT64) address is no IPv6 evidence: the
 /// connection to `::ffff:a.b.c.d` is IPv4 on the wire. net.ipv6 warns (low), naming it,
@@ -13,7 +20,7 @@ fn an_ipv4_address_written_as_ipv6_is_no_ipv6_evidence() {
     let all = ["198.51.100.131", "::ffff:198.51.100.131"];
     let attempts = [ok("198.51.100.131"), ok("::ffff:198.51.100.131")];
     let (connect, v6) = verdicts(&all, &attempts, &[], &[]);
-    assert_eq!(shape(&v6), (Outcome::Warn, Some(Severity::Low), None));
+    expect("mapped", &v6, WARNS, &[]);
     assert!(
         v6.observed.starts_with("AAAA publishes an IPv4-mapped address (::ffff:198.51.100.131); IPv6-only clients cannot reach it"),
         "{}",
@@ -30,7 +37,7 @@ fn an_ipv4_address_written_as_ipv6_is_no_ipv6_evidence() {
     let all = ["198.51.100.131", "64:ff9b::c633:6483"];
     let attempts = [ok("198.51.100.131"), ok("64:ff9b::c633:6483")];
     let (_, v6) = verdicts(&all, &attempts, &[], &[]);
-    assert_eq!(shape(&v6), (Outcome::Warn, Some(Severity::Low), None));
+    expect("NAT64", &v6, WARNS, &[]);
     assert!(
         v6.observed
             .starts_with("AAAA publishes a NAT64 address (64:ff9b::c633:6483"),
@@ -62,17 +69,11 @@ fn an_ipv4_address_written_as_ipv6_is_no_ipv6_evidence() {
         ok("::ffff:198.51.100.131"),
     ];
     let (_, v6) = verdicts(&all, &attempts, &[], &[]);
-    assert_eq!(shape(&v6), (Outcome::Warn, Some(Severity::Low), None));
-    assert!(
-        v6.observed.contains("1 of 1 IPv6 addresses connected"),
-        "{}",
-        v6.observed
-    );
-    assert!(
-        v6.observed
-            .contains("IPv4-mapped address (::ffff:198.51.100.131)"),
-        "{}",
-        v6.observed
+    expect(
+        "native beside mapped",
+        &v6,
+        WARNS,
+        &["1 of 1 IPv6 addresses connected", MAPPED_131],
     );
 }
 
@@ -94,13 +95,7 @@ fn a_refused_mapped_form_of_a_connected_address_is_that_address() {
         "{}",
         connect.observed
     );
-    assert_eq!(shape(&v6), (Outcome::Warn, Some(Severity::Low), None));
-    assert!(
-        v6.observed
-            .contains("IPv4-mapped address (::ffff:198.51.100.131)"),
-        "{}",
-        v6.observed
-    );
+    expect("refused mapped form", &v6, WARNS, &[MAPPED_131]);
 }
 
 /// net.ipv6 without evidence for some IPv6 addresses says so, never a pass: one beyond the
@@ -115,13 +110,11 @@ fn ipv6_addresses_not_tried_leave_net_ipv6_unknown() {
         &[],
         &["2001:db8:b13::11"],
     );
-    assert_eq!(shape(&v6), (Outcome::Unknown, None, Some(Cause::SizeCap)));
-    assert!(
-        v6.observed.contains(
-            "1 more IPv6 addresses not tried (the cap is 16 addresses per check): 2001:db8:b13::11"
-        ),
-        "{}",
-        v6.observed
+    expect(
+        "beyond the cap",
+        &v6,
+        (Outcome::Unknown, None, Some(Cause::SizeCap)),
+        &["1 more IPv6 addresses not tried (the cap is 16 addresses per check): 2001:db8:b13::11"],
     );
 
     let mut unrouted = failed("2001:db8:b13::11", Cause::NoRoute);
@@ -149,9 +142,10 @@ fn ipv6_addresses_not_tried_leave_net_ipv6_unknown() {
         &[refusal("2001:db8:b13::11")],
         &[],
     );
-    assert_eq!(
-        shape(&v6),
-        (Outcome::Unknown, None, Some(Cause::PolicyRefused))
+    expect(
+        "refused",
+        &v6,
+        (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
+        &["1 of 1 IPv6 addresses connected; not tried: refused by egress policy: 2001:db8:b13::11"],
     );
-    assert!(v6.observed.contains("1 of 1 IPv6 addresses connected; not tried: refused by egress policy: 2001:db8:b13::11"), "{}", v6.observed);
 }

@@ -6,6 +6,7 @@ use super::*;
 use crate::job::Policy;
 use crate::model::{Outcome, Severity};
 use crate::netclass::AddrClass;
+use crate::probe::test_support::expect;
 
 /// Only a failure of this host's own routing is "no route here": the kernel still has a
 /// route to loopback, so an ENETUNREACH for it would be a router's answer (evidence),
@@ -164,18 +165,15 @@ fn an_address_the_policy_refused_leaves_net_connect_unknown() {
         &[refusal("100.64.13.10")],
         &[],
     );
-    assert_eq!(
-        shape(&connect),
-        (Outcome::Unknown, None, Some(Cause::PolicyRefused))
-    );
-    assert!(
-        connect.observed.contains("198.51.100.131:443 connected")
-            && connect.observed.contains(
-                "not connected: refused by egress policy: 100.64.13.10 is shared address space"
-            )
-            && connect.observed.contains("was not observed"),
-        "{}",
-        connect.observed
+    expect(
+        "one refused",
+        &connect,
+        (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
+        &[
+            "198.51.100.131:443 connected",
+            "not connected: refused by egress policy: 100.64.13.10 is shared address space",
+            "was not observed",
+        ],
     );
     assert_eq!(shape(&v6), (Outcome::Skip, None, None));
 
@@ -198,14 +196,11 @@ fn an_address_the_policy_refused_leaves_net_connect_unknown() {
         shape(&connect),
         (Outcome::Unknown, None, Some(Cause::PolicyRefused))
     );
-    assert_eq!(
-        shape(&v6),
-        (Outcome::Unknown, None, Some(Cause::PolicyRefused))
-    );
-    assert!(
-        v6.observed.contains("refused every IPv6 address"),
-        "{}",
-        v6.observed
+    expect(
+        "a refused native IPv6 address",
+        &v6,
+        (Outcome::Unknown, None, Some(Cause::PolicyRefused)),
+        &["refused every IPv6 address"],
     );
 }
 
@@ -218,21 +213,14 @@ fn addresses_beyond_the_cap_leave_net_connect_unknown() {
     let mut all: Vec<&str> = tried.iter().map(String::as_str).collect();
     all.push("198.51.100.139");
     let (connect, _) = verdicts(&all, &attempts, &[], &["198.51.100.139"]);
-    assert_eq!(
-        shape(&connect),
-        (Outcome::Unknown, None, Some(Cause::SizeCap))
-    );
-    assert!(
-        connect.observed.contains(
-            "(+1 more addresses not tried: the cap is 16 addresses per check: 198.51.100.139)"
-        ),
-        "{}",
-        connect.observed
-    );
-    assert!(
-        connect.observed.contains("was not observed"),
-        "{}",
-        connect.observed
+    expect(
+        "beyond the cap",
+        &connect,
+        (Outcome::Unknown, None, Some(Cause::SizeCap)),
+        &[
+            "(+1 more addresses not tried: the cap is 16 addresses per check: 198.51.100.139)",
+            "was not observed",
+        ],
     );
 }
 

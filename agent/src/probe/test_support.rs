@@ -1,5 +1,6 @@
-//! What the probe's unit tests share: an answer as an exchange would have read it, and one
-//! `server/discover` exchange with a server on loopback.
+//! What the probe's unit tests share: an answer as an exchange would have read it, one
+//! `server/discover` exchange with a server on loopback, and one assertion on what a verdict
+//! or a recorded check came to ([`expect`]).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -7,6 +8,8 @@ use std::time::Duration;
 use http::{HeaderMap, HeaderValue};
 
 use super::http::{exchange, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
+use super::verdict::Verdict;
+use crate::model::{Cause, CheckResult, Outcome, Severity};
 
 /// An answer: `status`, content type `ct`, `body` and `headers`, its first byte and its end
 /// after 1 ms, nothing capped.
@@ -60,4 +63,38 @@ pub(crate) async fn discover_within(
     )
     .await
     .map(|(ex, _)| ex)
+}
+
+/// What a rule came to (outcome, severity, cause) and its evidence: a verdict, or a check as
+/// recorded.
+pub(crate) trait Judged {
+    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str);
+}
+
+impl Judged for Verdict {
+    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
+        ((self.outcome, self.severity, self.cause), &self.observed)
+    }
+}
+
+impl Judged for CheckResult {
+    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
+        ((self.outcome, self.severity, self.cause), &self.observed)
+    }
+}
+
+/// Assert that `v` came to `want` (outcome, severity, cause) with evidence holding every one
+/// of `needles`; `what` names the case in a failure, with the evidence.
+#[track_caller]
+pub(crate) fn expect(
+    what: impl std::fmt::Display,
+    v: &impl Judged,
+    want: (Outcome, Option<Severity>, Option<Cause>),
+    needles: &[&str],
+) {
+    let (got, observed) = v.came_to();
+    assert_eq!(got, want, "{what}: {observed}");
+    for n in needles {
+        assert!(observed.contains(n), "{what}: {n:?} is not in: {observed}");
+    }
 }

@@ -12,7 +12,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use super::dnsproto::op::{Message, ResponseCode};
-use super::dnsproto::rr::{rdata, RData, Record, RecordType};
+use super::dnsproto::rr::RecordType;
 use tokio::net::UdpSocket;
 use tokio::task::JoinHandle;
 
@@ -66,14 +66,7 @@ fn answer(table: &BTreeMap<(String, RecordType), TypeAnswer>, query: &[u8]) -> O
             resp.set_response_code(ResponseCode::NXDomain);
         }
         Some(TypeAnswer::Records(addrs)) => {
-            for ip in addrs {
-                let rdata = match (ip, q.query_type()) {
-                    (IpAddr::V4(v4), RecordType::A) => RData::A(rdata::A(*v4)),
-                    (IpAddr::V6(v6), RecordType::AAAA) => RData::AAAA(rdata::AAAA(*v6)),
-                    _ => continue,
-                };
-                resp.add_answer(Record::from_rdata(q.name().clone(), 60, rdata));
-            }
+            vantage_fixture::lab::answer_addresses(&mut resp, &q, addrs);
         }
     }
     resp.to_vec().ok()

@@ -53,14 +53,19 @@ pub struct Lab {
 }
 
 pub async fn lab() -> Lab {
-    let fixture = Fixture::start(&[]).await.expect("fixture");
-    let ca = LabCa::new();
-    let dns = LabDns::start(&[
+    lab_with(&[
         ("mcp.vantage.test", &["127.0.0.1"]),
         ("v6only.vantage.test", &["::1"]),
         ("dual.vantage.test", &["127.0.0.1", "::1"]),
     ])
-    .await;
+    .await
+}
+
+/// The lab (a clean fixture, a lab CA) with a DNS server holding `records` instead.
+pub async fn lab_with(records: &[(&str, &[&str])]) -> Lab {
+    let fixture = Fixture::start(&[]).await.expect("fixture");
+    let ca = LabCa::new();
+    let dns = LabDns::start(records).await;
     Lab { fixture, ca, dns }
 }
 

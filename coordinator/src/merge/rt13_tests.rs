@@ -16,6 +16,15 @@ fn find(m: &Merged, id: FindingId) -> Option<&Finding> {
     m.findings.iter().find(|f| f.id == id)
 }
 
+/// `f` names ap alone, regional, at `severity`.
+#[track_caller]
+fn assert_ap_alone(f: &Finding, severity: Severity) {
+    assert_eq!(
+        (f.severity, f.scope, f.regions.clone()),
+        (severity, Scope::Regional, vec!["ap".to_string()])
+    );
+}
+
 /// A protected endpoint whose `auth.prm` fails in ap with `observed`.
 fn prm_fails_in_ap(observed: &str) -> Merged {
     let regions: Vec<RegionResult> = ["eu", "us", "ap"]
@@ -43,10 +52,7 @@ fn a_metadata_host_missing_from_one_regions_view_is_no_edge_difference() {
     );
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
     let f = find(&m, FindingId::AuthPrm).expect("auth.prm");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert!(
         find(&m, FindingId::EdgeDivergent).is_none(),
         "{:?}",
@@ -137,38 +143,50 @@ fn servfail_from_every_regions_resolver_points_at_the_zone() {
         );
         assert!(find(&m, FindingId::DnsResolve).is_none());
     }
-    let vantages = |m: &Merged| {
-        let f = find(m, FindingId::ProbeResolverFailed).expect("resolver-failed");
-        assert_eq!(m.decision, Decision::Unknown, "{}", m.reason);
-        f.title == "The vantage's own resolver failed"
-    };
-    assert!(vantages(&all("TIMEOUT", "TIMEOUT")));
-    let mixed = merge_of(
-        vec![
-            resolver_answered("eu", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("ap", "TIMEOUT", "TIMEOUT"),
-        ],
-        EU_US_AP,
-        &[],
-    );
-    assert!(vantages(&mixed));
-    let some = merge_of(
-        vec![
-            clean("eu"),
-            resolver_answered("us", "SERVFAIL", "SERVFAIL"),
-            resolver_answered("ap", "SERVFAIL", "SERVFAIL"),
-        ],
-        EU_US_AP,
-        &[],
-    );
-    assert!(vantages(&some));
-    let alone = merge_of(
-        vec![resolver_answered("eu", "SERVFAIL", "SERVFAIL")],
-        &["eu"],
-        &[],
-    );
-    assert!(vantages(&alone));
+    // A timeout everywhere, a failure only some regions share, a different one, or one region
+    // alone: the vantage's title. Each region's resolver answered (A and AAAA alike), or None:
+    // a clean region.
+    for (case, answers) in [
+        (
+            "timeout everywhere",
+            &[
+                ("eu", Some("TIMEOUT")),
+                ("us", Some("TIMEOUT")),
+                ("ap", Some("TIMEOUT")),
+            ][..],
+        ),
+        (
+            "mixed",
+            &[
+                ("eu", Some("SERVFAIL")),
+                ("us", Some("SERVFAIL")),
+                ("ap", Some("TIMEOUT")),
+            ],
+        ),
+        (
+            "some",
+            &[
+                ("eu", None),
+                ("us", Some("SERVFAIL")),
+                ("ap", Some("SERVFAIL")),
+            ],
+        ),
+        ("alone", &[("eu", Some("SERVFAIL"))]),
+    ] {
+        let regions = answers
+            .iter()
+            .map(|&(name, rcode)| match rcode {
+                Some(rcode) => resolver_answered(name, rcode, rcode),
+                None => clean(name),
+            })
+            .collect();
+        let names: Vec<&str> = answers.iter().map(|(name, _)| *name).collect();
+        let m = merge_of(regions, &names, &[]);
+        let f = find(&m, FindingId::ProbeResolverFailed)
+            .unwrap_or_else(|| panic!("{case}: resolver-failed: {:?}", m.findings));
+        assert_eq!(m.decision, Decision::Unknown, "{case}: {}", m.reason);
+        assert_eq!(f.title, "The vantage's own resolver failed", "{case}");
+    }
 }
 
 /// `name` given `addr` (its DNS answer), its connect as `observed` says.
@@ -214,10 +232,7 @@ fn an_address_only_one_region_was_given_is_named_in_egress_blocked() {
     let m = merge_of(vec![eu(), us(), ap], EU_US_AP, &[]);
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
     let f = find(&m, FindingId::EgressBlocked).expect("egress.blocked");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert!(
         f.evidence.iter().any(|e| e
             == "ap was given 198.51.100.139, which no other region was given: a dead edge or POP that the target's DNS sends ap to, not necessarily ap's egress"),
@@ -313,10 +328,7 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
         Some((Severity::Medium, Cause::Nxdomain)),
     ));
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Medium, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::Medium);
     assert!(
         f.evidence
             .iter()
@@ -329,10 +341,7 @@ fn a_family_answered_nxdomain_in_one_region_is_a_split_horizon() {
 
     let m = with(aaaa_answered("ap", "NXDOMAIN", None));
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::Info, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::Info);
 
     let m = merge_of(
         EU_US_AP
@@ -362,10 +371,7 @@ fn a_family_nxdomain_everywhere_keeps_a_non_global_answer_a_split_horizon() {
         &[],
     );
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
     assert_eq!(m.decision, Decision::Blocked, "{}", m.reason);
 }
 
@@ -385,8 +391,5 @@ fn a_family_nxdomain_beside_non_global_answers_names_only_its_region() {
         &[],
     );
     let f = find(&m, FindingId::DnsSplitHorizon).expect("split horizon");
-    assert_eq!(
-        (f.severity, f.scope, f.regions.clone()),
-        (Severity::High, Scope::Regional, vec!["ap".to_string()])
-    );
+    assert_ap_alone(f, Severity::High);
 }

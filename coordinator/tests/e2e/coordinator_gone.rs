@@ -12,12 +12,12 @@ use crate::fleet::wait_in_flight;
 use crate::procs::{agent, agent_health, agent_token, bin, coordinator, Proc, API_TOKEN};
 use crate::support::Scratch;
 
-/// A coordinator with region eu and its agent connected, then `vantage check` with `args`
-/// (`{api}` stands for the coordinator's API) against a target that never answers; the
+/// A coordinator with region eu and its agent connected, then `vantage check URL
+/// --coordinator API` with `args` against `url`, a target that never answers; the
 /// coordinator is stopped while eu's job runs. The coordinator, the client's exit status
 /// and its output.
-async fn stopped_mid_check(name: &str, args: &[&str]) -> Stopped {
-    stopped_mid_check_draining(name, args, "1s").await
+async fn stopped_mid_check(name: &str, url: &str, args: &[&str]) -> Stopped {
+    stopped_mid_check_draining(name, url, args, "1s").await
 }
 
 /// The coordinator, the client's exit status and its output.
@@ -28,7 +28,7 @@ type Stopped = (
 );
 
 /// [`stopped_mid_check`] with the coordinator's `server.drain_timeout` set to `drain`.
-async fn stopped_mid_check_draining(name: &str, args: &[&str], drain: &str) -> Stopped {
+async fn stopped_mid_check_draining(name: &str, url: &str, args: &[&str], drain: &str) -> Stopped {
     let dir = Scratch::new(name);
     let c = coordinator(
         &dir,
@@ -39,13 +39,10 @@ async fn stopped_mid_check_draining(name: &str, args: &[&str], drain: &str) -> S
     );
     let eu = agent(&c.grpc, "eu", &agent_token("eu"));
     agent_health(&eu);
-    let api = c.api.clone();
-    let args: Vec<&str> = args
-        .iter()
-        .map(|a| if *a == "{api}" { api.as_str() } else { a })
-        .collect();
     let mut cmd = Command::new(bin("vantage"));
-    cmd.args(&args).env("VANTAGE_API_TOKEN", API_TOKEN);
+    cmd.args(["check", url, "--coordinator", c.api.as_str()])
+        .args(args)
+        .env("VANTAGE_API_TOKEN", API_TOKEN);
     let mut client = Proc::spawn(cmd);
     wait_in_flight(&eu, 1, Duration::from_secs(20)).await;
     c.proc.signal("TERM");
@@ -59,20 +56,8 @@ async fn a_coordinator_that_stops_mid_check_is_unknown_exit_4() {
     // A target that never answers: the job is still running when the coordinator stops.
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
     let url = silent.url();
-    let (mut c, status, out) = stopped_mid_check(
-        "coord-gone",
-        &[
-            "check",
-            &url,
-            "--coordinator",
-            "{api}",
-            "--regions",
-            "eu",
-            "--timeout",
-            "60s",
-        ],
-    )
-    .await;
+    let (mut c, status, out) =
+        stopped_mid_check("coord-gone", &url, &["--regions", "eu", "--timeout", "60s"]).await;
     assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
     assert!(
         out.contains(&format!(
@@ -144,23 +129,12 @@ async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file()
         });
         let file = dir.join("report.json");
         let file_arg = file.display().to_string();
-        let mut args = vec![
-            "check",
-            &url,
-            "--coordinator",
-            "{api}",
-            "--timeout",
-            "60s",
-            "-f",
-            "json",
-            "-o",
-            &file_arg,
-        ];
+        let mut args = vec!["--timeout", "60s", "-f", "json", "-o", &file_arg];
         if with_regions {
             args.extend(["--regions", "eu"]);
         }
         let name = if with_regions { "gone-o" } else { "gone-o-all" };
-        let (mut c, status, out) = stopped_mid_check(name, &args).await;
+        let (mut c, status, out) = stopped_mid_check(name, &url, &args).await;
         assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
         assert!(out.contains("went away while check"), "{out}");
         if with_regions {
@@ -209,10 +183,6 @@ async fn a_check_the_drain_finished_reaches_its_client() {
     let file = dir.join("report.json");
     let file_arg = file.display().to_string();
     let args = [
-        "check",
-        &url,
-        "--coordinator",
-        "{api}",
         "--regions",
         "eu",
         "--timeout",
@@ -222,7 +192,7 @@ async fn a_check_the_drain_finished_reaches_its_client() {
         "-o",
         &file_arg,
     ];
-    let (_c, status, out) = stopped_mid_check_draining("drain-collect-c", &args, "20s").await;
+    let (_c, status, out) = stopped_mid_check_draining("drain-collect-c", &url, &args, "20s").await;
     assert_eq!(status.and_then(|s| s.code()), Some(4), "{out}");
     assert!(!out.contains("went away"), "{out}");
     let doc: serde_json::Value =

@@ -10,23 +10,10 @@ use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_coordinator::exit::{for_report, FailOn};
 use vantage_coordinator::report::Decision;
-use vantage_fixture::lab::{LabCa, LabDns};
-use vantage_fixture::Fixture;
-
-use crate::support::shared::Lab;
-
-/// The lab (fixture, CA) with a DNS server holding `records`.
-async fn lab_with(records: &[(&str, &[&str])]) -> Lab {
-    Lab {
-        fixture: Fixture::start(&[]).await.unwrap(),
-        ca: LabCa::new(),
-        dns: LabDns::start(records).await,
-    }
-}
 
 use crate::dns_resolver_faults_support::{check, dns_of, fleet, hostile_dns, named, region};
 use crate::evidence_support::canned;
-use crate::support::shared::{assert_not_seen, assert_seen, assert_seen_all};
+use crate::support::shared::{assert_not_seen, assert_seen, assert_seen_all, lab_with};
 use crate::support::{above_info, check_with, ids};
 
 /// 6: a failed AAAA query beside a good A answer was "NOERROR: 1 A, 0 AAAA" (pass), net.ipv6

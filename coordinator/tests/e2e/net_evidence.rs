@@ -13,24 +13,14 @@ use hickory_proto as dnsproto;
 use vantage_agent::catalog::{CheckId, FindingId};
 use vantage_agent::model::{Cause, Outcome, Severity};
 use vantage_coordinator::report::{Decision, Scope};
-use vantage_fixture::lab::{LabCa, LabDns};
-use vantage_fixture::Fixture;
 
 use crate::dns_resolver_faults_support::{check, fleet, named, region};
-use crate::support::shared::Lab;
+use crate::support::shared::lab_with;
 use crate::support::{above_info, ids};
 
 #[path = "../../../agent/tests/shared/family_dns.rs"]
 mod family_dns;
 use family_dns::{records, FamilyDns, TypeAnswer};
-
-async fn lab_with(records: &[(&str, &[&str])]) -> Lab {
-    Lab {
-        fixture: Fixture::start(&[]).await.unwrap(),
-        ca: LabCa::new(),
-        dns: LabDns::start(records).await,
-    }
-}
 
 #[tokio::test]
 async fn rt13_2_nxdomain_for_aaaa_in_one_region_is_a_split_horizon() {

@@ -4,16 +4,14 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use super::rules::checks;
+use super::test_server::listing_stage;
 use crate::egress::{EgressClient, EgressPolicy};
-use crate::engine::{Engine, ProbeOptions, State};
 use crate::job::Policy;
 use crate::model::{Cause, Era, Outcome};
-use crate::probe::verdict::Recorder;
 use crate::target::Target;
 
 /// A loopback listener that counts the connections it accepts (and answers none).
@@ -42,23 +40,11 @@ fn refusing_client() -> EgressClient {
 async fn a_refused_address_gets_no_list_request_and_every_rule_says_why() {
     let (addr, count) = counting_listener().await;
     let target = Target::parse(&format!("http://127.0.0.1:{}/mcp", addr.port())).unwrap();
-    let engine = Engine::new(ProbeOptions::default()).unwrap();
     let client = refusing_client();
     let caps = json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}});
     for era in [Era::Modern, Era::Legacy] {
-        let mut rec = Recorder::default();
-        let mut st = State::default();
-        let deadline = Instant::now() + Duration::from_secs(20);
         let given = (era == Era::Modern).then(|| caps.clone());
-        let mut run = crate::protocol::Run {
-            target: &target,
-            client: &client,
-            deadline,
-            rec: &mut rec,
-            st: &mut st,
-        };
-        engine.listing_stage(&mut run, era, given).await;
-        let results = rec.finish();
+        let (results, st) = listing_stage(&target, &client, era, given).await;
         // Every check of the catalogue's listing stage, and nothing else, is recorded.
         let recorded: Vec<_> = results.iter().map(|c| c.id).collect();
         assert_eq!(recorded, checks().collect::<Vec<_>>(), "{era:?}");

@@ -9,9 +9,10 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::catalog::CheckId;
+use crate::egress::EgressClient;
 use crate::engine::{Engine, ProbeOptions, State};
-use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
-use crate::probe::verdict::{Recorder, Verdict};
+use crate::model::{CheckResult, Era};
+use crate::probe::verdict::Recorder;
 use crate::target::Target;
 
 /// What the server answers to one JSON-RPC request: HTTP status and body ("" for none).
@@ -75,62 +76,41 @@ pub(crate) async fn listing(
     caps: Value,
 ) -> (Vec<CheckResult>, Vec<bool>) {
     let target = Target::parse(&format!("http://{addr}/mcp")).unwrap();
-    let engine = Engine::new(ProbeOptions::default()).unwrap();
     let client = crate::egress::loopback_test_client();
-    let mut rec = Recorder::default();
-    let mut st = State::default();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut run = crate::protocol::Run {
-        target: &target,
-        client: &client,
-        deadline,
-        rec: &mut rec,
-        st: &mut st,
-    };
-    engine
-        .listing_stage(&mut run, Era::Modern, Some(caps))
-        .await;
+    let (results, st) = listing_stage(&target, &client, Era::Modern, Some(caps)).await;
     let complete = st
         .surface
         .map(|s| s.lists.iter().map(|l| l.complete).collect())
         .unwrap_or_default();
-    (rec.finish(), complete)
+    (results, complete)
+}
+
+/// Run the listing stage in `era` against `target` through `client`, given `caps` (what
+/// the 2026-07-28 initialize declared, `None` when there was none): the checks recorded and
+/// the state the stage left.
+pub(crate) async fn listing_stage(
+    target: &Target,
+    client: &EgressClient,
+    era: Era,
+    caps: Option<Value>,
+) -> (Vec<CheckResult>, State) {
+    let engine = Engine::new(ProbeOptions::default()).unwrap();
+    let mut rec = Recorder::default();
+    let mut st = State::default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut run = crate::protocol::Run {
+        target,
+        client,
+        deadline,
+        rec: &mut rec,
+        st: &mut st,
+    };
+    engine.listing_stage(&mut run, era, caps).await;
+    (rec.finish(), st)
 }
 
 pub(crate) fn check(results: &[CheckResult], id: CheckId) -> &CheckResult {
     results.iter().find(|c| c.id == id).expect("recorded")
 }
 
-/// What a rule came to (outcome, severity, cause) and its evidence: a verdict, or a check as
-/// recorded.
-pub(crate) trait Judged {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str);
-}
-
-impl Judged for Verdict {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
-        ((self.outcome, self.severity, self.cause), &self.observed)
-    }
-}
-
-impl Judged for CheckResult {
-    fn came_to(&self) -> ((Outcome, Option<Severity>, Option<Cause>), &str) {
-        ((self.outcome, self.severity, self.cause), &self.observed)
-    }
-}
-
-/// Assert that `v` came to `want` (outcome, severity, cause) with evidence holding every one
-/// of `needles`; `what` names the case in a failure, with the evidence.
-#[track_caller]
-pub(crate) fn expect(
-    what: impl std::fmt::Display,
-    v: &impl Judged,
-    want: (Outcome, Option<Severity>, Option<Cause>),
-    needles: &[&str],
-) {
-    let (got, observed) = v.came_to();
-    assert_eq!(got, want, "{what}: {observed}");
-    for n in needles {
-        assert!(observed.contains(n), "{what}: {n:?} is not in: {observed}");
-    }
-}
+pub(crate) use crate::probe::test_support::expect;
