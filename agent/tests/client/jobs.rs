@@ -257,6 +257,70 @@ async fn refused_jobs_are_counted() {
     assert_eq!(count(&agent.state.jobs_run), 1);
 }
 
+/// Red team round 12, D2 (c): an agent started with a --check-timeout at least as long as
+/// the jobs' deadlines ran every job, and every exchange its target left unanswered ended
+/// `unknown` at the deadline (probe.incomplete) in each of them, with nothing naming the
+/// agent's flag. Given, the flag now refuses such a job at once with a reason that names both
+/// durations and the fix (the coordinator counts it and sends the job to the region's next
+/// agent); a longer deadline runs. The default wait never refuses: a short deadline bounds
+/// it, as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_deadline_is_not_longer_than_a_given_check_timeout_is_refused() {
+    let base = config();
+    let two_seconds = base.engine.with_options(vantage_agent::ProbeOptions {
+        check_timeout: Duration::from_secs(2),
+        ..base.engine.options().clone()
+    });
+    let given = AgentConfig {
+        engine: two_seconds.clone(),
+        check_timeout_given: true,
+        ..config()
+    };
+    let (mut mock, agent, session) = registered(given, HEARTBEAT).await;
+    let target = closed_port().await;
+    session.job(job("equal", &target, Duration::from_secs(2)));
+    session.job(job("shorter", &target, Duration::from_millis(1500)));
+    session.job(job("longer", &target, Duration::from_secs(30)));
+    let mut results = [
+        mock.result().await,
+        mock.result().await,
+        mock.result().await,
+    ];
+    results.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+    let [equal, longer, shorter] = &results;
+    for (result, deadline) in [(equal, "2s"), (shorter, "1s 500ms")] {
+        assert_eq!(
+            result.refused,
+            format!(
+                "the job's deadline ({deadline}) is not longer than this agent's --check-timeout (2s): one exchange could wait as long as the whole job, so a target that never answers could not be told from the job's own deadline (every such wait would end unknown, probe.incomplete); lower this agent's --check-timeout below {deadline}, or raise the check's deadline above 2s (checks[].deadline or fleet.default_deadline in the coordinator's configuration, or the request's deadline)"
+            ),
+            "{}",
+            result.job_id
+        );
+        let r = region(result);
+        assert_eq!((r.region.as_str(), r.status.as_str()), (REGION, "error"));
+        assert!(r.checks.is_empty(), "nothing ran: {:?}", r.checks);
+    }
+    assert_eq!(longer.refused, "");
+    assert_eq!(region(longer).status, "complete");
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(count(&agent.state.jobs_refused), 2);
+    assert_eq!(count(&agent.state.jobs_run), 1);
+    drop((mock, agent, session));
+
+    // The same wait as the default (not given): the 1.5 s job runs, its deadline bounding it.
+    let default = AgentConfig {
+        engine: two_seconds,
+        ..config()
+    };
+    let (mut mock, agent, session) = registered(default, HEARTBEAT).await;
+    session.job(job("shorter", &target, Duration::from_millis(1500)));
+    let result = mock.result().await;
+    assert_eq!(result.refused, "");
+    assert_eq!(region(&result).status, "complete");
+    assert_eq!(count(&agent.state.jobs_refused), 0);
+}
+
 /// Red team round 12 (N2): a job that waited for a slot behind a busy agent's --concurrency
 /// ran with what was left of its deadline, and the checks the deadline cut said only "the
 /// overall deadline (2.149258905 s) ran out first". They name the wait and the flag now.
