@@ -61,10 +61,6 @@ pub struct AgentConfig {
     /// The widest egress policy a job may carry (`--allow-non-global-max`); `None`: the
     /// coordinator's policy is taken as it comes.
     pub ceiling: Option<Ceiling>,
-    /// `--check-timeout` was given (not its default): a job whose deadline is not longer than
-    /// the engine's per-exchange timeout is refused, naming both ([`accept`]). With the
-    /// default the job runs as it comes, its deadline bounding the wait.
-    pub check_timeout_given: bool,
 }
 
 /// Run until `stop` turns true: connect, serve, reconnect. On stop, a registered agent says
@@ -320,27 +316,12 @@ async fn session(
     result
 }
 
-/// The job `p` describes, if this agent runs it: it converts, its policy is within the
-/// agent's ceiling, and, when `--check-timeout` was given, its deadline is longer than that
-/// wait. A wait as long as the job could never run out inside it: every exchange the target
-/// leaves unanswered would end `unknown` at the deadline instead of being judged, in every
-/// job the region runs (red team round 12, D2 (c)). Refused, the job goes to the region's
-/// next agent, and the coordinator counts the refusal (`vantage_region_jobs_refused_total`)
-/// and names the fix (`fleet.region-missing`), as `vantage check` refuses the same pair
-/// given on its command line. The default wait is never a reason to refuse (a short deadline
-/// someone asked for bounds it, as before).
+/// The job `p` describes, if this agent runs it: it converts, and its policy is within the
+/// agent's ceiling.
 fn accept(cfg: &AgentConfig, p: pb::Job) -> Result<Job, JobError> {
     let job = Job::try_from(p)?;
     if let Some(ceiling) = &cfg.ceiling {
         ceiling.admits(&job.policy)?;
-    }
-    let wait = cfg.engine.options().check_timeout;
-    if cfg.check_timeout_given && job.deadline <= wait {
-        let f = |d: Duration| humantime::format_duration(d).to_string();
-        return Err(JobError::Wait {
-            wait: f(wait),
-            deadline: f(job.deadline),
-        });
     }
     Ok(job)
 }
@@ -428,7 +409,6 @@ mod tests {
             engine: Engine::new(ProbeOptions::default()).unwrap(),
             drain_timeout: Duration::from_secs(1),
             ceiling: None,
-            check_timeout_given: false,
         }
     }
 

@@ -41,9 +41,6 @@ pub enum JobError {
     /// The job's policy is wider than the agent's own ceiling.
     #[error(transparent)]
     Wider(#[from] crate::egress::Wider),
-    /// The job's deadline is not longer than the agent's own --check-timeout (given).
-    #[error("the job's deadline ({deadline}) is not longer than this agent's --check-timeout ({wait}): one exchange could wait as long as the whole job, so a target that never answers could not be told from the job's own deadline (every such wait would end unknown, probe.incomplete); lower this agent's --check-timeout below {deadline}, or raise the check's deadline above {wait} (checks[].deadline or fleet.default_deadline in the coordinator's configuration, or the request's deadline)")]
-    Wait { wait: String, deadline: String },
 }
 
 fn prefixes(field: &'static str, values: &[String]) -> Result<Vec<IpNet>, JobError> {

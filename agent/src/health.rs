@@ -168,7 +168,7 @@ pub fn render(state: &AgentState, region: &str) -> String {
     );
     counter(
         "vantage_agent_jobs_refused_total",
-        "Jobs refused without running them (a policy wider than --allow-non-global-max, a deadline not longer than the --check-timeout given, a job this agent cannot read); the coordinator counts them per region too (vantage_region_jobs_refused_total).",
+        "Jobs refused without running them (a policy wider than --allow-non-global-max, a job this agent cannot read); the coordinator counts them per region too (vantage_region_jobs_refused_total).",
         state.jobs_refused.load(Ordering::Relaxed),
     );
     counter(

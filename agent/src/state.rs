@@ -12,7 +12,7 @@ pub struct AgentState {
     pub reconnects: AtomicU64,
     pub jobs_run: AtomicU64,
     /// Jobs refused without running them (a policy wider than `--allow-non-global-max`, a
-    /// deadline not longer than the `--check-timeout` given, a job that does not convert).
+    /// job that does not convert).
     pub jobs_refused: AtomicU64,
     pub in_flight: AtomicU32,
     pub queued: AtomicU32,

@@ -29,9 +29,8 @@ impl Probe {
     /// default is not changed (a per-exchange wait shortened to fit the deadline would blame
     /// the target for this vantage's own budget); the deadline bounds the wait, and the note
     /// (`Ok(Some)`) says so. The same pair in the configuration (probe.check_timeout against
-    /// a check's deadline) follows the same rule. An agent judges each job's deadline against
-    /// its own wait: given (`vantage-agent --check-timeout`), a wait not shorter refuses the
-    /// job, naming both; its default never does, and the deadline bounds it.
+    /// a check's deadline) follows the same rule; an agent's job deadline, set by whoever
+    /// asks, is never refused and bounds the agent's own wait the same way.
     pub fn wait_within_deadline(&self) -> Result<Option<String>, String> {
         let (t, c) = (self.deadline(), self.exchange_timeout());
         if c < t {

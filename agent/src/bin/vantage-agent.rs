@@ -71,10 +71,9 @@ struct Args {
     /// (with --token-file holding a new token since that attempt: the shortest backoff instead).
     #[arg(long = "backoff-max", default_value = "30s", value_parser = up_to_an_hour)]
     backoff_max: Duration,
-    /// Timeout of one exchange (request, connect, handshake, DNS query); at most 10m; 5s when
-    /// not given. Given, a job whose deadline is not longer is refused, naming both.
-    #[arg(long = "check-timeout", value_parser = up_to_ten_minutes)]
-    check_timeout: Option<Duration>,
+    /// Timeout of one exchange (request, connect, handshake, DNS query); at most 10m.
+    #[arg(long = "check-timeout", default_value = "5s", value_parser = up_to_ten_minutes)]
+    check_timeout: Duration,
     /// Trust this CA (PEM) when probing targets, besides the public roots (a lab CA).
     #[arg(long = "target-ca-file", value_name = "PEM")]
     target_ca_file: Option<PathBuf>,
@@ -281,9 +280,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     // Built now, so a bad CA file fails here rather than on the first job.
     let engine = Engine::new(ProbeOptions {
         region: args.region.clone(),
-        check_timeout: args
-            .check_timeout
-            .unwrap_or(ProbeOptions::default().check_timeout),
+        check_timeout: args.check_timeout,
         extra_ca_pem: target_ca,
         // A fleet vantage: the target obeys the egress policy like every other address.
         allow_named_target: false,
@@ -316,7 +313,6 @@ async fn run(args: Args) -> anyhow::Result<()> {
         engine,
         drain_timeout: args.drain_timeout,
         ceiling,
-        check_timeout_given: args.check_timeout.is_some(),
     };
     let state = Arc::new(AgentState::default());
     let listener = tokio::net::TcpListener::bind(args.listen)

@@ -43,8 +43,6 @@ pub fn config() -> AgentConfig {
         engine,
         drain_timeout: Duration::from_secs(20),
         ceiling: None,
-        // The ten-minute wait above is the tests' own: their jobs' deadlines end them.
-        check_timeout_given: false,
     }
 }
 

@@ -660,9 +660,7 @@ async fn sighup_reloads_scheduled_checks_without_dropping_agents() {
     let dir = tmpdir("fleethup");
     let a = Fixture::start(&[]).await.unwrap();
     let b = Fixture::start(&[Fault::GetHtml]).await.unwrap();
-    // 3 s: a run's deadline is its interval at most, and the agent (--check-timeout 2s)
-    // refuses a job whose deadline is not longer than its wait.
-    let check_a = format!("[[checks]]\ntarget = \"{}\"\ninterval = \"3s\"\n", a.url());
+    let check_a = format!("[[checks]]\ntarget = \"{}\"\ninterval = \"1s\"\n", a.url());
     let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &check_a);
     let _agent = agent(&c.grpc, "eu", &agent_token("eu"));
     wait_agents(&c, 1, Duration::from_secs(15)).await;
