@@ -144,7 +144,7 @@ impl Metrics {
                 let c = IntCounterVec::new(
                     Opts::new(
                         REGION_JOBS_REFUSED,
-                        "Jobs an agent of the region refused without running them (its --allow-non-global-max narrower than probe.allow_non_global, a job deadline not longer than the --check-timeout it was given, a job it cannot read): the fleet's configuration, never the target's; VantageRegionRefusingJobs names the region and VantageTargetUnknown leaves it out.",
+                        "Jobs an agent of the region refused without running them (its --allow-non-global-max narrower than probe.allow_non_global, a job it cannot read): the fleet's configuration, never the target's; VantageRegionRefusingJobs names the region and VantageTargetUnknown leaves it out.",
                     ),
                     &["region"],
                 )?;
