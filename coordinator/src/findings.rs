@@ -497,10 +497,10 @@ vantage_agent::spec_table! {
         }
         FleetVantageDegraded => {
             title: "A probe region's own network is failing",
-            remediation: "Look at the agent's network (its resolver, its routes, its egress), not the target: its scheduled runs fail where other regions succeed (its own resolver, no route, or a connect to an address other regions connect to). Its failure here is not counted against the target, which stays unknown until that region observes it.",
+            remediation: "Look at the agent's network (its resolver, its routes, its egress) and its TLS trust store and clock, not the target: its scheduled runs fail where other regions succeed (its own resolver, no route, a connect to an address other regions connect to, or probe.trust-store or probe.clock-skew on a certificate other regions verified). Its failure here is not counted against the target, which stays unknown until that region observes it.",
             spec: "not a protocol rule: a fact about the probe's own network, not about the target",
             severity: Low,
-            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its own resolver, no route from it, or connects to addresses other regions connected to fail most [[checks]] targets; the zone's answer, NXDOMAIN, no data or a non-global address, and a connect to an address no other region connected to are the target's and never count) and did not observe this target because of a net.connect or net.ipv6 failure on an address another region connected to (its resolver failing here stays probe.resolver-failed, unknown; the zone's answer and an address only it was given count in full); a degraded region that observed the target counts in full")),
+            derived: Some((MERGE_DEGRADED, "the region is degraded (coordinator/src/checks/degraded.rs: its own resolver, no route from it, connects to addresses other regions connected to, or its trust store or clock refusing the certificate other regions verified fail most [[checks]] targets; the zone's answer, NXDOMAIN, no data or a non-global address, and a connect to an address no other region connected to are the target's and never count) and did not observe this target because of a net.connect or net.ipv6 failure on an address another region connected to (its resolver failing here stays probe.resolver-failed, unknown; the zone's answer and an address only it was given count in full); a degraded region that observed the target counts in full")),
         }
     }
 }

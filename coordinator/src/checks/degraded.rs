@@ -1,21 +1,24 @@
-//! Vantage health: a region whose own network fails most scheduled targets while other
-//! regions reach them is degraded. On a target it did not observe, its own failures (a
+//! Vantage health: a region whose own vantage (its network, its TLS trust store or clock)
+//! fails most scheduled targets while other regions reach them is degraded. On a target it did not observe, its own failures (a
 //! connect to an address other regions reach) stay in the report as evidence but do not vote
 //! (`fleet.vantage-degraded`, `merge::degraded`).
 //!
 //! Only the vantage's own failures count (red team round 13, #1; `checks.md` 3: "the fault is
 //! the vantage's own egress", and 4.1): its own resolver failing (`probe.resolver-failed`,
 //! red team round 10, #2: without it a region whose resolver is dead left every target
-//! `unknown` with no fleet alert naming the region), no route from it (nothing was sent), and
-//! a connect that failed to an address another region connected to (`merge::blame`). The
-//! zone's answer (NXDOMAIN, no data, a non-global address) and a connect failure to an address
-//! no other region connected to (a GeoDNS answer to a dead edge or POP) are evidence about the
-//! target: they stay `dns.*`, `egress.*` and `net.*` findings about it, and they count as a
-//! run in which the region's own network did its job, so several targets behind one DNS
-//! provider whose regional view breaks never silence each other as a "degraded" region. A
-//! resolver failure or no route changes no verdict: no evidence about the target, so the
-//! merge has nothing to discount and the decision stays `unknown` (`checks.md` 4.1); what it
-//! changes is `vantage_region_degraded`, which the alert rules read.
+//! `unknown` with no fleet alert naming the region), no route from it (nothing was sent), a
+//! connect that failed to an address another region connected to (`merge::blame`), and its
+//! TLS trust store or clock judging a chain another region verified (`probe.trust-store`,
+//! `probe.clock-skew`, `merge::vantage_tls`: it connected, but its own configuration left
+//! the target `unknown`; red team round 12, D2). The zone's answer (NXDOMAIN, no data, a
+//! non-global address) and a connect failure to an address no other region connected to (a
+//! GeoDNS answer to a dead edge or POP) are evidence about the target: they stay `dns.*`,
+//! `egress.*` and `net.*` findings about it, and they count as a run in which the region's
+//! own network did its job, so several targets behind one DNS provider whose regional view
+//! breaks never silence each other as a "degraded" region. A resolver failure, no route, a
+//! trust store or a clock changes no verdict: no evidence about the target, so the merge has
+//! nothing to discount and the decision stays `unknown` (`checks.md` 4.1); what it changes
+//! is `vantage_region_degraded`, which the alert rules read.
 //!
 //! What it learns from is bounded by the configuration: only scheduled runs of the
 //! `[[checks]]` targets, from the regions each is checked from (`Checks::run` never passes
@@ -34,6 +37,7 @@ use vantage_agent::model::{Cause, RegionResult};
 
 use crate::merge::blame::{connect_blame, reached, Blame};
 use crate::merge::evidence::{gap_finding, reading, Reading};
+use crate::merge::vantage_tls;
 use crate::report::Report;
 
 /// Targets a region must have been seen on before it can be called degraded.
@@ -76,10 +80,18 @@ fn zone_answered(r: &RegionResult) -> bool {
     })
 }
 
-/// This run's verdict on `r`'s own network: `Some(true)` when it failed where another region
-/// succeeded, `Some(false)` when it did its job (it connected, or what stopped it is the
-/// target's), `None` when the run says nothing about it.
+/// This run's verdict on `r`'s own vantage: `Some(true)` when it failed where another region
+/// succeeded (its network, or its TLS trust store or clock on a chain another region
+/// verified), `Some(false)` when it did its job (it connected and judged the chain as the
+/// others did, or what stopped it is the target's), `None` when the run says nothing about
+/// it.
 fn judge(r: &RegionResult, reported: &[&RegionResult]) -> Option<bool> {
+    // The merge judged its TLS by its own trust store or clock (`probe.trust-store`,
+    // `probe.clock-skew`): another region verified the very chain it refused, so the target is
+    // not down everywhere, and the fault is this vantage's even though it connected.
+    if !vantage_tls::faults(r, reported).is_empty() {
+        return Some(true);
+    }
     if reached(r) {
         return Some(false);
     }

@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::report::{Decision, SCHEMA_ID};
-use vantage_agent::model::{Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus};
+use vantage_agent::model::{
+    Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus, TlsObservation, TlsVerdict,
+};
 
 fn region(name: &str, connect: Outcome) -> RegionResult {
     let mut r = RegionResult::absent(name, RegionStatus::Complete);
@@ -337,4 +339,114 @@ fn no_route_makes_a_region_degraded() {
         three_runs(|| region("eu", Outcome::Pass), ap).regions(),
         BTreeSet::from(["ap".to_string()])
     );
+}
+
+const NOW: i64 = 1_800_000_000;
+const DAY: i64 = 86_400;
+const LEAF: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+const OTHER_LEAF: &str = "2222222222222222222222222222222222222222222222222222222222222222";
+
+/// `name` connected and was presented the chain `leaf` (valid 20 more days at NOW), judged
+/// `verdict` with the clock `clock`; a refused chain fails tls.handshake (the target's TLS as
+/// this region saw it) and leaves the rest not run, as the engine reports it.
+fn tls_seen(name: &str, leaf: &str, verdict: TlsVerdict, clock: i64) -> RegionResult {
+    let mut r = crate::test_reports::clean(name);
+    r.tls = Some(TlsObservation {
+        leaf_sha256: leaf.into(),
+        chain_sha256: vec![leaf.into()],
+        leaf_not_before: NOW - 70 * DAY,
+        leaf_not_after: NOW + 20 * DAY,
+        clock,
+        verdict,
+        mixed: false,
+        extra_roots: false,
+    });
+    if verdict != TlsVerdict::Accepted {
+        crate::test_reports::set(
+            &mut r,
+            "tls.handshake",
+            Outcome::Fail,
+            Some(vantage_agent::model::Severity::High),
+            Some(Cause::Tls),
+            "127.0.0.1:443: TLS handshake: the server's certificate was rejected",
+        );
+        crate::test_reports::not_run(
+            &mut r,
+            |id| id.stage() > vantage_agent::catalog::Stage::Tls,
+            "the TLS handshake failed",
+        );
+    }
+    r
+}
+
+/// Red team round 12, D2 (a) and (b): a region that connects to every scheduled target but
+/// refuses the chain another region verified (its trust store lacks the issuer:
+/// probe.trust-store) or judges it expired with a clock 25 days ahead (probe.clock-skew) left
+/// every target unknown while `reached` counted it as a region whose vantage did its job:
+/// never degraded, so VantageTargetUnknown fired for each target and no alert named the
+/// region. Now it is degraded after MIN_TARGETS targets, and heals when it verifies again.
+#[test]
+fn a_region_whose_trust_store_or_clock_fails_most_targets_is_degraded() {
+    let eu = || tls_seen("eu", LEAF, TlsVerdict::Accepted, NOW);
+    for (ap, fault) in [
+        (
+            tls_seen("ap", LEAF, TlsVerdict::UnknownIssuer, NOW),
+            "trust store",
+        ),
+        (
+            tls_seen("ap", LEAF, TlsVerdict::Expired, NOW + 25 * DAY),
+            "clock",
+        ),
+    ] {
+        // The premise: the merge names the vantage's fault, not the target's.
+        let reported = [eu(), ap.clone()];
+        let refs: Vec<&RegionResult> = reported.iter().collect();
+        assert_eq!(
+            crate::merge::vantage_tls::faults(&reported[1], &refs).len(),
+            1,
+            "{fault}"
+        );
+        let h = scheduled(&["a", "b", "c"]);
+        record_each(&h, &["a", "b"], || vec![eu(), ap.clone()]);
+        assert!(
+            h.regions().is_empty(),
+            "{fault}: two targets are not enough"
+        );
+        h.record(&report("c", vec![eu(), ap.clone()]));
+        assert_eq!(h.regions(), BTreeSet::from(["ap".to_string()]), "{fault}");
+        assert_eq!(h.len(), 6, "{fault}: a verdict per region and target");
+        // Its trust store or clock is fixed: two of three targets verify again.
+        record_each(&h, &["a", "b"], || {
+            vec![eu(), tls_seen("ap", LEAF, TlsVerdict::Accepted, NOW)]
+        });
+        assert!(h.regions().is_empty(), "{fault}: healed");
+    }
+}
+
+/// What the merge keeps as the target's TLS never makes a region degraded: a chain refused
+/// everywhere (no region verified it: the target's certificate) and another chain refused
+/// in one region (a different edge, presented only there).
+#[test]
+fn a_tls_failure_that_is_the_targets_degrades_nobody() {
+    for (eu, ap, why) in [
+        (
+            tls_seen("eu", LEAF, TlsVerdict::UnknownIssuer, NOW),
+            tls_seen("ap", LEAF, TlsVerdict::UnknownIssuer, NOW),
+            "the same chain refused everywhere",
+        ),
+        (
+            tls_seen("eu", LEAF, TlsVerdict::Accepted, NOW),
+            tls_seen("ap", OTHER_LEAF, TlsVerdict::UnknownIssuer, NOW),
+            "another chain in ap",
+        ),
+        (
+            tls_seen("eu", LEAF, TlsVerdict::Accepted, NOW),
+            tls_seen("ap", OTHER_LEAF, TlsVerdict::Expired, NOW + 25 * DAY),
+            "another chain judged with a far clock",
+        ),
+    ] {
+        let h = all_three(|| vec![eu.clone(), ap.clone()]);
+        assert!(h.regions().is_empty(), "{why}");
+        assert_eq!(h.len(), 6, "{why}: both connected, a verdict per run");
+    }
 }

@@ -1,6 +1,6 @@
 //! What a degraded vantage's result counts for (`checks.md` 3, `fleet.vantage-degraded`, and
 //! 4.1). A region is degraded when its own failures (its resolver, its routes, connects to
-//! addresses other regions reach) fail most scheduled targets
+//! addresses other regions reach, its TLS trust store or clock) fail most scheduled targets
 //! (`coordinator/src/checks/degraded.rs`). That excuses only failures that are its own on this
 //! target too: a connect (`net.connect`, `net.ipv6`) that failed on an address another region
 //! connected to, or, checked alone, on a target nothing contradicts. A zone's answer (NXDOMAIN,
@@ -57,7 +57,7 @@ pub(crate) fn note(discounted: &[&RegionResult], regions: &[&RegionResult], acc:
                     _ => "other regions connected where it failed",
                 };
                 format!(
-                    "{}: {} {} (the region fails most scheduled targets at its own resolver, route or egress, and {why}: not counted against this target)",
+                    "{}: {} {} (the region fails most scheduled targets by faults of its own (resolver, route, egress, trust store or clock), and {why}: not counted against this target)",
                     r.region, c.id, c.observed
                 )
             })

@@ -423,3 +423,60 @@ fn a_region_on_the_public_roots_refusing_a_private_chain_names_both_sides() {
     assert_eq!(ids(&m), vec!["probe.trust-store"], "{:?}", m.findings);
     assert!(!words(&m).contains("public CA"), "{}", words(&m));
 }
+
+/// Red team round 12, D2: a region whose trust store or clock fails most scheduled targets
+/// is now degraded (`checks::degraded`). Being degraded hides nothing: a blocking fault
+/// another region saw blocks beside b's probe.trust-store or probe.clock-skew, and what b
+/// itself observed past its clock's judgement (a high failure) blocks too. The decision is
+/// the same whether or not b is degraded, and never pass.
+#[test]
+fn a_degraded_trust_store_or_clock_region_hides_no_fault() {
+    let with_method_unknown = |mut r: RegionResult| {
+        fail(
+            &mut r,
+            "method.unknown",
+            Severity::High,
+            "an unknown method got 200",
+        );
+        r
+    };
+    let trust = refused(
+        "b",
+        LEAF,
+        TlsVerdict::UnknownIssuer,
+        NOW,
+        "127.0.0.1:443: TLS handshake: the server's certificate was rejected: it is not signed by an authority this vantage trusts (unknown issuer: …)",
+    );
+    for (regions, vantage, seen_in) in [
+        // Another region saw it; b did not get past TLS.
+        (
+            vec![with_method_unknown(accepted("a")), trust, accepted("c")],
+            FindingId::ProbeTrustStore,
+            "a",
+        ),
+        // b saw it itself; its clock judged only tls.expiry.
+        (
+            vec![
+                accepted("a"),
+                with_method_unknown(clock_ten_days_ahead()),
+                accepted("c"),
+            ],
+            FindingId::ProbeClockSkew,
+            "b",
+        ),
+    ] {
+        let plain = run(regions.clone());
+        let degraded = merge_of(regions, ABC, &["b"]);
+        assert_eq!(degraded, plain, "{vantage}: being degraded changes nothing");
+        assert_eq!(degraded.decision, Decision::Blocked, "{}", degraded.reason);
+        let f = only(&degraded, FindingId::MethodUnknown);
+        assert_eq!(f.severity, Severity::High);
+        assert!(f.regions.contains(&seen_in.to_string()), "{:?}", f.regions);
+        in_b_alone(&degraded, vantage, Severity::Medium);
+        assert!(
+            !ids(&degraded).contains(&"fleet.vantage-degraded"),
+            "{:?}",
+            ids(&degraded)
+        );
+    }
+}

@@ -131,7 +131,7 @@ impl Metrics {
             region_degraded: gauge(
                 r,
                 REGION_DEGRADED,
-                "1 when the region's vantage is degraded (its own resolver, routes or egress fail most scheduled targets other regions reach; the zone's answer never counts).",
+                "1 when the region's vantage is degraded (its own resolver, routes, egress, TLS trust store or clock fail most scheduled targets other regions reach; the zone's answer never counts).",
                 &["region"],
             )?,
             region_info: gauge(
