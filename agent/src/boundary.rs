@@ -1,16 +1,17 @@
 //! Where the run looks for the authorization boundary besides `server/discover`
 //! (`probe::auth::boundary`): `tools/list`, `tools/call` and `subscriptions/listen` behind a
-//! public discovery, and the 2025-11-25 `initialize` of an endpoint whose discovery asked
-//! for authorization.
+//! public discovery; beside a discovery that asked for authorization, `tools/list`,
+//! `tools/call` (and `subscriptions/listen` when the capabilities are known) without a token,
+//! and the 2025-11-25 `initialize`.
 
 use serde_json::Value;
 
 use crate::catalog::CheckId;
 use crate::engine::Engine;
-use crate::model::{Era, Outcome};
+use crate::model::{CheckResult, Era, Outcome, Severity};
 use futures::future::join_all;
 
-use crate::probe::auth::boundary::{self, Behind};
+use crate::probe::auth::boundary::{self, Behind, Beside};
 use crate::probe::auth::AuthStage;
 use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
@@ -60,13 +61,8 @@ impl Engine {
         let ask = |b: Behind| {
             let stage = &stage;
             async move {
-                let id = match b {
-                    Behind::ToolsList => boundary::TOOLS_LIST_ID,
-                    Behind::ToolsCall => boundary::TOOLS_CALL_ID,
-                    Behind::Listen(_) => boundary::LISTEN_ID,
-                };
                 let ex = stage
-                    .send_read(&b.request(id), b.read())
+                    .send_read(&b.request(b.id()), b.read())
                     .await
                     .ok()
                     .filter(boundary::shows_boundary);
@@ -141,44 +137,99 @@ impl Engine {
     /// Discovery asked for authorization: the other requests the token probes must also be
     /// refused on. `initialize` is the one the run sent without a token (no credential
     /// given), or `None` to send one now; a legacy path that serves it fails
-    /// `auth.challenge` whatever credential was given.
+    /// `auth.challenge` whatever credential was given. Past discovery (era not legacy-only)
+    /// `tools/list` and `tools/call` (a tool no server has) are asked without a token, and
+    /// `subscriptions/listen` when `caps` (the capabilities an authenticated discover
+    /// answered; unknown without a credential) make it valid, all at once: each that shows
+    /// the boundary gets the random token too; one the MCP layer serves without a token is
+    /// a bypass (`auth.challenge`, [`boundary::beside`]); one not observed leaves the
+    /// random token's verdict `unknown` with the reason.
     pub(crate) async fn boundary_beside_discover(
         &self,
         stage: &AuthStage<'_>,
         unauth: &Exchange,
         initialize: Option<&Exchange>,
         era: Era,
+        caps: Option<&Value>,
         run: &mut Run<'_>,
     ) {
-        if era != Era::Modern {
-            let sent;
-            let init = match initialize {
-                Some(i) => Some(i),
-                None => {
-                    sent = stage
+        let mut asked = Vec::new();
+        if era != Era::Legacy {
+            asked.extend([Behind::ToolsList, Behind::ToolsCall]);
+            asked.extend(caps.and_then(listen::filter).map(Behind::Listen));
+        }
+        let ask = |b: Behind| async move {
+            let got = stage.send_read(&b.request(b.id()), b.read()).await;
+            (b, got)
+        };
+        let legacy = async {
+            match (era, initialize) {
+                (Era::Modern, _) => None,
+                (_, Some(i)) => Some(Some(i.clone())),
+                (_, None) => Some(
+                    stage
                         .send(&ProbeRequest::legacy_initialize(era::INITIALIZE_ID))
                         .await
-                        .ok();
-                    sent.as_ref()
-                }
-            };
+                        .ok(),
+                ),
+            }
+        };
+        let (init, answers) = tokio::join!(legacy, join_all(asked.into_iter().map(ask)));
+        let mut open: Vec<Verdict> = Vec::new();
+        if let Some(init) = init {
             run.st.paths.initialize = true;
-            if let Some(mut v) = init.and_then(|i| boundary::legacy_open(unauth, i)) {
+            if let Some(v) = init.as_ref().and_then(|i| boundary::legacy_open(unauth, i)) {
                 run.st.paths.initialize_open = true;
-                if let Some(c) = run.rec.get(CheckId::AuthChallenge) {
-                    v.observed
-                        .push_str(&format!("; server/discover's challenge: {}", c.observed));
-                }
-                run.rec.record_ms(CheckId::AuthChallenge, v, 0);
+                open.push(v);
             }
         }
-        if era != Era::Legacy {
-            if let Ok(ex) = stage.send(&boundary::tools_list_request()).await {
-                if boundary::shows_boundary(&ex) {
-                    let scope = boundary::challenge_scope(&ex);
-                    run.st.paths.behind.push((Behind::ToolsList, scope));
+        for (b, got) in answers {
+            match boundary::beside(unauth, &b, &got) {
+                Beside::Boundary => {
+                    let scope = got.as_ref().ok().and_then(boundary::challenge_scope);
+                    run.st.paths.behind.push((b, scope));
                 }
+                Beside::Open(v) => open.push(v),
+                Beside::Unseen(o) => run.st.paths.unseen.push((b.method(), o)),
+                Beside::NotMcp => {}
             }
+        }
+        if !open.is_empty() {
+            let discover = run.rec.get(CheckId::AuthChallenge).cloned();
+            run.rec
+                .record_ms(CheckId::AuthChallenge, with_open(discover, open), 0);
         }
     }
+}
+
+/// `auth.challenge` once requests past a protected discovery were served (or answered by
+/// the MCP layer) without a token: the worst of those verdicts and the discover challenge's
+/// own, every observation named (the discover challenge's last).
+fn with_open(discover: Option<CheckResult>, open: Vec<Verdict>) -> Verdict {
+    let rank = |o: Outcome, s: Option<Severity>| match o {
+        Outcome::Fail => 2 + s.map_or(0, |s| s as usize),
+        Outcome::Warn => 1,
+        _ => 0,
+    };
+    let mut worst = open
+        .iter()
+        .max_by_key(|v| rank(v.outcome, v.severity))
+        .cloned()
+        .unwrap_or_else(|| Verdict::skip(""));
+    worst.observed = open
+        .iter()
+        .map(|v| v.observed.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    if let Some(c) = discover {
+        if rank(c.outcome, c.severity) > rank(worst.outcome, worst.severity) {
+            worst.outcome = c.outcome;
+            worst.severity = c.severity;
+            worst.cause = c.cause;
+        }
+        worst
+            .observed
+            .push_str(&format!("; server/discover's challenge: {}", c.observed));
+    }
+    worst
 }

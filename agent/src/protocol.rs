@@ -126,6 +126,8 @@ impl Engine {
                     &unauth,
                     initialize.as_ref().ok(),
                     Era::Unknown,
+                    // No capabilities are known behind the boundary: no listen filter.
+                    None,
                     run,
                 )
                 .await;
@@ -207,13 +209,20 @@ impl Engine {
             (false, _) => unauth.clone(),
         };
         run.st.authenticated = token.is_some();
+        // The capabilities the (authenticated) discover answered: the listen filter of the
+        // boundary looked for beside a protected discovery.
+        let caps = if era::discover_works(&discover) {
+            era::capabilities(&discover)
+        } else {
+            None
+        };
         self.era_and_transport(run, discover, initialize, t).await;
         if run.st.protected {
             let era = run.st.era.unwrap_or(Era::Unknown);
             if run.st.paths.discover {
                 // Sent with the credential, initialize said nothing about the legacy path's
                 // boundary: ask it without one.
-                self.boundary_beside_discover(&auth_stage, &unauth, None, era, run)
+                self.boundary_beside_discover(&auth_stage, &unauth, None, era, caps.as_ref(), run)
                     .await;
             }
             // The token probes ask with a request the era accepts (checks.md 2.5).

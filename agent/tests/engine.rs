@@ -26,6 +26,8 @@ mod run;
 mod auth;
 #[path = "engine/auth_act.rs"]
 mod auth_act;
+#[path = "engine/auth_beside.rs"]
+mod auth_beside;
 #[path = "engine/auth_paths.rs"]
 mod auth_paths;
 #[path = "engine/dns_tls.rs"]

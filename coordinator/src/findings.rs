@@ -385,7 +385,7 @@ vantage_agent::spec_table! {
         }
         AuthChallenge => {
             title: "An unauthenticated request is not refused with 401 and a complete Bearer challenge",
-            remediation: "Answer every unauthenticated request, on every path (a dual-era server's 2025-11-25 initialize too), with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
+            remediation: "Answer every unauthenticated request, on every path and method (a dual-era server's 2025-11-25 initialize, and tools/list and tools/call beside a protected server/discover, too), with 401 and WWW-Authenticate: Bearer resource_metadata=\"…\", scope=\"…\".",
             spec: "MCP 2026-07-28 authorization, Protected Resource Metadata Discovery; RFC 9110 section 11.6.1; RFC 6750 section 3",
             severity: High,
             derived: None,
@@ -399,8 +399,8 @@ vantage_agent::spec_table! {
         }
         AuthAsMetadata => {
             title: "Authorization server metadata is missing or unusable",
-            remediation: "Publish RFC 8414 or OpenID discovery metadata whose `issuer` is identical to the issuer URL, with S256 in code_challenge_methods_supported and https endpoints.",
-            spec: "RFC 8414 section 3.3; MCP 2026-07-28 authorization, Authorization Code Protection",
+            remediation: "Publish RFC 8414 or OpenID discovery metadata, served as application/json, whose `issuer` is identical to the issuer URL, with S256 in code_challenge_methods_supported and https endpoints.",
+            spec: "RFC 8414 sections 3.2 and 3.3; MCP 2026-07-28 authorization, Authorization Code Protection",
             severity: High,
             derived: None,
         }

@@ -101,6 +101,12 @@ async fn each_auth_fault_breaks_its_own_check_alone() {
             Fault::AuthIssuerMismatch,
             &[(CheckId::AuthAsMetadata, Fail, Some(High), None)],
         ),
+        // The authorization server's complete document served as text/html: the same MUST
+        // as the protected resource metadata's (RFC 8414 section 3.2), medium (it passed).
+        (
+            Fault::AuthAsHtmlType,
+            &[(CheckId::AuthAsMetadata, Fail, Some(Medium), None)],
+        ),
         (
             Fault::AuthNoS256,
             &[(CheckId::AuthAsMetadata, Fail, Some(High), None)],
@@ -185,6 +191,11 @@ async fn observations_name_the_rule_that_failed() {
             Fault::AuthPrmHtmlPage,
             CheckId::AuthPrm,
             "no protected resource metadata: ",
+        ),
+        (
+            Fault::AuthAsHtmlType,
+            CheckId::AuthAsMetadata,
+            "served as Content-Type: text/html; charset=utf-8 (the metadata response MUST be application/json, RFC 8414 section 3.2); the document itself is complete",
         ),
     ] {
         let fixture = Fixture::start(&[fault]).await.unwrap();

@@ -55,6 +55,10 @@ async fn each_auth_fault_is_caught_alone() {
         (Fault::AuthPrmHtmlType, &[("auth.prm", Severity::Medium)]),
         (Fault::AuthPrmHtmlPage, &[("auth.prm", High)]),
         (Fault::AuthIssuerMismatch, &[("auth.as-metadata", High)]),
+        (
+            Fault::AuthAsHtmlType,
+            &[("auth.as-metadata", Severity::Medium)],
+        ),
         (Fault::AuthNoS256, &[("auth.as-metadata", High)]),
         (
             Fault::AuthGarbageAccepted,

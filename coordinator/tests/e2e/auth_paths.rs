@@ -5,13 +5,14 @@
 //! public discovery is `auth.credential-required` (exit 3), never `probe.incomplete` (exit
 //! 4). Each check's own observation is the agent's test (`agent/tests/engine/auth_paths.rs`).
 
+use serde_json::Value;
 use vantage_agent::catalog::FindingId;
 use vantage_agent::model::Severity;
 use vantage_coordinator::report::Decision;
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::auth::all_tokens;
-use crate::support::{above_info, check_with, ids, options, vantage};
+use crate::support::{above_info, check_with, ids, options, vantage, vantage_env};
 
 use Severity::{Critical, High};
 
@@ -72,6 +73,25 @@ async fn each_boundary_fault_is_caught_with_every_credential() {
                 ("auth.insufficient-scope", Severity::Low),
                 ("auth.invalid-token-accepted", Critical),
             ],
+            Decision::Blocked,
+        ),
+        // Discovery and tools/list validate the token, tools/call takes any (it was PASS:
+        // the random token never went to tools/call beside a protected discovery).
+        (
+            &[Fault::AuthCallAnyToken],
+            &[("auth.invalid-token-accepted", Critical)],
+            Decision::Blocked,
+        ),
+        // tools/call, or tools/list, served without any token while discovery requires one:
+        // the MCP layer answers past the boundary (tools/list's was PASS).
+        (
+            &[Fault::AuthToolsCallPublic],
+            &[("auth.challenge", High)],
+            Decision::Blocked,
+        ),
+        (
+            &[Fault::AuthToolsListPublic],
+            &[("auth.challenge", High)],
             Decision::Blocked,
         ),
         // 403 with a Bearer challenge: the boundary with the wrong status, not a WAF.
@@ -170,4 +190,121 @@ async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
             String::from_utf8_lossy(&with_token.stdout)
         );
     }
+}
+
+/// `vantage check URL --token-env VT -f json` against the fixture with `faults`: the exit
+/// code and the report.
+async fn check_json(faults: &[Fault]) -> (Option<i32>, Value) {
+    let fixture = Fixture::start(faults).await.unwrap();
+    let out = vantage_env(
+        &[
+            "check",
+            &fixture.url(),
+            "--token-env",
+            "VT",
+            "-f",
+            "json",
+            "-o",
+            "-",
+        ],
+        &[("VT", FIXTURE_TOKEN)],
+    )
+    .await;
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// The only region's check `id`: (outcome, severity, observed).
+fn check_of(report: &Value, id: &str) -> (String, Value, String) {
+    let c = report["regions"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("{id} missing"));
+    (
+        c["outcome"].as_str().unwrap().to_string(),
+        c["severity"].clone(),
+        c["observed"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// Round 15 (AUTHP): discovery and tools/list answer 401 with a Bearer challenge, tools/call
+/// lets any bearer token through. Through `vantage check --token-env` it was PASS (exit 0):
+/// the random token went to discover and tools/list only. Now it is blocked (exit 2),
+/// `auth.garbage-token` critical naming tools/call, found as auth.invalid-token-accepted.
+/// The control (the clean protected fixture) stays pass (exit 0), the random token refused
+/// on tools/call too.
+#[tokio::test]
+async fn tools_call_taking_any_token_beside_a_protected_discovery_blocks_vantage_check() {
+    let (code, report) = check_json(&[Fault::AuthCallAnyToken]).await;
+    assert_eq!(code, Some(2), "{report:#}");
+    assert_eq!(report["decision"], "blocked");
+    let (outcome, severity, observed) = check_of(&report, "auth.garbage-token");
+    assert_eq!(
+        (outcome.as_str(), &severity),
+        ("fail", &Value::from("critical")),
+        "{observed}"
+    );
+    assert!(observed.starts_with("tools/call: 200"), "{observed}");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "auth.invalid-token-accepted")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(f["severity"], "critical");
+    assert!(
+        f["evidence"].to_string().contains("tools/call: 200"),
+        "{}",
+        f["evidence"]
+    );
+
+    let (code, report) = check_json(&[Fault::Protected]).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["decision"], "pass");
+    let (outcome, _, observed) = check_of(&report, "auth.garbage-token");
+    assert_eq!(outcome, "pass", "{observed}");
+    for needle in ["server/discover: 401", "tools/list: 401", "tools/call: 401"] {
+        assert!(observed.contains(needle), "{needle}: {observed}");
+    }
+}
+
+/// tools/call served without any token while discovery requires one: blocked (exit 2),
+/// `auth.challenge` high with both requests named; and tools/call rate limited without a
+/// token: nothing about its boundary was observed, so the decision is unknown (exit 4),
+/// never pass.
+#[tokio::test]
+async fn tools_call_open_or_unseen_beside_a_protected_discovery_never_passes() {
+    let (code, report) = check_json(&[Fault::AuthToolsCallPublic]).await;
+    assert_eq!(code, Some(2), "{report:#}");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "auth.challenge")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(f["severity"], "high");
+    let evidence = f["evidence"].to_string();
+    assert!(
+        evidence.contains("tools/call served without a token while server/discover requires one")
+            && evidence.contains("server/discover (no Authorization) answered 401"),
+        "{evidence}"
+    );
+
+    let (code, report) = check_json(&[Fault::AuthCallRateLimited]).await;
+    assert_eq!(code, Some(4), "{report:#}");
+    assert_eq!(report["decision"], "unknown");
+    let (outcome, _, observed) = check_of(&report, "auth.garbage-token");
+    assert_eq!(outcome, "unknown", "{observed}");
+    assert!(
+        observed.contains("tools/call: rate limited: answered 429"),
+        "{observed}"
+    );
 }

@@ -11,7 +11,10 @@ use serde_json::{json, Map, Value};
 use super::challenge;
 use crate::model::{Era, Outcome, Severity};
 use crate::probe::era;
-use crate::probe::http::{Exchange, ProbeRequest, SseRead, ABSENT_NAME};
+use crate::probe::http::{
+    same_id, Exchange, ExchangeError, ProbeRequest, Rpc, SseRead, ABSENT_NAME,
+};
+use crate::probe::reason::{self, Other, Subject};
 use crate::probe::verdict::Verdict;
 
 /// The JSON-RPC id of the unauthenticated `tools/list` that looks for the boundary.
@@ -60,6 +63,16 @@ impl Behind {
                 id,
                 Map::from_iter([("notifications".to_string(), Value::Object(filter.clone()))]),
             ),
+        }
+    }
+
+    /// The JSON-RPC id this request is asked with, without a token, when the boundary is
+    /// looked for.
+    pub fn id(&self) -> i64 {
+        match self {
+            Behind::ToolsList => TOOLS_LIST_ID,
+            Behind::ToolsCall => TOOLS_CALL_ID,
+            Behind::Listen(_) => LISTEN_ID,
         }
     }
 
@@ -117,9 +130,85 @@ pub fn challenge_scope(ex: &Exchange) -> Option<String> {
         .and_then(|c| c.param("scope").map(str::to_string))
 }
 
-/// The unauthenticated `tools/list` that looks for the boundary behind a public discovery.
-pub fn tools_list_request() -> ProbeRequest {
-    Behind::ToolsList.request(TOOLS_LIST_ID)
+/// What an unauthenticated request past a protected `server/discover` showed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Beside {
+    /// The authorization layer answered (a 401, or a 403 with a Bearer challenge): the
+    /// random token goes there too.
+    Boundary,
+    /// The MCP layer answered it without any token: the `auth.challenge` verdict on that.
+    Open(Verdict),
+    /// Not observed: no answer, an answer not seen whole, or one given for another reason
+    /// (a rate limit, 502-504, a bare 500 or 403): whether it asks for authorization is
+    /// unknown.
+    Unseen(Other),
+    /// Answered, neither by the authorization layer nor with an MCP answer to this request
+    /// (a 404 page, a bare 400): no boundary there, and nothing served either.
+    NotMcp,
+}
+
+/// Judge the unauthenticated answer `got` to `b` (asked with [`Behind::id`]) beside a
+/// `server/discover` that asked for authorization (`discover`, its unauthenticated answer).
+/// The MCP layer answering a request past a protected discovery without a credential is an
+/// authorization bypass, like the open legacy path ([`legacy_open`]): the tool list served,
+/// or a tool call dispatched (a result, or the unknown tool's -32602: the name was looked
+/// up), fails high. Any other answer from the MCP layer (another JSON-RPC error, a listen
+/// stream opened) is not the request served, so it is a low warning that says so.
+pub fn beside(discover: &Exchange, b: &Behind, got: &Result<Exchange, ExchangeError>) -> Beside {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => return Beside::Unseen(reason::unanswered(e)),
+    };
+    if shows_boundary(ex) {
+        return Beside::Boundary;
+    }
+    if let Some(o) = reason::another_reason(ex, Subject::Rule, false) {
+        return Beside::Unseen(o);
+    }
+    if let Some(cut) = era::cut_by_cap(ex, Subject::Rule) {
+        return Beside::Unseen(reason::unanswered(&cut));
+    }
+    let method = b.method();
+    let head = format!(
+        "{method} (no Authorization) answered {}, server/discover (no Authorization) answered {}",
+        ex.summary(),
+        discover.summary()
+    );
+    let served = |what: &str| {
+        Beside::Open(Verdict::fail(
+            Severity::High,
+            format!("{method} served without a token while server/discover requires one: {head}; {what}"),
+        ))
+    };
+    let answered = |what: &str| {
+        Beside::Open(Verdict::warn(
+            Severity::Low,
+            format!("{method} answered by the MCP layer without a token while server/discover requires one: {head}; {what}"),
+        ))
+    };
+    let asked = serde_json::json!(b.id());
+    match (b, ex.rpc()) {
+        (Behind::Listen(_), _) if (200..300).contains(&ex.status) && ex.is_sse() => answered(
+            "the stream was opened for a client without a credential (only its status and headers were read): if it is meant to be public, so can discovery be; if not, it needs the boundary too",
+        ),
+        (Behind::ToolsList, Some(Rpc::Result { id, .. }))
+            if (200..300).contains(&ex.status) && same_id(&id, &asked) =>
+        {
+            served("the MCP layer lists the tools to any client without a credential")
+        }
+        (Behind::ToolsCall, Some(Rpc::Result { id, .. }))
+            if (200..300).contains(&ex.status) && same_id(&id, &asked) =>
+        {
+            served("the MCP layer takes tool calls from any client without a credential")
+        }
+        (Behind::ToolsCall, Some(Rpc::Error { id, code: -32602, .. })) if same_id(&id, &asked) => {
+            served("the MCP layer dispatched the tool call (it looked up the tool's name, one no server has) for a client without a credential: a real tool is called the same way")
+        }
+        (_, Some(Rpc::Error { id, .. })) if same_id(&id, &asked) => answered(
+            "not the authorization layer's 401, and not the request served either, so whether the MCP layer serves it without a credential was not observed",
+        ),
+        _ => Beside::NotMcp,
+    }
 }
 
 /// Which requests answered the authorization layer without a token, and so must refuse a
@@ -139,6 +228,10 @@ pub struct Paths {
     pub initialize: bool,
     /// `initialize` was served without any token: the legacy path has no boundary.
     pub initialize_open: bool,
+    /// The requests past a protected discovery whose unauthenticated answer was not
+    /// observed ([`Beside::Unseen`]), each with why: whether the random token must be
+    /// refused there is unknown.
+    pub unseen: Vec<(&'static str, Other)>,
 }
 
 impl Paths {

@@ -111,3 +111,171 @@ fn the_worst_of_several_token_probes_says_which_request_it_is_about() {
         (Outcome::Pass, "server/discover: 401; tools/list: 401")
     );
 }
+
+/// What an unauthenticated request beside a protected discovery shows (round 15, AUTHP):
+/// the authorization layer's answer is the boundary (the random token goes there); the MCP
+/// layer serving it without a token is a bypass; an answer for another reason, or none, is
+/// not observed (never "no boundary there"); anything else is not judged.
+#[test]
+fn a_request_beside_a_protected_discovery_is_the_boundary_a_bypass_or_unseen() {
+    let discover = refused(401, Some(BEARER));
+    let json = |status: u16, body: serde_json::Value| -> Result<Exchange, ExchangeError> {
+        Ok(answer_with(
+            status,
+            Some("application/json"),
+            Body::Json(body),
+            &[],
+        ))
+    };
+    let call = Behind::ToolsCall;
+    let list = Behind::ToolsList;
+    let listen = Behind::Listen(serde_json::Map::from_iter([(
+        "toolsListChanged".to_string(),
+        json!(true),
+    )]));
+    for b in [&list, &call, &listen] {
+        assert_eq!(
+            beside(&discover, b, &Ok(refused(401, Some(BEARER)))),
+            Beside::Boundary
+        );
+        assert_eq!(
+            beside(&discover, b, &Ok(refused(401, None))),
+            Beside::Boundary
+        );
+        assert_eq!(
+            beside(&discover, b, &Ok(refused(403, Some(BEARER)))),
+            Beside::Boundary
+        );
+    }
+    // Served without any token: the tool call dispatched (the unknown tool looked up), the
+    // tool list served: high, naming both requests and what each answered.
+    let open = |b: &Behind, got: Result<Exchange, ExchangeError>| match beside(&discover, b, &got) {
+        Beside::Open(v) => v,
+        other => panic!("{b:?}: not open: {other:?}"),
+    };
+    let v = open(
+        &call,
+        json(
+            200,
+            json!({"jsonrpc": "2.0", "id": TOOLS_CALL_ID, "error": {"code": -32602, "message": "Unknown tool: __vantage_probe_absent__"}}),
+        ),
+    );
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        v.observed.starts_with("tools/call served without a token while server/discover requires one: tools/call (no Authorization) answered 200 application/json JSON-RPC error -32602"),
+        "{}",
+        v.observed
+    );
+    assert!(
+        v.observed
+            .contains("server/discover (no Authorization) answered 401"),
+        "{}",
+        v.observed
+    );
+    let v = open(
+        &list,
+        json(
+            200,
+            json!({"jsonrpc": "2.0", "id": TOOLS_LIST_ID, "result": {"tools": []}}),
+        ),
+    );
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        v.observed.starts_with("tools/list served without a token"),
+        "{}",
+        v.observed
+    );
+    // Another JSON-RPC error from the MCP layer (it may refuse at its own layer): not the
+    // request served, a low warning that says what was seen.
+    let v = open(
+        &call,
+        json(
+            200,
+            json!({"jsonrpc": "2.0", "id": TOOLS_CALL_ID, "error": {"code": -32001, "message": "Unauthorized"}}),
+        ),
+    );
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    assert!(
+        v.observed
+            .starts_with("tools/call answered by the MCP layer without a token"),
+        "{}",
+        v.observed
+    );
+    assert!(v.observed.contains("was not observed"), "{}", v.observed);
+    let sse = answer_with(200, Some("text/event-stream"), Body::Unread, &[]);
+    let v = open(&listen, Ok(sse));
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Warn, Some(Severity::Low))
+    );
+    // Not an answer to this request (another id), or no MCP answer at all: not judged.
+    assert_eq!(
+        beside(
+            &discover,
+            &list,
+            &json(
+                200,
+                json!({"jsonrpc": "2.0", "id": 99, "result": {"tools": []}})
+            )
+        ),
+        Beside::NotMcp
+    );
+    let page = answer_with(
+        404,
+        Some("text/html"),
+        Body::Other {
+            excerpt: "<h1>404</h1>".into(),
+            len: 12,
+            invalid_json: false,
+        },
+        &[],
+    );
+    assert_eq!(beside(&discover, &call, &Ok(page)), Beside::NotMcp);
+    // Not observed: a rate limit, an unavailable server or gateway, a bare 500 or 403, no
+    // answer (a reset, the vantage's own timeout): unknown for that cause, never a pass.
+    let unseen = |b: &Behind, got: Result<Exchange, ExchangeError>| match beside(&discover, b, &got)
+    {
+        Beside::Unseen(o) => o,
+        other => panic!("{b:?}: not unseen: {other:?}"),
+    };
+    for status in [429, 502, 503, 504, 500, 403] {
+        let o = unseen(
+            &call,
+            Ok(answer_with(
+                status,
+                None,
+                Body::Empty,
+                &[("retry-after", "60")],
+            )),
+        );
+        assert_eq!(o.cause, Cause::OtherReason, "{status}");
+        assert!(
+            o.head.contains(&format!("answered {status}")),
+            "{status}: {}",
+            o.head
+        );
+    }
+    for cause in [Cause::Reset, Cause::Timeout] {
+        let e = ExchangeError {
+            cause,
+            message: "connection reset by peer".into(),
+        };
+        let o = unseen(&call, Err(e));
+        assert_eq!(o.cause, cause);
+        assert!(
+            o.head
+                .starts_with("not answered (connection reset by peer)"),
+            "{}",
+            o.head
+        );
+    }
+}

@@ -34,18 +34,19 @@ impl AuthStage<'_> {
     }
 
     /// Fetch `url` (kept in `fetched`) and note in `tried` how it went: its JSON document,
-    /// where it came from and why its type is not `application/json` (if it is not), when
-    /// it answered with one.
+    /// where it came from and why its type is not `application/json` by `rule` (if it is
+    /// not), when it answered with one.
     async fn look(
         &self,
         url: Url,
+        rule: &str,
         tried: &mut Tried,
         fetched: &mut Vec<Fetched>,
     ) -> Option<(Doc, String, Option<String>)> {
         let f = self.fetch(url).await;
         let doc = f.json().cloned();
         let place = f.place();
-        let not_json = f.not_json_type();
+        let not_json = f.not_json_type(rule);
         match f.unseen(self.policy()) {
             Some(u) => {
                 tried.lines.push(u.line.clone());
@@ -78,7 +79,10 @@ impl AuthStage<'_> {
         };
         let mut tried = Tried::default();
         for url in candidates {
-            if let Some((doc, place, not_json)) = self.look(url, &mut tried, fetched).await {
+            if let Some((doc, place, not_json)) = self
+                .look(url, metadata::PRM_TYPE_RULE, &mut tried, fetched)
+                .await
+            {
                 let (mut problems, found) = metadata::prm_problems(&doc, self.target);
                 let v = if !problems.is_empty() {
                     problems.extend(not_json);
@@ -132,6 +136,7 @@ impl AuthStage<'_> {
         let mut unseen = Vec::new();
         let mut causes: Vec<Unseen> = Vec::new();
         let mut good = Vec::new();
+        let mut typed = Vec::new();
         for issuer in issuers.iter().take(MAX_ISSUERS) {
             let Ok(url) = Url::parse(issuer) else {
                 problems.push(format!("issuer \"{issuer}\" is not a URL"));
@@ -140,7 +145,10 @@ impl AuthStage<'_> {
             let mut matched = false;
             let mut tried = Tried::default();
             for candidate in metadata::as_candidates(&url) {
-                let Some((doc, place, _)) = self.look(candidate, &mut tried, fetched).await else {
+                let Some((doc, place, not_json)) = self
+                    .look(candidate, metadata::AS_TYPE_RULE, &mut tried, fetched)
+                    .await
+                else {
                     continue;
                 };
                 let got = doc
@@ -154,11 +162,18 @@ impl AuthStage<'_> {
                     continue;
                 }
                 matched = true;
-                let p = metadata::as_problems(&doc);
-                if p.is_empty() {
-                    good.push(format!("{issuer} ({place})"));
-                } else {
-                    problems.push(format!("{issuer}: {}", p.join("; ")));
+                let mut p = metadata::as_problems(&doc);
+                match not_json {
+                    None if p.is_empty() => good.push(format!("{issuer} ({place})")),
+                    // As for the protected resource metadata: a MUST broken, but clients
+                    // read the body whatever its type: medium, never a pass.
+                    Some(why) if p.is_empty() => typed.push(format!(
+                        "{issuer} ({place}): {why}; the document itself is complete (identical issuer, S256)"
+                    )),
+                    _ => {
+                        p.extend(not_json);
+                        problems.push(format!("{issuer}: {}", p.join("; ")));
+                    }
                 }
                 break;
             }
@@ -180,8 +195,12 @@ impl AuthStage<'_> {
             }
         }
         if !problems.is_empty() {
+            problems.extend(typed);
             problems.extend(unseen);
             Verdict::fail(Severity::High, problems.join("; "))
+        } else if !typed.is_empty() {
+            typed.extend(unseen);
+            Verdict::fail(Severity::Medium, typed.join("; "))
         } else if let Some(v) = not_observed("authorization server metadata", &causes, &unseen) {
             v
         } else {

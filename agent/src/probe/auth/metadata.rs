@@ -24,9 +24,13 @@ pub struct Fetched {
 }
 
 impl Fetched {
-    /// Why the answer that served [`Fetched::json`] is not typed `application/json`.
-    pub fn not_json_type(&self) -> Option<String> {
-        self.outcome.as_ref().ok().and_then(not_json_type)
+    /// Why the answer that served [`Fetched::json`] is not typed `application/json`
+    /// (`rule`: the RFC section that types this document).
+    pub fn not_json_type(&self, rule: &str) -> Option<String> {
+        self.outcome
+            .as_ref()
+            .ok()
+            .and_then(|ex| not_json_type(ex, rule))
     }
 
     /// The JSON object served with a 200, if any.
@@ -112,19 +116,35 @@ fn with_path(base: &Url, path: &str) -> Option<Url> {
     Some(u)
 }
 
-/// Why a metadata answer's `Content-Type` is not `application/json` (RFC 9728 section 3.2:
-/// the metadata response uses `application/json`; parameters such as `charset` are fine),
-/// or `None` when it is.
-pub fn not_json_type(ex: &Exchange) -> Option<String> {
+/// The rule that types protected resource metadata: RFC 9728 section 3.2.
+pub const PRM_TYPE_RULE: &str = "RFC 9728 section 3.2";
+/// The rule that types authorization server metadata: RFC 8414 section 3.2.
+pub const AS_TYPE_RULE: &str = "RFC 8414 section 3.2";
+
+/// Why a metadata answer's `Content-Type` is not JSON (`rule`, [`PRM_TYPE_RULE`] or
+/// [`AS_TYPE_RULE`]: the metadata response uses `application/json`; parameters such as
+/// `charset` are fine, and so is a structured `application/<x>+json` type, JSON by
+/// definition), or `None` when it is.
+pub fn not_json_type(ex: &Exchange, rule: &str) -> Option<String> {
     let ct = ex.header("content-type");
     let media = ct
         .and_then(|v| v.split(';').next())
         .map(|m| m.trim().to_ascii_lowercase());
-    if media.as_deref() == Some("application/json") {
+    let json = media.as_deref().is_some_and(|m| {
+        m == "application/json"
+            || m.strip_prefix("application/")
+                .and_then(|sub| sub.strip_suffix("+json"))
+                .is_some_and(|x| {
+                    !x.is_empty()
+                        && x.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.".contains(c))
+                })
+    });
+    if json {
         return None;
     }
     Some(format!(
-        "served as {} (the metadata response MUST be application/json, RFC 9728 section 3.2)",
+        "served as {} (the metadata response MUST be application/json, {rule})",
         ct.map_or("no Content-Type".to_string(), |c| format!(
             "Content-Type: {c}"
         ))
@@ -297,21 +317,31 @@ mod tests {
     #[test]
     fn metadata_must_be_typed_application_json() {
         use crate::probe::test_support::answer_with;
-        let typed = |ct: Option<&str>| {
-            let headers: Vec<(&'static str, &str)> =
-                ct.map(|c| ("content-type", c)).into_iter().collect();
-            not_json_type(&answer_with(200, None, Body::Empty, &headers))
-        };
-        assert_eq!(typed(Some("application/json")), None);
-        assert_eq!(typed(Some("Application/JSON; charset=utf-8")), None);
-        let html = typed(Some("text/html; charset=utf-8")).unwrap();
-        assert!(
-            html.contains("served as Content-Type: text/html; charset=utf-8"),
-            "{html}"
-        );
-        assert!(html.contains("MUST be application/json"), "{html}");
-        assert!(typed(None).unwrap().contains("no Content-Type"));
-        assert!(typed(Some("application/jsonp")).is_some());
+        for rule in [PRM_TYPE_RULE, AS_TYPE_RULE] {
+            let typed = |ct: Option<&str>| {
+                let headers: Vec<(&'static str, &str)> =
+                    ct.map(|c| ("content-type", c)).into_iter().collect();
+                not_json_type(&answer_with(200, None, Body::Empty, &headers), rule)
+            };
+            assert_eq!(typed(Some("application/json")), None);
+            assert_eq!(typed(Some("Application/JSON; charset=utf-8")), None);
+            // A structured +json type is JSON by definition (RFC 6839).
+            assert_eq!(typed(Some("application/oauth-authz-metadata+json")), None);
+            assert_eq!(typed(Some("application/problem+json; charset=utf-8")), None);
+            let html = typed(Some("text/html; charset=utf-8")).unwrap();
+            assert!(
+                html.contains("served as Content-Type: text/html; charset=utf-8"),
+                "{html}"
+            );
+            assert!(
+                html.contains(&format!("MUST be application/json, {rule}")),
+                "{html}"
+            );
+            assert!(typed(None).unwrap().contains("no Content-Type"));
+            assert!(typed(Some("application/jsonp")).is_some());
+            assert!(typed(Some("application/+json")).is_some());
+            assert!(typed(Some("text/plain+json")).is_some());
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@
 
 use std::time::Instant;
 
+use futures::future::join_all;
+
 use secrecy::SecretString;
 
 use super::boundary::{worst, Paths, TokenProbe};
@@ -189,12 +191,31 @@ impl AuthStage<'_> {
     /// result being the token let through, or refused by the authorization layer).
     async fn garbage(&self, era: Era, paths: &Paths, garbage: &SecretString) -> Verdict {
         const WHAT: &str = "a random bearer token";
-        let mut verdicts = Vec::new();
-        for probe in paths.primary(era).into_iter().chain(paths.others()) {
-            verdicts.push((
+        // Every request that asked for authorization at once (no extra round-trip for each).
+        let probes: Vec<TokenProbe> = paths
+            .primary(era)
+            .into_iter()
+            .chain(paths.others())
+            .collect();
+        let mut verdicts: Vec<(&str, Verdict)> = join_all(probes.iter().map(|probe| async move {
+            (
                 probe.method,
-                self.token_probe(&probe, garbage, |ex| must_refuse(ex, WHAT))
+                self.token_probe(probe, garbage, |ex| must_refuse(ex, WHAT))
                     .await,
+            )
+        }))
+        .await;
+        // A request past a protected discovery whose token-less answer was not observed may
+        // ask for authorization and let any token through: no evidence either way (4.1).
+        for (method, o) in &paths.unseen {
+            verdicts.push((
+                method,
+                Verdict::unknown(
+                    o.cause,
+                    o.explain(&format!(
+                        "whether {method} asks for authorization without a token (so whether the random token must be refused there; it was not sent)"
+                    )),
+                ),
             ));
         }
         if paths.initialize && era != Era::Legacy {
