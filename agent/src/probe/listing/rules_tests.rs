@@ -391,14 +391,14 @@ fn a_list_result_that_is_not_complete_fails() {
         r.metas[1].result_type = Some(t.clone());
         let v = list_shape(Some(&r), true);
         expect(
-            &format!("list_shape {t}"),
+            format!("list_shape {t}"),
             &v,
             FAIL_MEDIUM,
             &["page 2", words],
         );
         let v = cache_hints(&[&r]);
         expect(
-            &format!("cache_hints {t}"),
+            format!("cache_hints {t}"),
             &v,
             FAIL_MEDIUM,
             &["1 of 2 tools/list pages carry resultType", words],
