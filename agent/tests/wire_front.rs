@@ -53,9 +53,10 @@ enum Mode {
     /// initialize (the 2025-11-25 path) is served with a foreign Origin: the front drops
     /// the header before passing it on.
     LegacyOriginServed,
-    /// The transport probes' requests on tools/list (JSON-RPC ids 120-133) are rate limited:
-    /// 429 with Retry-After; the listing's own tools/list and the tools/list control pass.
-    ToolsListProbes429,
+    /// The transport probes' requests on tools/list (JSON-RPC ids 120-133) are refused for
+    /// another reason, with this status (429 and 503 with Retry-After, 401 with a Bearer
+    /// challenge); the listing's own tools/list and the tools/list control pass.
+    ToolsListProbesRefused(u16),
 }
 
 #[derive(Clone)]
@@ -114,14 +115,18 @@ async fn handle(
                 .into_response();
         }
         Mode::LegacyOriginServed => drop_origin = rpc_method == "initialize",
-        Mode::ToolsListProbes429
+        Mode::ToolsListProbesRefused(status)
             if rpc_method == "tools/list"
                 && id.as_i64().is_some_and(|i| (120..=133).contains(&i)) =>
         {
             return (
-                StatusCode::TOO_MANY_REQUESTS,
-                [("content-type", "text/plain"), ("retry-after", "60")],
-                "slow down",
+                StatusCode::from_u16(*status).unwrap(),
+                [
+                    ("content-type", "text/plain"),
+                    ("retry-after", "60"),
+                    ("www-authenticate", "Bearer realm=\"mcp\""),
+                ],
+                "not now",
             )
                 .into_response();
         }
@@ -470,31 +475,37 @@ async fn the_header_and_origin_probes_are_asked_on_tools_list_too() {
     only_problems(&r, &[CheckId::SecurityOrigin], "origin on discover only");
 }
 
-/// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429,
-/// they say nothing, so each check is what server/discover's answer says alone (a pass on
-/// the clean fixture, a failure where discover is served without Mcp-Method), never
-/// `unknown` for the added request and never a pass it did not see; the evidence says why.
+/// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429, 503
+/// or 401, they say nothing, so each check is what server/discover's answer says alone (a
+/// pass on the clean fixture, a failure where discover is served without Mcp-Method), never
+/// `unknown` for the added request alone; the evidence says why.
 #[tokio::test]
-async fn a_rate_limited_tools_list_probe_leaves_the_discover_verdict_alone() {
+async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verdict_alone() {
     let checks = [
         CheckId::HeadersMissingMethod,
         CheckId::HeadersMethodMismatch,
         CheckId::HeadersMethodCase,
         CheckId::SecurityOrigin,
     ];
-    let r = run(Mode::ToolsListProbes429).await;
-    for id in checks {
-        let c = check(&r, id);
-        assert_seen_all(
-            c,
-            (c.outcome, c.cause),
-            (Outcome::Pass, None),
-            &["tools/list: no evidence", "rate limited: answered 429"],
-        );
+    for (status, why) in [
+        (429, "rate limited: answered 429"),
+        (503, "unavailable: answered 503"),
+        (401, "the authorization layer answered 401"),
+    ] {
+        let r = run(Mode::ToolsListProbesRefused(status)).await;
+        for id in checks {
+            let c = check(&r, id);
+            assert_seen_all(
+                c,
+                (c.outcome, c.cause),
+                (Outcome::Pass, None),
+                &["tools/list: no evidence", why],
+            );
+        }
+        only_problems(&r, &[], "tools/list probes refused for another reason");
     }
-    only_problems(&r, &[], "tools/list probes rate limited");
     let r = run_faulted(
-        Mode::ToolsListProbes429,
+        Mode::ToolsListProbesRefused(429),
         &[vantage_fixture::Fault::NoMethodValidation],
         Duration::from_secs(5),
     )
