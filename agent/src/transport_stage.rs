@@ -4,6 +4,14 @@
 //! was answered for another reason than the rule a probe tests (a WAF that starts blocking
 //! mid-run refuses both), so the probe is `unknown`, not a pass (`checks.md` 4.1). The era
 //! stage's discover answer is no control: it was captured before such a block began.
+//!
+//! Some probes send a second request ([`TransportProbe::second_request`]): the `Mcp-Method`
+//! probes and the foreign Origin also on `tools/list` when tools are advertised, judged
+//! against a valid `tools/list` sent alongside as that leg's control, and
+//! `version.unsupported` also with a version from the future, judged against the discover
+//! control. The check is the worse of the two ([`crate::probe::origin_paths::with_second`]);
+//! a second request not answered, or answered for another reason, adds no evidence and the
+//! main request's verdict stands alone.
 
 use std::time::Instant;
 
@@ -13,15 +21,17 @@ use crate::egress::EgressClient;
 use crate::engine::Engine;
 use crate::model::Era;
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
-use crate::probe::transport::{self, TransportProbe};
+use crate::probe::transport::{self, Leg, TransportProbe};
 use crate::probe::verdict::Verdict;
 use crate::target::Target;
 
 /// The JSON-RPC id of the control request.
 const CONTROL_ID: i64 = 99;
 /// The JSON-RPC id of the Origin probe sent as `initialize` on a dual-era server (after the
-/// ids of [`TransportProbe::MODERN`], 100-111).
-const LEGACY_ORIGIN_ID: i64 = 112;
+/// ids of [`TransportProbe::MODERN`], 100-113).
+const LEGACY_ORIGIN_ID: i64 = 114;
+/// The JSON-RPC id of the `tools/list` control (before the second requests' ids, 120-133).
+const TOOLS_CONTROL_ID: i64 = 119;
 
 /// One probe's result: its verdict, its answer (if any) and when it started.
 pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant);
@@ -75,6 +85,42 @@ impl Engine {
                 None => None,
             }
         };
+        // The second requests, only on a server that speaks 2026-07-28 (each is a 2026-07-28
+        // request), and the tools/list leg's control when any of them is on tools/list.
+        let seconds: Vec<Option<(Leg, ProbeRequest)>> = probes
+            .iter()
+            .map(|p| {
+                p.second_request(caps)
+                    .filter(|_| era.speaks_2026())
+                    .map(|(leg, r)| (leg, r.with_bearer(token)))
+            })
+            .collect();
+        let tools_control = async {
+            if seconds
+                .iter()
+                .flatten()
+                .any(|(leg, _)| *leg == Leg::ToolsList)
+            {
+                let req = ProbeRequest::modern("tools/list", TOOLS_CONTROL_ID, Default::default())
+                    .with_bearer(token);
+                Some(
+                    self.send(client, target, &req, deadline, SseRead::UntilResponse)
+                        .await,
+                )
+            } else {
+                None
+            }
+        };
+        let second_runs = seconds.iter().map(|second| async move {
+            match second {
+                Some((leg, req)) => Some((
+                    *leg,
+                    self.send(client, target, req, deadline, SseRead::UntilResponse)
+                        .await,
+                )),
+                None => None,
+            }
+        });
         let runs = probes.iter().map(|&probe| async move {
             let started = Instant::now();
             let rpc_id = probe.rpc_id();
@@ -115,11 +161,17 @@ impl Engine {
                 _ => None,
             }
         };
-        let (control, results, legacy_origin) =
-            tokio::join!(control, futures::future::join_all(runs), legacy_origin);
+        let (control, results, legacy_origin, tools_control, second_results) = tokio::join!(
+            control,
+            futures::future::join_all(runs),
+            legacy_origin,
+            tools_control,
+            futures::future::join_all(second_runs)
+        );
         results
             .into_iter()
-            .map(|(probe, sent, started)| {
+            .zip(second_results)
+            .map(|((probe, sent, started), second)| {
                 let (mut v, ex) = match sent {
                     Err(skip) => (skip, None),
                     Ok(Ok(ex)) => (judge(probe, &ex, control.as_ref(), j), Some(ex)),
@@ -137,6 +189,23 @@ impl Engine {
                     };
                     v = crate::probe::origin_paths::both(v, lv);
                 }
+                if let Some((leg, sent)) = second {
+                    let ctrl = match leg {
+                        Leg::ToolsList => tools_control.as_ref(),
+                        _ => control.as_ref(),
+                    };
+                    let sv = match &sent {
+                        Ok(sex) => judge_on(probe, sex, ctrl, j, leg),
+                        Err(e) => no_response(probe, e),
+                    };
+                    let main_label = match (probe, leg) {
+                        // `both` named the paths already.
+                        (TransportProbe::Origin, _) if legacy_origin.is_some() => None,
+                        (_, Leg::FutureVersion) => Some(transport::BAD_VERSION),
+                        _ => Some(Leg::Main.label()),
+                    };
+                    v = crate::probe::origin_paths::with_second(v, main_label, sv, leg.label());
+                }
                 (probe, v, ex, started)
             })
             .collect()
@@ -149,6 +218,17 @@ fn judge(
     ex: &Exchange,
     control: Option<&Result<Exchange, ExchangeError>>,
     j: &Judging<'_>,
+) -> Verdict {
+    judge_on(probe, ex, control, j, Leg::Main)
+}
+
+/// The answer to a probe's request on `leg` judged against that leg's control.
+fn judge_on(
+    probe: TransportProbe,
+    ex: &Exchange,
+    control: Option<&Result<Exchange, ExchangeError>>,
+    j: &Judging<'_>,
+    leg: Leg,
 ) -> Verdict {
     let ctrl = match control {
         Some(Ok(c)) => Some(c),
@@ -167,9 +247,10 @@ fn judge(
         _ => None,
     };
     let token = j.token.is_some();
-    match j.unsure {
-        Some(why) => probe.judge_unsure_era(ex, ctrl, token, why),
-        None => probe.judge(ex, j.era, ctrl, token),
+    match (j.unsure, leg) {
+        (Some(why), Leg::Main) => probe.judge_unsure_era(ex, ctrl, token, why),
+        // The second requests' rules do not depend on the era.
+        _ => probe.judge_on(ex, j.era, ctrl, token, leg),
     }
 }
 

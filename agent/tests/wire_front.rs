@@ -53,6 +53,10 @@ enum Mode {
     /// initialize (the 2025-11-25 path) is served with a foreign Origin: the front drops
     /// the header before passing it on.
     LegacyOriginServed,
+    /// The transport probes' requests on tools/list (JSON-RPC ids 120-133) are refused for
+    /// another reason, with this status (429 and 503 with Retry-After, 401 with a Bearer
+    /// challenge); the listing's own tools/list and the tools/list control pass.
+    ToolsListProbesRefused(u16),
 }
 
 #[derive(Clone)]
@@ -111,6 +115,21 @@ async fn handle(
                 .into_response();
         }
         Mode::LegacyOriginServed => drop_origin = rpc_method == "initialize",
+        Mode::ToolsListProbesRefused(status)
+            if rpc_method == "tools/list"
+                && id.as_i64().is_some_and(|i| (120..=133).contains(&i)) =>
+        {
+            return (
+                StatusCode::from_u16(*status).unwrap(),
+                [
+                    ("content-type", "text/plain"),
+                    ("retry-after", "60"),
+                    ("www-authenticate", "Bearer realm=\"mcp\""),
+                ],
+                "not now",
+            )
+                .into_response();
+        }
         _ => {}
     }
     let mut req = front.client.request(method, &front.upstream);
@@ -162,6 +181,15 @@ async fn run_with(mode: Mode, modern_only: bool, check_timeout: Duration) -> Reg
     } else {
         &[]
     };
+    run_faulted(mode, faults, check_timeout).await
+}
+
+/// [`run_with`] against the fixture with `faults` switched on.
+async fn run_faulted(
+    mode: Mode,
+    faults: &[vantage_fixture::Fault],
+    check_timeout: Duration,
+) -> RegionResult {
     let fixture = Fixture::start(faults).await.unwrap();
     // The front's own client (plain http) still needs a process-wide crypto provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -384,4 +412,111 @@ async fn a_dual_era_server_is_asked_for_its_origin_guard_on_both_paths() {
         ],
     );
     only_problems(&r, &[CheckId::SecurityOrigin], "legacy origin served");
+}
+
+/// Red team round 15, defects 6 and 7: with tools advertised, the Mcp-Method probes and
+/// the foreign Origin are asked on tools/list too, and the evidence names both requests.
+/// A guard that validates on the discover route only fails each of them, naming what
+/// tools/list got; the clean fixture passes them on both.
+#[tokio::test]
+async fn the_header_and_origin_probes_are_asked_on_tools_list_too() {
+    let header_checks = [
+        CheckId::HeadersMissingMethod,
+        CheckId::HeadersMethodMismatch,
+        CheckId::HeadersMethodCase,
+    ];
+    let r = run(Mode::Clean).await;
+    for id in header_checks {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            c.outcome,
+            Outcome::Pass,
+            &["server/discover: 400", "; tools/list: 400"],
+        );
+    }
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen(o, o.outcome, Outcome::Pass, "; tools/list: 403");
+    use vantage_fixture::Fault;
+    let r = run_faulted(
+        Mode::Clean,
+        &[Fault::MethodValidatedOnDiscoverOnly],
+        Duration::from_secs(5),
+    )
+    .await;
+    for id in header_checks {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            (c.outcome, c.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            &["server/discover: 400", "; tools/list: 200"],
+        );
+    }
+    only_problems(&r, &header_checks, "validated on discover only");
+    let r = run_faulted(
+        Mode::Clean,
+        &[Fault::OriginGuardOnDiscoverOnly],
+        Duration::from_secs(5),
+    )
+    .await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen_all(
+        o,
+        (o.outcome, o.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        &[
+            "server/discover (2026-07-28): 403",
+            "initialize (2025-11-25): 403",
+            "; tools/list: 200",
+            "was served",
+        ],
+    );
+    only_problems(&r, &[CheckId::SecurityOrigin], "origin on discover only");
+}
+
+/// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429, 503
+/// or 401, they say nothing, so each check is what server/discover's answer says alone (a
+/// pass on the clean fixture, a failure where discover is served without Mcp-Method), never
+/// `unknown` for the added request alone; the evidence says why.
+#[tokio::test]
+async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verdict_alone() {
+    let checks = [
+        CheckId::HeadersMissingMethod,
+        CheckId::HeadersMethodMismatch,
+        CheckId::HeadersMethodCase,
+        CheckId::SecurityOrigin,
+    ];
+    for (status, why) in [
+        (429, "rate limited: answered 429"),
+        (503, "unavailable: answered 503"),
+        (401, "the authorization layer answered 401"),
+    ] {
+        let r = run(Mode::ToolsListProbesRefused(status)).await;
+        for id in checks {
+            let c = check(&r, id);
+            assert_seen_all(
+                c,
+                (c.outcome, c.cause),
+                (Outcome::Pass, None),
+                &["tools/list: no evidence", why],
+            );
+        }
+        only_problems(&r, &[], "tools/list probes refused for another reason");
+    }
+    let r = run_faulted(
+        Mode::ToolsListProbesRefused(429),
+        &[vantage_fixture::Fault::NoMethodValidation],
+        Duration::from_secs(5),
+    )
+    .await;
+    for id in &checks[..3] {
+        let c = check(&r, *id);
+        assert_seen_all(
+            c,
+            (c.outcome, c.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            &["server/discover: 200", "tools/list: no evidence"],
+        );
+    }
 }

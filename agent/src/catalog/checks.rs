@@ -184,7 +184,7 @@ crate::spec_table! {
         }
         DiscoverShape => {
             stage: Era,
-            expected: "200, JSON or SSE, a DiscoverResult with resultType, supportedVersions containing 2026-07-28, capabilities, ttlMs >= 0 and cacheScope",
+            expected: "200, JSON or SSE, a DiscoverResult with resultType \"complete\", supportedVersions containing 2026-07-28, capabilities, ttlMs >= 0 and cacheScope",
             finding: DiscoverShape,
             also: &[],
             max_severity: High,
@@ -274,7 +274,7 @@ crate::spec_table! {
         }
         VersionUnsupported => {
             stage: Transport,
-            expected: "400 with JSON-RPC -32022, data.supported and data.requested",
+            expected: "400 with JSON-RPC -32022, data.supported and data.requested, for a past (1999-01-01) and a future (2099-12-31) version",
             finding: VersionUnsupported,
             also: &[],
             max_severity: High,
@@ -400,7 +400,7 @@ crate::spec_table! {
         }
         CacheHints => {
             stage: Listing,
-            expected: "every list result carries ttlMs (an integer >= 0) and cacheScope (public or private)",
+            expected: "every list result is complete (resultType \"complete\") and carries ttlMs (an integer >= 0) and cacheScope (public or private)",
             finding: CacheHints,
             also: &[],
             max_severity: Medium,

@@ -323,8 +323,18 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
                     "response id {got} does not echo the request id {id}"
                 ));
             }
-            match result.get("resultType").and_then(Value::as_str) {
-                Some(_) => {}
+            // discover.implemented: `resultType:"complete"`. `input_required` MUST NOT
+            // appear outside tools/call, prompts/get and resources/read (mrtr.allowed-methods),
+            // and a type the client does not know leaves it no result to use.
+            match result.get("resultType") {
+                Some(Value::String(t)) if t == "complete" => {}
+                Some(Value::String(t)) if t == "input_required" => high.push(
+                    "resultType \"input_required\": server/discover MUST be answered with a complete result (input_required is allowed only on tools/call, prompts/get and resources/read)".into(),
+                ),
+                Some(other) => high.push(format!(
+                    "resultType {} is not \"complete\" (the only result server/discover may give)",
+                    clip(&other.to_string(), 60)
+                )),
                 None => high.push("result.resultType missing".into()),
             }
             match result.get("supportedVersions").and_then(Value::as_array) {

@@ -359,7 +359,8 @@ fn a_passing_discover_shape_lists_the_fields_it_saw() {
         .map(|i| (format!("cap{i}\u{1b}[31m"), json!({})))
         .collect();
     wide["capabilities"] = Value::Object(caps);
-    wide["resultType"] = json!("x".repeat(200));
+    // (Any resultType but "complete" fails now: the long value sits in supportedVersions.)
+    wide["supportedVersions"] = json!(["2026-07-28", "x".repeat(200)]);
     let v = discover_shape(&discover_result(wide), &json!(1));
     assert_eq!(v.outcome, Outcome::Pass, "{}", v.observed);
     assert!(v.observed.contains("+3 more}"), "{}", v.observed);
@@ -396,4 +397,35 @@ fn an_id_written_as_another_spelling_of_the_same_number_echoes() {
     }
     let other = spelt("1.5");
     assert_eq!(classify(Some(&other), Some(&refused), None), Era::NotMcp);
+}
+
+/// Red team round 15, defect 4: discover.implemented wants `resultType:"complete"`; an
+/// `input_required` discover result, or a type no client knows, fails high like every other
+/// missing DiscoverResult field.
+#[test]
+fn a_discover_result_that_is_not_complete_fails_high() {
+    for (t, words) in [
+        (
+            json!("input_required"),
+            "MUST be answered with a complete result",
+        ),
+        (
+            json!("completed"),
+            "resultType \"completed\" is not \"complete\"",
+        ),
+        (json!(null), "resultType null is not"),
+        (json!("x".repeat(200)), "\"xxxxxxxxxx"),
+    ] {
+        let mut r = good();
+        r["resultType"] = t.clone();
+        let v = discover_shape(&discover_result(r), &json!(1));
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Fail, Some(Severity::High)),
+            "{t}: {}",
+            v.observed
+        );
+        assert!(v.observed.contains(words), "{t}: {}", v.observed);
+        assert!(!v.observed.contains(&"x".repeat(100)), "{}", v.observed);
+    }
 }

@@ -5,6 +5,11 @@
 //! foreign Origin served on either path fails, and a path not observed leaves the check
 //! `unknown` rather than a warning or a pass that covers only the other path
 //! (`checks.md` 4.1).
+//!
+//! [`with_second`]: a probe asked with a second request (the `Mcp-Method` probes and the
+//! foreign Origin also on `tools/list`, `version.unsupported` also with a future version:
+//! red team round 15, defects 6, 7, 12) is the worse of the two, except that a second
+//! request that gave no evidence leaves the main request's verdict to stand alone.
 
 use super::verdict::Verdict;
 use crate::model::Outcome;
@@ -34,6 +39,47 @@ pub fn both(modern: Verdict, legacy: Verdict) -> Verdict {
         legacy
     } else {
         modern
+    };
+    Verdict { observed, ..worse }
+}
+
+/// The verdict of a probe from its main request's verdict (`main`; `main_label` names its
+/// request in the evidence, `None` when its evidence names it already) and its second
+/// request's (`second`, on the request `label`): the worse one (a failure, then no
+/// evidence, then a warning, a pass), the evidence naming both requests. The second request
+/// is evidence added to the main one's: unanswered, or answered for another reason
+/// (`unknown`, `error`), or not sent (`skip`), it says nothing, and the main request's
+/// verdict stands alone (its outcome, severity and cause), the evidence saying why the
+/// second adds nothing. So a guard seen refusing on the main request and not observed on
+/// the second is the main request's pass, and one seen serving on the second fails whatever
+/// the main request got.
+pub fn with_second(
+    main: Verdict,
+    main_label: Option<&str>,
+    second: Verdict,
+    label: &str,
+) -> Verdict {
+    let main_seen = match main_label {
+        Some(l) => format!("{l}: {}", main.observed),
+        None => main.observed.clone(),
+    };
+    if matches!(
+        second.outcome,
+        Outcome::Unknown | Outcome::Error | Outcome::Skip
+    ) {
+        return Verdict {
+            observed: format!(
+                "{main_seen}; {label}: no evidence, the verdict rests on the other request ({})",
+                second.observed
+            ),
+            ..main
+        };
+    }
+    let observed = format!("{main_seen}; {label}: {}", second.observed);
+    let worse = if rank(&second) > rank(&main) {
+        second
+    } else {
+        main
     };
     Verdict { observed, ..worse }
 }
@@ -95,6 +141,79 @@ mod tests {
             assert!(
                 v.observed.starts_with("server/discover (2026-07-28): ")
                     && v.observed.contains("; initialize (2025-11-25): "),
+                "{}",
+                v.observed
+            );
+        }
+    }
+
+    /// Red team round 15, defects 6, 7, 12: a probe asked on a second request is the worse
+    /// of the two; a second request that gave no evidence (429, 5xx, reset, 401: `unknown`)
+    /// leaves the main request's verdict to stand alone, and the evidence names both.
+    #[test]
+    fn a_second_request_adds_evidence_and_never_takes_it_away() {
+        let refused = || Verdict::pass("400 application/json JSON-RPC error -32020");
+        let served = || {
+            Verdict::fail(
+                Severity::Medium,
+                "200 application/json: the request was served; expected 400 with -32020",
+            )
+        };
+        let unseen = || {
+            Verdict::unknown(
+                Cause::OtherReason,
+                "rate limited: answered 429: what headers.missing-method tests was not observed",
+            )
+        };
+        let reset = || Verdict::unknown(Cause::Reset, "no response");
+        let low = || Verdict::warn(Severity::Low, "404: refused, but not with 403");
+        for (main, second, want) in [
+            // Served on tools/list: fails whatever discover got.
+            (
+                refused(),
+                served(),
+                (Outcome::Fail, Some(Severity::Medium), None),
+            ),
+            (
+                unseen(),
+                served(),
+                (Outcome::Fail, Some(Severity::Medium), None),
+            ),
+            (
+                served(),
+                refused(),
+                (Outcome::Fail, Some(Severity::Medium), None),
+            ),
+            (refused(), refused(), (Outcome::Pass, None, None)),
+            (refused(), low(), (Outcome::Warn, Some(Severity::Low), None)),
+            // tools/list not observed: discover's verdict stands alone.
+            (refused(), unseen(), (Outcome::Pass, None, None)),
+            (refused(), reset(), (Outcome::Pass, None, None)),
+            (
+                served(),
+                unseen(),
+                (Outcome::Fail, Some(Severity::Medium), None),
+            ),
+            // discover not observed: a pass on tools/list alone does not clear it.
+            (
+                unseen(),
+                refused(),
+                (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            ),
+        ] {
+            let what = format!("{} / {}", main.observed, second.observed);
+            let second_unseen = second.outcome == Outcome::Unknown;
+            let v = with_second(main, Some("server/discover"), second, "tools/list");
+            assert_eq!((v.outcome, v.severity, v.cause), want, "{what}");
+            assert!(
+                v.observed.starts_with("server/discover: ")
+                    && v.observed.contains("; tools/list: "),
+                "{}",
+                v.observed
+            );
+            assert_eq!(
+                v.observed.contains("tools/list: no evidence"),
+                second_unseen,
                 "{}",
                 v.observed
             );

@@ -12,6 +12,50 @@ use crate::model::{Cause, Era, Outcome, Severity};
 pub const FOREIGN_ORIGIN: &str = "https://vantage-probe.invalid";
 pub const UNKNOWN_METHOD: &str = "vantage/__probe_absent__";
 pub const BAD_VERSION: &str = "1999-01-01";
+/// A version from the future no server can support: `version.unsupported` asks with it too,
+/// as a server that refuses only versions older than its own (`requested < MIN`, or a
+/// string `>=`) serves a later client as if it spoke 2026-07-28 (red team round 15, defect 12).
+pub const FUTURE_VERSION: &str = "2099-12-31";
+
+/// Which request of a probe an exchange answers: the main one (`server/discover` for the
+/// header and version probes), the same change on `tools/list` (a guard mounted on the
+/// discover route only: red team round 15, defects 6 and 7), or `version.unsupported`'s
+/// second version ([`FUTURE_VERSION`], defect 12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leg {
+    Main,
+    ToolsList,
+    FutureVersion,
+}
+
+impl Leg {
+    /// How the evidence names the request of this leg.
+    pub fn label(self) -> &'static str {
+        match self {
+            Leg::Main => "server/discover",
+            Leg::ToolsList => "tools/list",
+            Leg::FutureVersion => FUTURE_VERSION,
+        }
+    }
+}
+
+fn tools_list(id: i64) -> ProbeRequest {
+    ProbeRequest::modern("tools/list", id, Map::new())
+}
+
+/// A request with MCP-Protocol-Version and `_meta`'s protocolVersion both `version`.
+fn discover_in(id: i64, version: &str) -> ProbeRequest {
+    discover(id)
+        .with_header("MCP-Protocol-Version", version)
+        .with_params(|p| {
+            if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
+                meta.insert(
+                    "io.modelcontextprotocol/protocolVersion".into(),
+                    json!(version),
+                );
+            }
+        })
+}
 
 fn discover(id: i64) -> ProbeRequest {
     ProbeRequest::modern("server/discover", id, Map::new())
@@ -61,6 +105,46 @@ impl TransportProbe {
     /// MUST echo the request id) and a server's log names the probe.
     pub fn rpc_id(self) -> i64 {
         100 + Self::MODERN.iter().position(|p| *p == self).unwrap_or(0) as i64
+    }
+
+    /// The JSON-RPC id of this probe's second request ([`Self::second_request`]): 120 plus
+    /// its place in [`Self::MODERN`], clear of the main ids (100-113) and of the Origin
+    /// probe sent as `initialize`.
+    pub fn second_rpc_id(self) -> i64 {
+        self.rpc_id() + 20
+    }
+
+    /// The probe's second request on a server that speaks 2026-07-28, if it has one, and
+    /// which leg it is: the `Mcp-Method` probes (missing, mismatch, case) and the foreign
+    /// Origin also on `tools/list` when tools are advertised (read-only, so safe to ask;
+    /// the spec table's own probes use it), a guard that validates on the discover route
+    /// only being no guard for the requests that do things; `version.unsupported` also with
+    /// [`FUTURE_VERSION`].
+    pub fn second_request(self, caps: &Value) -> Option<(Leg, ProbeRequest)> {
+        let id = self.second_rpc_id();
+        let tools = caps.get("tools").is_some();
+        let req = match self {
+            TransportProbe::MissingMethod if tools => {
+                (Leg::ToolsList, tools_list(id).without_header("Mcp-Method"))
+            }
+            TransportProbe::MethodMismatch if tools => (
+                Leg::ToolsList,
+                tools_list(id).with_header("Mcp-Method", "server/discover"),
+            ),
+            TransportProbe::MethodCase if tools => (
+                Leg::ToolsList,
+                tools_list(id).with_header("Mcp-Method", "TOOLS/LIST"),
+            ),
+            TransportProbe::Origin if tools => (
+                Leg::ToolsList,
+                tools_list(id).with_header("Origin", FOREIGN_ORIGIN),
+            ),
+            TransportProbe::VersionUnsupported => {
+                (Leg::FutureVersion, discover_in(id, FUTURE_VERSION))
+            }
+            _ => return None,
+        };
+        Some(req)
     }
 
     /// The probe that records `check`, if a transport probe does.
@@ -120,16 +204,7 @@ impl TransportProbe {
                     );
                 }
             }),
-            TransportProbe::VersionUnsupported => discover(rpc_id)
-                .with_header("MCP-Protocol-Version", BAD_VERSION)
-                .with_params(|p| {
-                    if let Some(meta) = p.get_mut("_meta").and_then(Value::as_object_mut) {
-                        meta.insert(
-                            "io.modelcontextprotocol/protocolVersion".into(),
-                            json!(BAD_VERSION),
-                        );
-                    }
-                }),
+            TransportProbe::VersionUnsupported => discover_in(rpc_id, BAD_VERSION),
             TransportProbe::MetaMissing => discover(rpc_id).with_params(|p| {
                 p.remove("_meta");
             }),
@@ -151,8 +226,13 @@ impl TransportProbe {
         })
     }
 
-    /// Evaluate the probe's exchange.
+    /// Evaluate the probe's exchange (of its main request).
     pub fn evaluate(self, ex: &Exchange, era: Era) -> Verdict {
+        self.evaluate_on(ex, era, Leg::Main)
+    }
+
+    /// Evaluate the exchange of the probe's request on `leg`.
+    pub fn evaluate_on(self, ex: &Exchange, era: Era, leg: Leg) -> Verdict {
         match self {
             TransportProbe::Notification => notification(ex),
             TransportProbe::Get => get_or_delete(ex, era, false),
@@ -161,9 +241,15 @@ impl TransportProbe {
             | TransportProbe::MethodMismatch
             | TransportProbe::NameMismatch
             | TransportProbe::VersionMismatch => expect_error(ex, 400, -32020, Severity::Medium),
-            TransportProbe::MethodCase => method_case(ex),
+            TransportProbe::MethodCase if leg == Leg::ToolsList => {
+                method_case(ex, "TOOLS/LIST", "tools/list")
+            }
+            TransportProbe::MethodCase => method_case(ex, "SERVER/DISCOVER", "server/discover"),
             TransportProbe::MissingVersion => missing_version(ex, era),
-            TransportProbe::VersionUnsupported => version_unsupported(ex),
+            TransportProbe::VersionUnsupported if leg == Leg::FutureVersion => {
+                version_unsupported(ex, FUTURE_VERSION)
+            }
+            TransportProbe::VersionUnsupported => version_unsupported(ex, BAD_VERSION),
             TransportProbe::MetaMissing => expect_error(ex, 400, -32602, Severity::Medium),
             TransportProbe::UnknownMethod => unknown_method(ex),
             TransportProbe::Origin => origin(ex),
@@ -289,10 +375,10 @@ pub fn expect_error(ex: &Exchange, status: u16, code: i64, severity: Severity) -
 
 /// `headers.method-case`: the spec asks for a 400 (values are case-sensitive) and names no
 /// code, so any 400 refusal passes; a served request is the fault.
-fn method_case(ex: &Exchange) -> Verdict {
+fn method_case(ex: &Exchange, sent: &str, method: &str) -> Verdict {
     if ex.status == 400 {
         return Verdict::pass(format!(
-            "{} (Mcp-Method: SERVER/DISCOVER is not server/discover)",
+            "{} (Mcp-Method: {sent} is not {method})",
             ex.summary()
         ));
     }
@@ -300,7 +386,7 @@ fn method_case(ex: &Exchange) -> Verdict {
         v if v.outcome == Outcome::Fail && is_2xx(ex) => Verdict::fail(
             Severity::Medium,
             format!(
-                "{}: Mcp-Method: SERVER/DISCOVER was taken for server/discover; header values are case-sensitive, so it MUST be refused with 400",
+                "{}: Mcp-Method: {sent} was taken for {method}; header values are case-sensitive, so it MUST be refused with 400",
                 ex.summary()
             ),
         ),
@@ -338,7 +424,7 @@ fn missing_version(ex: &Exchange, era: Era) -> Verdict {
     }
 }
 
-fn version_unsupported(ex: &Exchange) -> Verdict {
+fn version_unsupported(ex: &Exchange, requested: &str) -> Verdict {
     let base = expect_error(ex, 400, -32022, Severity::High);
     if base.outcome != Outcome::Pass {
         return base;
@@ -358,8 +444,8 @@ fn version_unsupported(ex: &Exchange) -> Verdict {
             "error.data.supported missing: clients cannot pick a version to retry with".to_string(),
         ),
     }
-    if data.get("requested").and_then(Value::as_str) != Some(BAD_VERSION) {
-        problems.push(format!("error.data.requested is not \"{BAD_VERSION}\""));
+    if data.get("requested").and_then(Value::as_str) != Some(requested) {
+        problems.push(format!("error.data.requested is not \"{requested}\""));
     }
     if problems.is_empty() {
         base

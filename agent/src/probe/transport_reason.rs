@@ -5,7 +5,7 @@
 
 use super::http::Exchange;
 use super::reason::{self, Subject};
-use super::transport::TransportProbe;
+use super::transport::{Leg, TransportProbe};
 use super::verdict::Verdict;
 use crate::model::{Cause, Era};
 
@@ -45,10 +45,23 @@ impl TransportProbe {
         control: Option<&Exchange>,
         token: bool,
     ) -> Verdict {
+        self.judge_on(ex, era, control, token, Leg::Main)
+    }
+
+    /// [`judge`](Self::judge) of the answer to the probe's request on `leg`, against that
+    /// leg's control (the same valid request without the probe's change).
+    pub fn judge_on(
+        self,
+        ex: &Exchange,
+        era: Era,
+        control: Option<&Exchange>,
+        token: bool,
+        leg: Leg,
+    ) -> Verdict {
         if let Some(v) = self.other_reason(ex, control, token) {
             return v;
         }
-        self.evaluate(ex, era)
+        self.evaluate_on(ex, era, leg)
     }
 
     /// [`judge`](Self::judge) on a server known to speak 2026-07-28 whose 2025-11-25 path was

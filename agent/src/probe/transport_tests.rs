@@ -502,3 +502,118 @@ fn method_case_wants_a_400_and_fails_when_served() {
     assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
     assert!(v.observed.contains("case-sensitive"), "{}", v.observed);
 }
+
+/// Red team round 15, defects 6 and 7: with tools advertised, the Mcp-Method probes and the
+/// foreign Origin are asked on `tools/list` too, each changed in the same one way from a
+/// valid `tools/list`; without tools there is no second request on tools/list.
+#[test]
+fn the_header_and_origin_probes_also_ask_tools_list_when_tools_are_advertised() {
+    let tools = json!({"tools": {}});
+    let valid = ProbeRequest::modern("tools/list", 9, Default::default());
+    let header = |r: &ProbeRequest, name: &str| {
+        r.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    for (probe, name, want) in [
+        (TransportProbe::MissingMethod, "Mcp-Method", None),
+        (
+            TransportProbe::MethodMismatch,
+            "Mcp-Method",
+            Some("server/discover"),
+        ),
+        (TransportProbe::MethodCase, "Mcp-Method", Some("TOOLS/LIST")),
+        (TransportProbe::Origin, "Origin", Some(FOREIGN_ORIGIN)),
+    ] {
+        let (leg, req) = probe.second_request(&tools).expect("a second request");
+        assert_eq!(leg, Leg::ToolsList, "{probe:?}");
+        let body = req.body.clone().unwrap();
+        assert_eq!(body["method"], "tools/list", "{probe:?}");
+        assert_eq!(body["id"], json!(probe.second_rpc_id()));
+        assert_eq!(header(&req, name).as_deref(), want, "{probe:?}");
+        // Only that header differs from a valid tools/list.
+        let others = |r: &ProbeRequest| {
+            let mut h: Vec<_> = r
+                .headers
+                .iter()
+                .filter(|(k, _)| !k.eq_ignore_ascii_case(name))
+                .cloned()
+                .collect();
+            h.sort();
+            h
+        };
+        assert_eq!(others(&req), others(&valid), "{probe:?}");
+        assert!(probe.second_request(&json!({"prompts": {}})).is_none());
+    }
+    // The main requests stay on server/discover; the second ids are clear of the main ones.
+    for p in TransportProbe::MODERN {
+        assert!(p.second_rpc_id() > 113 + 5, "{p:?}");
+    }
+    for p in [
+        TransportProbe::NameMismatch,
+        TransportProbe::MissingVersion,
+        TransportProbe::Get,
+    ] {
+        assert!(p.second_request(&tools).is_none(), "{p:?}");
+    }
+}
+
+/// Red team round 15, defect 12: `version.unsupported` also asks with a version from the
+/// future, in the header and `_meta` together; its answer is held to that version.
+#[test]
+fn version_unsupported_also_asks_a_future_version() {
+    let (leg, req) = TransportProbe::VersionUnsupported
+        .second_request(&json!({}))
+        .expect("the future version");
+    assert_eq!(leg, Leg::FutureVersion);
+    let body = req.body.clone().unwrap();
+    assert_eq!(body["method"], "server/discover");
+    assert_eq!(
+        body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        json!(FUTURE_VERSION)
+    );
+    assert!(req
+        .headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("mcp-protocol-version") && v == FUTURE_VERSION));
+    let refused = |requested: &str| {
+        rpc_err(
+            400,
+            -32022,
+            Some(json!({"supported": ["2026-07-28"], "requested": requested})),
+        )
+    };
+    let p = TransportProbe::VersionUnsupported;
+    assert_eq!(
+        judged(&p.evaluate_on(&refused(FUTURE_VERSION), Era::Modern, leg)),
+        (Outcome::Pass, None)
+    );
+    // The data must name the version this request asked for.
+    assert_eq!(
+        judged(&p.evaluate_on(&refused(BAD_VERSION), Era::Modern, leg)),
+        (Outcome::Fail, Some(Severity::Medium))
+    );
+    let served = p.evaluate_on(&rpc_ok(200), Era::Modern, leg);
+    assert_eq!(judged(&served), (Outcome::Fail, Some(Severity::High)));
+}
+
+/// `headers.method-case` on tools/list names what it sent there.
+#[test]
+fn method_case_on_tools_list_names_tools_list() {
+    let p = TransportProbe::MethodCase;
+    let v = p.evaluate_on(&rpc_ok(200), Era::Modern, Leg::ToolsList);
+    assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
+    assert!(
+        v.observed
+            .contains("Mcp-Method: TOOLS/LIST was taken for tools/list"),
+        "{}",
+        v.observed
+    );
+    let v = p.evaluate_on(&rpc_err(400, -32020, None), Era::Modern, Leg::ToolsList);
+    assert!(
+        v.observed.contains("TOOLS/LIST is not tools/list"),
+        "{}",
+        v.observed
+    );
+}

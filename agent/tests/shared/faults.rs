@@ -241,6 +241,49 @@ pub const FAULTS: &[FaultRow] = &[
         findings: &[("tools.surface-size", Low)],
         decision: "pass",
     },
+    // Red team round 15, defects 7, 6, 12, 4: a guard on the discover route only, a
+    // version check that refuses only older versions, a result type other than complete.
+    FaultRow {
+        fault: Fault::MethodValidatedOnDiscoverOnly,
+        problems: &[
+            (CheckId::HeadersMissingMethod, Fail, Some(Medium), None),
+            (CheckId::HeadersMethodMismatch, Fail, Some(Medium), None),
+            (CheckId::HeadersMethodCase, Fail, Some(Medium), None),
+        ],
+        findings: &[
+            ("headers.method-case", Medium),
+            ("headers.method-mismatch", Medium),
+            ("headers.missing-method", Medium),
+        ],
+        decision: "review",
+    },
+    FaultRow {
+        fault: Fault::OriginGuardOnDiscoverOnly,
+        problems: &[(CheckId::SecurityOrigin, Fail, Some(Medium), None)],
+        findings: &[("security.origin-not-validated", Medium)],
+        decision: "review",
+    },
+    FaultRow {
+        fault: Fault::AcceptLaterVersions,
+        problems: &[(CheckId::VersionUnsupported, Fail, Some(High), None)],
+        findings: &[("version.unsupported", High)],
+        decision: "blocked",
+    },
+    FaultRow {
+        fault: Fault::DiscoverInputRequired,
+        problems: &[(CheckId::DiscoverShape, Fail, Some(High), None)],
+        findings: &[("discover.shape", High)],
+        decision: "blocked",
+    },
+    FaultRow {
+        fault: Fault::ListResultTypeUnknown,
+        problems: &[
+            (CheckId::ToolsListShape, Fail, Some(Medium), None),
+            (CheckId::CacheHints, Fail, Some(Medium), None),
+        ],
+        findings: &[("cache.hints", Medium), ("tools.list-shape", Medium)],
+        decision: "review",
+    },
     // Nothing above info: SSE without X-Accel-Buffering is an info observation, and a
     // server that speaks 2026-07-28 only is clean.
     FaultRow::clean(Fault::SseNoAccelBuffering),

@@ -90,7 +90,8 @@ impl Stop {
 pub(crate) struct PageMeta {
     pub(crate) ttl_ms: Option<Value>,
     pub(crate) cache_scope: Option<Value>,
-    pub(crate) result_type: bool,
+    /// `result.resultType` as sent (absent: `None`).
+    pub(crate) result_type: Option<Value>,
 }
 
 /// One list as read.
@@ -333,7 +334,7 @@ pub(crate) async fn read(
         out.metas.push(PageMeta {
             ttl_ms: result.get("ttlMs").cloned(),
             cache_scope: result.get("cacheScope").cloned(),
-            result_type: result.get("resultType").is_some(),
+            result_type: result.get("resultType").cloned(),
         });
         if session.is_modern() {
             let this = result.get("cacheScope").cloned();

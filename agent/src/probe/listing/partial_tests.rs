@@ -22,7 +22,7 @@ fn read(kind: ListKind, pages: u32, stop: Option<Stop>) -> ListRead {
             .map(|_| PageMeta {
                 ttl_ms: Some(json!(0)),
                 cache_scope: Some(json!("public")),
-                result_type: true,
+                result_type: Some(serde_json::json!("complete")),
             })
             .collect(),
         cursors_followed: pages.saturating_sub(1),

@@ -311,11 +311,41 @@ pub(crate) fn invalid_cursor(
     }
 }
 
-/// `cache.hints`: `ttlMs` and `cacheScope` on every list page (2026-07-28 only).
+/// A list result's `resultType` other than `"complete"` on any of `metas` (the pages of
+/// `method`), said once: a list is never `input_required` (mrtr.allowed-methods: only
+/// tools/call, prompts/get and resources/read), and a type the client does not know leaves
+/// it no list to use (a missing one is judged on its own).
+pub(crate) fn not_complete(metas: &[super::pages::PageMeta], method: &str) -> Option<String> {
+    let bad: Vec<(usize, &Value)> = metas
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.result_type.as_ref().map(|t| (i, t)))
+        .filter(|(_, t)| t.as_str() != Some("complete"))
+        .collect();
+    let (first, t) = bad.first()?;
+    let why = if t.as_str() == Some("input_required") {
+        "a list result MUST be complete (input_required is allowed only on tools/call, prompts/get and resources/read)"
+    } else {
+        "not \"complete\", the only result a list may give"
+    };
+    let t = crate::probe::http::clip(&t.to_string(), 60);
+    Some(format!(
+        "{} of {} {method} pages carry resultType {t} (page {}): {why}",
+        bad.len(),
+        metas.len(),
+        first + 1
+    ))
+}
+
+/// `cache.hints`: `ttlMs` and `cacheScope` on every list page (2026-07-28 only), each on a
+/// complete result (a page of another `resultType` is no cacheable list result).
 pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
     let mut p = Problems::default();
     let mut pages = 0;
     for r in reads {
+        if let Some(why) = not_complete(&r.metas, r.kind.method()) {
+            p.push(Severity::Medium, why);
+        }
         for (i, m) in r.metas.iter().enumerate() {
             pages += 1;
             let at = format!("{} page {}", r.kind.method(), i + 1);

@@ -17,7 +17,7 @@ fn meta(ttl: Value, scope: &str) -> PageMeta {
     PageMeta {
         ttl_ms: Some(ttl),
         cache_scope: Some(json!(scope)),
-        result_type: true,
+        result_type: Some(serde_json::json!("complete")),
     }
 }
 
@@ -281,7 +281,7 @@ fn cache_hints_on_every_page() {
         PageMeta {
             ttl_ms: None,
             cache_scope: Some(json!("shared")),
-            result_type: true,
+            result_type: Some(serde_json::json!("complete")),
         },
     ];
     let v = cache_hints(&[&bad]);
@@ -369,9 +369,39 @@ fn a_list_the_server_broke_is_named_once_by_its_own_failure() {
 fn list_shape_wants_result_type_on_2026_pages() {
     let mut t = tools(&[("a", "1")]);
     assert_eq!(list_shape(Some(&t), true).outcome, Outcome::Pass);
-    t.metas[0].result_type = false;
+    t.metas[0].result_type = None;
     let v = list_shape(Some(&t), true);
     expect("list_shape(Some(&t), true)", &v, FAIL_MEDIUM, &[]);
     // A 2025-11-25 result has no resultType.
     assert_eq!(list_shape(Some(&t), false).outcome, Outcome::Pass);
+}
+
+/// Red team round 15, defect 4: a list page whose resultType is not "complete" (a type no
+/// client knows, or input_required, which a list MUST NOT give) fails tools.list-shape and
+/// cache.hints (every list), medium, naming the page and the type.
+#[test]
+fn a_list_result_that_is_not_complete_fails() {
+    for (t, words) in [
+        (json!("completed"), "not \"complete\""),
+        (json!("input_required"), "input_required is allowed only on"),
+        (json!(1), "resultType 1"),
+    ] {
+        let mut r = tools(&[("a", "1")]);
+        r.metas.push(meta(json!(0), "public"));
+        r.metas[1].result_type = Some(t.clone());
+        let v = list_shape(Some(&r), true);
+        expect(
+            format!("list_shape {t}"),
+            &v,
+            FAIL_MEDIUM,
+            &["page 2", words],
+        );
+        let v = cache_hints(&[&r]);
+        expect(
+            format!("cache_hints {t}"),
+            &v,
+            FAIL_MEDIUM,
+            &["1 of 2 tools/list pages carry resultType", words],
+        );
+    }
 }

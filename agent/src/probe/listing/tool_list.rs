@@ -57,7 +57,7 @@ pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
     if let Some(a) = &t.audit {
         p.extend(&a.shape);
     }
-    let missing = t.metas.iter().filter(|m| !m.result_type).count();
+    let missing = t.metas.iter().filter(|m| m.result_type.is_none()).count();
     if modern && missing > 0 {
         p.push(
             Severity::Medium,
@@ -66,6 +66,11 @@ pub(crate) fn list_shape(tools: Option<&ListRead>, modern: bool) -> Verdict {
                 t.metas.len()
             ),
         );
+    }
+    if modern {
+        if let Some(why) = super::rules::not_complete(&t.metas, "tools/list") {
+            p.push(Severity::Medium, why);
+        }
     }
     judge(
         &p,
