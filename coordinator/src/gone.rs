@@ -42,6 +42,7 @@ pub fn gone_report(
                     vantage_coordinator::merge::Absence {
                         what: format!("{gone}, before this region's result reached vantage check"),
                         fix: "run the check again once the coordinator is back (its log says why it stopped)".into(),
+                        fleet: false,
                     },
                 );
             }

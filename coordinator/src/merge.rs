@@ -55,6 +55,10 @@ pub struct Absence {
     pub what: String,
     /// What to do about it.
     pub fix: String,
+    /// The fleet's own doing, as the run saw it: the region's connected agents refused the
+    /// job (`VantageRegionRefusingJobs` names the region). Not the target's, never
+    /// evidence; `vantage_region_unknown_fleet` reads it for the run.
+    pub fleet: bool,
 }
 
 /// The merge's answer.

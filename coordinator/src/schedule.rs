@@ -216,7 +216,7 @@ mod tests {
     /// fresh look then found that a run in flight at the reload wrote them back.
     #[tokio::test]
     async fn a_region_dropped_from_a_check_loses_its_series_at_once() {
-        use crate::test_reports::{clean, report};
+        use crate::test_reports::{clean, report, report_requested};
         let checks = Arc::new(checks());
         let mut check = Scheduled {
             target: vantage_agent::Target::parse("http://127.0.0.1:9/mcp").unwrap(),
@@ -259,21 +259,47 @@ mod tests {
             let results = regions.iter().map(|r| clean(r)).collect();
             checks.metrics.observe(&report(results));
         };
+        // vantage_region_unknown_fleet, as `region value` (red team round 16, D1).
+        let fleet = |checks: &Checks| -> Vec<String> {
+            let text = checks
+                .metrics
+                .render(&checks.dispatcher.registry, &checks.regions());
+            text.lines()
+                .filter_map(|l| l.strip_prefix("vantage_region_unknown_fleet{region=\""))
+                .filter_map(|l| l.split_once("\",target=\"http://127.0.0.1:9/mcp\"} "))
+                .map(|(r, v)| format!("{r} {v}"))
+                .collect()
+        };
         reload(&check);
         observe(&["eu", "us"]);
         let (eu, us, _) = exported(&checks);
         assert_eq!((eu, us), (1, 1));
+        // A run that found no agent in us: the fleet's reason, written with the run.
+        checks.metrics.observe(&report_requested(
+            &["eu".into(), "us".into()],
+            vec![
+                clean("eu"),
+                vantage_agent::model::RegionResult::absent(
+                    "us",
+                    vantage_agent::model::RegionStatus::NoAgent,
+                ),
+            ],
+        ));
+        assert_eq!(fleet(&checks), ["eu 0", "us 1"]);
         // The reload: the same target, from eu only.
         check.regions = vec!["eu".into()];
         reload(&check);
         // The last run rested on us too: it goes, decision and all, until the next run.
         assert_eq!(exported(&checks), (0, 0, 0));
+        assert!(fleet(&checks).is_empty());
         // A run still in flight at the reload (it asked us) ends: not exported.
         observe(&["eu", "us"]);
         assert_eq!(exported(&checks), (0, 0, 0));
+        assert!(fleet(&checks).is_empty());
         // The next run, from eu only, is.
         observe(&["eu"]);
         assert_eq!(exported(&checks), (1, 0, 4));
+        assert_eq!(fleet(&checks), ["eu 0"]);
     }
 
     #[test]

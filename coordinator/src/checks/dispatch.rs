@@ -40,12 +40,15 @@ const GRACE: Duration = Duration::from_secs(2);
 impl Dispatcher {
     /// Run `req` in every requested region; `on_region` sees each region as it arrives.
     /// `degraded` names regions whose own egress is failing; their failures do not vote.
+    /// Also returns the regions the fleet left without a result, as this run saw it: no
+    /// agent of the region was connected, or its connected agents refused the job
+    /// (`vantage_region_unknown_fleet`).
     pub async fn run(
         &self,
         req: &CheckRequest,
         degraded: &BTreeSet<String>,
         on_region: &(dyn Fn(&RegionResult) + Send + Sync),
-    ) -> Report {
+    ) -> (Report, BTreeSet<String>) {
         let started_at = now_rfc3339();
         let t = Instant::now();
         let job = self.job(req);
@@ -59,14 +62,18 @@ impl Dispatcher {
         }))
         .await;
         let mut absent = BTreeMap::new();
+        let mut fleet = BTreeSet::new();
         let mut results = Vec::with_capacity(runs.len());
         for (r, why) in runs {
+            if r.status == RegionStatus::NoAgent || why.as_ref().is_some_and(|w| w.fleet) {
+                fleet.insert(r.region.clone());
+            }
             if let Some(why) = why {
                 absent.insert(r.region.clone(), why);
             }
             results.push(r);
         }
-        assemble(
+        let report = assemble(
             &req.target,
             started_at,
             t.elapsed().as_millis() as u64,
@@ -74,7 +81,8 @@ impl Dispatcher {
             results,
             degraded,
             &absent,
-        )
+        );
+        (report, fleet)
     }
 
     /// The job every region of `req` runs.
@@ -184,6 +192,7 @@ fn ended(
                 Some(Absence {
                     what: format!("the agent was cut off before it sent a result: {reason}"),
                     fix: "start the region's agent with its current token from [[agents]] (GET /v1/agents shows who is connected), then run the check again".into(),
+                    fleet: false,
                 }),
             )
         }
@@ -202,6 +211,7 @@ fn ended(
                         GRACE.as_secs()
                     ),
                     fix: "look at the agent's log for this job; if its checks need longer, raise the deadline (?wait and the schedule's deadline)".into(),
+                    fleet: false,
                 }),
             )
         }
@@ -218,6 +228,7 @@ fn refused(agent: &str, reason: &str) -> Absence {
     Absence {
         what: format!("the agent ({agent}) is connected and refused the job: {reason}"),
         fix,
+        fleet: true,
     }
 }
 
@@ -230,6 +241,7 @@ fn unusable(reason: &str, agent_version: &str) -> Absence {
             env!("CARGO_PKG_VERSION")
         ),
         fix: "run the same Vantage version on the agents and the coordinator (upgrade the older side); until then this region decides nothing".into(),
+        fleet: false,
     }
 }
 
@@ -238,6 +250,7 @@ fn lost() -> Absence {
     Absence {
         what: "the agent disconnected before it sent a result (it was stopped or restarted, or lost its connection, in the middle of the job)".into(),
         fix: "run the check again once the region's agent is back (GET /v1/agents); if it keeps going away, look at its log and at what stops it".into(),
+        fleet: false,
     }
 }
 

@@ -301,6 +301,21 @@ async fn a_dead_resolver_makes_its_region_degraded_and_the_decision_stays_unknow
             )
         })
     );
+    // Red team round 16, D1: x1's last run is unknown because of b, a region degraded at
+    // that run: the fleet's reason, written with the run.
+    let fleet: Vec<String> = target_series(&checks, "https://x1.lab/mcp")
+        .into_iter()
+        .filter(|l| l.starts_with("vantage_region_unknown_fleet{"))
+        .collect();
+    assert_eq!(
+        fleet,
+        ["a 0", "b 1", "c 0"].map(|v| {
+            let (region, v) = v.split_once(' ').unwrap();
+            format!(
+                "vantage_region_unknown_fleet{{region=\"{region}\",target=\"https://x1.lab/mcp\"}} {v}"
+            )
+        })
+    );
     assert_blocked_on_bs_edge(&on_demand(&checks, "ok.lab", &["a", "b", "c"]).await);
     world.b_resolver_dead_x.store(false, Ordering::SeqCst);
     scheduled_run(&checks, &list[1]).await;

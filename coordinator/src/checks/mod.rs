@@ -107,7 +107,7 @@ impl Checks {
         on_region: &(dyn Fn(&RegionResult) + Send + Sync),
     ) -> Report {
         let degraded = self.degraded.regions();
-        let mut report = self.dispatcher.run(req, &degraded, on_region).await;
+        let (mut report, mut fleet) = self.dispatcher.run(req, &degraded, on_region).await;
         // Accepted findings are marked before the metrics see the report (`accepted="true"`).
         if let Some(b) = &req.baseline {
             b.apply(&mut report, crate::baseline::today());
@@ -115,7 +115,13 @@ impl Checks {
         if origin == Origin::Scheduled {
             self.degraded.record(&report);
             self.publish_degraded();
-            self.metrics.observe(&report);
+            // Why each region was without evidence, as this run saw it: no agent, agents
+            // that refused the job (`fleet`), or a degraded vantage, by the state the merge
+            // used and by the state once this run counted (what `vantage_region_degraded`
+            // read right after it). Never the fleet's state at some later scrape.
+            fleet.extend(degraded);
+            fleet.extend(self.degraded.regions());
+            self.metrics.observe_run(&report, &fleet);
         }
         report
     }
@@ -170,3 +176,7 @@ fn running(id: &str, target: &Target) -> Report {
 #[cfg(test)]
 #[path = "lifecycle_tests.rs"]
 mod lifecycle_tests;
+
+#[cfg(test)]
+#[path = "fleet_unknown_tests.rs"]
+mod fleet_unknown_tests;

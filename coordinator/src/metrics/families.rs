@@ -6,7 +6,7 @@ use super::text::Writer;
 use super::{
     CHECK_INTERVAL, CHECK_SCHEDULED, CHECK_SUCCESS, DECISION, DNS_ALL_GLOBAL, DNS_HAS_A,
     FINDING_ACTIVE, GATE_DECISION, LAST_RUN, PROBE_DURATION, REGION_REACHABLE, REGION_UNKNOWN,
-    RUNS_TOTAL, SCHEDULED_SKIPPED, TARGET_INFO,
+    REGION_UNKNOWN_FLEET, RUNS_TOTAL, SCHEDULED_SKIPPED, TARGET_INFO,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -23,13 +23,14 @@ pub(super) enum Family {
     ProbeDuration,
     RegionReachable,
     RegionUnknown,
+    RegionUnknownFleet,
     RunsTotal,
     ScheduledSkipped,
     TargetInfo,
 }
 
 /// In the order they are written (by name).
-pub(super) const FAMILIES: [Family; 15] = [
+pub(super) const FAMILIES: [Family; 16] = [
     Family::CheckInterval,
     Family::CheckScheduled,
     Family::CheckSuccess,
@@ -42,6 +43,7 @@ pub(super) const FAMILIES: [Family; 15] = [
     Family::ProbeDuration,
     Family::RegionReachable,
     Family::RegionUnknown,
+    Family::RegionUnknownFleet,
     Family::RunsTotal,
     Family::ScheduledSkipped,
     Family::TargetInfo,
@@ -66,6 +68,7 @@ impl Family {
             Family::ProbeDuration => PROBE_DURATION,
             Family::RegionReachable => REGION_REACHABLE,
             Family::RegionUnknown => REGION_UNKNOWN,
+            Family::RegionUnknownFleet => REGION_UNKNOWN_FLEET,
             Family::RunsTotal => RUNS_TOTAL,
             Family::ScheduledSkipped => SCHEDULED_SKIPPED,
             Family::TargetInfo => TARGET_INFO,
@@ -105,7 +108,10 @@ impl Family {
             }
             Family::RegionReachable => "Whether the region connected to the target.",
             Family::RegionUnknown => {
-                "1 when the region left the target's last run without evidence, which alone makes a decision unknown (a worse one, blocked, stands): it did not observe the target, or a finding that leaves a decision unknown (fleet.region-missing, probe.*, auth.credential-*) names it; 0 otherwise. VantageTargetUnknown leaves out regions without an agent and degraded ones."
+                "1 when the region left the target's last run without evidence, which alone makes a decision unknown (a worse one, blocked, stands): it did not observe the target, or a finding that leaves a decision unknown (fleet.region-missing, probe.*, auth.credential-*) names it; 0 otherwise. vantage_region_unknown_fleet says which of them were the fleet's at the run."
+            }
+            Family::RegionUnknownFleet => {
+                "1 when the region made the target's last run unknown (vantage_region_unknown 1) because of the fleet, as that run saw it: no agent of the region was connected, its agents refused the job, or its vantage was degraded; 0 otherwise. VantageTargetUnknown and VantageEgressBlocked leave those regions out; the fleet's own alerts (VantageRegionNoAgent, VantageRegionRefusingJobs, VantageRegionDegraded) name them."
             }
             Family::RunsTotal => "Merged runs, by decision.",
             Family::ScheduledSkipped => {
@@ -168,9 +174,13 @@ impl Family {
             }
             return;
         }
-        if let Family::RegionUnknown = self {
-            for (region, is) in &run.unknown {
-                w.series(name, &[("region", &**region), ("target", target)], bit(*is));
+        if let Family::RegionUnknown | Family::RegionUnknownFleet = self {
+            for (region, is, fleet) in &run.unknown {
+                let v = match self {
+                    Family::RegionUnknownFleet => *fleet,
+                    _ => *is,
+                };
+                w.series(name, &[("region", &**region), ("target", target)], bit(v));
             }
             return;
         }

@@ -21,6 +21,7 @@ pub const DECISION: &str = "vantage_decision";
 pub const GATE_DECISION: &str = "vantage_gate_decision";
 pub const REGION_REACHABLE: &str = "vantage_region_reachable";
 pub const REGION_UNKNOWN: &str = "vantage_region_unknown";
+pub const REGION_UNKNOWN_FLEET: &str = "vantage_region_unknown_fleet";
 pub const DNS_ALL_GLOBAL: &str = "vantage_dns_all_global";
 pub const DNS_HAS_A: &str = "vantage_dns_has_a_record";
 pub const PROBE_DURATION: &str = "vantage_probe_duration_seconds";
@@ -45,6 +46,7 @@ pub const ALL: &[&str] = &[
     GATE_DECISION,
     REGION_REACHABLE,
     REGION_UNKNOWN,
+    REGION_UNKNOWN_FLEET,
     DNS_ALL_GLOBAL,
     DNS_HAS_A,
     PROBE_DURATION,
@@ -165,8 +167,18 @@ impl Metrics {
     /// Record the finished report of a scheduled run: its series replace the target's
     /// previous ones. Other targets have no per-target series, and checks submitted through
     /// the API are never recorded (`checks::Checks::run`), also for a scheduled target.
+    /// What the report alone says of the fleet (`observe_run` with no more).
     pub fn observe(&self, report: &Report) {
-        self.targets.observe(report);
+        self.observe_run(report, &std::collections::BTreeSet::new());
+    }
+
+    /// [`Metrics::observe`], with the regions the fleet left without evidence in this run,
+    /// as the run saw them (no agent connected, its agents refused the job, a degraded
+    /// vantage): `vantage_region_unknown_fleet` is 1 for those among the regions that made
+    /// the run unknown. A region the report itself shows without an agent (`no-agent`) or
+    /// discounted as degraded (`fleet.vantage-degraded`) counts without being named.
+    pub fn observe_run(&self, report: &Report, fleet: &std::collections::BTreeSet<String>) {
+        self.targets.observe(report, fleet);
     }
 
     /// Remove every series of a target that left the configuration.

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
 
 use vantage_agent::catalog::{CheckId, FindingId};
-use vantage_agent::model::Outcome;
+use vantage_agent::model::{Outcome, RegionStatus};
 
 use super::families::FAMILIES;
 use super::text::Writer;
@@ -57,8 +57,9 @@ pub(super) struct Run {
     pub(super) regions: Vec<RegionRun>,
     /// (finding, severity, scope, `accepted` label: `true`, `expired` or `false`)
     pub(super) findings: Vec<(FindingId, &'static str, &'static str, &'static str)>,
-    /// (region, whether it is a reason the decision is unknown: `unknown_regions`)
-    pub(super) unknown: Vec<(Arc<str>, bool)>,
+    /// (region, whether it is a reason the decision is unknown: `unknown_regions`, whether
+    /// that reason was the fleet's in this run: `fleet_regions`)
+    pub(super) unknown: Vec<(Arc<str>, bool, bool)>,
 }
 
 /// Every region of a run (those with a result, and those a finding names), each with
@@ -85,6 +86,32 @@ fn unknown_regions(report: &Report) -> BTreeMap<String, bool> {
             regions.insert(region.clone(), true);
         }
     }
+    regions
+}
+
+/// The regions whose lack of evidence in this run was the fleet's, as the run saw it: the
+/// report shows no agent connected (`no-agent`) or discounts the region as degraded
+/// (`fleet.vantage-degraded`), or the caller names it in `fleet` (its agents refused the job,
+/// a degraded vantage at the run: `Checks::run`). Never the fleet's state at a later scrape:
+/// a run unknown because its agent was away stays excused after the agent is back, and a
+/// region unknown for its own reasons (a deadline) is not excused when its agent leaves
+/// later (red team round 16, D1).
+fn fleet_regions(report: &Report, fleet: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut regions: BTreeSet<String> = fleet.clone();
+    regions.extend(
+        report
+            .regions
+            .iter()
+            .filter(|r| r.status == RegionStatus::NoAgent)
+            .map(|r| r.region.clone()),
+    );
+    regions.extend(
+        report
+            .findings
+            .iter()
+            .filter(|f| f.id == FindingId::FleetVantageDegraded)
+            .flat_map(|f| f.regions.iter().cloned()),
+    );
     regions
 }
 
@@ -137,7 +164,7 @@ impl Targets {
 
     /// Replace a scheduled target's last run with the report of its scheduled run; a target
     /// that is not scheduled gets nothing.
-    pub(super) fn observe(&self, report: &Report) {
+    pub(super) fn observe(&self, report: &Report, fleet: &BTreeSet<String>) {
         let mut g = self.lock();
         let Some(t) = g.targets.get(report.target.as_str()) else {
             return;
@@ -207,9 +234,13 @@ impl Targets {
                 (f.id, f.severity.as_str(), scope, accepted)
             })
             .collect();
+        let fleet = fleet_regions(report, fleet);
         let unknown = unknown_regions(report)
             .into_iter()
-            .map(|(r, is)| (g.intern(&r), is))
+            .map(|(r, is)| {
+                let fleet = is && fleet.contains(&r);
+                (g.intern(&r), is, fleet)
+            })
             .collect();
         let Some(t) = g.targets.get_mut(report.target.as_str()) else {
             return;
