@@ -181,21 +181,9 @@ impl Registry {
                 .find(|x| !in_use(&g, x))
                 .unwrap_or_else(|| format!("{id}~{session}")),
         };
-        if let Some((held_region, held_peer)) = holder {
-            tracing::warn!(
-                agent = %given,
-                asked = %id,
-                %region,
-                peer = peer.as_deref().unwrap_or("unknown"),
-                held_by = held_peer.as_deref().unwrap_or("unknown"),
-                held_region = %held_region,
-                "agent id `{id}` is already connected (from {}); this session is `{given}` in reports, GET /v1/agents and logs. Two agents with one --id: give each its own --id (or omit it); a reconnect of the same agent: its old session is dropped within fleet.agent_timeout",
-                held_peer.as_deref().unwrap_or("unknown")
-            );
-        }
         let info = AgentInfo {
-            id: given,
-            region,
+            id: given.clone(),
+            region: region.clone(),
             version,
             connected_since: crate::clock::now_rfc3339(),
             in_flight: 0,
@@ -212,9 +200,23 @@ impl Registry {
                 dispatched: 0,
                 leaving: false,
                 binding: None,
-                peer,
+                peer: peer.clone(),
             },
         );
+        // Logged once the registry is free again.
+        drop(g);
+        if let Some((held_region, held_peer)) = holder {
+            tracing::warn!(
+                agent = %given,
+                asked = %id,
+                %region,
+                peer = peer.as_deref().unwrap_or("unknown"),
+                held_by = held_peer.as_deref().unwrap_or("unknown"),
+                held_region = %held_region,
+                "agent id `{id}` is already connected (from {}); this session is `{given}` in reports, GET /v1/agents and logs. Two agents with one --id: give each its own --id (or omit it); a reconnect of the same agent: its old session is dropped within fleet.agent_timeout",
+                held_peer.as_deref().unwrap_or("unknown")
+            );
+        }
         session
     }
 
