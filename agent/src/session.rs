@@ -4,7 +4,9 @@
 
 use tonic::Code;
 
-use crate::dial::{not_grpc_hint, DialError};
+use crate::dial::{
+    answered_in_tls, not_grpc_hint, plain_dial_answered_in_tls, AnsweredInTls, DialError,
+};
 
 /// Why a session ended. Each variant keeps what it is about (the coordinator's gRPC status,
 /// the header error, the dial error) as its typed source; the message is the one the agent
@@ -58,8 +60,17 @@ impl SessionError {
     }
 }
 
-/// `; ` and the wrong-port hint, when the answer was not gRPC; empty otherwise.
+/// `; ` and the wrong-port hint, when the answer was not gRPC; empty otherwise. An answer in
+/// TLS to a plain `http://` dial (in the status, or seen by the dialer on this session's
+/// connection: `plain_dial_answered_in_tls`) is named as that instead, once.
 fn wrong_port_hint(status: &tonic::Status) -> String {
+    if answered_in_tls(status) || plain_dial_answered_in_tls() {
+        return if status.message().contains("answered in TLS") {
+            String::new()
+        } else {
+            format!("; {AnsweredInTls}")
+        };
+    }
     not_grpc_hint(status.message())
         .map(|h| format!("; {h}"))
         .unwrap_or_default()

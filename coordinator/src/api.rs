@@ -36,7 +36,41 @@ pub struct Api {
     pub registry: Arc<Registry>,
     /// The check lifecycle: what a request may name, dispatch, the store, the metrics.
     pub checks: Arc<Checks>,
+    /// How often a refused API token was logged: at most one line per
+    /// [`AUTH_LOG_EVERY`], each saying how many were refused since the last.
+    pub auth_log: std::sync::Mutex<AuthLog>,
 }
+
+/// The log of refused API tokens, rate-limited (a client retrying a wrong token in a loop
+/// must not flood the log); every refusal is counted in `vantage_api_auth_failures_total`.
+#[derive(Debug, Default)]
+pub struct AuthLog {
+    last: Option<std::time::Instant>,
+    /// Refusals not logged since the last line.
+    unlogged: u64,
+}
+
+impl AuthLog {
+    /// A refusal at `now`: `Some(n)` when it is logged (`n` refusals were not logged since
+    /// the last line), `None` when a line went out less than [`AUTH_LOG_EVERY`] ago.
+    fn admit(&mut self, now: std::time::Instant) -> Option<u64> {
+        if self
+            .last
+            .is_some_and(|t| now.saturating_duration_since(t) < AUTH_LOG_EVERY)
+        {
+            self.unlogged += 1;
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.unlogged))
+    }
+}
+
+/// At most one log line per this long for refused API tokens.
+pub const AUTH_LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// The peer of an API request, when the server passed it (`into_make_service_with_connect_info`).
+type Peer = Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>;
 
 pub use crate::rate::RateLimit;
 
@@ -126,7 +160,7 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
 }
 
 impl Api {
-    fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+    fn authorize(&self, headers: &HeaderMap, peer: &Peer, path: &str) -> Result<(), ApiError> {
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -139,6 +173,12 @@ impl Api {
         if ok && !presented.is_empty() {
             Ok(())
         } else {
+            let reason = if presented.is_empty() {
+                "missing"
+            } else {
+                "invalid"
+            };
+            self.refused_token(reason, peer, path);
             Err(ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",
@@ -146,15 +186,52 @@ impl Api {
             ))
         }
     }
+
+    /// Count a refused API token, and log it unless a line went out within
+    /// [`AUTH_LOG_EVERY`] (the next line says how many were not logged). The token presented
+    /// is never logged.
+    fn refused_token(&self, reason: &'static str, peer: &Peer, path: &str) {
+        self.checks.metrics.api_auth_failed(reason);
+        let admitted = self
+            .auth_log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .admit(std::time::Instant::now());
+        let Some(unlogged) = admitted else {
+            return;
+        };
+        let peer = peer
+            .as_ref()
+            .map_or_else(|| "unknown".to_string(), |p| p.0 .0.to_string());
+        let token = if reason == "missing" {
+            "no `Authorization: Bearer` token"
+        } else {
+            "a token no server.api_tokens entry has"
+        };
+        let since = if unlogged > 0 {
+            format!("; {unlogged} more refused since the last such line")
+        } else {
+            String::new()
+        };
+        tracing::warn!(
+            %peer,
+            path = %path,
+            reason,
+            "API request refused (401): {token}{since} (at most one such line per {}s; vantage_api_auth_failures_total counts every refusal)",
+            AUTH_LOG_EVERY.as_secs()
+        );
+    }
 }
 
 async fn create(
     State(api): State<Arc<Api>>,
+    peer: Peer,
     headers: HeaderMap,
     Query(q): Query<CheckQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    api.authorize(&headers)?;
+    api.authorize(&headers, &peer, "/v1/checks")?;
+    json_body(&headers)?;
     let wait = match q.wait.as_deref() {
         Some(w) => Some(duration("wait", w, MAX_DEADLINE)?),
         None => None,
@@ -195,12 +272,46 @@ async fn create(
         .into_response())
 }
 
+/// The body of `POST /v1/checks` is JSON: a `Content-Type` that says otherwise (`text/plain`,
+/// the `application/x-www-form-urlencoded` that `curl -d` sends) is a 415 naming the fix.
+/// `application/json` with parameters (`; charset=utf-8`) is JSON; so is a body sent without
+/// a `Content-Type`, which claims no other type (the JSON parser then judges it).
+fn json_body(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let media = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.split(';').next())
+        .map(str::trim)
+        .unwrap_or("");
+    if media.eq_ignore_ascii_case("application/json") {
+        return Ok(());
+    }
+    // Shown as sent when short and printable; never more than a media type's worth.
+    let shown =
+        if !media.is_empty() && media.len() <= 80 && media.bytes().all(|b| b.is_ascii_graphic()) {
+            format!("`{media}`")
+        } else {
+            "this Content-Type".to_string()
+        };
+    Err(ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        format!(
+            "{shown} is not JSON; send the body as JSON with `Content-Type: application/json` (curl: --json '{{\"target\": …}}', or -H 'Content-Type: application/json' with -d)"
+        ),
+    ))
+}
+
 async fn fetch(
     State(api): State<Arc<Api>>,
+    peer: Peer,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    api.authorize(&headers)?;
+    api.authorize(&headers, &peer, "/v1/checks/{id}")?;
     match api.checks.store.get(&id) {
         Some(report) => Ok(Json(report).into_response()),
         None => Err(ApiError::new(
@@ -211,17 +322,25 @@ async fn fetch(
     }
 }
 
-async fn agents(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
-    api.authorize(&headers)?;
+async fn agents(
+    State(api): State<Arc<Api>>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    api.authorize(&headers, &peer, "/v1/agents")?;
     Ok(Json(Agents {
         agents: api.registry.agents(),
     })
     .into_response())
 }
 
-async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn metrics(
+    State(api): State<Arc<Api>>,
+    peer: Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if api.metrics_require_auth {
-        api.authorize(&headers)?;
+        api.authorize(&headers, &peer, "/metrics")?;
     }
     // Streamed a chunk at a time: a scrape of many targets never holds the whole text.
     let chunks = api
@@ -240,4 +359,25 @@ async fn metrics(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Resp
         body,
     )
         .into_response())
+}
+
+#[cfg(test)]
+mod auth_log_tests {
+    use super::{AuthLog, AUTH_LOG_EVERY};
+    use std::time::{Duration, Instant};
+
+    /// One line per window, and the next line counts what the window swallowed: a client
+    /// retrying a wrong token in a loop cannot flood the log, and no refusal goes unsaid.
+    #[test]
+    fn refusals_are_logged_once_per_window_with_the_count_of_the_rest() {
+        let mut log = AuthLog::default();
+        let t0 = Instant::now();
+        assert_eq!(log.admit(t0), Some(0));
+        for i in 1..=1999u32 {
+            assert_eq!(log.admit(t0 + Duration::from_millis(u64::from(i))), None);
+        }
+        assert_eq!(log.admit(t0 + AUTH_LOG_EVERY), Some(1999));
+        assert_eq!(log.admit(t0 + AUTH_LOG_EVERY), None);
+        assert_eq!(log.admit(t0 + AUTH_LOG_EVERY * 3), Some(1));
+    }
 }

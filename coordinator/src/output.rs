@@ -21,6 +21,15 @@ impl Output {
             .as_deref()
             .filter(|p| p.as_os_str() != std::ffi::OsStr::new("-"))
     }
+
+    /// `-o -`: the report goes to standard output, and its one-line summary with the gate
+    /// line to standard error, as with `-o FILE` (a CI log that pipes the document to `jq`
+    /// still shows the gate).
+    pub fn to_stdout_named(&self) -> bool {
+        self.output
+            .as_deref()
+            .is_some_and(|p| p.as_os_str() == std::ffi::OsStr::new("-"))
+    }
 }
 
 /// Write a document to standard output. A reader that stops early (`| head`) closes the pipe:
@@ -135,7 +144,17 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
                 gate.line(report)
             );
         }
-        None => report_to_stdout(&text, &gate.line(report))?,
+        None => {
+            report_to_stdout(&text, &gate.line(report))?;
+            if output.to_stdout_named() {
+                eprintln!(
+                    "{} for {}: report written to standard output; {}",
+                    report.decision.as_str(),
+                    report.target,
+                    gate.line(report)
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -177,7 +196,12 @@ pub fn finish(
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             eprintln!("{}: reports written to {}", summary.line(), path.display());
         }
-        None => report_to_stdout(&text, &summary.line())?,
+        None => {
+            report_to_stdout(&text, &summary.line())?;
+            if output.to_stdout_named() {
+                eprintln!("{}: reports written to standard output", summary.line());
+            }
+        }
     }
     Ok(summary.exit_code)
 }

@@ -1,21 +1,42 @@
 //! The per-target limit on on-demand checks (`server.checks_per_target_per_minute`): a
 //! sliding one-minute window per **normalised** target, so spellings of one endpoint share
-//! one budget: scheme and host case, a trailing dot on the name, the default port written
-//! out, a trailing slash on the path, and any query (the key ignores it).
+//! one budget: scheme and host case, a trailing dot on the name, an IPv4 address written as
+//! IPv4-mapped IPv6 (`[::ffff:127.0.0.1]`), the default port written out, a trailing slash on
+//! the path, and any query (the key ignores it).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use vantage_agent::Target;
 
+/// The target's URL with its host in one form per endpoint: a name without its trailing dot
+/// (`mcp.example.com.` is the fully qualified spelling of `mcp.example.com`: one name to DNS,
+/// one endpoint), an IPv4-mapped IPv6 address as the IPv4 address it maps (one socket
+/// address). The URL parser already lowercases and drops the default port. For the limit and
+/// for the configuration's one-entry-per-target rule.
+pub fn canonical_url(target: &Target) -> url::Url {
+    let mut url = target.url.clone();
+    let host = match target.ip.map(|ip| ip.to_canonical()) {
+        Some(std::net::IpAddr::V6(a)) => format!("[{a}]"),
+        Some(std::net::IpAddr::V4(a)) => a.to_string(),
+        None => target.host.clone(),
+    };
+    if url.host_str() != Some(host.as_str()) {
+        // A name or an IPv4 address: a valid host for a URL that already had one.
+        let _ = url.set_host(Some(&host));
+    }
+    url
+}
+
 /// The endpoint a target names, for the limit: `scheme://host:port/path`, host lowercased
-/// without a trailing dot (the parser does that), IPv6 in brackets, the port always written,
-/// the path without its trailing slash, no query.
+/// without a trailing dot (the parser does that), an IPv4-mapped IPv6 address as IPv4, IPv6
+/// in brackets, the port always written, the path without its trailing slash, no query.
 pub fn key(target: &Target) -> String {
     let scheme = if target.https { "https" } else { "http" };
-    let host = match target.ip {
+    let host = match target.ip.map(|ip| ip.to_canonical()) {
         Some(std::net::IpAddr::V6(a)) => format!("[{a}]"),
-        _ => target.host.clone(),
+        Some(std::net::IpAddr::V4(a)) => a.to_string(),
+        None => target.host.clone(),
     };
     let path = target.url.path().trim_end_matches('/');
     format!("{scheme}://{host}:{}{path}", target.port)
@@ -92,6 +113,51 @@ mod tests {
             assert_ne!(key(&t(other)), base, "{other}");
         }
         assert_eq!(key(&t("http://[::1]:80/mcp/")), "http://[::1]:80/mcp");
+    }
+
+    /// An IPv4 address written as IPv4-mapped IPv6 is the same socket address (red team 16,
+    /// nit 2: it was a second budget); other IPv6 addresses are not folded.
+    #[test]
+    fn an_ipv4_mapped_address_is_its_ipv4_address() {
+        let base = key(&t("http://127.0.16.1:13002/mcp"));
+        for same in [
+            "http://[::ffff:127.0.16.1]:13002/mcp",
+            "http://[::FFFF:7f00:1001]:13002/mcp/",
+            "http://2130710529:13002/mcp",
+        ] {
+            assert_eq!(key(&t(same)), base, "{same}");
+        }
+        for other in [
+            "http://[::1]:13002/mcp",
+            "http://[64:ff9b::7f00:1001]:13002/mcp",
+        ] {
+            assert_ne!(key(&t(other)), base, "{other}");
+        }
+        let r = RateLimit::new(1);
+        assert!(r.take(&t("http://127.0.16.1:13002/mcp")).is_ok());
+        assert!(r.take(&t("http://[::ffff:127.0.16.1]:13002/mcp")).is_err());
+    }
+
+    #[test]
+    fn the_canonical_url_drops_a_trailing_dot_and_unmaps_ipv4() {
+        for (input, canonical) in [
+            (
+                "https://mcp.example.com./mcp",
+                "https://mcp.example.com/mcp",
+            ),
+            (
+                "https://MCP.example.com.:443/mcp?x=1",
+                "https://mcp.example.com/mcp?x=1",
+            ),
+            (
+                "http://[::ffff:127.0.0.1]:8080/mcp",
+                "http://127.0.0.1:8080/mcp",
+            ),
+            ("http://[::1]:8080/mcp", "http://[::1]:8080/mcp"),
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+        ] {
+            assert_eq!(canonical_url(&t(input)).as_str(), canonical, "{input}");
+        }
     }
 
     #[test]

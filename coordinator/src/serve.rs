@@ -134,7 +134,9 @@ fn http(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let _ = axum::serve(http_incoming(listener), router)
+        // The peer's address reaches the handlers (the log line of a refused API token).
+        let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+        let _ = axum::serve(http_incoming(listener), service)
             .with_graceful_shutdown(async move {
                 let _ = stop.wait_for(|s| *s).await;
             })
@@ -226,6 +228,7 @@ pub async fn serve(
         metrics_require_auth: cfg.server.metrics_require_auth,
         registry: registry.clone(),
         checks: checks.clone(),
+        auth_log: Default::default(),
     });
 
     let bound = Bound {

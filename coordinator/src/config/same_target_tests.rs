@@ -81,3 +81,32 @@ fn targets_that_differ_only_in_a_credential_say_so_and_hide_it() {
     );
     assert!(!message.contains("s3cr3t"), "{message}");
 }
+
+/// `host.` is the fully qualified spelling of `host` (one name to DNS) and `[::ffff:a.b.c.d]`
+/// the IPv4 address it maps: one endpoint, probed twice (red team 16, nit 8).
+#[test]
+fn a_trailing_dot_or_a_mapped_ipv4_address_is_the_same_target() {
+    let (key, message) = refusal(
+        "twice-fqdn",
+        "https://mcp.example.com/mcp",
+        "https://mcp.example.com./mcp",
+    );
+    assert_eq!(key, "checks[1].target");
+    assert!(
+        message.starts_with("`https://mcp.example.com./mcp` is the same target as checks[0].target `https://mcp.example.com/mcp`: the coordinator compares targets as `https://mcp.example.com/mcp` (")
+            && message.contains("no trailing dot on the name")
+            && message.ends_with("keep one entry per target"),
+        "{message}"
+    );
+    let (key, message) = refusal(
+        "twice-mapped",
+        "http://[::ffff:127.0.0.1]:8080/mcp",
+        "http://127.0.0.1:8080/mcp",
+    );
+    assert_eq!(key, "checks[1].target");
+    assert!(
+        message.starts_with("`http://127.0.0.1:8080/mcp` is the same target as checks[0].target `http://[::ffff:127.0.0.1]:8080/mcp`: the coordinator compares targets as `http://127.0.0.1:8080/mcp` (")
+            && message.contains("an IPv4-mapped IPv6 address as IPv4"),
+        "{message}"
+    );
+}

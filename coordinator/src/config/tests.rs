@@ -272,6 +272,15 @@ fn inconsistent_values_are_refused_with_their_key() {
             "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nlabels = { target = \"x\" }\n",
             "key `checks[0].labels.target`",
         ),
+        // Prometheus' own target labels: renamed exported_job on vantage_target_info.
+        (
+            "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nlabels = { job = \"x\" }\n",
+            "key `checks[0].labels.job`: https://a.example/mcp: `job` is a label Prometheus sets on every scraped series (job, instance): on vantage_target_info the check's value would be renamed exported_job",
+        ),
+        (
+            "[[checks]]\ntarget = \"https://a.example/mcp\"\ninterval = \"1m\"\nlabels = { team = \"a\", instance = \"x\" }\n",
+            "rename it, e.g. `service` or `team`",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let e = load_text(&format!("inv{i}"), text, vec![]).unwrap_err();

@@ -21,6 +21,10 @@ pub(super) struct Written {
     pub default_deadline: bool,
 }
 
+/// Labels Prometheus itself puts on every series it scrapes: a check label of that name
+/// would clash with them on `vantage_target_info`.
+const SCRAPE_LABELS: &[&str] = &["job", "instance"];
+
 fn is_label_name(key: &str) -> bool {
     key.chars()
         .next()
@@ -96,11 +100,15 @@ impl Config {
             ));
         }
         self.validate_limits(origin)?;
+        let compared: Vec<String> = self
+            .checks
+            .iter()
+            .map(|c| {
+                vantage_agent::target::redacted(crate::rate::canonical_url(&c.target).as_str())
+            })
+            .collect();
         for (i, c) in self.checks.iter().enumerate() {
-            if let Some(first) = self.checks[..i]
-                .iter()
-                .position(|e| e.target.to_string() == c.target.to_string())
-            {
+            if let Some(first) = compared[..i].iter().position(|e| *e == compared[i]) {
                 return Err(invalid(
                     format!("checks[{i}].target"),
                     self.same_target(first, i, &written.targets),
@@ -158,6 +166,19 @@ impl Config {
                     "not a Prometheus label name (letters, digits, _; not `target`)".into(),
                 ));
             }
+            if let Some(key) = c
+                .labels
+                .keys()
+                .find(|k| SCRAPE_LABELS.contains(&k.as_str()))
+            {
+                return Err(invalid(
+                    format!("checks[{i}].labels.{key}"),
+                    format!(
+                        "{}: `{key}` is a label Prometheus sets on every scraped series (job, instance): on vantage_target_info the check's value would be renamed exported_{key} and routing or grouping by `{key}` would see the scrape's value instead; rename it, e.g. `service` or `team`",
+                        c.target
+                    ),
+                ));
+            }
         }
         self.validate_wait(written)
             .map_err(|message| invalid("probe.check_timeout".into(), message))?;
@@ -190,9 +211,10 @@ impl Config {
             )
         };
         let (a, b) = (spelt(first), spelt(i));
-        let shown = self.checks[i].target.to_string();
+        let canonical = |j: usize| crate::rate::canonical_url(&self.checks[j].target);
+        let shown = vantage_agent::target::redacted(canonical(i).as_str());
         let fix = "keep one entry per target";
-        if self.checks[first].target.url != self.checks[i].target.url {
+        if canonical(first) != canonical(i) {
             return format!(
                 "`{b}` is the same target as checks[{first}].target `{a}`: they differ only in a credential value in the query, which reports, metrics and this comparison hide (`{shown}`), so the target appears twice; {fix}, and give each tenant's token in a [[credentials]] entry instead of the URL"
             );
@@ -201,7 +223,7 @@ impl Config {
             return format!("`{b}` appears twice (also checks[{first}].target); {fix}");
         }
         format!(
-            "`{b}` is the same target as checks[{first}].target `{a}`: the coordinator compares targets as `{shown}` (scheme and host in lower case, no default port, . and .. resolved, credential values in the query hidden), so the target appears twice; {fix}"
+            "`{b}` is the same target as checks[{first}].target `{a}`: the coordinator compares targets as `{shown}` (scheme and host in lower case, no trailing dot on the name, an IPv4-mapped IPv6 address as IPv4, no default port, . and .. resolved, credential values in the query hidden), so the target appears twice; {fix}"
         )
     }
 }

@@ -4,6 +4,8 @@
 #[cfg(test)]
 mod refused_tests;
 mod revoke;
+#[cfg(test)]
+mod same_id_tests;
 mod service;
 
 pub use revoke::Cut;
@@ -61,6 +63,8 @@ struct Entry {
     leaving: bool,
     /// The token it attached with, when it came over the wire: a reload checks it again.
     binding: Option<revoke::Binding>,
+    /// Where it connected from (`ip:port`), when it came over the wire: for logs.
+    peer: Option<String>,
 }
 
 /// How a dispatched job ended.
@@ -144,12 +148,42 @@ impl Registry {
         version: String,
         tx: mpsc::Sender<ToAgent>,
     ) -> u64 {
+        self.register_from(id, region, version, tx, None)
+    }
+
+    /// Add an agent that connected from `peer`; returns its session id. Its id is unique
+    /// among connected agents: an id already in use (two agents started with one `--id`, or
+    /// an agent that reconnected before its old session was noticed gone) gets the first
+    /// free suffix `~2`, `~3`, … so that reports (`"agent"`), `GET /v1/agents` and logs tell
+    /// the sessions apart. Never refused: a reconnecting agent must not be locked out by its
+    /// own stale session. A WARN names the id and both peers.
+    pub fn register_from(
+        &self,
+        id: String,
+        region: String,
+        version: String,
+        tx: mpsc::Sender<ToAgent>,
+        peer: Option<String>,
+    ) -> u64 {
         let mut g = self.lock();
         g.next_session += 1;
         let session = g.next_session;
+        let in_use = |g: &Inner, x: &str| g.agents.values().any(|e| e.info.id == x);
+        let holder = g
+            .agents
+            .values()
+            .find(|e| e.info.id == id)
+            .map(|e| (e.info.region.clone(), e.peer.clone()));
+        let given = match &holder {
+            None => id.clone(),
+            Some(_) => (2u64..)
+                .map(|n| format!("{id}~{n}"))
+                .find(|x| !in_use(&g, x))
+                .unwrap_or_else(|| format!("{id}~{session}")),
+        };
         let info = AgentInfo {
-            id,
-            region,
+            id: given.clone(),
+            region: region.clone(),
             version,
             connected_since: crate::clock::now_rfc3339(),
             in_flight: 0,
@@ -166,8 +200,23 @@ impl Registry {
                 dispatched: 0,
                 leaving: false,
                 binding: None,
+                peer: peer.clone(),
             },
         );
+        // Logged once the registry is free again.
+        drop(g);
+        if let Some((held_region, held_peer)) = holder {
+            tracing::warn!(
+                agent = %given,
+                asked = %id,
+                %region,
+                peer = peer.as_deref().unwrap_or("unknown"),
+                held_by = held_peer.as_deref().unwrap_or("unknown"),
+                held_region = %held_region,
+                "agent id `{id}` is already connected (from {}); this session is `{given}` in reports, GET /v1/agents and logs. Two agents with one --id: give each its own --id (or omit it); a reconnect of the same agent: its old session is dropped within fleet.agent_timeout",
+                held_peer.as_deref().unwrap_or("unknown")
+            );
+        }
         session
     }
 

@@ -44,8 +44,9 @@ fn verdict(agents: &[AgentAuth], token: &SecretString, region: &str) -> Option<S
 }
 
 impl Registry {
-    /// Add an agent that attached with `token` under the [[agents]] entry `name`: a reload
-    /// that revokes or moves that token cuts it off (see [`Registry::revoke_stale`]).
+    /// Add an agent that attached from `peer` with `token` under the [[agents]] entry
+    /// `name`: a reload that revokes or moves that token cuts it off (see
+    /// [`Registry::revoke_stale`]). Its id is made unique ([`Registry::register_from`]).
     #[allow(clippy::too_many_arguments)]
     pub fn register_bound(
         &self,
@@ -56,8 +57,9 @@ impl Registry {
         name: String,
         token: SecretString,
         kill: oneshot::Sender<String>,
+        peer: String,
     ) -> u64 {
-        let session = self.register(id, region, version, tx);
+        let session = self.register_from(id, region, version, tx, Some(peer));
         if let Some(e) = self.lock().agents.get_mut(&session) {
             e.binding = Some(Binding {
                 name,
@@ -135,4 +137,4 @@ fn stale(e: &mut Entry, agents: &[AgentAuth]) -> Option<(Cut, Option<oneshot::Se
 
 #[cfg(test)]
 #[path = "revoke_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -15,7 +15,7 @@ use vantage_proto::v1::fleet_client::FleetClient;
 
 use crate::fleet::{AgentAuth, FleetService, JobOutcome, Registry};
 
-fn auth(name: &str, region: &str, token: &str) -> AgentAuth {
+pub(crate) fn auth(name: &str, region: &str, token: &str) -> AgentAuth {
     AgentAuth {
         name: name.into(),
         region: region.into(),
@@ -33,14 +33,14 @@ fn job() -> Job {
     }
 }
 
-struct Lab {
-    registry: Arc<Registry>,
+pub(crate) struct Lab {
+    pub(crate) registry: Arc<Registry>,
     tokens: Arc<RwLock<Vec<AgentAuth>>>,
-    addr: std::net::SocketAddr,
-    server: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
+    pub(crate) addr: std::net::SocketAddr,
+    pub(crate) server: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
 }
 
-async fn lab(agents: Vec<AgentAuth>) -> Lab {
+pub(crate) async fn lab(agents: Vec<AgentAuth>) -> Lab {
     let registry = Arc::new(Registry::default());
     let tokens = Arc::new(RwLock::new(agents));
     let service = FleetService {
@@ -67,12 +67,12 @@ impl Lab {
 }
 
 /// An agent as the wire sees it: its outbound sender (kept open) and inbound stream.
-type Attached = (
+pub(crate) type Attached = (
     mpsc::Sender<pb::AgentMessage>,
     tonic::Streaming<pb::CoordinatorMessage>,
 );
 
-async fn attach(
+pub(crate) async fn attach(
     addr: std::net::SocketAddr,
     token: &str,
     id: &str,
@@ -297,6 +297,7 @@ fn bind_eu(
         "eu-1".into(),
         "tok-x".to_string().into(),
         kill,
+        "127.0.0.1:1".into(),
     );
 }
 

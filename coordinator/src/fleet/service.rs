@@ -211,7 +211,13 @@ impl Fleet for FleetService {
             agent.name.clone(),
             agent.token.clone(),
             kill,
+            peer.clone(),
         );
+        // The id it is known by here: unique among connected agents (`~2` when taken).
+        let agent_id = self
+            .registry
+            .agent_id(session)
+            .unwrap_or_else(|| register.agent_id.clone());
         // A reload may have replaced the tokens since this one was accepted: check again
         // now that a reload's sweep would see this session.
         let revoked = {
@@ -222,7 +228,7 @@ impl Fleet for FleetService {
             return Err(Status::permission_denied(reason));
         }
         tracing::info!(
-            agent = %register.agent_id,
+            agent = %agent_id,
             name = %agent.name,
             region = %agent.region,
             version = %register.version,
@@ -244,7 +250,6 @@ impl Fleet for FleetService {
         let registry = self.registry.clone();
         let region = agent.region.clone();
         let agent_version = register.version.clone();
-        let agent_id = register.agent_id.clone();
         tokio::spawn(async move {
             let why = loop {
                 let msg = match inbound.message().await {

@@ -30,6 +30,7 @@ pub const AGENTS_CONNECTED: &str = "vantage_agents_connected";
 pub const AGENT_LAST_SEEN: &str = "vantage_agent_last_seen_timestamp_seconds";
 pub const REGION_DEGRADED: &str = "vantage_region_degraded";
 pub const REGION_JOBS_REFUSED: &str = "vantage_region_jobs_refused_total";
+pub const API_AUTH_FAILURES: &str = "vantage_api_auth_failures_total";
 pub const SCHEDULED_SKIPPED: &str = "vantage_scheduled_runs_skipped_total";
 pub const LAST_RUN: &str = "vantage_last_run_timestamp_seconds";
 pub const CHECK_INTERVAL: &str = "vantage_check_interval_seconds";
@@ -55,6 +56,7 @@ pub const ALL: &[&str] = &[
     AGENT_LAST_SEEN,
     REGION_DEGRADED,
     REGION_JOBS_REFUSED,
+    API_AUTH_FAILURES,
     SCHEDULED_SKIPPED,
     LAST_RUN,
     CHECK_INTERVAL,
@@ -91,6 +93,8 @@ pub struct Metrics {
     region_info: GaugeVec,
     /// Jobs an agent of the region refused, from the fleet's count (`Fleet::refused_per_region`).
     jobs_refused: IntCounterVec,
+    /// API requests refused for want of a valid bearer token, by `reason`.
+    api_auth_failures: IntCounterVec,
     /// The region of the in-process vantage, if any.
     in_process: Mutex<Option<String>>,
     targets: targets::Targets,
@@ -153,6 +157,21 @@ impl Metrics {
                 r.register(Box::new(c.clone()))?;
                 c
             },
+            api_auth_failures: {
+                let c = IntCounterVec::new(
+                    Opts::new(
+                        API_AUTH_FAILURES,
+                        "API requests refused (401) for want of a valid bearer token: reason=missing (no Authorization: Bearer header) or invalid (a token no server.api_tokens entry has).",
+                    ),
+                    &["reason"],
+                )?;
+                r.register(Box::new(c.clone()))?;
+                // Both from 0: a counter with no sample cannot be rated.
+                for reason in ["missing", "invalid"] {
+                    c.with_label_values(&[reason]);
+                }
+                c
+            },
             in_process: Mutex::new(None),
             registry,
             targets: targets::Targets::default(),
@@ -201,6 +220,11 @@ impl Metrics {
 
     pub fn scheduled_skipped(&self, target: &str) {
         self.targets.scheduled_skipped(target);
+    }
+
+    /// An API request refused for want of a valid token: `missing` or `invalid`.
+    pub fn api_auth_failed(&self, reason: &str) {
+        self.api_auth_failures.with_label_values(&[reason]).inc();
     }
 
     pub fn set_degraded(&self, region: &str, degraded: bool) {

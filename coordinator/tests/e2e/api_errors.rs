@@ -152,3 +152,135 @@ async fn bad_bodies_name_the_fix_for_an_api_caller() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A body whose `Content-Type` says it is not JSON (`text/plain`, the form encoding `curl -d`
+/// sends) is a 415 naming the fix; nothing starts. JSON with parameters, any case, and a body
+/// with no `Content-Type` are read as JSON. Authentication comes first (red team 16, nit 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_typed_as_something_else_than_json_is_415_with_the_fix() {
+    let dir = tmpdir("api-ctype");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let client = http();
+    // One path per case: the per-target limit never answers instead.
+    let post = |n: usize, ctype: Option<&'static str>, token: &'static str| {
+        let mut req = client
+            .post(format!("{}/v1/checks", c.api))
+            .bearer_auth(token)
+            .body(format!(r#"{{"target":"http://127.0.0.1:9/mcp{n}"}}"#));
+        if let Some(t) = ctype {
+            req = req.header("content-type", t);
+        }
+        req.send()
+    };
+    for (n, ctype) in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/xml; charset=utf-8",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let resp = post(n, Some(ctype), API_TOKEN).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 415, "{ctype}");
+        let body: Value = resp.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "unsupported_media_type", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        let media = ctype.split(';').next().unwrap();
+        assert!(
+            message.starts_with(&format!("`{media}` is not JSON; send the body as JSON with `Content-Type: application/json`"))
+                && message.contains("--json"),
+            "{message}"
+        );
+    }
+    for (n, ctype) in [
+        Some("application/json"),
+        Some("application/json; charset=utf-8"),
+        Some("Application/JSON"),
+        None,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let resp = post(10 + n, ctype, API_TOKEN).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 202, "{ctype:?}");
+    }
+    // Without a valid token the answer is 401, whatever the body's type.
+    let resp = post(20, Some("text/plain"), "not-the-token").await.unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Refused API tokens are counted by reason in `vantage_api_auth_failures_total` (from 0)
+/// and logged with the peer and the path, rate-limited, never with the token (red team 16,
+/// nit 3: 2000 wrong tokens left no trace).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_api_tokens_are_counted_and_logged_without_the_token() {
+    let dir = tmpdir("api-authfail");
+    let c = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let client = http();
+    let scrape = || async {
+        client
+            .get(format!("{}/metrics", c.api))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    let before = scrape().await;
+    for reason in ["missing", "invalid"] {
+        assert!(
+            before.contains(&format!(
+                "vantage_api_auth_failures_total{{reason=\"{reason}\"}} 0"
+            )),
+            "{before}"
+        );
+    }
+    const WRONG: &str = "wrong-api-token-5f3a9c";
+    for _ in 0..3 {
+        let resp = client
+            .get(format!("{}/v1/agents", c.api))
+            .bearer_auth(WRONG)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 401);
+    }
+    let resp = client
+        .post(format!("{}/v1/checks", c.api))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    // A valid token is no failure.
+    let resp = client
+        .get(format!("{}/v1/agents", c.api))
+        .bearer_auth(API_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let after = scrape().await;
+    assert!(
+        after.contains("vantage_api_auth_failures_total{reason=\"invalid\"} 3")
+            && after.contains("vantage_api_auth_failures_total{reason=\"missing\"} 1"),
+        "{after}"
+    );
+    let line = c.proc.wait_for(
+        "API request refused (401)",
+        std::time::Duration::from_secs(10),
+    );
+    assert!(
+        line.contains("peer=127.0.0.1:") && line.contains("path=/v1/agents"),
+        "{line}"
+    );
+    let log = c.proc.output();
+    assert!(
+        !log.contains(WRONG),
+        "the token presented is never logged:\n{log}"
+    );
+    assert!(!log.contains(API_TOKEN), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,6 +39,28 @@ async fn dash_is_standard_output_and_short_flags_work() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("the report on stdout");
     assert_valid(&report);
     assert!(!dir.join("-").exists(), "no file named `-`");
+    // `-o -` is `-o FILE` with standard output as the file: the document on stdout, the
+    // one-line summary with the gate line on stderr (a CI log piping stdout to jq keeps it).
+    let decision = report["decision"].as_str().unwrap();
+    assert_eq!(
+        s(&out.stderr),
+        format!(
+            "{decision} for {}: report written to standard output; gate: passed\n",
+            fixture.url()
+        )
+    );
+    // Without -o the report alone: nothing on stderr.
+    let url = fixture.url();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_vantage"))
+            .args(["check", &url, "-f", "json"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", s(&out.stderr));
 
     // -o FILE: the report in the file, one summary line with the gate on stderr.

@@ -234,6 +234,73 @@ async fn the_api_and_grpc_ports_swapped_are_named_as_such() {
     );
 }
 
+/// An agent dialing `https://` a coordinator that serves plain HTTP/2, or `http://` one that
+/// serves TLS, is told which side speaks what and the fix (red team 16, D3): it was only
+/// "transport error". Neither registers; /readyz says it too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_and_plain_http_mixed_up_between_agent_and_coordinator_are_named() {
+    let dir = Scratch::new("operr-tlsmix");
+    // A plain coordinator, dialed with https://.
+    let plain = coordinator(&dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", "");
+    let a = agent(
+        &plain.grpc.replace("http://", "https://"),
+        "eu",
+        &crate::procs::agent_token("eu"),
+    );
+    let line = a.wait_for("coordinator connection", Duration::from_secs(10));
+    eprintln!("https:// to a plain coordinator: {line}");
+    assert!(
+        line.contains("TLS handshake failed")
+            && line.contains("does the coordinator serve TLS?")
+            && line.contains("write --coordinator http://")
+            && line.contains("[server.tls]"),
+        "{line}"
+    );
+    let readyz = crate::support::http()
+        .get(format!("http://{}/readyz", agent_health(&a)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(readyz.status().as_u16(), 503);
+    assert!(readyz
+        .text()
+        .await
+        .unwrap()
+        .contains("TLS handshake failed"));
+    drop(a);
+
+    // A TLS coordinator, dialed with http://.
+    let tls_dir = Scratch::new("operr-tlsmix-tls");
+    let ca = crate::support::LabCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], 30);
+    std::fs::write(tls_dir.join("tls.crt"), cert).unwrap();
+    std::fs::write(tls_dir.join("tls.key"), key).unwrap();
+    let extra = format!(
+        "[server.tls]\ncert_file = \"{}\"\nkey_file = \"{}\"\n",
+        tls_dir.join("tls.crt").display(),
+        tls_dir.join("tls.key").display()
+    );
+    let tls = coordinator(&tls_dir, &["eu"], "127.0.0.1:0", "127.0.0.1:0", &extra);
+    let port = tls.grpc.rsplit(':').next().unwrap().to_string();
+    let a = agent(
+        &format!("http://localhost:{port}"),
+        "eu",
+        &crate::procs::agent_token("eu"),
+    );
+    let line = a.wait_for("coordinator connection", Duration::from_secs(10));
+    eprintln!("http:// to a TLS coordinator: {line}");
+    assert!(
+        line.contains("the coordinator answered in TLS")
+            && line.contains("write --coordinator https://")
+            && line.contains("--ca-file"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("does not look like the coordinator's gRPC port"),
+        "{line}"
+    );
+}
+
 #[test]
 fn configuration_errors_name_their_origin_and_key_once() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
