@@ -38,6 +38,14 @@ pub enum JobError {
     },
     #[error("{field}: `{value}` is not a CIDR prefix (e.g. 198.51.100.0/24); fix probe.{field} in the coordinator's configuration")]
     Prefix { field: &'static str, value: String },
+    /// A token of the job cannot be sent in an HTTP header: every request made with it
+    /// would fail on the agent, which is no observation of the target. Names the token and
+    /// the kind of character, never the token.
+    #[error("the job's credential ({part}) contains {what}, which cannot be sent in an HTTP header (Authorization: Bearer …); fix the token of the coordinator's [[credentials]] entry (one line, no control characters)")]
+    Credential {
+        part: &'static str,
+        what: &'static str,
+    },
     /// The job's policy is wider than the agent's own ceiling.
     #[error(transparent)]
     Wider(#[from] crate::egress::Wider),
@@ -57,6 +65,19 @@ fn prefixes(field: &'static str, values: &[String]) -> Result<Vec<IpNet>, JobErr
 
 fn secret(value: &str) -> Option<SecretString> {
     (!value.is_empty()).then(|| SecretString::from(value.to_string()))
+}
+
+/// The job's tokens, refused when one cannot be sent in a header.
+fn credentials(p: &pb::Job) -> Result<Credentials, JobError> {
+    let c = Credentials {
+        token: secret(&p.credential_secret),
+        other_audience: secret(&p.other_audience_secret),
+        missing_scope: secret(&p.missing_scope_secret),
+    };
+    match c.unusable() {
+        Some((part, what)) => Err(JobError::Credential { part, what }),
+        None => Ok(c),
+    }
 }
 
 fn expose(value: &Option<SecretString>) -> String {
@@ -82,11 +103,7 @@ impl TryFrom<pb::Job> for Job {
                 assume_global: prefixes("assume_global", &p.assume_global)?,
                 allow_non_global: prefixes("allow_non_global", &p.allow_non_global)?,
             },
-            credentials: Credentials {
-                token: secret(&p.credential_secret),
-                other_audience: secret(&p.other_audience_secret),
-                missing_scope: secret(&p.missing_scope_secret),
-            },
+            credentials: credentials(&p)?,
         })
     }
 }

@@ -124,6 +124,43 @@ fn full_job() -> Job {
     }
 }
 
+/// Red team round 15, defect 3: a job whose token cannot go in a header is refused, naming
+/// which token and the kind of character, never the token; the agent never runs it.
+#[test]
+fn a_job_whose_credential_cannot_be_sent_is_refused() {
+    for (part, field, what) in [
+        ("token", 0, "a newline"),
+        ("other_audience", 1, "a control character"),
+        ("missing_scope", 2, "a carriage return"),
+    ] {
+        let mut p = job_to_pb("j1", &full_job());
+        let bad = match what {
+            "a newline" => "SeCrEtPiece1234\nSECONDhalf",
+            "a carriage return" => "SeCrEtPiece1234\rSECONDhalf",
+            _ => "SeCrEtPiece1234\u{1}SECONDhalf",
+        };
+        *[
+            &mut p.credential_secret,
+            &mut p.other_audience_secret,
+            &mut p.missing_scope_secret,
+        ][field] = bad.to_string();
+        let e = Job::try_from(p).unwrap_err();
+        assert!(
+            matches!(e, JobError::Credential { part: p, what: w } if p == part && w == what),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("the job's credential ({part}) contains {what}, which cannot be sent in an HTTP header")),
+            "{text}"
+        );
+        assert!(
+            !text.contains("SeCrEt") && !text.contains("SECOND"),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn a_job_survives_the_wire_with_every_credential() {
     let p = job_to_pb("j1", &full_job());

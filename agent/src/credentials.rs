@@ -31,17 +31,53 @@ pub enum CredentialError {
     },
     #[error("token file {} is empty", path.display())]
     FileEmpty { path: std::path::PathBuf },
+    /// A token that cannot go in `Authorization: Bearer …`: every request made with it would
+    /// fail on this side, before anything is sent. `from` names where it came from,
+    /// `what` the kind of character ("a newline"), never the token nor where in it.
+    #[error("{from}: the token contains {what}, which cannot be sent in an HTTP header (Authorization: Bearer …); give the token on one line without control characters")]
+    Unusable { from: String, what: &'static str },
 }
 
-/// Read a token from the environment variable `name`.
+/// Why `token` cannot be sent as `Authorization: Bearer {token}`, in words that name the
+/// kind of character ("a newline", "a control character"), never the token nor the
+/// character's place in it; `None` when it can.
+pub fn header_problem(token: &str) -> Option<&'static str> {
+    if http::HeaderValue::from_str(&format!("Bearer {token}")).is_ok() {
+        return None;
+    }
+    let bad = token
+        .bytes()
+        .find(|&b| (b < 0x20 && b != b'\t') || b == 0x7f);
+    Some(match bad {
+        Some(b'\n') => "a newline",
+        Some(b'\r') => "a carriage return",
+        Some(0) => "a NUL byte",
+        _ => "a control character",
+    })
+}
+
+/// `token` as read from `source`, or [`CredentialError::Unusable`].
+fn usable(token: String, from: impl FnOnce() -> String) -> Result<SecretString, CredentialError> {
+    match header_problem(&token) {
+        None => Ok(SecretString::from(token)),
+        Some(what) => Err(CredentialError::Unusable { from: from(), what }),
+    }
+}
+
+/// Read a token from the environment variable `name` (surrounding whitespace dropped); a
+/// token that cannot go in an HTTP header is refused, naming the variable.
 pub fn from_env(name: &str) -> Result<SecretString, CredentialError> {
     match std::env::var(name) {
-        Ok(v) if !v.trim().is_empty() => Ok(SecretString::from(v.trim().to_string())),
+        Ok(v) if !v.trim().is_empty() => usable(v.trim().to_string(), || {
+            format!("environment variable {name}")
+        }),
         _ => Err(CredentialError::EnvMissing(name.to_string())),
     }
 }
 
-/// Read a token from a file (surrounding whitespace and the final newline are dropped).
+/// Read a token from a file (surrounding whitespace and the final newline are dropped); a
+/// token that cannot go in an HTTP header (two lines, a control byte) is refused, naming
+/// the file.
 pub fn from_file(path: &std::path::Path) -> Result<SecretString, CredentialError> {
     let text = std::fs::read_to_string(path).map_err(|source| CredentialError::ReadFile {
         path: path.to_path_buf(),
@@ -53,10 +89,29 @@ pub fn from_file(path: &std::path::Path) -> Result<SecretString, CredentialError
             path: path.to_path_buf(),
         });
     }
-    Ok(SecretString::from(token.to_string()))
+    usable(token.to_string(), || {
+        format!("token file {}", path.display())
+    })
 }
 
 impl Credentials {
+    /// The first token held that cannot be sent in an HTTP header: which one (`token`,
+    /// `other_audience`, `missing_scope`) and the kind of character ([`header_problem`]).
+    /// A job from a coordinator is refused for it (the loaders refuse such a token first).
+    pub fn unusable(&self) -> Option<(&'static str, &'static str)> {
+        [
+            ("token", &self.token),
+            ("other_audience", &self.other_audience),
+            ("missing_scope", &self.missing_scope),
+        ]
+        .into_iter()
+        .find_map(|(name, t)| {
+            t.as_ref()
+                .and_then(|t| header_problem(t.expose_secret()))
+                .map(|what| (name, what))
+        })
+    }
+
     /// Every secret value held, for scrubbing.
     pub fn secrets(&self) -> Vec<&str> {
         [&self.token, &self.other_audience, &self.missing_scope]
@@ -316,6 +371,77 @@ mod tests {
         let mut bytes = vec![0xff];
         bytes.extend_from_slice(piece.as_bytes());
         assert_eq!(scrub_bytes(&bytes, &[secret]), b"\xff[redacted]");
+    }
+
+    /// Red team round 15, defect 3: a token with a newline or a control byte inside cannot
+    /// go in `Authorization: Bearer …`; the loaders refuse it naming the source and the kind
+    /// of character, never the token or where in it.
+    #[test]
+    fn a_token_that_cannot_go_in_a_header_is_refused_by_its_source() {
+        assert_eq!(header_problem("fxV3f9aQ7twK2m8Lp4vZ"), None);
+        assert_eq!(header_problem("sk-ünïcode"), None, "obs-text is sendable");
+        assert_eq!(header_problem("a\tb"), None, "a tab is sendable");
+        assert_eq!(header_problem("SeCrEt\nhalf"), Some("a newline"));
+        assert_eq!(header_problem("SeCrEt\rhalf"), Some("a carriage return"));
+        assert_eq!(header_problem("SeCrEt\u{0}half"), Some("a NUL byte"));
+        assert_eq!(
+            header_problem("SeCrEt\u{1}half"),
+            Some("a control character")
+        );
+        assert_eq!(
+            header_problem("SeCrEt\u{7f}half"),
+            Some("a control character")
+        );
+        let var = "VANTAGE_TEST_SEC15_TOKEN_WITH_A_NEWLINE";
+        std::env::set_var(var, "  SeCrEtPiece1234\nSECONDhalf98765 \n");
+        let e = from_env(var).unwrap_err();
+        std::env::remove_var(var);
+        assert!(
+            matches!(&e, CredentialError::Unusable { from, what: "a newline" } if from == &format!("environment variable {var}")),
+            "{e:?}"
+        );
+        let text = e.to_string();
+        assert!(text.starts_with(&format!("environment variable {var}: the token contains a newline, which cannot be sent in an HTTP header")), "{text}");
+        assert!(
+            !text.contains("SeCrEt") && !text.contains("SECOND"),
+            "{text}"
+        );
+        let dir = std::env::temp_dir().join(format!("vantage-sec15-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("token");
+        std::fs::write(&file, "SeCrEtPiece1234\u{1}SECONDhalf98765\r\n").unwrap();
+        let e = from_file(&file).unwrap_err();
+        // A trailing CRLF alone is trimmed: that token is fine.
+        std::fs::write(&file, "SeCrEtPiece1234SECONDhalf98765\r\n").unwrap();
+        let fine = from_file(&file);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            matches!(
+                &e,
+                CredentialError::Unusable {
+                    what: "a control character",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().starts_with(&format!(
+                "token file {}: the token contains a control character",
+                file.display()
+            )),
+            "{e}"
+        );
+        assert_eq!(
+            fine.unwrap().expose_secret(),
+            "SeCrEtPiece1234SECONDhalf98765"
+        );
+        let c = Credentials {
+            missing_scope: Some("a\nb".to_string().into()),
+            ..Credentials::default()
+        };
+        assert_eq!(c.unusable(), Some(("missing_scope", "a newline")));
+        assert_eq!(Credentials::default().unusable(), None);
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub enum EngineError {
 pub struct Engine {
     opts: ProbeOptions,
     tls: Arc<rustls::ClientConfig>,
+    /// The secret values of the target URL's query during a run
+    /// ([`Target::query_secrets`]): scrubbed like the tokens, never sent as one.
+    url_secrets: Vec<secrecy::SecretString>,
 }
 
 /// What the stages learn as they go.
@@ -115,7 +118,11 @@ const SKIP_ORDER_NOTE: &str = "an earlier stage failed";
 impl Engine {
     pub fn new(opts: ProbeOptions) -> Result<Self, EngineError> {
         let tls = tls::client_config(opts.extra_ca_pem.as_deref())?;
-        Ok(Engine { opts, tls })
+        Ok(Engine {
+            opts,
+            tls,
+            url_secrets: Vec::new(),
+        })
     }
 
     /// The same engine with other options for one run, sharing this engine's TLS
@@ -126,6 +133,7 @@ impl Engine {
         Engine {
             opts,
             tls: self.tls.clone(),
+            url_secrets: Vec::new(),
         }
     }
 
@@ -180,7 +188,26 @@ impl Engine {
     }
 
     /// `queued`: how long the job waited for a slot before this run (0 outside an agent).
+    /// The run scrubs the secret values of the target URL's query as it scrubs the tokens
+    /// (the CLI, `vantage serve`'s vantage and an agent all run here, and each has the URL).
     async fn run_inner(
+        &self,
+        target: &Target,
+        progress: ProgressSink,
+        queued: Duration,
+    ) -> RegionResult {
+        let engine = Engine {
+            url_secrets: target
+                .query_secrets()
+                .into_iter()
+                .map(secrecy::SecretString::from)
+                .collect(),
+            ..self.clone()
+        };
+        engine.run_scrubbing(target, progress, queued).await
+    }
+
+    async fn run_scrubbing(
         &self,
         target: &Target,
         progress: ProgressSink,
@@ -229,12 +256,24 @@ impl Engine {
         }
     }
 
+    /// Every secret of the run: the tokens, and the secret values of the target URL's query.
+    fn secrets(&self) -> Vec<&str> {
+        let mut all = self.opts.credentials.secrets();
+        all.extend(
+            self.url_secrets
+                .iter()
+                .map(secrecy::ExposeSecret::expose_secret)
+                .filter(|s| !s.is_empty()),
+        );
+        all
+    }
+
     /// The results, with every piece of a secret (8 characters or more, the whole of a
     /// shorter one) replaced by `[redacted]`: a hostile server may echo a token back, whole
     /// or in pieces, in a body or a header that ends up in the evidence. Answers are scrubbed
     /// when captured; this is the last line of defence for text built from them.
     fn scrubbed(&self, rec: Recorder) -> Vec<crate::model::CheckResult> {
-        let secrets = self.opts.credentials.secrets();
+        let secrets = self.secrets();
         let mut checks = rec.finish();
         if !secrets.is_empty() {
             let pieces = Pieces::new(&secrets);
@@ -250,7 +289,7 @@ impl Engine {
     /// stack evidence (headers, error strings), the surface's item names and what stopped a
     /// listing, and the CNAMEs of its DNS answers.
     fn scrub_extra(&self, st: &mut State) {
-        let secrets = self.opts.credentials.secrets();
+        let secrets = self.secrets();
         if secrets.is_empty() {
             return;
         }
@@ -279,6 +318,16 @@ impl Engine {
     }
 
     async fn stages(&self, target: &Target, deadline: Instant, rec: &mut Recorder, st: &mut State) {
+        // A token that cannot go in a header (the loaders and an agent's job refuse it
+        // first): every check is the vantage's own `unknown`, nothing is sent, never a
+        // finding about the target.
+        if let Some((part, what)) = self.opts.credentials.unusable() {
+            rec.unknown_rest(
+                Cause::Unsendable,
+                &format!("not run: this vantage's credential ({part}) contains {what}, which cannot be sent in an HTTP header; nothing was sent"),
+            );
+            return;
+        }
         // 1. DNS
         st.progress.stage(ProgressStage::Dns);
         let t = Instant::now();
@@ -455,7 +504,7 @@ impl Engine {
             idle_per_host: 8,
         };
         EgressClient::new(policy, settings)
-            .map(|c| c.with_secrets(self.opts.credentials.clone()))
+            .map(|c| c.with_secrets(self.opts.credentials.clone(), self.url_secrets.clone()))
             .map_err(|e| e.to_string())
     }
 
@@ -477,6 +526,45 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Red team round 15, defect 3, defence in depth: an engine handed a token that cannot
+    /// go in a header (the loaders refuse it first) reports every check `unknown` with the
+    /// vantage's own cause and sends nothing: never a finding about the target.
+    #[tokio::test]
+    async fn an_unusable_token_leaves_every_check_unknown_and_sends_nothing() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let engine = Engine::new(ProbeOptions {
+            credentials: Credentials {
+                token: Some("SeCrEtPiece1234\nSECONDhalf98765".to_string().into()),
+                ..Credentials::default()
+            },
+            ..ProbeOptions::default()
+        })
+        .unwrap();
+        let r = engine
+            .run(&Target::parse(&format!("http://{addr}/mcp")).unwrap())
+            .await;
+        assert!(!r.checks.is_empty());
+        for c in &r.checks {
+            assert_eq!(
+                (c.outcome, c.severity, c.cause),
+                (Outcome::Unknown, None, Some(Cause::Unsendable)),
+                "{:?}",
+                c
+            );
+            assert!(
+                c.observed.contains("credential (token) contains a newline"),
+                "{}",
+                c.observed
+            );
+        }
+        assert!(
+            matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "nothing connected"
+        );
+    }
 
     #[test]
     fn an_engine_for_one_run_shares_the_trust_store_and_keeps_its_anchors() {

@@ -111,6 +111,10 @@ pub enum Cause {
     /// on this host (ENETUNREACH, EADDRNOTAVAIL) and nothing was sent, so nothing about the
     /// target was observed.
     NoRoute,
+    /// This vantage could not build the request (its own credential, or a header it would
+    /// send, cannot go in an HTTP header): nothing was sent, so nothing about the target
+    /// was observed.
+    Unsendable,
     /// Set by the merge, never by a vantage: this vantage judged the certificate other regions
     /// accepted (the same chain) with a clock far from theirs.
     ClockSkew,
@@ -130,6 +134,7 @@ impl Cause {
                 | Cause::ResolverError
                 | Cause::Deadline
                 | Cause::NoRoute
+                | Cause::Unsendable
                 | Cause::ClockSkew
                 | Cause::TrustStore
         )

@@ -153,6 +153,8 @@ pub const SECRET_PARAMS: &[&str] = &[
     "session",
     "sessionid",
     "code",
+    // A personal access token (`?pat=`); not an ending (`compat`).
+    "pat",
 ];
 
 /// Endings of a folded query parameter name that mark it a credential (`accessToken`,
@@ -193,6 +195,49 @@ pub fn secret_param(name: &str) -> bool {
         .flat_map(char::to_lowercase)
         .collect();
     SECRET_PARAMS.contains(&n.as_str()) || SECRET_SUFFIXES.iter().any(|s| n.ends_with(s))
+}
+
+impl Target {
+    /// The values of the query parameters [`secret_param`] classifies as credentials, for
+    /// the scrubber's redaction set (beside the bearer tokens): each as sent, decoded, and
+    /// encoded again, so a server that echoes the value in any of these spellings (a
+    /// `Location` keeping the query, a metadata URL, an error message quoting the request)
+    /// shows none of it. A value shorter than [`crate::credentials::FRAGMENT_CHARS`]
+    /// characters (decoded) is left out: by its parameter's name alone it may be anything
+    /// (`?code=1`, `?auth=true`), and redacting it whole wherever it appears would redact
+    /// ordinary text of the answers, JSON included; it stays hidden where the target is
+    /// shown ([`redacted`]).
+    pub fn query_secrets(&self) -> Vec<String> {
+        let Some(query) = self.url.query() else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Vec::new();
+        for pair in query.split(['&', ';']) {
+            let Some((name, raw)) = pair.split_once('=') else {
+                continue;
+            };
+            if !secret_param(name) {
+                continue;
+            }
+            let decoded: String = url::form_urlencoded::parse(format!("v={raw}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            if decoded.chars().count() < crate::credentials::FRAGMENT_CHARS {
+                continue;
+            }
+            let encoded: String =
+                url::form_urlencoded::byte_serialize(decoded.as_bytes()).collect();
+            // `%20` where the form encoding wrote `+`.
+            let spaced = encoded.replace('+', "%20");
+            for v in [raw.to_string(), decoded, encoded, spaced] {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
 }
 
 impl TryFrom<String> for Target {
@@ -342,6 +387,79 @@ mod tests {
         let t = Target::parse(sent).unwrap();
         assert_eq!(t.as_str(), sent, "the probe sends the URL as given");
         assert!(!t.to_string().contains("Zq7SECRET"), "{t}");
+    }
+
+    /// Red team round 15, defect 2: `?pat=` was shown, and the common credential names are
+    /// all recognised.
+    #[test]
+    fn common_credential_names_are_secret() {
+        for name in [
+            "pat",
+            "PAT",
+            "private_token",
+            "access_token",
+            "apikey",
+            "api-key",
+            "x-api-key",
+            "auth",
+            "sig",
+            "signature",
+            "key",
+            "code",
+            "secret",
+            "password",
+            "client_secret",
+            "session",
+            "jwt",
+            "bearer",
+            "refresh_token",
+            "id_token",
+        ] {
+            assert!(secret_param(name), "{name}");
+        }
+        for name in ["v", "region", "page", "compat", "path", "cursor"] {
+            assert!(!secret_param(name), "{name}");
+        }
+        assert_eq!(
+            redacted("http://127.0.0.1:1/mcp?pat=QQpatVALUE2&v=1"),
+            "http://127.0.0.1:1/mcp?pat=[redacted]&v=1"
+        );
+    }
+
+    /// The values of secret parameters, for the scrubber: as sent, decoded and encoded
+    /// again; short values and other parameters are left out.
+    #[test]
+    fn query_secrets_are_the_credential_values_in_every_spelling() {
+        let t = Target::parse(
+            "http://127.0.0.1:1/mcp?api_key=QQapikeyVALUE1&v=LongButNotSecret&pat=QQ%2Fpat+VAL;code=1234567&token=",
+        )
+        .unwrap();
+        assert_eq!(
+            t.query_secrets(),
+            [
+                "QQapikeyVALUE1",
+                "QQ%2Fpat+VAL",
+                "QQ/pat VAL",
+                "QQ%2Fpat+VAL",
+                "QQ%2Fpat%20VAL"
+            ]
+            .into_iter()
+            .fold(Vec::<String>::new(), |mut v, s| {
+                if !v.iter().any(|x| x == s) {
+                    v.push(s.to_string());
+                }
+                v
+            })
+        );
+        // Seven characters is too short to be searched for (`?code=1234567`).
+        assert!(Target::parse("http://h.example/mcp?code=1234567")
+            .unwrap()
+            .query_secrets()
+            .is_empty());
+        assert!(Target::parse("http://h.example/mcp")
+            .unwrap()
+            .query_secrets()
+            .is_empty());
     }
 
     #[test]

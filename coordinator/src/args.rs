@@ -214,10 +214,19 @@ pub fn token(
     file: &Option<PathBuf>,
 ) -> anyhow::Result<Option<secrecy::SecretString>> {
     Ok(match (env, file) {
-        (Some(name), _) => Some(credentials::from_env(name).map_err(|e| {
-            anyhow::anyhow!("--{flag}-env {name}: {e}; export it, or use --{flag}-file PATH")
+        (Some(name), _) => Some(credentials::from_env(name).map_err(|e| match e {
+            credentials::CredentialError::EnvMissing(_) => {
+                anyhow::anyhow!("--{flag}-env {name}: {e}; export it, or use --{flag}-file PATH")
+            }
+            // Names the variable and the kind of character, never the token.
+            e => anyhow::anyhow!("--{flag}-env: {e}"),
         })?),
-        (None, Some(path)) => Some(credentials::from_file(path)?),
+        (None, Some(path)) => Some(credentials::from_file(path).map_err(|e| match e {
+            e @ credentials::CredentialError::Unusable { .. } => {
+                anyhow::anyhow!("--{flag}-file: {e}")
+            }
+            e => anyhow::Error::from(e),
+        })?),
         (None, None) => None,
     })
 }

@@ -244,10 +244,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
     }
     let token = match &args.token_file {
         Some(path) => credentials::from_file(path)?,
-        None => credentials::from_env(&args.token_env).map_err(|e| {
-            anyhow::anyhow!(
+        None => credentials::from_env(&args.token_env).map_err(|e| match e {
+            credentials::CredentialError::EnvMissing(_) => anyhow::anyhow!(
                 "the agent token: {e}; export it, name another variable with --token-env, or use --token-file PATH"
-            )
+            ),
+            e => anyhow::anyhow!("the agent token: {e}"),
         })?,
     };
     if args.coordinator.starts_with("http://") {

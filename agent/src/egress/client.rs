@@ -7,6 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
 use super::resolve::PolicyResolver;
@@ -49,6 +50,9 @@ pub struct EgressClient {
     /// The run's tokens: every answer that comes through this client is scrubbed of them
     /// at capture, before anything clips it (`crate::probe::observed`).
     credentials: Credentials,
+    /// The secret values of the target URL's query, scrubbed the same way (never sent as
+    /// a token).
+    also: Vec<SecretString>,
 }
 
 impl EgressClient {
@@ -91,18 +95,24 @@ impl EgressClient {
             fresh,
             policy,
             credentials: Credentials::default(),
+            also: Vec::new(),
         })
     }
 
-    /// The same client, scrubbing `credentials` out of every answer it captures.
-    pub fn with_secrets(mut self, credentials: Credentials) -> Self {
+    /// The same client, scrubbing `credentials` and `also` (the secret values of the
+    /// target URL's query: [`crate::target::Target::query_secrets`]) out of every answer it
+    /// captures.
+    pub fn with_secrets(mut self, credentials: Credentials, also: Vec<SecretString>) -> Self {
         self.credentials = credentials;
+        self.also = also;
         self
     }
 
     /// The secrets every captured answer is scrubbed of.
     pub fn secrets(&self) -> Vec<&str> {
-        self.credentials.secrets()
+        let mut all = self.credentials.secrets();
+        all.extend(self.also.iter().map(|s| s.expose_secret()));
+        all
     }
 
     pub fn policy(&self) -> &EgressPolicy {

@@ -133,9 +133,9 @@ pub fn cut_by_cap(ex: &Exchange, subject: Subject) -> Option<ExchangeError> {
 }
 
 /// Whether an exchange error is one of the vantage's own bounds (its per-exchange timeout,
-/// a read cap) rather than something the target did: no evidence either way.
+/// a read cap, a request it could not build) rather than something the target did: no evidence either way.
 fn vantage_bound(cause: Cause) -> bool {
-    matches!(cause, Cause::Timeout | Cause::SizeCap)
+    matches!(cause, Cause::Timeout | Cause::SizeCap | Cause::Unsendable)
 }
 
 /// What a `server/discover` that got no HTTP answer leaves: `era.detect`, `discover.shape`
@@ -200,10 +200,10 @@ pub fn discover_unanswered(
         };
     }
     if vantage_bound(err.cause) {
-        let bound = if err.cause == Cause::Timeout {
-            "a complete answer within this vantage's per-exchange timeout"
-        } else {
-            "an answer this vantage read whole (it stops at its own read caps)"
+        let bound = match err.cause {
+            Cause::Timeout => "a complete answer within this vantage's per-exchange timeout",
+            Cause::Unsendable => "sent: this vantage could not build the request",
+            _ => "an answer this vantage read whole (it stops at its own read caps)",
         };
         return DiscoverUnanswered {
             era: Verdict::unknown(

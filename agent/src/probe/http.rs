@@ -289,11 +289,23 @@ pub async fn exchange(
         builder = builder.body(body.to_string());
     }
     if let Some(token) = &req.bearer {
+        let token = secrecy::ExposeSecret::expose_secret(token);
+        // A token that cannot go in a header fails here, on this side: the vantage's own
+        // fault, never the target's (red team round 15, defect 3).
+        if let Some(what) = crate::credentials::header_problem(token) {
+            return Err(unsendable(&format!(
+                "the token contains {what}, which cannot be sent in an HTTP header"
+            )));
+        }
         // reqwest marks the header sensitive, so it never appears in its Debug output.
-        builder = builder.bearer_auth(secrecy::ExposeSecret::expose_secret(token));
+        builder = builder.bearer_auth(token);
     }
     let response = match tokio::time::timeout(budget, builder.send()).await {
         Err(_) => return Err(first_byte_timeout(budget)),
+        // Anything else the client could not build (a header value): nothing was sent.
+        Ok(Err(e)) if e.is_builder() => {
+            return Err(unsendable("a header or the URL could not be encoded"))
+        }
         Ok(Err(e)) => return Err(classify_reqwest(&e, budget)),
         Ok(Ok(r)) => r,
     };
@@ -407,6 +419,17 @@ pub async fn exchange(
     }
     ex.elapsed_ms = ms(start.elapsed());
     Ok((ex, peer))
+}
+
+/// A request this vantage could not build (`why`, which never quotes a secret): its own
+/// error, with nothing sent.
+fn unsendable(why: &str) -> ExchangeError {
+    ExchangeError {
+        cause: Cause::Unsendable,
+        message: format!(
+            "this vantage could not build the request ({why}); nothing was sent, so the target was not observed"
+        ),
+    }
 }
 
 /// What arrived of an answer whose body did not: its status and content type.
@@ -629,6 +652,10 @@ pub fn fmt_wait(d: Duration) -> String {
         format!("{:.1} s", d.as_secs_f64())
     }
 }
+
+#[cfg(test)]
+#[path = "secret_tests.rs"]
+mod secret_tests;
 
 #[cfg(test)]
 #[path = "encoding_tests.rs"]

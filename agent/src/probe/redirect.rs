@@ -40,6 +40,9 @@ pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
         .cause(Cause::SameHost);
     };
     let resolved = target.url.join(location).ok();
+    // Shown as a target is: a credential-named query value (and user information) of the
+    // Location as `[redacted]`, whoever's it is (the target's own are scrubbed at capture).
+    let location = crate::target::redacted(location);
     let Some(to) = resolved.as_ref().and_then(origin) else {
         return Verdict::fail(
             Severity::Medium,
@@ -147,6 +150,28 @@ mod tests {
         let v = verdict(&redirect(302, ""), &t);
         assert!(
             v.observed.starts_with("302 without a Location"),
+            "{}",
+            v.observed
+        );
+    }
+
+    /// Red team round 15, defect 2: a Location that keeps a credential-named query value
+    /// was shown as sent (the target's own values are also scrubbed at capture).
+    #[test]
+    fn a_credential_in_the_location_is_shown_redacted() {
+        let t = Target::parse("https://example.com/mcp").unwrap();
+        let v = verdict(
+            &redirect(307, "https://other.example/moved?pat=Zq7SECRETvalue&v=2"),
+            &t,
+        );
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Fail, Some(Severity::High), Some(Cause::CrossHost))
+        );
+        assert!(
+            v.observed.starts_with(
+                "307 to https://other.example/moved?pat=[redacted]&v=2: another origin"
+            ),
             "{}",
             v.observed
         );

@@ -86,7 +86,9 @@ pub enum ConfigError {
     /// The environment variable an entry names is not set.
     #[error("{what}: environment variable {variable} is not set or empty; export it with the token, or name a file with token_file instead")]
     SecretEnv { what: String, variable: String },
-    /// The secret file an entry names cannot be used (why: the source).
+    /// The secret an entry names cannot be used (why: the source): a file that cannot be
+    /// read or is empty, or a token (from a file or a variable) that cannot go in an HTTP
+    /// header.
     #[error("{what}")]
     SecretFile {
         what: String,

@@ -373,9 +373,17 @@ pub fn resolve(
     file: &Option<PathBuf>,
 ) -> Result<SecretString, ConfigError> {
     match (env, file) {
-        (Some(name), None) => from_env(name).map_err(|_| ConfigError::SecretEnv {
-            what: what.into(),
-            variable: name.clone(),
+        (Some(name), None) => from_env(name).map_err(|reason| match reason {
+            CredentialError::EnvMissing(_) => ConfigError::SecretEnv {
+                what: what.into(),
+                variable: name.clone(),
+            },
+            // A token that cannot go in a header: refused when the secrets are read (at
+            // start, on a reload), naming the entry and the variable, never the token.
+            reason => ConfigError::SecretFile {
+                what: what.into(),
+                reason,
+            },
         }),
         (None, Some(path)) => {
             from_file(path).map_err(|reason: CredentialError| ConfigError::SecretFile {

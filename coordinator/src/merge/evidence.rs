@@ -191,6 +191,9 @@ fn incomplete_fix(cause: Option<Cause>) -> &'static str {
         Some(Cause::NoRoute) => {
             "Nothing was sent to these addresses: this vantage has no route (or no source address) for their family, or a blackhole, prohibit or unreachable route of its own for them (connect() failed on the vantage itself), or it is set to have no IPv6 and the target has only IPv6 addresses. Check from a vantage that has a route for that family (for an IPv6-only target, one with IPv6), or give this vantage's network that route; the target was not judged. A vantage without IPv6 that checks dual-stack targets says so with --no-ipv6 (vantage check, vantage-agent; the chart's agent.ipv6: false) or probe.ipv6 = false (the coordinator's in-process vantage), so IPv6 is left out of its verdicts instead of leaving them unknown."
         }
+        Some(Cause::Unsendable) => {
+            "This vantage could not build its requests (a token it was given cannot go in an HTTP header: a newline or a control character inside it), so nothing was sent: fix the credential (one line, no control characters) where it is configured; the target was not judged."
+        }
         Some(Cause::SizeCap) => {
             "An answer or a list was larger than a client should have to read (the read stopped at one of its bounds): shrink or paginate it; the unread rest is never passed. For net.connect: the name has more addresses than a check tries (16, the evidence names the rest); those were not judged."
         }

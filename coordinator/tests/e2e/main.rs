@@ -9,6 +9,7 @@ mod auth;
 mod auth_paths;
 mod auth_redirect;
 mod auth_unseen;
+mod bad_token;
 mod cli;
 mod cli_habits;
 mod codemap;
