@@ -253,6 +253,10 @@ fn inconsistent_values_are_refused_with_their_key() {
             "key `fleet.heartbeat_interval`: must be shorter than fleet.agent_timeout",
         ),
         (
+            "[fleet]\nheartbeat_interval = \"0s\"\n",
+            "key `fleet.heartbeat_interval`: must be greater than zero, e.g. 5s",
+        ),
+        (
             "[[agents]]\nname = \"a\"\nregion = \"\"\ntoken_env = \"X\"\n",
             "key `agents[0].region`",
         ),

@@ -182,6 +182,14 @@ impl Config {
         }
         self.validate_wait(written)
             .map_err(|message| invalid("probe.check_timeout".into(), message))?;
+        if self.fleet.heartbeat_interval.is_zero() {
+            // A zero period would stop the agent reaper at start (tokio's interval panics):
+            // silent agents would never be dropped.
+            return Err(invalid(
+                "fleet.heartbeat_interval".into(),
+                "must be greater than zero, e.g. 5s".into(),
+            ));
+        }
         if self.fleet.heartbeat_interval >= self.fleet.agent_timeout {
             return Err(invalid(
                 "fleet.heartbeat_interval".into(),
