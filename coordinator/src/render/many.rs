@@ -36,10 +36,19 @@ pub struct Summary {
 
 impl Summary {
     pub fn new(reports: &[Report], gate: &Gate) -> Self {
+        let shown = |r: &Report| r.target.clone();
         let endpoints: Vec<SummaryRow> = reports
             .iter()
-            .map(|r| SummaryRow {
-                target: r.target.clone(),
+            .enumerate()
+            .map(|(i, r)| SummaryRow {
+                // Two endpoints may read alike once a secret query value is `[redacted]`
+                // (`?token=a…` and `?token=b…`): such rows say which endpoint of the list
+                // they are, so a reader can tell them apart.
+                target: if reports.iter().filter(|o| shown(o) == shown(r)).count() > 1 {
+                    format!("{} (endpoint {} of the list)", r.target, i + 1)
+                } else {
+                    r.target.clone()
+                },
                 decision: r.decision.as_str().to_string(),
                 gate: gate.line(r),
                 exit_code: gate.exit_code(r),
@@ -153,5 +162,30 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEn
             }
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_reports::{clean, report};
+
+    #[test]
+    fn endpoints_that_read_alike_once_redacted_say_which_of_the_list_they_are() {
+        let mut a = report(vec![clean("local")]);
+        a.target = "http://127.0.0.1:9/mcp?token=[redacted]".into();
+        let b = a.clone();
+        let mut c = a.clone();
+        c.target = "http://127.0.0.1:9/other".into();
+        let s = Summary::new(&[a, b, c], &Gate::default());
+        let targets: Vec<&str> = s.endpoints.iter().map(|e| e.target.as_str()).collect();
+        assert_eq!(
+            targets,
+            [
+                "http://127.0.0.1:9/mcp?token=[redacted] (endpoint 1 of the list)",
+                "http://127.0.0.1:9/mcp?token=[redacted] (endpoint 2 of the list)",
+                "http://127.0.0.1:9/other",
+            ]
+        );
     }
 }
