@@ -470,23 +470,38 @@ pub fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bo
     }
 }
 
+/// Why the next chunk of a body could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkError {
+    /// The connection failed (reset, closed early, broken framing): the target's doing.
+    Broken,
+    /// The HTTP client's own bound on the body's framing (named) stopped the read: the
+    /// vantage's cap, no evidence about the target.
+    Cap(&'static str),
+}
+
 /// Where body bytes come from: a response, or chunks given in a test or the fuzzer.
 pub trait Chunks: Send {
     /// The next chunk; `Ok(None)` at the end of the body.
     fn next_chunk(
         &mut self,
-    ) -> impl std::future::Future<Output = Result<Option<bytes::Bytes>, ()>> + Send;
+    ) -> impl std::future::Future<Output = Result<Option<bytes::Bytes>, ChunkError>> + Send;
 }
 
 impl Chunks for reqwest::Response {
-    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
-        self.chunk().await.map_err(|_| ())
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ChunkError> {
+        self.chunk()
+            .await
+            .map_err(|e| match super::http_error::client_body_cap(&e) {
+                Some(cap) => ChunkError::Cap(cap),
+                None => ChunkError::Broken,
+            })
     }
 }
 
 /// Chunks from memory, in order.
 impl Chunks for std::collections::VecDeque<bytes::Bytes> {
-    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ChunkError> {
         Ok(self.pop_front())
     }
 }
@@ -494,7 +509,8 @@ impl Chunks for std::collections::VecDeque<bytes::Bytes> {
 /// How a body read ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyEnd {
-    /// The body ended (or the read stopped at the cap).
+    /// The body ended (or the read stopped at a cap: the size cap, or the client's own
+    /// bound on chunk extensions or trailers).
     Complete,
     /// The deadline stopped the read.
     TimedOut,
@@ -531,7 +547,10 @@ pub async fn read_body(
         }
         match tokio::time::timeout(deadline - now, response.next_chunk()).await {
             Err(_) => return (buf, None, BodyEnd::TimedOut),
-            Ok(Err(_)) => return (buf, None, BodyEnd::CutShort),
+            // The client's own framing bound stopped the read: as the size cap, the body
+            // was not seen whole (and the target did not end it).
+            Ok(Err(ChunkError::Cap(cap))) => return (buf, Some(cap), BodyEnd::Complete),
+            Ok(Err(ChunkError::Broken)) => return (buf, None, BodyEnd::CutShort),
             Ok(Ok(None)) => return (buf, None, BodyEnd::Complete),
             Ok(Ok(Some(chunk))) => {
                 let room = cap - buf.len();
@@ -569,7 +588,11 @@ pub async fn read_sse(
                 out.timed_out = true;
                 return out;
             }
-            Ok(Err(_)) | Ok(Ok(None)) => {
+            Ok(Err(ChunkError::Cap(cap))) => {
+                out.capped = Some(cap);
+                return out;
+            }
+            Ok(Err(ChunkError::Broken)) | Ok(Ok(None)) => {
                 out.ended = true;
                 out.events.extend(parser.finish());
                 return out;
