@@ -245,7 +245,16 @@ pub enum SseRead {
     HeadersOnly,
     /// Until the first event.
     FirstEvent,
+    /// Until the first event, then at most [`END_GRACE`] more (within the deadline) to see
+    /// whether the stream ends with it or right after it (`subscriptions/listen`: the
+    /// stream stays open). Events in that time are kept; an open stream is then left.
+    FirstEventThenEnd,
 }
+
+/// How long [`SseRead::FirstEventThenEnd`] keeps reading after the first event: long enough
+/// for an end sent with or right after it to arrive, short enough to cost little (the
+/// listen probe runs beside the listing's other reads).
+pub const END_GRACE: Duration = Duration::from_millis(50);
 
 impl From<EgressError> for ExchangeError {
     fn from(e: EgressError) -> Self {
@@ -577,15 +586,20 @@ pub async fn read_sse(
     let mut parser = SseParser::new(limits.sse_line_bytes);
     let mut out = SseBody::default();
     let mut total = 0usize;
+    // After the first event in [`SseRead::FirstEventThenEnd`]: when to stop watching for the
+    // end. Stopping there is no timeout (unless it is the deadline itself).
+    let mut grace: Option<Instant> = None;
     loop {
         let now = Instant::now();
-        if now >= deadline {
-            out.timed_out = true;
+        let until = grace.map_or(deadline, |g| g.min(deadline));
+        let clock = || !matches!(grace, Some(g) if g < deadline);
+        if now >= until {
+            out.timed_out = clock();
             return out;
         }
-        let chunk = match tokio::time::timeout(deadline - now, response.next_chunk()).await {
+        let chunk = match tokio::time::timeout(until - now, response.next_chunk()).await {
             Err(_) => {
-                out.timed_out = true;
+                out.timed_out = clock();
                 return out;
             }
             Ok(Err(ChunkError::Cap(cap))) => {
@@ -624,6 +638,9 @@ pub async fn read_sse(
             out.events.push(event);
             if mode == SseRead::FirstEvent || is_answer {
                 return out;
+            }
+            if mode == SseRead::FirstEventThenEnd {
+                grace.get_or_insert_with(|| Instant::now() + END_GRACE);
             }
             if out.events.len() >= limits.sse_events {
                 out.capped = Some("SSE event count");

@@ -75,3 +75,33 @@ async fn a_stream_that_ends_or_answers_is_read_as_it_came() {
     .expect("an answer");
     assert!(ex.rpc().is_some());
 }
+
+/// rt15 #8: `SseRead::FirstEventThenEnd` (the listen probe) sees a stream that ends with its
+/// first event (`ended`), and leaves one that stays open after a short grace, neither ended
+/// nor timed out.
+#[tokio::test]
+async fn the_listen_read_sees_an_end_right_after_the_first_event() {
+    let event: &'static [u8] = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n";
+    for open in [false, true] {
+        let addr = stream(event, open).await;
+        let client = crate::egress::loopback_test_client();
+        let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
+        let req =
+            crate::probe::http::ProbeRequest::modern("subscriptions/listen", 7, Default::default());
+        let (ex, _) = crate::probe::http::exchange(
+            &client,
+            &url,
+            &req,
+            &crate::probe::http::Limits::default(),
+            Duration::from_secs(30),
+            crate::probe::http::SseRead::FirstEventThenEnd,
+        )
+        .await
+        .unwrap();
+        let crate::probe::http::Body::Sse(sse) = &ex.body else {
+            panic!("not read as a stream: {ex:?}");
+        };
+        assert_eq!(sse.events.len(), 1, "open={open}");
+        assert_eq!((sse.ended, sse.timed_out), (!open, false), "open={open}");
+    }
+}
