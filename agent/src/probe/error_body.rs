@@ -108,7 +108,18 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
         } else if bare_4xx(ex) && *outcome == Outcome::Fail {
             already_failed += 1;
         } else if bare_4xx(ex) {
-            bare.push(format!("{id}: {}", ex.summary()));
+            let both = match &ex.body {
+                super::http::Body::Json(v) => v.get("error").is_some_and(Value::is_object),
+                _ => false,
+            };
+            bare.push(if both {
+                format!(
+                    "{id}: {}: its error object comes with a result (a JSON-RPC message carries one or the other, never both)",
+                    ex.summary()
+                )
+            } else {
+                format!("{id}: {}", ex.summary())
+            });
         }
     }
     if !wrong_id.is_empty() {
@@ -248,6 +259,47 @@ mod tests {
             let m = TransportProbe::UnknownMethod.evaluate(&ok, Era::Modern);
             assert_eq!(m.outcome, Outcome::Pass, "{ct:?}: {}", m.observed);
         }
+    }
+
+    /// rt15 #15: an error object that also carries a result is no valid refusal (JSON-RPC 2.0:
+    /// never both): jsonrpc.error-body warns naming it, method.unknown does not pass; a
+    /// `"result": null` beside the error is still read as the error.
+    #[test]
+    fn an_error_that_also_carries_a_result_is_no_refusal() {
+        use crate::model::Era;
+        let id = TransportProbe::UnknownMethod.rpc_id();
+        let body = |result: Value| {
+            answer_with(
+                404,
+                Some("application/json"),
+                Body::Json(json!({"jsonrpc": "2.0", "id": id, "result": result,
+                    "error": {"code": -32601, "message": "Method not found"}})),
+                &[],
+            )
+        };
+        let both = body(json!({"resultType": "complete"}));
+        assert_eq!(both.rpc(), None);
+        let m = TransportProbe::UnknownMethod.evaluate(&both, Era::Modern);
+        assert!(m.outcome.is_problem(), "{}", m.observed);
+        let v = error_body(&[(CheckId::MethodUnknown, Outcome::Pass, Some(&both))]);
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Warn, Some(Severity::Low)),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.contains("its error object comes with a result"),
+            "{}",
+            v.observed
+        );
+        let null = body(Value::Null);
+        assert_eq!(
+            TransportProbe::UnknownMethod
+                .evaluate(&null, Era::Modern)
+                .outcome,
+            Outcome::Pass
+        );
     }
 
     #[test]

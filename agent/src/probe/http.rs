@@ -203,6 +203,13 @@ pub fn parse_rpc(v: &Value) -> Option<Rpc> {
     }
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     if let Some(err) = obj.get("error").and_then(Value::as_object) {
+        // JSON-RPC 2.0: "Either the result member or error member MUST be included, but both
+        // members MUST NOT be included"; clients disagree on which wins, so such a message
+        // is neither a refusal nor a result (rt15 #15). (`"result": null` beside an error
+        // says nothing else and is read as the error.)
+        if obj.get("result").is_some_and(|r| !r.is_null()) {
+            return None;
+        }
         let code = err.get("code").and_then(Value::as_i64)?;
         let message = err
             .get("message")
