@@ -417,6 +417,9 @@ pub async fn exchange(
             },
             _ => classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some()),
         };
+        if ex.capped.is_none() && matches!(ex.body, Body::Other { .. }) && too_deep(&bytes) {
+            ex.capped = Some(JSON_DEPTH_CAP);
+        }
         if let Body::Json(v) = &mut ex.body {
             observed::sanitize_json(v, &secrets);
         }
@@ -463,6 +466,20 @@ fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
     if let Some(v) = &mut e.json {
         observed::sanitize_json(v, secrets);
     }
+}
+
+/// The JSON parser's own bound, as "the … cap" names it: serde_json stops at 128 levels of
+/// nesting (which keeps hostile depth cheap), while valid JSON has no such limit and other
+/// clients parse deeper.
+pub const JSON_DEPTH_CAP: &str = "JSON parser's 128-level nesting";
+
+/// Whether `bytes` failed to parse only because they nest deeper than the parser goes: the
+/// vantage's bound, so the answer was not seen whole (rt15 #13), never "not JSON-RPC".
+fn too_deep(bytes: &[u8]) -> bool {
+    // As `classify_body` parsed it (serde_json skips ignored values without a depth bound),
+    // asked again only for a body that did not parse.
+    serde_json::from_slice::<Value>(bytes)
+        .is_err_and(|e| e.to_string().starts_with("recursion limit exceeded"))
 }
 
 /// Classify a body read in full (or up to a cap): empty, JSON (serde_json's nesting limit
