@@ -69,6 +69,24 @@ async fn an_endless_body_stops_at_the_body_cap() {
     unknown_at_the_cap(&check(&server.url()).await, "body size cap");
 }
 
+/// hyper's own bounds on a chunked body (16 KiB of chunk extensions, a trailer section over
+/// 16 KiB or 100 fields) are the vantage's caps (rt15 #10): `unknown` naming the cap, never
+/// blocked "the connection ended"; a finite valid body with a 20,000-byte extension too.
+#[tokio::test]
+async fn the_http_clients_chunk_bounds_are_unknown_at_the_cap() {
+    for (kind, cap) in [
+        (Hostile::EndlessChunkExtension, "16 KiB chunk-extension cap"),
+        (Hostile::LongChunkExtension, "16 KiB chunk-extension cap"),
+        (
+            Hostile::EndlessTrailers,
+            "trailer (16 KiB or 100 fields) cap",
+        ),
+    ] {
+        let server = HostileServer::start(kind).await.unwrap();
+        unknown_at_the_cap(&check(&server.url()).await, cap);
+    }
+}
+
 /// Valid JSON nested deeper than the parser's 128 levels is the vantage's bound (rt15 #13):
 /// `probe.incomplete` names the cap, `unknown` (exit 4), never blocked as "not MCP".
 #[tokio::test]
