@@ -381,6 +381,7 @@ impl Engine {
             &addrs,
             aaaa_failed.as_deref(),
             self.opts.ipv6,
+            target.is_localhost(),
             target.port,
             self.budget(deadline),
             rec,

@@ -80,11 +80,21 @@ impl Target {
         self.ip.is_some() || self.host == "localhost" || self.host.ends_with(".localhost")
     }
 
-    /// The addresses a local target stands for.
+    /// The name `localhost` or a name under `.localhost` (not an IP literal).
+    pub fn is_localhost(&self) -> bool {
+        self.ip.is_none() && self.is_local()
+    }
+
+    /// The addresses a local target stands for: its IP literal, or for `localhost` (and
+    /// `*.localhost`) the loopback of both families (RFC 6761 section 6.3), as a client that
+    /// resolves it tries them. A vantage without IPv6 leaves `::1` out where it connects.
     pub fn local_addresses(&self) -> Vec<IpAddr> {
         match self.ip {
             Some(ip) => vec![ip],
-            None => vec![IpAddr::from([127, 0, 0, 1])],
+            None => vec![
+                IpAddr::from([127, 0, 0, 1]),
+                IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+            ],
         }
     }
 }

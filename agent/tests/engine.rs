@@ -38,3 +38,5 @@ mod faults;
 mod hostile;
 #[path = "engine/listing.rs"]
 mod listing;
+#[path = "engine/localhost.rs"]
+mod localhost;

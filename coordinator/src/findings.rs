@@ -356,7 +356,7 @@ vantage_agent::spec_table! {
             derived: None,
         }
         ListenSse => {
-            title: "subscriptions/listen does not answer with a stream",
+            title: "subscriptions/listen does not answer with a stream that stays open",
             remediation: "Serve subscriptions/listen as a text/event-stream that stays open, or stop advertising listChanged.",
             spec: "MCP 2026-07-28 basic/patterns/subscriptions; Streamable HTTP, Receiving Messages",
             severity: Medium,

@@ -196,12 +196,15 @@ fn choose(addrs: &[IpAddr]) -> (Vec<IpAddr>, Vec<IpAddr>) {
 /// `aaaa_failed` says why the AAAA query gave no answer, when it failed: then no IPv6
 /// address is no evidence that the name has none, and `net.ipv6` is `unknown`. `ipv6`
 /// false: the vantage declared it has no IPv6, so IPv6 addresses are not tried and
-/// `net.ipv6` is left out (skipped, saying so), never judged.
+/// `net.ipv6` is left out (skipped, saying so), never judged. `localhost`: the target is
+/// the name `localhost` and `all` its loopbacks (see [`Tried::localhost`]).
+#[allow(clippy::too_many_arguments)]
 pub async fn connect_all(
     policy: &EgressPolicy,
     all: &[IpAddr],
     aaaa_failed: Option<&str>,
     ipv6: bool,
+    localhost: bool,
     port: u16,
     timeout: Duration,
     rec: &mut Recorder,
@@ -262,6 +265,7 @@ pub async fn connect_all(
         attempts: &attempts,
         refused: &refused,
         untried: &untried,
+        localhost,
     };
     rec.record(
         CheckId::NetConnect,

@@ -75,6 +75,7 @@ pub(super) fn verdicts(
         attempts,
         refused,
         untried: &untried,
+        localhost: false,
     };
     (
         connect_verdict::net_connect(&t),
@@ -248,6 +249,7 @@ async fn connect_all_names_the_addresses_beyond_the_cap() {
         &addrs,
         None,
         true,
+        false,
         port,
         Duration::from_secs(5),
         &mut rec,

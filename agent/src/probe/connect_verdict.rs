@@ -22,7 +22,15 @@ pub(super) struct Tried<'a> {
     pub refused: &'a [Refused],
     /// Addresses admitted but beyond [`MAX_ADDRESSES`].
     pub untried: &'a [IpAddr],
+    /// The target is the name `localhost` (RFC 6761): its addresses are the two loopbacks,
+    /// and a client that resolves it tries both, so one that accepts serves it. A local
+    /// server listening on one loopback only is the usual case, not a fault.
+    pub localhost: bool,
 }
+
+/// What a `localhost` target's evidence adds when a loopback refused while the other
+/// accepted.
+const LOCALHOST_NOTE: &str = "localhost names both loopbacks (RFC 6761) and a client tries both, so one that accepts serves it";
 
 /// Whether a connection to `ip` goes out over IPv4: an IPv4 address, or its IPv4-mapped
 /// form (the kernel sends it as IPv4).
@@ -123,7 +131,8 @@ fn unseen_refusals<'a>(t: &'a Tried<'_>) -> Vec<&'a Refused> {
 pub(super) fn net_connect(t: &Tried<'_>) -> Verdict {
     let observed = observed(t);
     let any_ok = t.attempts.iter().any(|a| a.result.is_ok());
-    let counts = |a: &&Attempt| !any_ok || ipv4_on_the_wire(a.addr.ip());
+    // For `localhost`, a loopback that refused beside one that accepted is no fault.
+    let counts = |a: &&Attempt| !any_ok || (!t.localhost && ipv4_on_the_wire(a.addr.ip()));
     if let Some(first) = t
         .attempts
         .iter()
@@ -180,6 +189,9 @@ pub(super) fn net_connect(t: &Tried<'_>) -> Verdict {
                 t.untried.len()
             ),
         );
+    }
+    if t.localhost && t.attempts.iter().any(|a| a.result.is_err()) {
+        return Verdict::pass(format!("{observed} ({LOCALHOST_NOTE})"));
     }
     let v6_failed = t
         .attempts
@@ -279,6 +291,14 @@ fn native_ipv6(t: &Tried<'_>, aaaa_failed: Option<&str>) -> Verdict {
         } else {
             "no IPv6 address"
         });
+    }
+    if t.localhost && v4_ok && !v6.iter().any(|a| a.result.is_ok()) {
+        // A local server on 127.0.0.1 only (or a machine without ::1) is no IPv6 fault of
+        // a deployment: nothing to judge here.
+        return Verdict::skip(format!(
+            "localhost: ::1 did not accept while 127.0.0.1 did ({}); {LOCALHOST_NOTE}. A deployment's IPv6 is judged on its real name",
+            observed(t)
+        ));
     }
     if !v4_ok {
         // The rule compares the families: with no IPv4 address that connects there is

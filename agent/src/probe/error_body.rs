@@ -43,6 +43,20 @@ pub fn error_id_mismatch(ex: &Exchange, id: &Value) -> Option<Value> {
     (!same).then_some(got)
 }
 
+/// The media type a JSON-RPC error body was served as, when it is not one an MCP client
+/// reads as JSON-RPC (`application/json`, `+json`, or an event stream): e.g. `text/html`.
+/// The body is parsed whatever the label says, but a client that reads a refusal by its
+/// media type sees an HTML (or text) error page, not MCP (rt15 #9). An answer without a
+/// `Content-Type` is not judged here.
+pub fn mislabelled_error(ex: &Exchange) -> Option<&str> {
+    if !matches!(ex.rpc(), Some(Rpc::Error { .. })) {
+        return None;
+    }
+    let ct = ex.content_type.as_deref()?;
+    let rpc_media = ct == "application/json" || ct.ends_with("+json") || ct == "text/event-stream";
+    (!rpc_media).then_some(ct)
+}
+
 /// `jsonrpc.error-body` over each transport check's outcome and its answer (`None`: no
 /// answer). A bare 4xx of a check that already failed on it is not named twice. A refusal
 /// whose error carries another id than its request's fails (medium: a client matching
@@ -54,6 +68,7 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
     let mut already_failed = 0usize;
     let mut not_seen = Vec::new();
     let mut wrong_id = Vec::new();
+    let mut labelled = Vec::new();
     for (id, outcome, ex) in seen
         .iter()
         .filter(|(id, _, _)| RPC_ERROR_CHECKS.contains(id))
@@ -87,10 +102,24 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
         }
         if matches!(ex.rpc(), Some(Rpc::Error { .. })) {
             carried += 1;
+            if let Some(media) = mislabelled_error(ex) {
+                labelled.push(format!("{id}: {} served as {media}", ex.summary()));
+            }
         } else if bare_4xx(ex) && *outcome == Outcome::Fail {
             already_failed += 1;
         } else if bare_4xx(ex) {
-            bare.push(format!("{id}: {}", ex.summary()));
+            let both = match &ex.body {
+                super::http::Body::Json(v) => v.get("error").is_some_and(Value::is_object),
+                _ => false,
+            };
+            bare.push(if both {
+                format!(
+                    "{id}: {}: its error object comes with a result (a JSON-RPC message carries one or the other, never both)",
+                    ex.summary()
+                )
+            } else {
+                format!("{id}: {}", ex.summary())
+            });
         }
     }
     if !wrong_id.is_empty() {
@@ -103,6 +132,19 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
             format!(
                 "an error does not echo the request id (a client matching answers by id never sees it; an error MUST echo the request id): {}{also}",
                 wrong_id.join("; ")
+            ),
+        );
+    }
+    if !labelled.is_empty() {
+        let also = match bare.len() {
+            0 => String::new(),
+            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
+        };
+        return Verdict::warn(
+            Severity::Low,
+            format!(
+                "a JSON-RPC error body served as another media type than application/json (a client that reads a refusal by its Content-Type sees an error page, not MCP): {}{also}",
+                labelled.join("; ")
             ),
         );
     }
@@ -163,6 +205,101 @@ mod tests {
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "m"}}),
             ),
         )
+    }
+
+    /// rt15 #9: refusals whose JSON-RPC error body is labelled `text/html` passed both
+    /// checks. jsonrpc.error-body warns naming the media type; method.unknown fails (medium:
+    /// "an HTML 404 fails"); JSON, `+json` and an event stream stay clean, and an answer
+    /// without a Content-Type is not judged on it.
+    #[test]
+    fn a_refusal_labelled_html_is_not_a_clean_json_rpc_refusal() {
+        use crate::model::Era;
+        let labelled = |ct: Option<&str>, check: CheckId, code: i64| {
+            let id = TransportProbe::of_check(check).unwrap().rpc_id();
+            answer_with(
+                404,
+                ct,
+                Body::Json(
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "Method not found"}}),
+                ),
+                &[],
+            )
+        };
+        let html = labelled(Some("text/html"), CheckId::MethodUnknown, -32601);
+        let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, Some(&html))]);
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Warn, Some(Severity::Low)),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.contains("method.unknown: 404 text/html")
+                && v.observed.contains("served as text/html"),
+            "{}",
+            v.observed
+        );
+        let m = TransportProbe::UnknownMethod.evaluate(&html, Era::Modern);
+        assert_eq!(
+            (m.outcome, m.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            "{}",
+            m.observed
+        );
+        assert!(m.observed.contains("labelled text/html"), "{}", m.observed);
+        for ct in [
+            Some("application/json"),
+            Some("application/problem+json"),
+            Some("text/event-stream"),
+            None,
+        ] {
+            let ok = labelled(ct, CheckId::MethodUnknown, -32601);
+            let v = error_body(&[(CheckId::MethodUnknown, Outcome::Pass, Some(&ok))]);
+            assert_eq!(v.outcome, Outcome::Pass, "{ct:?}: {}", v.observed);
+            let m = TransportProbe::UnknownMethod.evaluate(&ok, Era::Modern);
+            assert_eq!(m.outcome, Outcome::Pass, "{ct:?}: {}", m.observed);
+        }
+    }
+
+    /// rt15 #15: an error object that also carries a result is no valid refusal (JSON-RPC 2.0:
+    /// never both): jsonrpc.error-body warns naming it, method.unknown does not pass; a
+    /// `"result": null` beside the error is still read as the error.
+    #[test]
+    fn an_error_that_also_carries_a_result_is_no_refusal() {
+        use crate::model::Era;
+        let id = TransportProbe::UnknownMethod.rpc_id();
+        let body = |result: Value| {
+            answer_with(
+                404,
+                Some("application/json"),
+                Body::Json(json!({"jsonrpc": "2.0", "id": id, "result": result,
+                    "error": {"code": -32601, "message": "Method not found"}})),
+                &[],
+            )
+        };
+        let both = body(json!({"resultType": "complete"}));
+        assert_eq!(both.rpc(), None);
+        let m = TransportProbe::UnknownMethod.evaluate(&both, Era::Modern);
+        assert!(m.outcome.is_problem(), "{}", m.observed);
+        let v = error_body(&[(CheckId::MethodUnknown, Outcome::Pass, Some(&both))]);
+        assert_eq!(
+            (v.outcome, v.severity),
+            (Outcome::Warn, Some(Severity::Low)),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.contains("its error object comes with a result"),
+            "{}",
+            v.observed
+        );
+        let null = body(Value::Null);
+        assert_eq!(
+            TransportProbe::UnknownMethod
+                .evaluate(&null, Era::Modern)
+                .outcome,
+            Outcome::Pass
+        );
     }
 
     #[test]

@@ -203,6 +203,13 @@ pub fn parse_rpc(v: &Value) -> Option<Rpc> {
     }
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     if let Some(err) = obj.get("error").and_then(Value::as_object) {
+        // JSON-RPC 2.0: "Either the result member or error member MUST be included, but both
+        // members MUST NOT be included"; clients disagree on which wins, so such a message
+        // is neither a refusal nor a result (rt15 #15). (`"result": null` beside an error
+        // says nothing else and is read as the error.)
+        if obj.get("result").is_some_and(|r| !r.is_null()) {
+            return None;
+        }
         let code = err.get("code").and_then(Value::as_i64)?;
         let message = err
             .get("message")
@@ -245,7 +252,18 @@ pub enum SseRead {
     HeadersOnly,
     /// Until the first event.
     FirstEvent,
+    /// Until the first event, then at most [`END_GRACE`] more (within the deadline) to see
+    /// whether the stream ends with it or right after it (`subscriptions/listen`: the
+    /// stream stays open). Events in that time are kept; an open stream is then left.
+    FirstEventThenEnd,
 }
+
+/// How long [`SseRead::FirstEventThenEnd`] keeps reading after the first event: long enough
+/// for an end sent with or right after it (the same flight of packets) to arrive, short
+/// enough to cost a check little (the listen probe runs beside the listing's other reads; a
+/// full check of the clean fixture takes about 5 ms, BENCHMARKS.md section 3). A server that
+/// ends the stream later than this is not seen doing it.
+pub const END_GRACE: Duration = Duration::from_millis(10);
 
 impl From<EgressError> for ExchangeError {
     fn from(e: EgressError) -> Self {
@@ -413,6 +431,9 @@ pub async fn exchange(
             },
             _ => classify_body(&bytes, ex.content_type.as_deref(), limits, capped.is_some()),
         };
+        if ex.capped.is_none() && matches!(ex.body, Body::Other { .. }) && too_deep(&bytes) {
+            ex.capped = Some(JSON_DEPTH_CAP);
+        }
         if let Body::Json(v) = &mut ex.body {
             observed::sanitize_json(v, &secrets);
         }
@@ -472,6 +493,20 @@ fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
     }
 }
 
+/// The JSON parser's own bound, as "the … cap" names it: serde_json stops at 128 levels of
+/// nesting (which keeps hostile depth cheap), while valid JSON has no such limit and other
+/// clients parse deeper.
+pub const JSON_DEPTH_CAP: &str = "JSON parser's 128-level nesting";
+
+/// Whether `bytes` failed to parse only because they nest deeper than the parser goes: the
+/// vantage's bound, so the answer was not seen whole (rt15 #13), never "not JSON-RPC".
+fn too_deep(bytes: &[u8]) -> bool {
+    // As `classify_body` parsed it (serde_json skips ignored values without a depth bound),
+    // asked again only for a body that did not parse.
+    serde_json::from_slice::<Value>(bytes)
+        .is_err_and(|e| e.to_string().starts_with("recursion limit exceeded"))
+}
+
 /// Classify a body read in full (or up to a cap): empty, JSON (serde_json's nesting limit
 /// bounds hostile depth), or an excerpt of something else.
 pub fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bool) -> Body {
@@ -493,23 +528,38 @@ pub fn classify_body(bytes: &[u8], ct: Option<&str>, limits: &Limits, capped: bo
     }
 }
 
+/// Why the next chunk of a body could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkError {
+    /// The connection failed (reset, closed early, broken framing): the target's doing.
+    Broken,
+    /// The HTTP client's own bound on the body's framing (named) stopped the read: the
+    /// vantage's cap, no evidence about the target.
+    Cap(&'static str),
+}
+
 /// Where body bytes come from: a response, or chunks given in a test or the fuzzer.
 pub trait Chunks: Send {
     /// The next chunk; `Ok(None)` at the end of the body.
     fn next_chunk(
         &mut self,
-    ) -> impl std::future::Future<Output = Result<Option<bytes::Bytes>, ()>> + Send;
+    ) -> impl std::future::Future<Output = Result<Option<bytes::Bytes>, ChunkError>> + Send;
 }
 
 impl Chunks for reqwest::Response {
-    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
-        self.chunk().await.map_err(|_| ())
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ChunkError> {
+        self.chunk()
+            .await
+            .map_err(|e| match super::http_error::client_body_cap(&e) {
+                Some(cap) => ChunkError::Cap(cap),
+                None => ChunkError::Broken,
+            })
     }
 }
 
 /// Chunks from memory, in order.
 impl Chunks for std::collections::VecDeque<bytes::Bytes> {
-    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ()> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, ChunkError> {
         Ok(self.pop_front())
     }
 }
@@ -517,7 +567,8 @@ impl Chunks for std::collections::VecDeque<bytes::Bytes> {
 /// How a body read ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyEnd {
-    /// The body ended (or the read stopped at the cap).
+    /// The body ended (or the read stopped at a cap: the size cap, or the client's own
+    /// bound on chunk extensions or trailers).
     Complete,
     /// The deadline stopped the read.
     TimedOut,
@@ -554,7 +605,10 @@ pub async fn read_body(
         }
         match tokio::time::timeout(deadline - now, response.next_chunk()).await {
             Err(_) => return (buf, None, BodyEnd::TimedOut),
-            Ok(Err(_)) => return (buf, None, BodyEnd::CutShort),
+            // The client's own framing bound stopped the read: as the size cap, the body
+            // was not seen whole (and the target did not end it).
+            Ok(Err(ChunkError::Cap(cap))) => return (buf, Some(cap), BodyEnd::Complete),
+            Ok(Err(ChunkError::Broken)) => return (buf, None, BodyEnd::CutShort),
             Ok(Ok(None)) => return (buf, None, BodyEnd::Complete),
             Ok(Ok(Some(chunk))) => {
                 let room = cap - buf.len();
@@ -581,18 +635,27 @@ pub async fn read_sse(
     let mut parser = SseParser::new(limits.sse_line_bytes);
     let mut out = SseBody::default();
     let mut total = 0usize;
+    // After the first event in [`SseRead::FirstEventThenEnd`]: when to stop watching for the
+    // end. Stopping there is no timeout (unless it is the deadline itself).
+    let mut grace: Option<Instant> = None;
     loop {
         let now = Instant::now();
-        if now >= deadline {
-            out.timed_out = true;
+        let until = grace.map_or(deadline, |g| g.min(deadline));
+        let clock = || !matches!(grace, Some(g) if g < deadline);
+        if now >= until {
+            out.timed_out = clock();
             return out;
         }
-        let chunk = match tokio::time::timeout(deadline - now, response.next_chunk()).await {
+        let chunk = match tokio::time::timeout(until - now, response.next_chunk()).await {
             Err(_) => {
-                out.timed_out = true;
+                out.timed_out = clock();
                 return out;
             }
-            Ok(Err(_)) | Ok(Ok(None)) => {
+            Ok(Err(ChunkError::Cap(cap))) => {
+                out.capped = Some(cap);
+                return out;
+            }
+            Ok(Err(ChunkError::Broken)) | Ok(Ok(None)) => {
                 out.ended = true;
                 out.events.extend(parser.finish());
                 return out;
@@ -624,6 +687,9 @@ pub async fn read_sse(
             out.events.push(event);
             if mode == SseRead::FirstEvent || is_answer {
                 return out;
+            }
+            if mode == SseRead::FirstEventThenEnd {
+                grace.get_or_insert_with(|| Instant::now() + END_GRACE);
             }
             if out.events.len() >= limits.sse_events {
                 out.capped = Some("SSE event count");

@@ -93,6 +93,38 @@ pub fn classify_reqwest(e: &reqwest::Error, budget: Duration) -> ExchangeError {
 /// header fields) stopping a response head says.
 pub const HEADER_CAP_WORDS: &str = "headers over 408 KiB (or more than 100 header fields), the vantage's cap: this vantage stopped reading the answer's header block, so it was not seen whole";
 
+/// The HTTP client's own bound on a chunked body's framing that stopped reading a body, if
+/// that is what `e` is: hyper refuses more than 16 KiB of chunk extensions in a body, and a
+/// trailer section over 16 KiB or 100 fields. RFC 9112 sets no such limit, so a target that
+/// sends more did nothing wrong that was seen: the read stopped at the vantage's cap (as the
+/// body size cap), never "the connection ended". The name completes "the … cap".
+pub fn client_body_cap(e: &reqwest::Error) -> Option<&'static str> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::InvalidData {
+                // hyper's words (proto/h1/decode.rs), the only way it tells them apart.
+                let words = io.to_string();
+                if words.contains("chunk extensions over limit") {
+                    return Some(CHUNK_EXTENSION_CAP);
+                }
+                if words.contains("chunk trailers bytes over limit")
+                    || words.contains("chunk trailers count overflow")
+                {
+                    return Some(TRAILER_CAP);
+                }
+            }
+        }
+        source = err.source();
+    }
+    None
+}
+
+/// The HTTP client's bound on a body's chunk extensions, as "the … cap" names it.
+pub const CHUNK_EXTENSION_CAP: &str = "16 KiB chunk-extension";
+/// The HTTP client's bound on a chunked body's trailer section, as "the … cap" names it.
+pub const TRAILER_CAP: &str = "trailer (16 KiB or 100 fields)";
+
 /// What a hyper error means, in plain words, with its cause.
 fn hyper_words(h: &hyper::Error) -> Option<ExchangeError> {
     let (cause, message) = if h.is_incomplete_message() || h.is_canceled() || h.is_closed() {

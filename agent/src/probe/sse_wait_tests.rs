@@ -75,3 +75,60 @@ async fn a_stream_that_ends_or_answers_is_read_as_it_came() {
     .expect("an answer");
     assert!(ex.rpc().is_some());
 }
+
+/// An event stream whose whole body is `event`, its end declared by Content-Length: the end
+/// arrives with the event, whatever the scheduling.
+async fn one_event_with_its_length(event: &'static [u8]) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = s.read(&mut buf).await;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+                    event.len()
+                );
+                let _ = s.write_all(&[head.as_bytes(), event].concat()).await;
+                // Kept open: the end is the length's, not the connection's.
+                let _ = s.read(&mut buf).await;
+            });
+        }
+    });
+    addr
+}
+
+/// rt15 #8: `SseRead::FirstEventThenEnd` (the listen probe) sees a stream that ends with its
+/// first event (`ended`), and leaves one that stays open after a short grace, neither ended
+/// nor timed out.
+#[tokio::test]
+async fn the_listen_read_sees_an_end_right_after_the_first_event() {
+    let event: &'static [u8] = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n";
+    for open in [false, true] {
+        let addr = if open {
+            stream(event, true).await
+        } else {
+            one_event_with_its_length(event).await
+        };
+        let client = crate::egress::loopback_test_client();
+        let url = url::Url::parse(&format!("http://{addr}/mcp")).unwrap();
+        let req =
+            crate::probe::http::ProbeRequest::modern("subscriptions/listen", 7, Default::default());
+        let (ex, _) = crate::probe::http::exchange(
+            &client,
+            &url,
+            &req,
+            &crate::probe::http::Limits::default(),
+            Duration::from_secs(30),
+            crate::probe::http::SseRead::FirstEventThenEnd,
+        )
+        .await
+        .unwrap();
+        let crate::probe::http::Body::Sse(sse) = &ex.body else {
+            panic!("not read as a stream: {ex:?}");
+        };
+        assert_eq!(sse.events.len(), 1, "open={open}");
+        assert_eq!((sse.ended, sse.timed_out), (!open, false), "open={open}");
+    }
+}

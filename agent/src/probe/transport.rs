@@ -460,7 +460,14 @@ fn version_unsupported(ex: &Exchange, requested: &str) -> Verdict {
 fn unknown_method(ex: &Exchange) -> Verdict {
     let s = ex.summary();
     match (ex.status, ex.rpc_error_code()) {
-        (404, Some(-32601)) => Verdict::pass(s),
+        (404, Some(-32601)) => match super::error_body::mislabelled_error(ex) {
+            // checks.md: "an HTML or empty 404 fails" (rt15 #9).
+            Some(media) => Verdict::fail(
+                Severity::Medium,
+                format!("{s}: the -32601 body is labelled {media}; a client that reads a refusal by its Content-Type sees an HTML or text 404, not MCP: serve it as application/json"),
+            ),
+            None => Verdict::pass(s),
+        },
         (404, _) => Verdict::fail(
             Severity::High,
             format!("{s}: a 404 without a JSON-RPC -32601 body looks like a missing endpoint to a dual-era client"),

@@ -55,6 +55,17 @@ fn unknown_for_the_cap(region: &RegionResult, caps: &[&str]) {
     assert_eq!(problems(region), vec![]);
 }
 
+/// JSON nested deeper than the parser's 128 levels (valid JSON: other clients parse it)
+/// was not seen whole: the vantage's own bound, `unknown` for the cap (rt15 #13), never
+/// "not MCP".
+#[tokio::test]
+async fn json_deeper_than_the_parser_goes_is_the_vantages_cap() {
+    let region = run_on(Hostile::DeepJson).await;
+    let era = check(&region, CheckId::EraDetect);
+    assert!(!era.observed.contains("not MCP"), "{}", era.observed);
+    unknown_for_the_cap(&region, &["JSON parser's 128-level nesting cap"]);
+}
+
 #[tokio::test]
 async fn an_endless_body_stops_at_the_body_cap() {
     unknown_for_the_cap(&run_on(Hostile::EndlessBody).await, &["body size cap"]);
@@ -74,6 +85,32 @@ async fn an_endless_event_stream_stops_at_a_stream_cap() {
         &run_on(Hostile::EndlessSse).await,
         &["stream size cap", "SSE event count cap"],
     );
+}
+
+/// hyper's own bounds on a chunked body's framing (16 KiB of chunk extensions, a trailer
+/// section over 16 KiB or 100 fields) stop the read: the vantage's cap (rt15 #10), never
+/// "body cut short: … the connection ended" (the target never closed) and never blocked.
+/// A finite, complete, valid body with a 20,000-byte extension is refused by hyper alone:
+/// the same cap, not the target's fault.
+#[tokio::test]
+async fn the_clients_chunk_extension_and_trailer_bounds_are_the_vantages_caps() {
+    for (kind, cap) in [
+        (Hostile::EndlessChunkExtension, "16 KiB chunk-extension cap"),
+        (Hostile::LongChunkExtension, "16 KiB chunk-extension cap"),
+        (
+            Hostile::EndlessTrailers,
+            "trailer (16 KiB or 100 fields) cap",
+        ),
+    ] {
+        let region = run_on(kind).await;
+        let era = check(&region, CheckId::EraDetect);
+        assert!(
+            !era.observed.contains("cut short"),
+            "{kind:?}: {}",
+            era.observed
+        );
+        unknown_for_the_cap(&region, &[cap]);
+    }
 }
 
 #[tokio::test]
@@ -120,7 +157,6 @@ async fn every_hostile_behaviour_ends_with_a_failure() {
     }
     let table: &[(Hostile, &[&str])] = &[
         (Hostile::LyingLength, &["body cut short"]),
-        (Hostile::DeepJson, &["not MCP"]),
         (Hostile::ResetMidBody, &["body cut short"]),
         (Hostile::InvalidUtf8, &["not MCP"]),
         (Hostile::NotJson, &["Service Unavailable"]),
@@ -328,4 +364,64 @@ async fn endless_resource_and_prompt_lists_leave_their_rules_unknown() {
             "{kind:?}: the tool list was read whole"
         );
     }
+}
+
+/// A protected endpoint (401, Bearer, `resource_metadata` on the same server) whose
+/// metadata URL answers 200 application/json with a body that never ends (HTTP/1.0 style,
+/// ended only by a close that never comes).
+async fn endless_metadata_server() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if head.starts_with(b"GET /meta ") {
+                    let _ = s
+                        .write_all(b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n{\"resource\":\"")
+                        .await;
+                    let block = vec![b'a'; 64 * 1024];
+                    while s.write_all(&block).await.is_ok() {}
+                } else {
+                    let answer = format!(
+                        "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer resource_metadata=\"http://{addr}/meta\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    let _ = s.write_all(answer.as_bytes()).await;
+                }
+            });
+        }
+    });
+    (addr, task)
+}
+
+/// An endless protected-resource-metadata body stops at the vantage's body size cap: the
+/// document was not seen whole, so `auth.prm` is `unknown` for the cap (rt15 #10), never
+/// "no protected resource metadata" (high): that is said only when every URL was observed.
+#[tokio::test]
+async fn an_endless_metadata_body_is_not_observed_metadata() {
+    let (addr, task) = endless_metadata_server().await;
+    let region = run(&format!("http://{addr}/mcp")).await;
+    task.abort();
+    assert!(region.protected, "{region:?}");
+    let prm = check(&region, CheckId::AuthPrm);
+    assert_eq!(
+        (prm.outcome, prm.severity, prm.cause),
+        (Outcome::Unknown, None, Some(Cause::SizeCap)),
+        "{}",
+        prm.observed
+    );
+    assert!(prm.observed.contains("body size cap"), "{}", prm.observed);
+    assert!(
+        !prm.observed.contains("no protected resource metadata"),
+        "{}",
+        prm.observed
+    );
 }

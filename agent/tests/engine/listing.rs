@@ -55,6 +55,11 @@ async fn listing_faults_say_what_they_saw() {
             "not notifications/subscriptions/acknowledged",
         ),
         (
+            Fault::ListenCloses,
+            CheckId::ListenSse,
+            "the stream ended right after its first event, without a final result",
+        ),
+        (
             Fault::UnconstrainedInput,
             CheckId::ToolsInputConstrained,
             "run_command",

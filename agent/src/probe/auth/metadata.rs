@@ -91,6 +91,29 @@ impl Fetched {
     }
 }
 
+impl Fetched {
+    /// A document (a 200) this vantage stopped reading at one of its own read caps (the body
+    /// size, the HTTP client's bound on chunk extensions or trailers): it was not seen whole,
+    /// so it is no evidence that the document is missing or invalid (rt15 #10; README: "no
+    /// metadata" is said only when every URL was observed). Any other status says what it
+    /// says without its body.
+    pub fn cut_by_cap(&self) -> Option<super::unseen::Unseen> {
+        let ex = self.outcome.as_ref().ok()?;
+        let cap = ex.capped?;
+        if ex.status != 200 {
+            return None;
+        }
+        Some(super::unseen::Unseen {
+            cause: Cause::SizeCap,
+            line: format!(
+                "{} -> {}: this vantage stopped reading at its own {cap} cap, so the document was not seen whole (not observed); nothing was judged on the part that was read",
+                self.place(),
+                ex.summary()
+            ),
+        })
+    }
+}
+
 /// GET one metadata URL through the egress policy (headers only for a stream).
 pub async fn fetch(client: &EgressClient, url: Url, limits: &Limits, budget: Duration) -> Fetched {
     let req = ProbeRequest::bare(Method::GET, &[("Accept", "application/json")]);

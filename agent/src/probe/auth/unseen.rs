@@ -57,6 +57,9 @@ pub fn metadata_other_reason(ex: &Exchange) -> Option<Other> {
 impl Fetched {
     /// Why this URL's document was not observed, or `None` when what came back is evidence.
     pub fn unseen(&self, policy: &EgressPolicy) -> Option<Unseen> {
+        if let Some(u) = self.cut_by_cap() {
+            return Some(u);
+        }
         let ex = match &self.outcome {
             Err(e) if e.cause == Cause::PolicyRefused => {
                 return Some(Unseen {

@@ -109,10 +109,40 @@ pub(crate) fn evaluate(
         };
         return (sse_v, ack);
     };
-    let sse_v = Verdict::pass(format!(
-        "{s}: the stream was open when its first event arrived"
-    ));
-    (sse_v, ack(first.json.as_ref(), id, asked))
+    (
+        ended_early(&s, sse, id),
+        ack(first.json.as_ref(), id, asked),
+    )
+}
+
+/// `listen.sse` once a first event arrived: the stream must stay open (the probe watches a
+/// short grace after that event, `SseRead::FirstEventThenEnd`). One that ended with or
+/// right after it, without a final result, never delivers a change (a client reconnects in
+/// a loop or misses every notification): medium. A final result there is a graceful close
+/// (SHOULD), still right after the subscription began: low.
+fn ended_early(s: &str, sse: &crate::probe::http::SseBody, id: i64) -> Verdict {
+    let final_result = sse.events.iter().skip(1).any(|e| {
+        e.json.as_ref().is_some_and(|v| {
+            v.get("id")
+                .is_some_and(|got| crate::probe::http::same_id(got, &json!(id)))
+                && (v.get("result").is_some() || v.get("error").is_some())
+        })
+    });
+    if final_result {
+        Verdict::warn(
+            Severity::Low,
+            format!("{s}: the stream closed with a final result right after its first event; a subscription's stream stays open until the server shuts down"),
+        )
+    } else if sse.ended {
+        Verdict::fail(
+            Severity::Medium,
+            format!("{s}: the stream ended right after its first event, without a final result; subscriptions/listen's stream MUST stay open (a client reconnects in a loop or misses every change)"),
+        )
+    } else {
+        Verdict::pass(format!(
+            "{s}: the stream was open when its first event arrived"
+        ))
+    }
 }
 
 fn ack(first: Option<&Value>, id: i64, asked: &Map<String, Value>) -> Verdict {
@@ -240,6 +270,39 @@ mod tests {
             s.observed,
             a.observed
         );
+    }
+
+    /// rt15 #8: a stream that ends with or right after the acknowledgement never delivers a
+    /// change: listen.sse fails (medium) without a final result, warns (low) with one; the
+    /// acknowledgement itself is still judged.
+    #[test]
+    fn a_stream_that_ends_after_the_acknowledgement() {
+        let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
+            "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
+        let (s, a) = evaluate(&sse(vec![ack.clone()], true), 7, &asked(), false);
+        expect(
+            "ended",
+            &s,
+            FAIL_MEDIUM,
+            &["ended right after its first event, without a final result"],
+        );
+        assert_eq!(a.outcome, Outcome::Pass, "{}", a.observed);
+        let done = json!({"jsonrpc": "2.0", "id": 7, "result": {"resultType": "complete",
+            "_meta": {SUBSCRIPTION_ID: 7}}});
+        for ended in [true, false] {
+            let (s, _) = evaluate(
+                &sse(vec![ack.clone(), done.clone()], ended),
+                7,
+                &asked(),
+                false,
+            );
+            expect(
+                "final result",
+                &s,
+                (Outcome::Warn, Some(Severity::Low), None),
+                &["closed with a final result right after its first event"],
+            );
+        }
     }
 
     #[test]

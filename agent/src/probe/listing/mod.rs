@@ -220,7 +220,7 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
         match &listen_filter {
             Some(f) => {
                 let req = listen::request(LISTEN_ID, f).with_bearer(l.token);
-                Some(l.send(&req, SseRead::FirstEvent).await)
+                Some(l.send(&req, SseRead::FirstEventThenEnd).await)
             }
             None => None,
         }
