@@ -39,23 +39,24 @@ pub fn verdict_all(seen: &[Redirected], target: &Target) -> Option<Verdict> {
         .filter(|r| r.url == target.url)
         .map(|r| (r, verdict_for(r.status, r.location.as_deref(), target)))
         .collect();
-    // The worst first; among equals, the first seen.
-    judged.sort_by_key(|(_, v)| std::cmp::Reverse((v.severity, v.cause == Some(Cause::CrossHost))));
+    // The worst first; among equals, by request (the answers to concurrent requests come in
+    // any order, and the report must not depend on it).
+    judged.sort_by(|(a, va), (b, vb)| {
+        let rank = |v: &Verdict| std::cmp::Reverse((v.severity, v.cause == Some(Cause::CrossHost)));
+        (rank(va), &a.request, a.status).cmp(&(rank(vb), &b.request, b.status))
+    });
     let (worst, v) = judged.first()?;
     let mut observed = format!("{} answered {}{}", worst.request, v.observed, worst.note);
-    let mut others: Vec<String> = Vec::new();
-    // The others in the order they were seen.
-    let rest = seen
+    let own = format!("{} {}", worst.request, worst.status);
+    let mut others: Vec<String> = judged
         .iter()
-        .filter(|r| r.url == target.url && !std::ptr::eq(*r, *worst));
-    for r in rest {
-        let one = format!("{} {}", r.request, r.status);
-        if !others.contains(&one) {
-            others.push(one);
-        }
-    }
+        .map(|(r, _)| format!("{} {}", r.request, r.status))
+        .filter(|one| *one != own)
+        .collect();
+    others.sort();
+    others.dedup();
     if !others.is_empty() {
-        const SHOWN: usize = 6;
+        const SHOWN: usize = 16;
         let more = others.len().saturating_sub(SHOWN);
         others.truncate(SHOWN);
         if more > 0 {
