@@ -111,6 +111,8 @@ pub(crate) struct State {
     pub(crate) progress: ProgressSink,
     pub(crate) surface: Option<crate::surface::Surface>,
     pub(crate) stacks: Vec<crate::stack::StackSighting>,
+    /// Every 3xx the run's client saw (`redirect.none` judges them all at the end).
+    pub(crate) redirects: crate::egress::RedirectLog,
 }
 
 const SKIP_ORDER_NOTE: &str = "an earlier stage failed";
@@ -235,6 +237,9 @@ impl Engine {
                 RegionStatus::Partial
             }
         };
+        // A redirect on any request, not only the first, is seen (checks.md 2.3), even in a
+        // run the deadline cut: it was observed.
+        crate::protocol::redirects_seen(&mut rec, target, &state.redirects);
         rec.skip_rest(SKIP_ORDER_NOTE);
         self.scrub_extra(&mut state);
         let total = started.elapsed().as_millis() as u64;
@@ -454,7 +459,10 @@ impl Engine {
         }
 
         let client = match self.client(target, policy, pinned.ip()) {
-            Ok(c) => c,
+            Ok(c) => {
+                st.redirects = c.redirect_log();
+                c
+            }
             Err(e) => {
                 rec.record_ms(CheckId::RedirectNone, Verdict::error(e), 0);
                 rec.skip_rest("the HTTP client could not be built");

@@ -493,3 +493,21 @@ fn record_redirect(
     rec.record(CheckId::RedirectNone, shape, t);
     redirected
 }
+
+/// `redirect.none` judged on every answer the run's client noted as a redirect (any request
+/// to the endpoint, not only the first: notifications, GET and DELETE, the lists, the token
+/// probes; checks.md 2.3), at the end of the run: it replaces the verdict on the first
+/// exchange unless that one is already as bad (a redirect there stopped the run, and it is
+/// kept as recorded).
+pub(crate) fn redirects_seen(rec: &mut Recorder, target: &Target, log: &egress::RedirectLog) {
+    let seen = log.lock().map(|l| l.clone()).unwrap_or_default();
+    let Some(all) = redirect::verdict_all(&seen, target) else {
+        return;
+    };
+    let as_bad = rec
+        .get(CheckId::RedirectNone)
+        .is_some_and(|c| c.outcome == Outcome::Fail && c.severity >= all.severity);
+    if !as_bad {
+        rec.record_ms(CheckId::RedirectNone, all, 0);
+    }
+}

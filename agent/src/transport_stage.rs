@@ -230,6 +230,9 @@ fn judge_on(
     j: &Judging<'_>,
     leg: Leg,
 ) -> Verdict {
+    if let Some(v) = redirected(probe, ex) {
+        return v;
+    }
     let ctrl = match control {
         Some(Ok(c)) => Some(c),
         // The Origin guard's 403 means something only next to a request without the
@@ -252,6 +255,22 @@ fn judge_on(
         // The second requests' rules do not depend on the era.
         _ => probe.judge_on(ex, j.era, ctrl, token, leg),
     }
+}
+
+/// A probe redirected learnt nothing about its rule (redirects are never followed): `unknown`,
+/// the redirect itself is `redirect.none`'s. GET and DELETE keep their own rule (a 3xx is not
+/// the 405 a SHOULD asks for: low), and so do the Origin guard and the CORS preflight (a
+/// redirect is their answer to a foreign Origin).
+fn redirected(probe: TransportProbe, ex: &Exchange) -> Option<Verdict> {
+    use TransportProbe::{Delete, Get, Origin, Preflight};
+    if matches!(probe, Get | Delete | Origin | Preflight) {
+        return None;
+    }
+    let o = crate::probe::reason::redirected(ex)?;
+    Some(Verdict::unknown(
+        o.cause,
+        o.explain(&format!("what {} tests", probe.check())),
+    ))
 }
 
 /// No answer at all (the connection closed or reset, no first byte in time, a body cut
@@ -323,3 +342,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "transport_stage_redirect_tests.rs"]
+mod redirect_tests;

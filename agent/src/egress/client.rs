@@ -38,6 +38,27 @@ pub enum Connection {
     Own,
 }
 
+/// A 3xx answer a request got (redirects are never followed): which URL was asked, by
+/// which request, the status and the Location as sent (already scrubbed of the run's
+/// tokens), and what the egress policy says of that Location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirected {
+    pub url: Url,
+    /// The request, e.g. `POST tools/list (with the credential)`, `GET`.
+    pub request: String,
+    pub status: u16,
+    pub location: Option<String>,
+    /// [`super::location_note`] of the Location (empty without one).
+    pub note: String,
+}
+
+/// Every 3xx the run's client saw, in the order the answers came (at most
+/// [`REDIRECTS_KEPT`]): `redirect.none` judges all of them, not only the first exchange.
+pub type RedirectLog = Arc<std::sync::Mutex<Vec<Redirected>>>;
+
+/// How many redirects a run keeps (one per request at most; a run sends about a hundred).
+pub const REDIRECTS_KEPT: usize = 256;
+
 /// An HTTP client that connects only where the egress policy admits.
 #[derive(Debug, Clone)]
 pub struct EgressClient {
@@ -53,6 +74,8 @@ pub struct EgressClient {
     /// The secret values of the target URL's query, scrubbed the same way (never sent as
     /// a token).
     also: Vec<SecretString>,
+    /// Every 3xx answer (shared by the clones of this client).
+    redirects: RedirectLog,
 }
 
 impl EgressClient {
@@ -96,7 +119,44 @@ impl EgressClient {
             policy,
             credentials: Credentials::default(),
             also: Vec::new(),
+            redirects: RedirectLog::default(),
         })
+    }
+
+    /// The log of every 3xx answer this client (and its clones) saw.
+    pub fn redirect_log(&self) -> RedirectLog {
+        self.redirects.clone()
+    }
+
+    /// Note the answer to `request` (its label) at `url` when it is a redirect (3xx).
+    pub fn note_redirect(
+        &self,
+        url: &Url,
+        request: String,
+        status: u16,
+        headers: &http::HeaderMap,
+    ) {
+        if !(300..400).contains(&status) {
+            return;
+        }
+        let location = headers
+            .get(http::header::LOCATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let note = location
+            .as_deref()
+            .map(|l| super::location_note(&self.policy, url, l))
+            .unwrap_or_default();
+        if let Ok(mut log) = self.redirects.lock() {
+            if log.len() < REDIRECTS_KEPT {
+                log.push(Redirected {
+                    url: url.clone(),
+                    request,
+                    status,
+                    location,
+                    note,
+                });
+            }
+        }
     }
 
     /// The same client, scrubbing `credentials` and `also` (the secret values of the

@@ -36,7 +36,7 @@ use url::{Host, Url};
 pub use ceiling::{Ceiling, Wider};
 #[cfg(test)]
 pub(crate) use client::{loopback_test_client, test_client};
-pub use client::{ClientSettings, Connection, EgressClient};
+pub use client::{ClientSettings, Connection, EgressClient, RedirectLog, Redirected};
 
 use crate::job::Policy;
 use crate::model::{Cause, Outcome};

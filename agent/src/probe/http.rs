@@ -334,6 +334,8 @@ pub async fn exchange(
     let status = response.status().as_u16();
     let secrets = client.secrets();
     let headers = scrub_headers(response.headers(), &secrets);
+    // Every redirect is noted, whichever request got it (`redirect.none` judges them all).
+    client.note_redirect(url, req.label(), status, &headers);
     let content_type = headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

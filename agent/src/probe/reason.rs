@@ -136,6 +136,28 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
     }
 }
 
+/// A redirect (3xx) in answer to a probe: never followed, so the rule the probe asks about
+/// was not observed (`checks.md` 2.3, 4.1). The redirect itself is `redirect.none`'s (or
+/// `redirect.cross-host`'s) finding, judged on every request the run sent; the probe's own
+/// check is `unknown`, cause `other-reason`, never a failure under its id.
+pub fn redirected(ex: &Exchange) -> Option<Other> {
+    if !(300..400).contains(&ex.status) {
+        return None;
+    }
+    let to = ex
+        .header("location")
+        .map(|l| format!(" to {}", clip(l, 200)))
+        .unwrap_or_default();
+    Some(Other {
+        cause: Cause::OtherReason,
+        head: format!(
+            "answered with a redirect ({}{to}), which is never followed",
+            ex.status
+        ),
+        advice: "the redirect itself is reported under redirect.none (redirect.cross-host for another origin)",
+    })
+}
+
 /// A probe that got no HTTP answer at all (the vantage's own per-exchange timeout, a
 /// connection closed or reset, a body cut short or past a read cap) where its answer was to
 /// tell something the rest of the run depends on: nothing was observed, so it is `unknown`

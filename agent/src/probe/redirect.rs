@@ -6,6 +6,7 @@ use url::Url;
 
 use super::http::Exchange;
 use super::verdict::Verdict;
+use crate::egress::Redirected;
 use crate::model::{Cause, Severity};
 use crate::target::Target;
 
@@ -23,16 +24,63 @@ fn origin(u: &Url) -> Option<(String, String, u16)> {
 
 /// `redirect.none` on the discover exchange.
 pub fn verdict(ex: &Exchange, target: &Target) -> Verdict {
-    if !(300..400).contains(&ex.status) {
-        return Verdict::pass(format!("{} (no redirect)", ex.status));
+    verdict_for(ex.status, ex.header("location"), target)
+}
+
+/// `redirect.none` over every answer the run's client noted as a redirect (checks.md 2.3:
+/// redirects are never followed, on any request, not only the first): the answers to the
+/// endpoint's URL (a metadata URL's are `auth.metadata-redirect`'s), judged one by one as
+/// the first exchange is; the worst one decides (another origin, high, before the same
+/// origin), naming its request and the others redirected. `None`: no request to the
+/// endpoint was redirected.
+pub fn verdict_all(seen: &[Redirected], target: &Target) -> Option<Verdict> {
+    let mut judged: Vec<(&Redirected, Verdict)> = seen
+        .iter()
+        .filter(|r| r.url == target.url)
+        .map(|r| (r, verdict_for(r.status, r.location.as_deref(), target)))
+        .collect();
+    // The worst first; among equals, by request (the answers to concurrent requests come in
+    // any order, and the report must not depend on it).
+    judged.sort_by(|(a, va), (b, vb)| {
+        let rank = |v: &Verdict| std::cmp::Reverse((v.severity, v.cause == Some(Cause::CrossHost)));
+        (rank(va), &a.request, a.status).cmp(&(rank(vb), &b.request, b.status))
+    });
+    let (worst, v) = judged.first()?;
+    let mut observed = format!("{} answered {}{}", worst.request, v.observed, worst.note);
+    let own = format!("{} {}", worst.request, worst.status);
+    let mut others: Vec<String> = judged
+        .iter()
+        .map(|(r, _)| format!("{} {}", r.request, r.status))
+        .filter(|one| *one != own)
+        .collect();
+    others.sort();
+    others.dedup();
+    if !others.is_empty() {
+        const SHOWN: usize = 16;
+        let more = others.len().saturating_sub(SHOWN);
+        others.truncate(SHOWN);
+        if more > 0 {
+            others.push(format!("+{more} more"));
+        }
+        observed.push_str(&format!("; also redirected: {}", others.join(", ")));
     }
-    let method_note = if matches!(ex.status, 301..=303) {
+    Some(Verdict {
+        observed,
+        ..v.clone()
+    })
+}
+
+/// `redirect.none` on one answer: its status and Location.
+fn verdict_for(status: u16, location: Option<&str>, target: &Target) -> Verdict {
+    if !(300..400).contains(&status) {
+        return Verdict::pass(format!("{status} (no redirect)"));
+    }
+    let method_note = if matches!(status, 301..=303) {
         "; 301/302/303 turn POST into GET"
     } else {
         ""
     };
-    let status = ex.status;
-    let Some(location) = ex.header("location").filter(|l| !l.trim().is_empty()) else {
+    let Some(location) = location.filter(|l| !l.trim().is_empty()) else {
         return Verdict::fail(
             Severity::Medium,
             format!("{status} without a Location: a 3xx a client cannot follow, where an MCP answer was due"),
@@ -198,6 +246,141 @@ mod tests {
         assert_eq!(v.cause, Some(Cause::SameHost));
         let v = verdict(&redirect(308, "http://127.0.0.1:8080/mcp"), &ip);
         assert_eq!(v.cause, Some(Cause::CrossHost));
+    }
+
+    fn noted(url: &str, request: &str, status: u16, location: &str) -> Redirected {
+        Redirected {
+            url: Url::parse(url).unwrap(),
+            request: request.into(),
+            status,
+            location: Some(location.into()),
+            note: String::new(),
+        }
+    }
+
+    /// Red team round 15, defect 5: only the first exchange was judged, so a cross-origin
+    /// redirect of a notification, of GET/DELETE or of a list passed `redirect.none`. Every
+    /// request to the endpoint counts, the worst (another origin) decides and names its
+    /// request; a metadata URL's redirect is not the endpoint's.
+    #[test]
+    fn every_request_to_the_endpoint_is_judged_and_the_worst_names_its_request() {
+        let t = Target::parse("http://127.0.0.1:3000/mcp").unwrap();
+        assert_eq!(verdict_all(&[], &t), None);
+        let metadata = noted(
+            "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp",
+            "GET",
+            302,
+            "https://elsewhere.example/meta",
+        );
+        assert_eq!(verdict_all(std::slice::from_ref(&metadata), &t), None);
+        let seen = [
+            metadata,
+            noted("http://127.0.0.1:3000/mcp", "GET", 307, "/mcp/"),
+            noted(
+                "http://127.0.0.1:3000/mcp",
+                "POST notifications/initialized (a notification)",
+                308,
+                "http://127.0.0.2:3000/mcp",
+            ),
+            noted(
+                "http://127.0.0.1:3000/mcp",
+                "POST tools/list",
+                308,
+                "http://127.0.0.2:3000/mcp",
+            ),
+        ];
+        let v = verdict_all(&seen, &t).expect("a verdict");
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Fail, Some(Severity::High), Some(Cause::CrossHost))
+        );
+        assert!(
+            v.observed.starts_with(
+                "POST notifications/initialized (a notification) answered 308 to http://127.0.0.2:3000/mcp: another origin (its host differs)"
+            ),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed
+                .ends_with("; also redirected: GET 307, POST tools/list 308"),
+            "{}",
+            v.observed
+        );
+        // Same origin only: the same-host rule (medium).
+        let v = verdict_all(&seen[1..2], &t).unwrap();
+        assert_eq!(
+            (v.severity, v.cause),
+            (Some(Severity::Medium), Some(Cause::SameHost))
+        );
+        assert!(
+            v.observed
+                .starts_with("GET answered 307 to /mcp/ (same origin)"),
+            "{}",
+            v.observed
+        );
+    }
+
+    /// The end of the run: a pass on the first exchange is replaced by what any later
+    /// request showed; a failure as bad or worse recorded on the first exchange stays.
+    #[test]
+    fn the_run_s_redirects_replace_a_pass_but_not_an_equal_failure() {
+        use crate::catalog::CheckId;
+        use crate::probe::verdict::Recorder;
+        let t = Target::parse("http://127.0.0.1:3000/mcp").unwrap();
+        let log = crate::egress::RedirectLog::default();
+        log.lock().unwrap().push(noted(
+            "http://127.0.0.1:3000/mcp",
+            "DELETE",
+            301,
+            "https://127.0.0.2/mcp",
+        ));
+        let mut rec = Recorder::default();
+        rec.record_ms(CheckId::RedirectNone, Verdict::pass("200 (no redirect)"), 0);
+        crate::protocol::redirects_seen(&mut rec, &t, &log);
+        let c = rec.get(CheckId::RedirectNone).unwrap();
+        assert_eq!(
+            (c.outcome, c.severity, c.cause),
+            (Outcome::Fail, Some(Severity::High), Some(Cause::CrossHost))
+        );
+        assert!(
+            c.observed.starts_with("DELETE answered 301"),
+            "{}",
+            c.observed
+        );
+        let mut rec = Recorder::default();
+        rec.record_ms(
+            CheckId::RedirectNone,
+            Verdict::fail(Severity::High, "308 to https://x.example/mcp").cause(Cause::CrossHost),
+            0,
+        );
+        crate::protocol::redirects_seen(&mut rec, &t, &log);
+        assert_eq!(
+            rec.get(CheckId::RedirectNone).unwrap().observed,
+            "308 to https://x.example/mcp"
+        );
+    }
+
+    /// A token probe redirected says neither that the token was accepted nor that it was
+    /// refused: `unknown` (it was a failure, "MUST get 401").
+    #[test]
+    fn a_token_probe_redirected_is_unknown() {
+        let v = crate::probe::auth::tokens::must_refuse(
+            &redirect(308, "https://127.0.0.2/mcp"),
+            "a random bearer token",
+        );
+        assert_eq!(
+            (v.outcome, v.cause),
+            (Outcome::Unknown, Some(Cause::OtherReason)),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed
+                .contains("answered with a redirect (308 to https://127.0.0.2/mcp)"),
+            "{}",
+            v.observed
+        );
     }
 
     /// Reproduction 6 of issue 12: the host alone decided, so another port or an https ->

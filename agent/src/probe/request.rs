@@ -132,4 +132,36 @@ impl ProbeRequest {
     pub fn rpc_id(&self) -> Option<&Value> {
         self.body.as_ref().and_then(|b| b.get("id"))
     }
+
+    /// The request in a few words for a report: the HTTP method, the JSON-RPC method (a
+    /// notification says so), and whether it carried a bearer token, e.g.
+    /// `POST tools/list (with a token)`, `POST notifications/initialized (a notification)`.
+    pub fn label(&self) -> String {
+        let mut s = self.method.to_string();
+        if let Some(m) = self
+            .body
+            .as_ref()
+            .and_then(|b| b.get("method"))
+            .and_then(Value::as_str)
+        {
+            s.push(' ');
+            s.push_str(&crate::probe::http::clip(m, 60));
+        }
+        let notification = self
+            .body
+            .as_ref()
+            .is_some_and(|b| b.get("method").is_some())
+            && self.rpc_id().is_none();
+        let notes: Vec<&str> = [
+            (notification, "a notification"),
+            (self.bearer.is_some(), "with a token"),
+        ]
+        .into_iter()
+        .filter_map(|(on, what)| on.then_some(what))
+        .collect();
+        if !notes.is_empty() {
+            s.push_str(&format!(" ({})", notes.join(", ")));
+        }
+        s
+    }
 }

@@ -45,6 +45,7 @@ mod procs;
 mod progress;
 mod prometheus;
 mod quickstart;
+mod redirect_later;
 mod reload_labels;
 mod reload_revoke;
 mod reports;

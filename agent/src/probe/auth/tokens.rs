@@ -108,7 +108,7 @@ fn bearer_errors(ex: &Exchange) -> Vec<String> {
 /// the reason, never a failure (`checks.md` 4.1, 2.5). Only an answer from the MCP layer (a
 /// 2xx, or a 4xx such as 400 "no valid session") means the token was let through.
 fn not_an_answer(ex: &Exchange, what: &str) -> Option<Verdict> {
-    let o = reason::another_reason(ex, Subject::Token, false)?;
+    let o = reason::another_reason(ex, Subject::Token, false).or_else(|| reason::redirected(ex))?;
     Some(Verdict::unknown(
         o.cause,
         o.explain(&format!("whether {what} is refused")),

@@ -158,10 +158,14 @@ fn anything_but_401_or_403_means_the_token_was_accepted() {
         "{}",
         v.observed
     );
-    // A redirect instead of 401 is still a failure of the MUST.
+    // A redirect (never followed) says neither that the token was accepted nor that it was
+    // refused: unknown, the redirect being redirect.none's (red team round 15, defect 5).
+    let v = must_refuse(&ex(302, None, Body::Empty), "t");
     assert_eq!(
-        must_refuse(&ex(302, None, Body::Empty), "t").severity,
-        Some(Severity::Medium)
+        (v.outcome, v.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        "{}",
+        v.observed
     );
     // Insufficient scope: 403 with the error passes.
     assert_eq!(
@@ -214,7 +218,6 @@ fn a_token_lacking_a_scope_served_is_low_and_a_fault_only_where_the_scope_is_nam
     );
     // Every other answer that is not the SHOULD stays low too.
     for (status, www) in [
-        (302, None),
         (500, None),
         (401, None),
         (403, None),
@@ -223,6 +226,9 @@ fn a_token_lacking_a_scope_served_is_low_and_a_fault_only_where_the_scope_is_nam
         let v = insufficient_scope(&ex(status, www, Body::Empty), "tools/list", None);
         assert_eq!(v.severity, Some(Severity::Low), "{status}: {}", v.observed);
     }
+    // A redirect says nothing about the scope (never followed): unknown.
+    let v = insufficient_scope(&ex(302, None, Body::Empty), "tools/list", None);
+    assert_eq!(v.outcome, Outcome::Unknown, "{}", v.observed);
 }
 
 #[test]

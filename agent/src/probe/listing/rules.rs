@@ -44,6 +44,16 @@ pub(crate) fn judge(problems: &Problems, read: &ListRead, pass: String) -> Verdi
 /// is not known to be protected, since its discovery was served without a credential).
 /// Returns the cause and why.
 pub(crate) fn another_reason(ex: &Exchange, method: &str, token: bool) -> Option<(Cause, String)> {
+    // A redirect says nothing about the list (never followed); redirect.none names it.
+    if let Some(o) = reason::redirected(ex) {
+        return Some((
+            o.cause,
+            format!(
+                "{method} {}, so nothing about it was observed; {}",
+                o.head, o.advice
+            ),
+        ));
+    }
     let o = reason::another_reason(ex, Subject::Discover, token)?;
     let s = ex.summary();
     if o.cause == Cause::CredentialRefused {
@@ -407,3 +417,7 @@ mod tests;
 #[cfg(test)]
 #[path = "partial_tests.rs"]
 mod partial_tests;
+
+#[cfg(test)]
+#[path = "redirect_tests.rs"]
+mod redirect_tests;
