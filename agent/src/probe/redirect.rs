@@ -38,6 +38,10 @@ pub fn verdict_all(seen: &[Redirected], target: &Target) -> Option<Verdict> {
         .iter()
         .filter(|r| r.url == target.url)
         .map(|r| (r, verdict_for(r.status, r.location.as_deref(), target)))
+        // A GET or DELETE redirected within the origin is the low warning of its own SHOULD
+        // (`transport.get`, `transport.delete`: answer 405 or serve it), not a redirect a
+        // client's POST meets; to another origin it is `redirect.cross-host` like any other.
+        .filter(|(r, v)| !(is_get_or_delete(&r.request) && v.cause == Some(Cause::SameHost)))
         .collect();
     // The worst first; among equals, by request (the answers to concurrent requests come in
     // any order, and the report must not depend on it).
@@ -68,6 +72,11 @@ pub fn verdict_all(seen: &[Redirected], target: &Target) -> Option<Verdict> {
         observed,
         ..v.clone()
     })
+}
+
+/// Whether a noted request is a GET or a DELETE (its label starts with the HTTP method).
+fn is_get_or_delete(request: &str) -> bool {
+    matches!(request.split(' ').next(), Some("GET" | "DELETE"))
 }
 
 /// `redirect.none` on one answer: its status and Location.
@@ -303,19 +312,22 @@ mod tests {
         );
         assert!(
             v.observed
-                .ends_with("; also redirected: GET 307, POST tools/list 308"),
+                .ends_with("; also redirected: POST tools/list 308"),
             "{}",
             v.observed
         );
-        // Same origin only: the same-host rule (medium).
-        let v = verdict_all(&seen[1..2], &t).unwrap();
+        // A GET redirected within the origin is transport.get's low warning, not this check's.
+        assert_eq!(verdict_all(&seen[1..2], &t), None);
+        // A POST redirected within the origin: the same-host rule (medium).
+        let same = noted("http://127.0.0.1:3000/mcp", "POST tools/list", 307, "/mcp/");
+        let v = verdict_all(std::slice::from_ref(&same), &t).unwrap();
         assert_eq!(
             (v.severity, v.cause),
             (Some(Severity::Medium), Some(Cause::SameHost))
         );
         assert!(
             v.observed
-                .starts_with("GET answered 307 to /mcp/ (same origin)"),
+                .starts_with("POST tools/list answered 307 to /mcp/ (same origin)"),
             "{}",
             v.observed
         );
