@@ -166,7 +166,7 @@ pub fn prefix_len(credential: &str) -> usize {
         .take_while(u8::is_ascii_alphabetic)
         .count();
     match credential.as_bytes().get(letters) {
-        Some(b'-' | b'_') if letters >= 1 && letters < 8 => letters + 1,
+        Some(b'-' | b'_') if (1..8).contains(&letters) => letters + 1,
         _ => 0,
     }
 }
