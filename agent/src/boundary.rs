@@ -42,8 +42,8 @@ impl Engine {
     /// and a request asked here whose token-less answer was not observed (no answer, 429,
     /// 502-504, a bare 500 or 403) leaves the random token's verdict `unknown`, as beside a
     /// protected discovery; when none does, such an answer is no boundary (an open server
-    /// stays open). Without a credential nothing past it can be observed, and `true` says the run stops
-    /// here (the token probes follow in `protocol`).
+    /// stays open). Without a credential nothing past it can be observed, and `true` says
+    /// the run stops here (the token probes follow in `protocol`).
     pub(crate) async fn boundary_behind_discover(
         &self,
         run: &mut Run<'_>,
