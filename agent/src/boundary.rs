@@ -38,9 +38,12 @@ impl Engine {
     /// only the requests that act or hold a stream). Asked on a 2026-07-28 server without a
     /// credential (every request past discovery would otherwise meet the boundary unnamed),
     /// and with one whenever the capabilities make such a request valid (the random-token
-    /// probe is due on each that asks). When one does, the boundary runs from that answer;
-    /// without a credential nothing past it can be observed, and `true` says the run stops
-    /// here (the token probes follow in `protocol`).
+    /// probe is due on each that asks). When one does, the boundary runs from that answer,
+    /// and a request asked here whose token-less answer was not observed (no answer, 429,
+    /// 502-504, a bare 500 or 403) leaves the random token's verdict `unknown`, as beside a
+    /// protected discovery; when none does, such an answer is no boundary (an open server
+    /// stays open). Without a credential nothing past it can be observed, and `true` says
+    /// the run stops here (the token probes follow in `protocol`).
     pub(crate) async fn boundary_behind_discover(
         &self,
         run: &mut Run<'_>,
@@ -61,34 +64,31 @@ impl Engine {
         let ask = |b: Behind| {
             let stage = &stage;
             async move {
-                let ex = stage
-                    .send_read(&b.request(b.id()), b.read())
-                    .await
-                    .ok()
-                    .filter(boundary::shows_boundary);
-                ex.map(|ex| (b, ex))
+                let got = stage.send_read(&b.request(b.id()), b.read()).await;
+                (b, got)
             }
         };
+        let shows = |got: &Result<Exchange, _>| got.as_ref().is_ok_and(boundary::shows_boundary);
         let init_shows = initialize.filter(|i| token.is_none() && boundary::shows_boundary(i));
         // Without a credential the first request that shows the boundary is enough: tools/list,
         // else the initialize already answered, else the rest; with one, every request is
         // asked (each that shows it gets the random token).
-        let mut found: Vec<(Behind, Exchange)> = Vec::new();
+        let mut answers = Vec::new();
         if token.is_none() {
-            found.extend(ask(candidates.remove(0)).await);
-            if found.is_empty() && init_shows.is_none() {
-                found = join_all(candidates.into_iter().map(ask))
-                    .await
-                    .into_iter()
-                    .flatten()
-                    .collect();
+            answers.push(ask(candidates.remove(0)).await);
+            if !shows(&answers[0].1) && init_shows.is_none() {
+                answers.extend(join_all(candidates.into_iter().map(ask)).await);
             }
         } else {
-            found = join_all(candidates.into_iter().map(ask))
-                .await
-                .into_iter()
-                .flatten()
-                .collect();
+            answers = join_all(candidates.into_iter().map(ask)).await;
+        }
+        let mut found: Vec<(Behind, Exchange)> = Vec::new();
+        let mut unseen = Vec::new();
+        for (b, got) in answers {
+            match got {
+                Ok(ex) if boundary::shows_boundary(&ex) => found.push((b, ex)),
+                got => unseen.extend(boundary::not_observed(&got).map(|o| (b.method(), o))),
+            }
         }
         let (method, ex) = match (found.first(), init_shows) {
             (Some((b, ex)), _) => (b.method(), ex.clone()),
@@ -98,8 +98,13 @@ impl Engine {
                 run.st.paths.initialize = true;
                 ("initialize", i.clone())
             }
+            // No boundary anywhere: an open server. A request not observed here (one 429)
+            // is no reason to doubt that (nothing asked for authorization).
             (None, None) => return false,
         };
+        // The boundary is there: a request whose token-less answer was not observed may sit
+        // behind it too, so whether the random token must be refused there is unknown.
+        run.st.paths.unseen = unseen;
         run.st.paths.behind = found
             .iter()
             .map(|(b, ex)| (b.clone(), boundary::challenge_scope(ex)))

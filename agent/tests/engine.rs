@@ -30,6 +30,8 @@ mod auth_act;
 mod auth_beside;
 #[path = "engine/auth_paths.rs"]
 mod auth_paths;
+#[path = "engine/auth_shape.rs"]
+mod auth_shape;
 #[path = "engine/dns_tls.rs"]
 mod dns_tls;
 #[path = "engine/faults.rs"]

@@ -240,7 +240,7 @@ async fn reproduction_7_a_refused_credential_is_named_as_refused() {
 }
 
 /// 7: the garbage token was `vantage-garbage-{pid^const}`, recognisable by its shape. It is
-/// fresh CSPRNG bytes every run.
+/// fresh CSPRNG bytes every run, in two shapes (red team round 15, defect 1).
 #[tokio::test]
 async fn reproduction_7_the_garbage_token_is_fresh_and_anonymous() {
     let (addr, seen) = canned(
@@ -262,25 +262,38 @@ async fn reproduction_7_the_garbage_token_is_fresh_and_anonymous() {
         .iter()
         .filter_map(|a| a.strip_prefix("Bearer ").map(str::to_string))
         .collect();
-    // One fresh token per run, sent on each request that asked for authorization (here
-    // server/discover, tools/list and initialize: the runs are one after the other).
-    let mut distinct = tokens.clone();
-    distinct.dedup();
-    assert_eq!(distinct.len(), 2, "one garbage token per run: {tokens:?}");
-    assert_ne!(distinct[0], distinct[1]);
-    for t in &distinct {
+    // Two fresh tokens per run (a JWT-shaped one and an opaque one: no credential was
+    // given), each sent on every request that asked for authorization (here server/discover,
+    // tools/list, tools/call and initialize).
+    let distinct: std::collections::BTreeSet<&String> = tokens.iter().collect();
+    let (jwts, opaque): (Vec<&String>, Vec<&String>) =
+        distinct.iter().partition(|t| t.contains('.'));
+    assert_eq!(jwts.len(), 2, "one JWT-shaped token per run: {tokens:?}");
+    assert_eq!(opaque.len(), 2, "one opaque token per run: {tokens:?}");
+    for t in &jwts {
         // Shaped as an ordinary RS256 JWT: the usual header, random claims and signature.
         let parts: Vec<&str> = t.split('.').collect();
         assert_eq!(parts.len(), 3, "{t}");
         assert_eq!(parts[0], "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9", "{t}");
+    }
+    for t in &opaque {
+        // 32-43 base64url characters, no dots.
+        assert!((32..=43).contains(&t.len()), "{t}");
+        assert!(
+            t.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'),
+            "{t}"
+        );
+    }
+    for t in &distinct {
         assert!(
             !t.to_ascii_lowercase().contains("vantage") && !t.contains("garbage"),
             "{t}"
         );
     }
     assert_ne!(
-        distinct[0].split('.').nth(2),
-        distinct[1].split('.').nth(2),
+        jwts[0].split('.').nth(2),
+        jwts[1].split('.').nth(2),
         "the signature differs per run"
     );
 }

@@ -147,6 +147,22 @@ pub enum Beside {
     NotMcp,
 }
 
+/// Why the unauthenticated answer `got` to a request says nothing about whether that
+/// request asks for authorization: no answer, an answer not seen whole, or one given for
+/// another reason (a rate limit, 502-504, a bare 500 or 403). `None` when it was observed
+/// (the boundary's answer, or any other answer seen whole).
+pub fn not_observed(got: &Result<Exchange, ExchangeError>) -> Option<Other> {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => return Some(reason::unanswered(e)),
+    };
+    if shows_boundary(ex) {
+        return None;
+    }
+    reason::another_reason(ex, Subject::Rule, false)
+        .or_else(|| era::cut_by_cap(ex, Subject::Rule).map(|cut| reason::unanswered(&cut)))
+}
+
 /// Judge the unauthenticated answer `got` to `b` (asked with [`Behind::id`]) beside a
 /// `server/discover` that asked for authorization (`discover`, its unauthenticated answer).
 /// The MCP layer answering a request past a protected discovery without a credential is an
@@ -155,19 +171,14 @@ pub enum Beside {
 /// up), fails high. Any other answer from the MCP layer (another JSON-RPC error, a listen
 /// stream opened) is not the request served, so it is a low warning that says so.
 pub fn beside(discover: &Exchange, b: &Behind, got: &Result<Exchange, ExchangeError>) -> Beside {
-    let ex = match got {
-        Ok(ex) => ex,
-        Err(e) => return Beside::Unseen(reason::unanswered(e)),
-    };
-    if shows_boundary(ex) {
-        return Beside::Boundary;
-    }
-    if let Some(o) = reason::another_reason(ex, Subject::Rule, false) {
+    if let Some(o) = not_observed(got) {
         return Beside::Unseen(o);
     }
-    if let Some(cut) = era::cut_by_cap(ex, Subject::Rule) {
-        return Beside::Unseen(reason::unanswered(&cut));
-    }
+    // Observed: the boundary's answer, or another answer seen whole.
+    let ex = match got {
+        Ok(ex) if !shows_boundary(ex) => ex,
+        _ => return Beside::Boundary,
+    };
     let method = b.method();
     let head = format!(
         "{method} (no Authorization) answered {}, server/discover (no Authorization) answered {}",
@@ -228,8 +239,9 @@ pub struct Paths {
     pub initialize: bool,
     /// `initialize` was served without any token: the legacy path has no boundary.
     pub initialize_open: bool,
-    /// The requests past a protected discovery whose unauthenticated answer was not
-    /// observed ([`Beside::Unseen`]), each with why: whether the random token must be
+    /// The requests whose unauthenticated answer was not observed ([`not_observed`]), past
+    /// a protected discovery ([`Beside::Unseen`]) or behind a public one where another
+    /// request showed the boundary, each with why: whether the random token must be
     /// refused there is unknown.
     pub unseen: Vec<(&'static str, Other)>,
 }
@@ -321,17 +333,22 @@ pub fn legacy_open(discover: &Exchange, init: &Exchange) -> Option<Verdict> {
     ))
 }
 
-/// One verdict out of the token probe's verdicts on several requests, each `(method,
-/// verdict)`: the worst failure (by severity), else an `unknown`, else a warning, else a
-/// pass naming every request it was sent on; each says which request it is about.
-pub fn worst(verdicts: Vec<(&str, Verdict)>) -> Verdict {
-    let rank = |v: &Verdict| match v.outcome {
+/// How bad a token probe's verdict is: a failure (by severity) above an `unknown` or
+/// `error`, above a warning, a pass, a skip.
+pub fn rank(v: &Verdict) -> usize {
+    match v.outcome {
         Outcome::Fail => 4 + v.severity.map_or(0, |s| s as usize),
         Outcome::Error | Outcome::Unknown => 3,
         Outcome::Warn => 2,
         Outcome::Pass => 1,
         Outcome::Skip => 0,
-    };
+    }
+}
+
+/// One verdict out of the token probe's verdicts on several requests, each `(method,
+/// verdict)`: the worst failure (by severity), else an `unknown`, else a warning, else a
+/// pass naming every request it was sent on; each says which request it is about.
+pub fn worst(verdicts: Vec<(&str, Verdict)>) -> Verdict {
     let all_pass = verdicts.iter().all(|(_, v)| v.outcome == Outcome::Pass);
     if all_pass {
         let seen: Vec<String> = verdicts

@@ -12,17 +12,200 @@ use std::time::Instant;
 
 use futures::future::join_all;
 
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 
-use super::boundary::{worst, Paths, TokenProbe};
+use super::boundary::{rank, worst, Paths, TokenProbe};
 use super::challenge;
 use super::AuthStage;
 use crate::catalog::CheckId;
-use crate::model::{Cause, Era, Severity};
+use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::era;
 use crate::probe::http::{Exchange, ProbeRequest};
 use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
+
+/// The operating system's CSPRNG, read a block at a time.
+struct Csprng {
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl Csprng {
+    fn new() -> Csprng {
+        Csprng {
+            buf: Vec::new(),
+            at: 0,
+        }
+    }
+
+    fn bytes(&mut self, n: usize) -> Result<Vec<u8>, String> {
+        let mut bytes = vec![0u8; n];
+        rustls::crypto::ring::default_provider()
+            .secure_random
+            .fill(&mut bytes)
+            .map_err(|_| "the system's random number generator failed".to_string())?;
+        Ok(bytes)
+    }
+
+    fn byte(&mut self) -> Result<u8, String> {
+        if self.at == self.buf.len() {
+            self.buf = self.bytes(64)?;
+            self.at = 0;
+        }
+        self.at += 1;
+        Ok(self.buf[self.at - 1])
+    }
+
+    /// A uniform draw from `0..n` (`1 <= n <= 256`), by rejection (no modulo bias).
+    fn below(&mut self, n: u16) -> Result<u8, String> {
+        let limit = 256 - 256 % n;
+        loop {
+            let b = u16::from(self.byte()?);
+            if b < limit {
+                return Ok((b % n) as u8);
+            }
+        }
+    }
+
+    /// A character drawn uniformly from `alphabet`.
+    fn pick(&mut self, alphabet: &[u8]) -> Result<char, String> {
+        Ok(char::from(
+            alphabet[usize::from(self.below(alphabet.len() as u16)?)],
+        ))
+    }
+}
+
+const DIGITS: &[u8] = b"0123456789";
+const LOWER: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+const UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// The shape of a random token (`checks.md` 2.5: a server must not be able to recognise the
+/// probe's token by its shape). Every run sends one JWT-shaped token and one opaque one (no
+/// dots), so a server that verifies only one of the two forms (a dot sends a token to the
+/// JWT verifier, anything else to an "API key" branch that checks presence) is caught
+/// whatever the operator's credential looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// An ordinary RS256 JWT ([`garbage_token`]).
+    Jwt,
+    /// 32 to 43 base64url characters, no dots: an opaque token or API key.
+    Opaque,
+    /// The credential's own shape ([`mirrored_token`]): its length, the class of each
+    /// character and its prefix.
+    LikeCredential,
+}
+
+impl Shape {
+    /// How verdicts name a token of this shape.
+    pub fn what(self) -> &'static str {
+        match self {
+            Shape::Jwt => "the JWT-shaped random token",
+            Shape::Opaque => "the opaque random token (no dots)",
+            Shape::LikeCredential => {
+                "the random token shaped like the credential (its length, character classes and prefix)"
+            }
+        }
+    }
+
+    /// A short label, where a verdict names what each shape got.
+    fn label(self) -> &'static str {
+        match self {
+            Shape::Jwt => "JWT-shaped",
+            Shape::Opaque => "opaque",
+            Shape::LikeCredential => "shaped like the credential",
+        }
+    }
+}
+
+/// The random tokens of one run, fresh from the CSPRNG: a JWT-shaped one and an opaque one.
+/// With a credential that is not a JWT, the opaque one is shaped like it
+/// ([`mirrored_token`]); with a JWT credential the JWT-shaped one already is (and the opaque
+/// one is [`opaque_token`]). Neither is ever equal to the credential.
+pub fn garbage_tokens(
+    credential: Option<&SecretString>,
+) -> Result<Vec<(Shape, SecretString)>, String> {
+    let credential = credential.map(ExposeSecret::expose_secret);
+    let mirror = credential.filter(|c| !jwt_shaped(c) && has_random_position(c));
+    let fresh = |make: &dyn Fn() -> Result<String, String>| -> Result<SecretString, String> {
+        // A draw equal to the credential is astronomically rare except for a credential
+        // with very few letters and digits; draw again then.
+        for _ in 0..64 {
+            let t = make()?;
+            if Some(t.as_str()) != credential {
+                return Ok(SecretString::from(t));
+            }
+        }
+        Err("could not draw a random token that differs from the credential".to_string())
+    };
+    let jwt = fresh(&|| garbage_token().map(|t| t.expose_secret().to_string()))?;
+    let second = match mirror {
+        Some(c) => (Shape::LikeCredential, fresh(&|| mirrored_token(c))?),
+        None => (Shape::Opaque, fresh(&opaque_token)?),
+    };
+    Ok(vec![(Shape::Jwt, jwt), second])
+}
+
+/// Whether `credential` looks like a JWS compact JWT: three dot-separated parts, the first
+/// two non-empty base64url and the header starting `eyJ` (`{"`).
+pub fn jwt_shaped(credential: &str) -> bool {
+    let parts: Vec<&str> = credential.split('.').collect();
+    parts.len() == 3
+        && parts[0].starts_with("eyJ")
+        && parts[..2]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| BASE64URL.contains(&b)))
+}
+
+/// The length of `credential`'s leading prefix kept verbatim: ASCII letters up to and
+/// including the first `-` or `_`, at most 8 characters (`sk-`, `ghp_`, `glpat-`, `xoxb-`),
+/// or 0.
+pub fn prefix_len(credential: &str) -> usize {
+    let letters = credential
+        .bytes()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    match credential.as_bytes().get(letters) {
+        Some(b'-' | b'_') if (1..8).contains(&letters) => letters + 1,
+        _ => 0,
+    }
+}
+
+/// Whether a token shaped like `credential` has a position drawn at random (a digit or a
+/// letter past the prefix).
+fn has_random_position(credential: &str) -> bool {
+    credential[prefix_len(credential)..]
+        .bytes()
+        .any(|b| b.is_ascii_alphanumeric())
+}
+
+/// A random token shaped like `credential`: the same length; its prefix
+/// ([`prefix_len`]) kept; each digit, lower-case and upper-case letter replaced by one drawn
+/// from the CSPRNG in the same class; every other character (the separators `.`, `-`, `_`,
+/// `~`, `+`, `/`, `=`, and anything else) kept where it is. Nothing of the credential's
+/// secret content is used beyond the class of each character and the prefix.
+pub fn mirrored_token(credential: &str) -> Result<String, String> {
+    let mut rng = Csprng::new();
+    let prefix = prefix_len(credential);
+    let mut out = String::with_capacity(credential.len());
+    out.push_str(&credential[..prefix]);
+    for c in credential[prefix..].chars() {
+        out.push(match c {
+            '0'..='9' => rng.pick(DIGITS)?,
+            'a'..='z' => rng.pick(LOWER)?,
+            'A'..='Z' => rng.pick(UPPER)?,
+            other => other,
+        });
+    }
+    Ok(out)
+}
+
+/// A random opaque token: 32 to 43 base64url characters (the length drawn too), no dots.
+pub fn opaque_token() -> Result<String, String> {
+    let mut rng = Csprng::new();
+    let len = 32 + usize::from(rng.below(12)?);
+    (0..len).map(|_| rng.pick(BASE64URL)).collect()
+}
 
 /// A fresh random token for one run, from the operating system's CSPRNG, shaped as an
 /// ordinary RS256 JWT: the usual header (`{"alg":"RS256","typ":"JWT"}`), a payload of
@@ -31,20 +214,13 @@ use crate::probe::verdict::{Recorder, Verdict};
 /// decodes the claims without verifying the signature) is caught as well as one that lets
 /// through any string, and nothing in the token tells the probe from a real client.
 pub fn garbage_token() -> Result<SecretString, String> {
-    let random = |n: usize| -> Result<Vec<u8>, String> {
-        let mut bytes = vec![0u8; n];
-        rustls::crypto::ring::default_provider()
-            .secure_random
-            .fill(&mut bytes)
-            .map_err(|_| "the system's random number generator failed".to_string())?;
-        Ok(bytes)
-    };
+    let mut rng = Csprng::new();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let claims = serde_json::json!({
-        "sub": base64url(&random(16)?),
-        "jti": base64url(&random(16)?),
+        "sub": base64url(&rng.bytes(16)?),
+        "jti": base64url(&rng.bytes(16)?),
         "iat": now,
         "exp": now + 3600,
     });
@@ -52,12 +228,12 @@ pub fn garbage_token() -> Result<SecretString, String> {
         "{}.{}.{}",
         base64url(br#"{"alg":"RS256","typ":"JWT"}"#),
         base64url(claims.to_string().as_bytes()),
-        base64url(&random(256)?)
+        base64url(&rng.bytes(256)?)
     )))
 }
 
 fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const ALPHABET: &[u8] = BASE64URL;
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk
@@ -162,13 +338,43 @@ pub fn insufficient_scope(ex: &Exchange, method: &str, scope: Option<&str>) -> V
     }
 }
 
+/// One verdict on a request out of what each random token's shape got there: a pass when
+/// every shape was refused (one observation when they agree, else each named), else the
+/// worst (its observation names the shape).
+fn per_request(shapes: Vec<(Shape, Verdict)>) -> Verdict {
+    if shapes.iter().all(|(_, v)| v.outcome == Outcome::Pass) {
+        let first = shapes.first().map(|(_, v)| v.observed.clone());
+        let observed = if shapes
+            .iter()
+            .all(|(_, v)| Some(&v.observed) == first.as_ref())
+        {
+            first.unwrap_or_default()
+        } else {
+            shapes
+                .iter()
+                .map(|(s, v)| format!("{} {}", s.label(), v.observed))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Verdict::pass(observed);
+    }
+    let mut best: Option<Verdict> = None;
+    for (_, v) in shapes {
+        if best.as_ref().is_none_or(|b| rank(&v) > rank(b)) {
+            best = Some(v);
+        }
+    }
+    best.unwrap_or_else(|| Verdict::skip(""))
+}
+
 impl AuthStage<'_> {
     /// One token probe with `probe`'s request: `judge` on the answer; no answer is no
-    /// evidence either way.
+    /// evidence either way about `what`.
     async fn token_probe(
         &self,
         probe: &TokenProbe,
         token: &SecretString,
+        what: &str,
         judge: impl Fn(&Exchange) -> Verdict,
     ) -> Verdict {
         let req = probe.req.clone().with_bearer(Some(token));
@@ -176,37 +382,40 @@ impl AuthStage<'_> {
             Ok(ex) => judge(&ex),
             Err(e) => Verdict::unknown(
                 e.cause,
-                format!(
-                    "no answer, so nothing is known about the token: {}",
-                    e.message
-                ),
+                format!("no answer, so nothing is known about {what}: {}", e.message),
             ),
         }
     }
 
-    /// The random token on every request that asked for authorization without a token
-    /// ([`Paths`]): the era's request, each request past discovery that did (`tools/list`,
-    /// `tools/call`, `subscriptions/listen`), and on a dual-era or not yet classified
-    /// endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx JSON-RPC
-    /// result being the token let through, or refused by the authorization layer).
-    async fn garbage(&self, era: Era, paths: &Paths, garbage: &SecretString) -> Verdict {
-        const WHAT: &str = "a random bearer token";
-        // Every request that asked for authorization at once (no extra round-trip for each).
+    /// The random tokens (each [`Shape`]) on every request that asked for authorization
+    /// without a token ([`Paths`]): the era's request, each request past discovery that did
+    /// (`tools/list`, `tools/call`, `subscriptions/listen`), and on a dual-era or not yet
+    /// classified endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx
+    /// JSON-RPC result being the token let through, or refused by the authorization layer).
+    /// Either shape let through fails, naming the shape.
+    async fn garbage(&self, era: Era, paths: &Paths, tokens: &[(Shape, SecretString)]) -> Verdict {
+        // Every request that asked for authorization, each shape, at once (no extra
+        // round-trip for each).
         let probes: Vec<TokenProbe> = paths
             .primary(era)
             .into_iter()
             .chain(paths.others())
             .collect();
         let mut verdicts: Vec<(&str, Verdict)> = join_all(probes.iter().map(|probe| async move {
-            (
-                probe.method,
-                self.token_probe(probe, garbage, |ex| must_refuse(ex, WHAT))
-                    .await,
-            )
+            let shapes = join_all(tokens.iter().map(|(shape, token)| async move {
+                let what = shape.what();
+                let v = self
+                    .token_probe(probe, token, what, |ex| must_refuse(ex, what))
+                    .await;
+                (*shape, v)
+            }))
+            .await;
+            (probe.method, per_request(shapes))
         }))
         .await;
-        // A request past a protected discovery whose token-less answer was not observed may
-        // ask for authorization and let any token through: no evidence either way (4.1).
+        // A request whose token-less answer was not observed, while the run found the
+        // boundary elsewhere, may ask for authorization and let any token through: no
+        // evidence either way (4.1).
         for (method, o) in &paths.unseen {
             verdicts.push((
                 method,
@@ -219,19 +428,27 @@ impl AuthStage<'_> {
             ));
         }
         if paths.initialize && era != Era::Legacy {
-            let req =
-                ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(garbage));
-            if let Ok(ex) = self.send(&req).await {
+            let judged = join_all(tokens.iter().map(|(shape, token)| async move {
+                let req =
+                    ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(token));
+                let ex = self.send(&req).await.ok()?;
                 // Served (a 2xx JSON-RPC result) is the token let through; refused by the
                 // authorization layer is that layer's answer. Anything else (a modern-only
                 // server's -32022) says nothing about the token.
                 if era::initialize_works(&ex) || refused_by_authorization(&ex) {
-                    let mut v = must_refuse(&ex, WHAT);
-                    if paths.initialize_open {
-                        v.observed.push_str(" (this 2025-11-25 path serves requests without any token too: auth.challenge)");
-                    }
-                    verdicts.push(("initialize (2025-11-25)", v));
+                    Some((*shape, must_refuse(&ex, shape.what())))
+                } else {
+                    None
                 }
+            }))
+            .await;
+            let judged: Vec<(Shape, Verdict)> = judged.into_iter().flatten().collect();
+            if !judged.is_empty() {
+                let mut v = per_request(judged);
+                if paths.initialize_open {
+                    v.observed.push_str(" (this 2025-11-25 path serves requests without any token too: auth.challenge)");
+                }
+                verdicts.push(("initialize (2025-11-25)", v));
             }
         }
         if verdicts.is_empty() {
@@ -245,8 +462,8 @@ impl AuthStage<'_> {
     /// on every request `paths` says asked for authorization.
     pub async fn tokens(&self, era: Era, paths: &Paths, rec: &mut Recorder) {
         let t = Instant::now();
-        let v = match garbage_token() {
-            Ok(garbage) => self.garbage(era, paths, &garbage).await,
+        let v = match garbage_tokens(self.credentials.token.as_ref()) {
+            Ok(tokens) => self.garbage(era, paths, &tokens).await,
             Err(e) => Verdict::error(e),
         };
         rec.record(CheckId::AuthGarbageToken, v, t);
@@ -256,10 +473,9 @@ impl AuthStage<'_> {
             (None, _) => Verdict::skip(NO_OTHER_AUDIENCE),
             (Some(_), None) => Verdict::skip("no request asked for authorization"),
             (Some(tok), Some(probe)) => {
-                self.token_probe(probe, tok, |ex| {
-                    must_refuse(ex, "a token issued for another audience")
-                })
-                .await
+                let what = "a token issued for another audience";
+                self.token_probe(probe, tok, what, |ex| must_refuse(ex, what))
+                    .await
             }
         };
         rec.record(CheckId::AuthWrongAudience, v, t);
@@ -268,7 +484,7 @@ impl AuthStage<'_> {
             (None, _) => Verdict::skip(NO_MISSING_SCOPE),
             (Some(_), None) => Verdict::skip("no request asked for authorization"),
             (Some(tok), Some(probe)) => {
-                self.token_probe(probe, tok, |ex| {
+                self.token_probe(probe, tok, "a token lacking a scope", |ex| {
                     insufficient_scope(ex, probe.method, probe.scope.as_deref())
                 })
                 .await

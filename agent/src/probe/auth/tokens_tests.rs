@@ -1,7 +1,7 @@
 //! The token probes' verdicts, and the garbage token's shape (issue 12, reproduction 7).
 
 use http::HeaderMap;
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 
 use super::*;
@@ -44,11 +44,11 @@ fn unbase64url(s: &str) -> Vec<u8> {
     out
 }
 
-/// Red team round 9 (nits): the random token is JWT-shaped (a server that lets through
-/// anything shaped `x.y.z` is caught too), random per run in payload and signature, and
-/// names nothing.
+/// Red team round 9 (nits): the JWT-shaped random token (one of the two a run sends: a server
+/// that lets through anything shaped `x.y.z` is caught too) is random per run in payload and
+/// signature, and names nothing.
 #[test]
-fn the_garbage_token_is_a_fresh_random_jwt_with_no_tell_tale_shape() {
+fn the_jwt_shaped_random_token_is_fresh_with_no_tell_tale_content() {
     let a = garbage_token().unwrap();
     let b = garbage_token().unwrap();
     let (a, b) = (a.expose_secret(), b.expose_secret());
@@ -238,4 +238,191 @@ fn the_probe_request_is_one_the_era_accepts() {
     for era in [Era::Modern, Era::Dual, Era::Unknown] {
         assert_eq!(body(probe_request(era, 1)), "server/discover");
     }
+}
+
+/// The class of each character: what a token shaped like the credential keeps.
+fn classes(t: &str) -> String {
+    t.chars()
+        .map(|c| match c {
+            '0'..='9' => '9',
+            'a'..='z' => 'a',
+            'A'..='Z' => 'A',
+            other => other,
+        })
+        .collect()
+}
+
+fn tokens(credential: Option<&str>) -> Vec<(Shape, String)> {
+    let credential = credential.map(|c| SecretString::from(c.to_string()));
+    garbage_tokens(credential.as_ref())
+        .unwrap()
+        .into_iter()
+        .map(|(s, t)| (s, t.expose_secret().to_string()))
+        .collect()
+}
+
+/// Red team round 15, defect 1: a server that verifies only dotted tokens (anything else is
+/// an "API key" whose presence is enough) let the probe through unseen, because the probe's
+/// token was always a JWT while the real credential was opaque. With an opaque credential
+/// the second token has its shape: the same length, each character from the same class at
+/// the same position, separators and the short prefix kept; fresh every run, never the
+/// credential.
+#[test]
+fn the_random_token_mirrors_an_opaque_credential_position_by_position() {
+    for credential in [
+        "fxV3f9aQ7twK2m8Lp4vZ",
+        "sk-proj-Ab3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "glpat-xR2mK9pL4vT7wQ1zY8nB",
+        "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx",
+        "github_pat_11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ0123456789",
+        "a1b2.c3D4~e5+F6/g7==",
+        "7f3c9e2a-4b1d-4c8e-9f0a-2b3c4d5e6f70",
+    ] {
+        let got = tokens(Some(credential));
+        assert_eq!(
+            got.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            vec![Shape::Jwt, Shape::LikeCredential],
+            "{credential}"
+        );
+        let (jwt, like) = (&got[0].1, &got[1].1);
+        assert_eq!(
+            jwt.split('.').count(),
+            3,
+            "the JWT-shaped one is still sent"
+        );
+        assert_eq!(like.len(), credential.len(), "{credential} -> {like}");
+        assert_eq!(classes(like), classes(credential), "{credential} -> {like}");
+        assert_ne!(like, credential);
+        let prefix = prefix_len(credential);
+        assert_eq!(like[..prefix], credential[..prefix], "the prefix is kept");
+        // Past the prefix, the random positions are drawn, not copied: over a long
+        // credential, most of them differ.
+        let same = like[prefix..]
+            .bytes()
+            .zip(credential[prefix..].bytes())
+            .filter(|(a, b)| a == b && a.is_ascii_alphanumeric())
+            .count();
+        let random = credential[prefix..]
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .count();
+        assert!(same * 2 < random, "{credential} -> {like}");
+        // Fresh every run.
+        let again = tokens(Some(credential));
+        assert_ne!(again[1].1, *like, "{credential}");
+        assert_ne!(again[0].1, *jwt);
+    }
+    // The prefix rule: letters up to and including the first - or _, at most 8 characters.
+    for (credential, prefix) in [
+        ("sk-abc", "sk-"),
+        ("sk_live_abc", "sk_"),
+        ("ghp_abc", "ghp_"),
+        ("glpat-abc", "glpat-"),
+        ("xoxb-1-2", "xoxb-"),
+        ("github_pat_1", "github_"),
+        ("abcdefgh-x", ""),
+        ("v1_abc", ""),
+        ("-abc", ""),
+        ("abcdef", ""),
+    ] {
+        assert_eq!(
+            &credential[..prefix_len(credential)],
+            prefix,
+            "{credential}"
+        );
+    }
+}
+
+/// A credential with few random positions: the token is never the credential (each draw
+/// that equals it is drawn again); one with none at all cannot be mirrored, so the opaque
+/// token goes instead.
+#[test]
+fn the_random_token_is_never_the_credential() {
+    for _ in 0..50 {
+        let got = tokens(Some("sk-1"));
+        assert_eq!(got[1].0, Shape::LikeCredential);
+        assert_ne!(got[1].1, "sk-1");
+        assert!(got[1].1.starts_with("sk-"), "{}", got[1].1);
+        assert_eq!(classes(&got[1].1), "aa-9");
+    }
+    let got = tokens(Some("sk-.-_"));
+    assert_eq!(got[1].0, Shape::Opaque);
+    assert_ne!(got[1].1, "sk-.-_");
+}
+
+/// A JWT credential keeps the JWT-shaped token as its likeness (fresh content); the second
+/// token is an opaque one. Without a credential both shapes go: the JWT-shaped one and an
+/// opaque 32-43 character base64url one, fresh every run.
+#[test]
+fn a_jwt_credential_or_none_gets_a_jwt_shaped_and_an_opaque_token() {
+    let jwt_credential = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+    assert!(jwt_shaped(jwt_credential));
+    assert!(!jwt_shaped("a1b2.c3D4.e5"), "dots alone are no JWT");
+    for credential in [Some(jwt_credential), None] {
+        let a = tokens(credential);
+        let b = tokens(credential);
+        assert_eq!(
+            a.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            vec![Shape::Jwt, Shape::Opaque],
+            "{credential:?}"
+        );
+        assert_eq!(a[0].1.split('.').count(), 3);
+        assert!(a[0].1.starts_with("eyJ"));
+        let opaque = &a[1].1;
+        assert!((32..=43).contains(&opaque.len()), "{opaque}");
+        assert!(
+            opaque
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'),
+            "base64url, no dots: {opaque}"
+        );
+        assert_ne!(a[0].1, b[0].1, "fresh every run");
+        assert_ne!(a[1].1, b[1].1, "fresh every run");
+    }
+    // The length of the opaque token is drawn too.
+    let lengths: std::collections::BTreeSet<usize> =
+        (0..200).map(|_| opaque_token().unwrap().len()).collect();
+    assert!(lengths.len() > 3, "{lengths:?}");
+}
+
+/// The verdict on one request out of what each shape got: a pass when every shape was
+/// refused, else the worst, which names its shape.
+#[test]
+fn either_shape_let_through_fails_naming_the_shape() {
+    let refused = ex(401, None, Body::Empty);
+    let served = ex(
+        200,
+        None,
+        Body::Json(json!({"jsonrpc": "2.0", "id": 900, "result": {}})),
+    );
+    let v = per_request(vec![
+        (Shape::Jwt, must_refuse(&refused, Shape::Jwt.what())),
+        (
+            Shape::LikeCredential,
+            must_refuse(&served, Shape::LikeCredential.what()),
+        ),
+    ]);
+    assert_eq!(
+        (v.outcome, v.severity, v.cause),
+        (
+            Outcome::Fail,
+            Some(Severity::Critical),
+            Some(Cause::TokenAccepted)
+        )
+    );
+    assert!(
+        v.observed
+            .contains("the random token shaped like the credential (its length, character classes and prefix) was accepted"),
+        "{}",
+        v.observed
+    );
+    let v = per_request(vec![
+        (Shape::Jwt, must_refuse(&refused, Shape::Jwt.what())),
+        (Shape::Opaque, must_refuse(&refused, Shape::Opaque.what())),
+    ]);
+    assert_eq!(
+        (v.outcome, v.observed.as_str()),
+        (Outcome::Pass, "401 text/plain (empty body)")
+    );
 }
