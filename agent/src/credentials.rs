@@ -362,6 +362,16 @@ impl<'a> Windows<'a> {
     }
 }
 
+/// The token of an `Authorization: Bearer TOKEN` value: the scheme is case-insensitive
+/// (RFC 9110 §11.1), one or more spaces follow it (fresh eyes round 17, D6: `bearer TOKEN` was
+/// refused and counted as no token at all).
+pub fn bearer(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim_start_matches(' '))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -583,5 +593,19 @@ mod tests {
             "{e:?}"
         );
         assert_eq!(e.to_string(), "token file /nonexistent/token");
+    }
+}
+
+#[cfg(test)]
+mod bearer_tests {
+    use super::bearer;
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer("Bearer abc"), Some("abc"));
+        assert_eq!(bearer("bearer abc"), Some("abc"));
+        assert_eq!(bearer("BEARER  abc"), Some("abc"));
+        assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("Bearerabc"), None);
     }
 }

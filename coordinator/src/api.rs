@@ -164,7 +164,7 @@ impl Api {
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(vantage_agent::credentials::bearer)
             .unwrap_or("");
         let mut ok = false;
         for t in self.tokens.read().unwrap_or_else(|p| p.into_inner()).iter() {

@@ -159,7 +159,7 @@ impl Fleet for FleetService {
             .metadata()
             .get("authorization")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(vantage_agent::credentials::bearer)
             .unwrap_or("");
         let (agent, configured) = {
             let agents = self.agents.read().unwrap_or_else(|p| p.into_inner());
