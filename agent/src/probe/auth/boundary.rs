@@ -167,8 +167,8 @@ pub fn not_observed(got: &Result<Exchange, ExchangeError>) -> Option<Other> {
 /// `server/discover` that asked for authorization (`discover`, its unauthenticated answer).
 /// The MCP layer answering a request past a protected discovery without a credential is an
 /// authorization bypass, like the open legacy path ([`legacy_open`]): the tool list served,
-/// or a tool call dispatched (a result, or the unknown tool's -32602: the name was looked
-/// up), fails high. Any other answer from the MCP layer (another JSON-RPC error, a listen
+/// or a tool call served (a result), fails high; the unknown tool's -32602 (the name was
+/// looked up, nothing run) fails medium. Any other answer from the MCP layer (another JSON-RPC error, a listen
 /// stream opened) is not the request served, so it is a low warning that says so.
 pub fn beside(discover: &Exchange, b: &Behind, got: &Result<Exchange, ExchangeError>) -> Beside {
     if let Some(o) = not_observed(got) {
@@ -213,7 +213,14 @@ pub fn beside(discover: &Exchange, b: &Behind, got: &Result<Exchange, ExchangeEr
             served("the MCP layer takes tool calls from any client without a credential")
         }
         (Behind::ToolsCall, Some(Rpc::Error { id, code: -32602, .. })) if same_id(&id, &asked) => {
-            served("the MCP layer dispatched the tool call (it looked up the tool's name, one no server has) for a client without a credential: a real tool is called the same way")
+            // Nothing was run (the name is one no server has): a real tool may be called the
+            // same way, or a gateway may route by tool name before the authorization of each
+            // backend (fresh eyes round 17, D4). Medium: the MCP layer was reached without a
+            // credential, which the boundary should answer first; not "served" (high).
+            Beside::Open(Verdict::fail(
+                Severity::Medium,
+                format!("{method} reached the MCP layer without a token while server/discover requires one: {head}; it looked up the tool's name (one no server has) for a client without a credential: a real tool may be called the same way, or a gateway routes by tool name before authorizing; the authorization layer should answer first (401)"),
+            ))
         }
         (_, Some(Rpc::Error { id, .. })) if same_id(&id, &asked) => answered(
             "not the authorization layer's 401, and not the request served either, so whether the MCP layer serves it without a credential was not observed",

@@ -162,10 +162,10 @@ fn a_request_beside_a_protected_discovery_is_the_boundary_a_bypass_or_unseen() {
     );
     assert_eq!(
         (v.outcome, v.severity),
-        (Outcome::Fail, Some(Severity::High))
+        (Outcome::Fail, Some(Severity::Medium))
     );
     assert!(
-        v.observed.starts_with("tools/call served without a token while server/discover requires one: tools/call (no Authorization) answered 200 application/json JSON-RPC error -32602"),
+        v.observed.starts_with("tools/call reached the MCP layer without a token while server/discover requires one: tools/call (no Authorization) answered 200 application/json JSON-RPC error -32602"),
         "{}",
         v.observed
     );
