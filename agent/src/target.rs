@@ -234,6 +234,12 @@ impl Target {
                 .map(|(_, v)| v.into_owned())
                 .unwrap_or_default();
             if decoded.chars().count() < crate::credentials::FRAGMENT_CHARS {
+                // Too short to search for alone (`?code=1` is in every JSON body), but the
+                // parameter as written is what a server echoes with the URL (fresh eyes round
+                // 17, D7: a 7-character key printed 13 times).
+                if !decoded.is_empty() && !out.iter().any(|v| v == pair) {
+                    out.push(pair.to_string());
+                }
                 continue;
             }
             let encoded: String =
@@ -437,7 +443,7 @@ mod tests {
     }
 
     /// The values of secret parameters, for the scrubber: as sent, decoded and encoded
-    /// again; short values and other parameters are left out.
+    /// again; a short value as `name=value`; other parameters are left out.
     #[test]
     fn query_secrets_are_the_credential_values_in_every_spelling() {
         let t = Target::parse(
@@ -451,7 +457,8 @@ mod tests {
                 "QQ%2Fpat+VAL",
                 "QQ/pat VAL",
                 "QQ%2Fpat+VAL",
-                "QQ%2Fpat%20VAL"
+                "QQ%2Fpat%20VAL",
+                "code=1234567"
             ]
             .into_iter()
             .fold(Vec::<String>::new(), |mut v, s| {
@@ -461,11 +468,14 @@ mod tests {
                 v
             })
         );
-        // Seven characters is too short to be searched for (`?code=1234567`).
-        assert!(Target::parse("http://h.example/mcp?code=1234567")
-            .unwrap()
-            .query_secrets()
-            .is_empty());
+        // Seven characters is too short to be searched for alone (`?code=1234567`): the
+        // parameter as written is.
+        assert_eq!(
+            Target::parse("http://h.example/mcp?code=1234567")
+                .unwrap()
+                .query_secrets(),
+            ["code=1234567"]
+        );
         assert!(Target::parse("http://h.example/mcp")
             .unwrap()
             .query_secrets()
