@@ -178,9 +178,7 @@ impl TransportProbe {
     /// foreign page run tools, or a gateway route a call by a header that names another
     /// method (fresh eyes round 17, D1 and D2).
     pub fn call_request(self, caps: &Value) -> Option<(Leg, ProbeRequest)> {
-        if caps.get("tools").is_none() {
-            return None;
-        }
+        caps.get("tools")?;
         let call = tools_call_absent(self.call_rpc_id());
         let req = match self {
             TransportProbe::MissingMethod => call.without_header("Mcp-Method"),
