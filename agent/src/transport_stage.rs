@@ -32,6 +32,8 @@ const CONTROL_ID: i64 = 99;
 const LEGACY_ORIGIN_ID: i64 = 114;
 /// The JSON-RPC id of the `tools/list` control (before the second requests' ids, 120-133).
 const TOOLS_CONTROL_ID: i64 = 119;
+/// The JSON-RPC id of the `tools/call` control (before the tools/call requests' ids, 140-153).
+const CALL_CONTROL_ID: i64 = 139;
 
 /// One probe's result: its verdict, its answer (if any) and when it started.
 pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant);
@@ -86,40 +88,47 @@ impl Engine {
             }
         };
         // The second requests, only on a server that speaks 2026-07-28 (each is a 2026-07-28
-        // request), and the tools/list leg's control when any of them is on tools/list.
-        let seconds: Vec<Option<(Leg, ProbeRequest)>> = probes
+        // request): the change on tools/list and on tools/call of the absent tool, and each
+        // leg's control (one for all its probes) when any probe is asked on it.
+        let seconds: Vec<Vec<(Leg, ProbeRequest)>> = probes
             .iter()
             .map(|p| {
-                p.second_request(caps)
+                [p.second_request(caps), p.call_request(caps)]
+                    .into_iter()
+                    .flatten()
                     .filter(|_| era.speaks_2026())
                     .map(|(leg, r)| (leg, r.with_bearer(token)))
+                    .collect()
             })
             .collect();
-        let tools_control = async {
-            if seconds
-                .iter()
-                .flatten()
-                .any(|(leg, _)| *leg == Leg::ToolsList)
-            {
-                let req = ProbeRequest::modern("tools/list", TOOLS_CONTROL_ID, Default::default())
-                    .with_bearer(token);
+        let leg_control = |leg: Leg| {
+            let wanted = seconds.iter().flatten().any(|(l, _)| *l == leg);
+            async move {
+                if !wanted {
+                    return None;
+                }
+                let req = match leg {
+                    Leg::ToolsCall => transport::tools_call_absent(CALL_CONTROL_ID),
+                    _ => ProbeRequest::modern("tools/list", TOOLS_CONTROL_ID, Default::default()),
+                }
+                .with_bearer(token);
                 Some(
                     self.send(client, target, &req, deadline, SseRead::UntilResponse)
                         .await,
                 )
-            } else {
-                None
             }
         };
-        let second_runs = seconds.iter().map(|second| async move {
-            match second {
-                Some((leg, req)) => Some((
+        let tools_control = leg_control(Leg::ToolsList);
+        let call_control = leg_control(Leg::ToolsCall);
+        let second_runs = seconds.iter().map(|legs| async move {
+            let sends = legs.iter().map(|(leg, req)| async move {
+                (
                     *leg,
                     self.send(client, target, req, deadline, SseRead::UntilResponse)
                         .await,
-                )),
-                None => None,
-            }
+                )
+            });
+            futures::future::join_all(sends).await
         });
         let runs = probes.iter().map(|&probe| async move {
             let started = Instant::now();
@@ -161,11 +170,11 @@ impl Engine {
                 _ => None,
             }
         };
-        let (control, results, legacy_origin, tools_control, second_results) = tokio::join!(
+        let (control, results, legacy_origin, (tools_control, call_control), second_results) = tokio::join!(
             control,
             futures::future::join_all(runs),
             legacy_origin,
-            tools_control,
+            futures::future::join(tools_control, call_control),
             futures::future::join_all(second_runs)
         );
         results
@@ -189,9 +198,10 @@ impl Engine {
                     };
                     v = crate::probe::origin_paths::both(v, lv);
                 }
-                if let Some((leg, sent)) = second {
+                for (i, (leg, sent)) in second.into_iter().enumerate() {
                     let ctrl = match leg {
                         Leg::ToolsList => tools_control.as_ref(),
+                        Leg::ToolsCall => call_control.as_ref(),
                         _ => control.as_ref(),
                     };
                     let sv = match &sent {
@@ -199,7 +209,8 @@ impl Engine {
                         Err(e) => no_response(probe, e),
                     };
                     let main_label = match (probe, leg) {
-                        // `both` named the paths already.
+                        // The first leg named the main request already, or `both` did.
+                        _ if i > 0 => None,
                         (TransportProbe::Origin, _) if legacy_origin.is_some() => None,
                         (_, Leg::FutureVersion) => Some(transport::BAD_VERSION),
                         _ => Some(Leg::Main.label()),

@@ -475,6 +475,83 @@ async fn the_header_and_origin_probes_are_asked_on_tools_list_too() {
     only_problems(&r, &[CheckId::SecurityOrigin], "origin on discover only");
 }
 
+/// Fresh eyes round 17, D1 and D2: a guard that covers server/discover, initialize and
+/// tools/list but not tools/call passed every Mcp-Method check and `security.origin` while
+/// a tool call with a foreign Origin, or whose Mcp-Method says tools/list, is dispatched.
+/// The probes are asked on tools/call of the absent tool too, beside the same call without
+/// the change (dispatched: the unknown tool's -32602); the clean fixture refuses them there.
+#[tokio::test]
+async fn the_header_and_origin_probes_are_asked_on_tools_call_too() {
+    let header_checks = [
+        CheckId::HeadersMissingMethod,
+        CheckId::HeadersMethodMismatch,
+        CheckId::HeadersMethodCase,
+    ];
+    let r = run(Mode::Clean).await;
+    for id in header_checks {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            c.outcome,
+            Outcome::Pass,
+            &["; tools/list: 400", "; tools/call: 400"],
+        );
+    }
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen_all(
+        o,
+        o.outcome,
+        Outcome::Pass,
+        &["; tools/list: 403", "; tools/call: 403"],
+    );
+    use vantage_fixture::Fault;
+    let r = run_faulted(
+        Mode::Clean,
+        &[Fault::MethodValidatedOnDiscoverAndList],
+        Duration::from_secs(5),
+    )
+    .await;
+    for id in header_checks {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            (c.outcome, c.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            &[
+                "server/discover: 400",
+                "; tools/list: 400",
+                "; tools/call: ",
+                "was dispatched like the one without it",
+            ],
+        );
+    }
+    only_problems(&r, &header_checks, "validated on discover and tools/list");
+    let r = run_faulted(
+        Mode::Clean,
+        &[Fault::OriginGuardOnDiscoverAndList],
+        Duration::from_secs(5),
+    )
+    .await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen_all(
+        o,
+        (o.outcome, o.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        &[
+            "server/discover (2026-07-28): 403",
+            "initialize (2025-11-25): 403",
+            "; tools/list: 403",
+            "; tools/call: ",
+            "a foreign Origin was dispatched",
+        ],
+    );
+    only_problems(
+        &r,
+        &[CheckId::SecurityOrigin],
+        "origin on discover and tools/list",
+    );
+}
+
 /// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429, 503
 /// or 401, they say nothing, so each check is what server/discover's answer says alone (a
 /// pass on the clean fixture, a failure where discover is served without Mcp-Method), never

@@ -25,6 +25,11 @@ pub const FUTURE_VERSION: &str = "2099-12-31";
 pub enum Leg {
     Main,
     ToolsList,
+    /// The same change on `tools/call` of the absent tool ([`ABSENT_NAME`]), the request
+    /// that does things (fresh eyes round 17, D1 and D2): judged against the same
+    /// `tools/call` without the change, whose unknown-tool answer (-32602) shows it was
+    /// dispatched.
+    ToolsCall,
     FutureVersion,
 }
 
@@ -34,6 +39,7 @@ impl Leg {
         match self {
             Leg::Main => "server/discover",
             Leg::ToolsList => "tools/list",
+            Leg::ToolsCall => "tools/call",
             Leg::FutureVersion => FUTURE_VERSION,
         }
     }
@@ -41,6 +47,19 @@ impl Leg {
 
 fn tools_list(id: i64) -> ProbeRequest {
     ProbeRequest::modern("tools/list", id, Map::new())
+}
+
+/// `tools/call` of the absent tool ([`ABSENT_NAME`]) with empty arguments: never a real
+/// tool, so harmless to ask; a server that dispatches it answers the unknown tool (-32602).
+pub fn tools_call_absent(id: i64) -> ProbeRequest {
+    ProbeRequest::modern(
+        "tools/call",
+        id,
+        Map::from_iter([
+            ("name".to_string(), json!(ABSENT_NAME)),
+            ("arguments".to_string(), json!({})),
+        ]),
+    )
 }
 
 /// A request with MCP-Protocol-Version and `_meta`'s protocolVersion both `version`.
@@ -147,6 +166,30 @@ impl TransportProbe {
         Some(req)
     }
 
+    /// The JSON-RPC id of this probe's `tools/call` request ([`Self::call_request`]): 140
+    /// plus its place in [`Self::MODERN`].
+    pub fn call_rpc_id(self) -> i64 {
+        self.rpc_id() + 40
+    }
+
+    /// The probe's request on `tools/call` of the absent tool when tools are advertised:
+    /// the `Mcp-Method` probes (missing, mismatch, case) and the foreign Origin, as on
+    /// `tools/list`; a guard that covers discover and the listing but not the call lets a
+    /// foreign page run tools, or a gateway route a call by a header that names another
+    /// method (fresh eyes round 17, D1 and D2).
+    pub fn call_request(self, caps: &Value) -> Option<(Leg, ProbeRequest)> {
+        caps.get("tools")?;
+        let call = tools_call_absent(self.call_rpc_id());
+        let req = match self {
+            TransportProbe::MissingMethod => call.without_header("Mcp-Method"),
+            TransportProbe::MethodMismatch => call.with_header("Mcp-Method", "tools/list"),
+            TransportProbe::MethodCase => call.with_header("Mcp-Method", "TOOLS/CALL"),
+            TransportProbe::Origin => call.with_header("Origin", FOREIGN_ORIGIN),
+            _ => return None,
+        };
+        Some((Leg::ToolsCall, req))
+    }
+
     /// The probe that records `check`, if a transport probe does.
     pub fn of_check(check: CheckId) -> Option<TransportProbe> {
         Self::MODERN.iter().copied().find(|p| p.check() == check)
@@ -243,6 +286,9 @@ impl TransportProbe {
             | TransportProbe::VersionMismatch => expect_error(ex, 400, -32020, Severity::Medium),
             TransportProbe::MethodCase if leg == Leg::ToolsList => {
                 method_case(ex, "TOOLS/LIST", "tools/list")
+            }
+            TransportProbe::MethodCase if leg == Leg::ToolsCall => {
+                method_case(ex, "TOOLS/CALL", "tools/call")
             }
             TransportProbe::MethodCase => method_case(ex, "SERVER/DISCOVER", "server/discover"),
             TransportProbe::MissingVersion => missing_version(ex, era),

@@ -58,6 +58,9 @@ impl TransportProbe {
         token: bool,
         leg: Leg,
     ) -> Verdict {
+        if leg == Leg::ToolsCall {
+            return self.judge_call(ex, era, control, token);
+        }
         if let Some(v) = self.other_reason(ex, control, token) {
             return v;
         }
@@ -87,6 +90,61 @@ impl TransportProbe {
                 ex.summary()
             ),
         )
+    }
+
+    /// The answer to the probe's `tools/call` of the absent tool, against the same call
+    /// without the probe's change (`control`). The call is served when the MCP layer
+    /// dispatched it: a result, or the unknown tool's -32602, at 200 or at a 4xx as the
+    /// server answers its errors (as `auth.boundary` reads it). Only next to a control so
+    /// dispatched does the answer say anything; the probe dispatched the same way is the
+    /// change not refused (a failure, however the server answers unknown tools), any other
+    /// answer is judged by the probe's rule (a 403, a 400 -32020).
+    fn judge_call(
+        self,
+        ex: &Exchange,
+        era: Era,
+        control: Option<&Exchange>,
+        token: bool,
+    ) -> Verdict {
+        let leg = Leg::ToolsCall;
+        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
+            return Verdict::unknown(o.cause, o.explain(&format!("what {} tests", self.check())));
+        }
+        let s = ex.summary();
+        let Some(c) = control.filter(|c| call_dispatched(c)) else {
+            let got = control.map_or("no answer".to_string(), |c| c.summary());
+            return Verdict::unknown(
+                Cause::OtherReason,
+                format!("{s}: the same tools/call without this probe's change, sent alongside it, was not dispatched ({got}), so nothing was learnt about the rule on tools/call"),
+            );
+        };
+        if call_dispatched(ex) {
+            let change = match self {
+                TransportProbe::Origin => "a foreign Origin",
+                TransportProbe::MissingMethod => "no Mcp-Method",
+                TransportProbe::MethodMismatch => "Mcp-Method: tools/list",
+                TransportProbe::MethodCase => "Mcp-Method: TOOLS/CALL",
+                _ => "this probe's change",
+            };
+            let want = match self {
+                TransportProbe::Origin => "403",
+                TransportProbe::MethodCase => "400",
+                _ => "400 with JSON-RPC -32020",
+            };
+            return Verdict::fail(
+                crate::model::Severity::Medium,
+                format!("{s}: the tool call with {change} was dispatched like the one without it ({}); expected {want}", c.summary()),
+            );
+        }
+        if self == TransportProbe::Origin && ex.status != 403 {
+            if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
+                return Verdict::unknown(
+                    Cause::OtherReason,
+                    format!("{s}: refused with JSON-RPC {code}, which names another rule, so nothing was learnt about the Origin guard"),
+                );
+            }
+        }
+        self.evaluate_on(ex, era, leg)
     }
 
     fn other_reason(
@@ -134,6 +192,18 @@ impl TransportProbe {
         }
         None
     }
+}
+
+/// A `tools/call` the MCP layer dispatched: a JSON-RPC result, or the unknown tool's
+/// -32602 (the name was looked up), at 2xx or 4xx.
+fn call_dispatched(ex: &Exchange) -> bool {
+    use super::http::Rpc;
+    (200..500).contains(&ex.status)
+        && match ex.rpc() {
+            Some(Rpc::Result { .. }) => (200..300).contains(&ex.status),
+            Some(Rpc::Error { code, .. }) => code == -32602,
+            None => false,
+        }
 }
 
 #[cfg(test)]

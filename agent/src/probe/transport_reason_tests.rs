@@ -201,3 +201,76 @@ fn the_origin_guard_needs_a_served_control_alongside() {
         assert_eq!(v.outcome, Outcome::Pass);
     }
 }
+
+fn call_err(status: u16, code: i64) -> Exchange {
+    ex(
+        status,
+        Some("application/json"),
+        Body::Json(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}})),
+        &[],
+    )
+}
+
+/// Fresh eyes round 17, D1 and D2, on the tools/call leg: the absent tool's control is the
+/// unknown tool's -32602, at 200 or at 400 depending on the server. A probe dispatched the
+/// same way fails (a 400 -32602 beside a 400 -32602 is the change not refused, not "refused
+/// the same way"); the header or Origin refusal passes; a control not dispatched (a 429, a
+/// -32020 for another header) leaves the leg without evidence.
+#[test]
+fn the_tools_call_leg_is_judged_beside_a_dispatched_control() {
+    use crate::model::Severity;
+    let probes = [
+        TransportProbe::MissingMethod,
+        TransportProbe::MethodMismatch,
+        TransportProbe::MethodCase,
+        TransportProbe::Origin,
+    ];
+    for status in [200, 400] {
+        let control = call_err(status, -32602);
+        for p in probes {
+            let v = p.judge_on(
+                &call_err(status, -32602),
+                Era::Modern,
+                Some(&control),
+                false,
+                Leg::ToolsCall,
+            );
+            assert_eq!(
+                (v.outcome, v.severity),
+                (Outcome::Fail, Some(Severity::Medium)),
+                "{p:?} {status}: {}",
+                v.observed
+            );
+            assert!(
+                v.observed
+                    .contains("was dispatched like the one without it"),
+                "{}",
+                v.observed
+            );
+            let refusal = if p == TransportProbe::Origin {
+                text(403, "forbidden")
+            } else {
+                call_err(400, -32020)
+            };
+            let v = p.judge_on(&refusal, Era::Modern, Some(&control), false, Leg::ToolsCall);
+            assert_eq!(v.outcome, Outcome::Pass, "{p:?} {status}: {}", v.observed);
+        }
+    }
+    for control in [text(429, "slow down"), call_err(400, -32020)] {
+        for p in probes {
+            let v = p.judge_on(
+                &call_err(200, -32602),
+                Era::Modern,
+                Some(&control),
+                false,
+                Leg::ToolsCall,
+            );
+            assert_eq!(
+                (v.outcome, v.cause),
+                (Outcome::Unknown, Some(Cause::OtherReason)),
+                "{p:?}: {}",
+                v.observed
+            );
+        }
+    }
+}

@@ -263,6 +263,27 @@ pub const FAULTS: &[FaultRow] = &[
         findings: &[("security.origin-not-validated", Medium)],
         decision: "review",
     },
+    // Fresh eyes round 17, D1 and D2: the same guards covering tools/list too, not tools/call.
+    FaultRow {
+        fault: Fault::MethodValidatedOnDiscoverAndList,
+        problems: &[
+            (CheckId::HeadersMissingMethod, Fail, Some(Medium), None),
+            (CheckId::HeadersMethodMismatch, Fail, Some(Medium), None),
+            (CheckId::HeadersMethodCase, Fail, Some(Medium), None),
+        ],
+        findings: &[
+            ("headers.method-case", Medium),
+            ("headers.method-mismatch", Medium),
+            ("headers.missing-method", Medium),
+        ],
+        decision: "review",
+    },
+    FaultRow {
+        fault: Fault::OriginGuardOnDiscoverAndList,
+        problems: &[(CheckId::SecurityOrigin, Fail, Some(Medium), None)],
+        findings: &[("security.origin-not-validated", Medium)],
+        decision: "review",
+    },
     FaultRow {
         fault: Fault::AcceptLaterVersions,
         problems: &[(CheckId::VersionUnsupported, Fail, Some(High), None)],
