@@ -122,11 +122,12 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
             });
         }
     }
+    // What a wrong id or a mislabelled error body adds about the bare 4xx beside it.
+    let also = match bare.len() {
+        0 => String::new(),
+        n => format!("; also {n} bare 4xx without a JSON-RPC body"),
+    };
     if !wrong_id.is_empty() {
-        let also = match bare.len() {
-            0 => String::new(),
-            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
-        };
         return Verdict::fail(
             Severity::Medium,
             format!(
@@ -136,10 +137,6 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
         );
     }
     if !labelled.is_empty() {
-        let also = match bare.len() {
-            0 => String::new(),
-            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
-        };
         return Verdict::warn(
             Severity::Low,
             format!(
@@ -186,7 +183,7 @@ mod tests {
 
     use super::*;
     use crate::probe::http::Body;
-    use crate::probe::test_support::answer_with;
+    use crate::probe::test_support::{answer_with, expect};
 
     fn ex(status: u16, body: Body) -> Exchange {
         answer_with(status, None, body, &[])
@@ -227,17 +224,11 @@ mod tests {
         };
         let html = labelled(Some("text/html"), CheckId::MethodUnknown, -32601);
         let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, Some(&html))]);
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Warn, Some(Severity::Low)),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("method.unknown: 404 text/html")
-                && v.observed.contains("served as text/html"),
-            "{}",
-            v.observed
+        expect(
+            "labelled text/html",
+            &v,
+            (Outcome::Warn, Some(Severity::Low), None),
+            &["method.unknown: 404 text/html", "served as text/html"],
         );
         let m = TransportProbe::UnknownMethod.evaluate(&html, Era::Modern);
         assert_eq!(
@@ -282,16 +273,11 @@ mod tests {
         let m = TransportProbe::UnknownMethod.evaluate(&both, Era::Modern);
         assert!(m.outcome.is_problem(), "{}", m.observed);
         let v = error_body(&[(CheckId::MethodUnknown, Outcome::Pass, Some(&both))]);
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Warn, Some(Severity::Low)),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("its error object comes with a result"),
-            "{}",
-            v.observed
+        expect(
+            "error and result",
+            &v,
+            (Outcome::Warn, Some(Severity::Low), None),
+            &["its error object comes with a result"],
         );
         let null = body(Value::Null);
         assert_eq!(
