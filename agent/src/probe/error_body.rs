@@ -204,6 +204,54 @@ mod tests {
         )
     }
 
+    /// A wrong id (fail, medium) and a mislabelled error body (warn, low) each name the bare
+    /// 4xx beside them in the same words at the end, and add nothing when there is none.
+    #[test]
+    fn a_wrong_id_and_a_mislabelled_body_name_the_bare_4xx_beside_them_alike() {
+        const ALSO: &str = "; also 1 bare 4xx without a JSON-RPC body";
+        let bare = ex(400, Body::Empty);
+        let wrong = with_id(400, json!(999), -32020);
+        let html = answer_with(
+            404,
+            Some("text/html"),
+            Body::Json(
+                json!({"jsonrpc": "2.0", "id": TransportProbe::UnknownMethod.rpc_id(),
+                "error": {"code": -32601, "message": "Method not found"}}),
+            ),
+            &[],
+        );
+        for (what, check, answer, want, needle) in [
+            (
+                "wrong id",
+                CheckId::HeadersMissingMethod,
+                &wrong,
+                (Outcome::Fail, Some(Severity::Medium), None),
+                "does not echo the request id",
+            ),
+            (
+                "mislabelled",
+                CheckId::MethodUnknown,
+                &html,
+                (Outcome::Warn, Some(Severity::Low), None),
+                "served as text/html",
+            ),
+        ] {
+            let alone = error_body(&[(check, Outcome::Pass, Some(answer))]);
+            expect(what, &alone, want, &[needle]);
+            assert!(
+                !alone.observed.contains("; also"),
+                "{what}: {}",
+                alone.observed
+            );
+            let v = error_body(&[
+                (check, Outcome::Pass, Some(answer)),
+                (CheckId::MetaMissing, Outcome::Pass, Some(&bare)),
+            ]);
+            expect(what, &v, want, &[needle]);
+            assert!(v.observed.ends_with(ALSO), "{what}: {}", v.observed);
+        }
+    }
+
     /// rt15 #9: refusals whose JSON-RPC error body is labelled `text/html` passed both
     /// checks. jsonrpc.error-body warns naming the media type; method.unknown fails (medium:
     /// "an HTML 404 fails"); JSON, `+json` and an event stream stay clean, and an answer
