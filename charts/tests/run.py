@@ -88,6 +88,14 @@ def main():
     import yaml
     import kubernetes_validate
 
+    def serve_check(conf, cm):
+        """`vantage serve --check` of the ConfigMap `cm` as mounted: each of its files written
+        into the directory `conf`, the config its vantage.toml."""
+        for name, text in cm["data"].items():
+            with open(os.path.join(conf, name), "w") as f:
+                f.write(text)
+        return run(args.vantage, "serve", "--config", os.path.join(conf, "vantage.toml"), "--check", check=False)
+
     @test
     def helm_lint_strict_for_every_value_set():
         for v in SETS:
@@ -203,10 +211,7 @@ def main():
             cm = next(d for d in kinds(docs, "ConfigMap") if d["metadata"]["name"].endswith("-config"))
             # The whole ConfigMap as mounted: vantage.toml and the baselines beside it.
             with tempfile.TemporaryDirectory() as d:
-                for name, text in cm["data"].items():
-                    with open(os.path.join(d, name), "w") as f:
-                        f.write(text)
-                r = run(args.vantage, "serve", "--config", os.path.join(d, "vantage.toml"), "--check", check=False)
+                r = serve_check(d, cm)
             assert r.returncode == 0, f"{v}: {r.stderr}\n{cm['data']['vantage.toml']}"
             assert f"{agents} agent(s)" in r.stdout, f"{v}: {r.stdout}"
             checked += 1
@@ -280,10 +285,7 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
             cm = next(x for x in yaml.safe_load_all(out) if x and x.get("kind") == "ConfigMap" and x["metadata"]["name"].endswith("-config"))
             conf = os.path.join(d, "conf")
             os.mkdir(conf)
-            for name, text in cm["data"].items():
-                with open(os.path.join(conf, name), "w") as f:
-                    f.write(text)
-            r = run(args.vantage, "serve", "--config", os.path.join(conf, "vantage.toml"), "--check", check=False)
+            r = serve_check(conf, cm)
         toml = cm["data"]["vantage.toml"]
         assert r.returncode == 0, f"{r.stderr}\n{toml}"
         assert "2 agent(s), 1 credential(s), 2 scheduled check(s)" in r.stdout, r.stdout
@@ -339,10 +341,7 @@ output "api_secret" {{ value = module.plan.api_secret }}
             assert vols["tls"]["secret"]["secretName"] == "vantage-grpc-tls", vols
             conf = os.path.join(d, "conf")
             os.mkdir(conf)
-            for name, text in cm["data"].items():
-                with open(os.path.join(conf, name), "w") as f:
-                    f.write(text)
-            c = run(args.vantage, "serve", "--config", os.path.join(conf, "vantage.toml"), "--check", check=False)
+            c = serve_check(conf, cm)
             assert c.returncode == 0, c.stderr
             for cluster in ["eu", "us"]:
                 for dep in [x for x in helm_docs(d, out[cluster]) if x["kind"] == "Deployment" and "-agent-" in x["metadata"]["name"]]:

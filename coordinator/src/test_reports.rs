@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use vantage_agent::catalog::{CheckId, Stage};
 use vantage_agent::model::{
     Cause, CheckResult, DnsObservation, Era, Outcome, RegionResult, RegionStatus, Severity,
+    TlsObservation, TlsVerdict,
 };
 use vantage_agent::Target;
 
@@ -215,4 +216,27 @@ pub fn merge_of(
         degraded: &degraded,
         absent: &Default::default(),
     })
+}
+
+/// `r` was presented `chain` (its leaf first), valid from 70 days before `now` to 20 days
+/// after, and judged it `verdict` with the clock `clock`.
+pub fn presented(
+    mut r: RegionResult,
+    chain: &[&str],
+    now: i64,
+    verdict: TlsVerdict,
+    clock: i64,
+) -> RegionResult {
+    const DAY: i64 = 86_400;
+    r.tls = Some(TlsObservation {
+        leaf_sha256: chain[0].into(),
+        chain_sha256: chain.iter().map(|c| c.to_string()).collect(),
+        leaf_not_before: now - 70 * DAY,
+        leaf_not_after: now + 20 * DAY,
+        clock,
+        verdict,
+        mixed: false,
+        extra_roots: false,
+    });
+    r
 }

@@ -11,6 +11,7 @@ use super::*;
 use crate::job::Policy;
 use crate::model::Cause;
 use crate::probe::http::{exchange, ExchangeError, Limits, ProbeRequest, SseRead};
+use crate::probe::test_support::serve;
 
 fn policy(allow: &[&str]) -> EgressPolicy {
     EgressPolicy::new(&Policy {
@@ -27,32 +28,23 @@ fn ip(s: &str) -> IpAddr {
 /// accepts. It keeps a connection alive until a request asks for `Connection: close`.
 async fn listener() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let count = accepted.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            count.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = s.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    let close = String::from_utf8_lossy(&buf[..n])
-                        .to_ascii_lowercase()
-                        .contains("connection: close");
-                    let head = if close { "Connection: close\r\n" } else { "" };
-                    let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n{head}\r\nok");
-                    if s.write_all(answer.as_bytes()).await.is_err() || close {
-                        break;
-                    }
-                }
-            });
+    serve(|mut s| async move {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = s.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let close = String::from_utf8_lossy(&buf[..n])
+                .to_ascii_lowercase()
+                .contains("connection: close");
+            let head = if close { "Connection: close\r\n" } else { "" };
+            let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n{head}\r\nok");
+            if s.write_all(answer.as_bytes()).await.is_err() || close {
+                break;
+            }
         }
-    });
-    (addr, accepted)
+    })
+    .await
 }
 
 fn client(policy: EgressPolicy, pinned: Vec<(String, Vec<IpAddr>)>) -> EgressClient {

@@ -2,39 +2,26 @@
 //! quoted as evidence). Every request asks for `Accept-Encoding: identity`; an answer in
 //! another coding is kept undecoded, never parsed, and is no observation of its body.
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 use super::*;
 use crate::probe::reason::{another_reason, Subject};
-use crate::probe::test_support::discover_at;
+use crate::probe::test_support::{discover_at, read_head, serve};
 
 /// A loopback server answering each request with `answer`, reporting each request's head.
 async fn server(answer: Vec<u8>) -> (std::net::SocketAddr, mpsc::UnboundedReceiver<String>) {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
     let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            let (tx, answer) = (tx.clone(), answer.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let mut got = Vec::new();
-                while let Ok(n) = s.read(&mut buf).await {
-                    if n == 0 {
-                        return;
-                    }
-                    got.extend_from_slice(&buf[..n]);
-                    if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
-                        let _ = tx.send(head);
-                        let _ = s.write_all(&answer).await;
-                        return;
-                    }
-                }
-            });
+    let (addr, _) = serve(move |mut s| {
+        let (tx, answer) = (tx.clone(), answer.clone());
+        async move {
+            if let Some(head) = read_head(&mut s).await {
+                let _ = tx.send(head.to_ascii_lowercase());
+                let _ = s.write_all(&answer).await;
+            }
         }
-    });
+    })
+    .await;
     (addr, rx)
 }
 

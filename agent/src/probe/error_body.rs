@@ -122,11 +122,12 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
             });
         }
     }
+    // What a wrong id or a mislabelled error body adds about the bare 4xx beside it.
+    let also = match bare.len() {
+        0 => String::new(),
+        n => format!("; also {n} bare 4xx without a JSON-RPC body"),
+    };
     if !wrong_id.is_empty() {
-        let also = match bare.len() {
-            0 => String::new(),
-            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
-        };
         return Verdict::fail(
             Severity::Medium,
             format!(
@@ -136,10 +137,6 @@ pub fn error_body(seen: &[(CheckId, Outcome, Option<&Exchange>)]) -> Verdict {
         );
     }
     if !labelled.is_empty() {
-        let also = match bare.len() {
-            0 => String::new(),
-            n => format!("; also {n} bare 4xx without a JSON-RPC body"),
-        };
         return Verdict::warn(
             Severity::Low,
             format!(
@@ -186,7 +183,7 @@ mod tests {
 
     use super::*;
     use crate::probe::http::Body;
-    use crate::probe::test_support::answer_with;
+    use crate::probe::test_support::{answer_with, expect};
 
     fn ex(status: u16, body: Body) -> Exchange {
         answer_with(status, None, body, &[])
@@ -205,6 +202,54 @@ mod tests {
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "m"}}),
             ),
         )
+    }
+
+    /// A wrong id (fail, medium) and a mislabelled error body (warn, low) each name the bare
+    /// 4xx beside them in the same words at the end, and add nothing when there is none.
+    #[test]
+    fn a_wrong_id_and_a_mislabelled_body_name_the_bare_4xx_beside_them_alike() {
+        const ALSO: &str = "; also 1 bare 4xx without a JSON-RPC body";
+        let bare = ex(400, Body::Empty);
+        let wrong = with_id(400, json!(999), -32020);
+        let html = answer_with(
+            404,
+            Some("text/html"),
+            Body::Json(
+                json!({"jsonrpc": "2.0", "id": TransportProbe::UnknownMethod.rpc_id(),
+                "error": {"code": -32601, "message": "Method not found"}}),
+            ),
+            &[],
+        );
+        for (what, check, answer, want, needle) in [
+            (
+                "wrong id",
+                CheckId::HeadersMissingMethod,
+                &wrong,
+                (Outcome::Fail, Some(Severity::Medium), None),
+                "does not echo the request id",
+            ),
+            (
+                "mislabelled",
+                CheckId::MethodUnknown,
+                &html,
+                (Outcome::Warn, Some(Severity::Low), None),
+                "served as text/html",
+            ),
+        ] {
+            let alone = error_body(&[(check, Outcome::Pass, Some(answer))]);
+            expect(what, &alone, want, &[needle]);
+            assert!(
+                !alone.observed.contains("; also"),
+                "{what}: {}",
+                alone.observed
+            );
+            let v = error_body(&[
+                (check, Outcome::Pass, Some(answer)),
+                (CheckId::MetaMissing, Outcome::Pass, Some(&bare)),
+            ]);
+            expect(what, &v, want, &[needle]);
+            assert!(v.observed.ends_with(ALSO), "{what}: {}", v.observed);
+        }
     }
 
     /// rt15 #9: refusals whose JSON-RPC error body is labelled `text/html` passed both
@@ -227,17 +272,11 @@ mod tests {
         };
         let html = labelled(Some("text/html"), CheckId::MethodUnknown, -32601);
         let v = error_body(&[(CheckId::MethodUnknown, Outcome::Fail, Some(&html))]);
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Warn, Some(Severity::Low)),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("method.unknown: 404 text/html")
-                && v.observed.contains("served as text/html"),
-            "{}",
-            v.observed
+        expect(
+            "labelled text/html",
+            &v,
+            (Outcome::Warn, Some(Severity::Low), None),
+            &["method.unknown: 404 text/html", "served as text/html"],
         );
         let m = TransportProbe::UnknownMethod.evaluate(&html, Era::Modern);
         assert_eq!(
@@ -282,16 +321,11 @@ mod tests {
         let m = TransportProbe::UnknownMethod.evaluate(&both, Era::Modern);
         assert!(m.outcome.is_problem(), "{}", m.observed);
         let v = error_body(&[(CheckId::MethodUnknown, Outcome::Pass, Some(&both))]);
-        assert_eq!(
-            (v.outcome, v.severity),
-            (Outcome::Warn, Some(Severity::Low)),
-            "{}",
-            v.observed
-        );
-        assert!(
-            v.observed.contains("its error object comes with a result"),
-            "{}",
-            v.observed
+        expect(
+            "error and result",
+            &v,
+            (Outcome::Warn, Some(Severity::Low), None),
+            &["its error object comes with a result"],
         );
         let null = body(Value::Null);
         assert_eq!(

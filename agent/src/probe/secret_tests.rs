@@ -6,40 +6,22 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 use super::*;
 use crate::credentials::Credentials;
+use crate::probe::test_support::{read_head, serve};
 use crate::target::Target;
 
 /// A loopback server that answers every request with `answer(request head)`, counting the
 /// connections it accepted.
 async fn echo_server(answer: fn(&str) -> Vec<u8>) -> (std::net::SocketAddr, Arc<AtomicUsize>) {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let count = accepted.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            count.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let mut got = Vec::new();
-                while let Ok(n) = s.read(&mut buf).await {
-                    if n == 0 {
-                        return;
-                    }
-                    got.extend_from_slice(&buf[..n]);
-                    if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&got[..end]).to_string();
-                        let _ = s.write_all(&answer(&head)).await;
-                        return;
-                    }
-                }
-            });
+    serve(move |mut s| async move {
+        if let Some(head) = read_head(&mut s).await {
+            let _ = s.write_all(&answer(&head)).await;
         }
-    });
-    (addr, accepted)
+    })
+    .await
 }
 
 /// The request line's query, as the server received it.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::model::Cause;
-use crate::probe::test_support::discover_within;
+use crate::probe::test_support::{discover_within, serve};
 
 const HEAD: &[u8] =
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-accel-buffering: no\r\n\r\n";
@@ -16,28 +16,23 @@ const HEAD: &[u8] =
 /// A server that answers with an event stream: `events`, then keepalive comments every 100 ms
 /// while `open`, else the end of the stream.
 async fn stream(events: &'static [u8], open: bool) -> std::net::SocketAddr {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 65536];
-                let _ = s.read(&mut buf).await;
-                let _ = s.write_all(HEAD).await;
-                let _ = s.write_all(events).await;
-                if open {
-                    loop {
-                        if s.write_all(b": keepalive\n\n").await.is_err() {
-                            return;
-                        }
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
+    serve(move |mut s| async move {
+        let mut buf = vec![0u8; 65536];
+        let _ = s.read(&mut buf).await;
+        let _ = s.write_all(HEAD).await;
+        let _ = s.write_all(events).await;
+        if open {
+            loop {
+                if s.write_all(b": keepalive\n\n").await.is_err() {
+                    return;
                 }
-                let _ = s.shutdown().await;
-            });
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
-    });
-    addr
+        let _ = s.shutdown().await;
+    })
+    .await
+    .0
 }
 
 #[tokio::test]
@@ -79,24 +74,19 @@ async fn a_stream_that_ends_or_answers_is_read_as_it_came() {
 /// An event stream whose whole body is `event`, its end declared by Content-Length: the end
 /// arrives with the event, whatever the scheduling.
 async fn one_event_with_its_length(event: &'static [u8]) -> std::net::SocketAddr {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 65536];
-                let _ = s.read(&mut buf).await;
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
-                    event.len()
-                );
-                let _ = s.write_all(&[head.as_bytes(), event].concat()).await;
-                // Kept open: the end is the length's, not the connection's.
-                let _ = s.read(&mut buf).await;
-            });
-        }
-    });
-    addr
+    serve(move |mut s| async move {
+        let mut buf = vec![0u8; 65536];
+        let _ = s.read(&mut buf).await;
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+            event.len()
+        );
+        let _ = s.write_all(&[head.as_bytes(), event].concat()).await;
+        // Kept open: the end is the length's, not the connection's.
+        let _ = s.read(&mut buf).await;
+    })
+    .await
+    .0
 }
 
 /// rt15 #8: `SseRead::FirstEventThenEnd` (the listen probe) sees a stream that ends with its

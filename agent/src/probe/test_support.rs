@@ -2,10 +2,15 @@
 //! `server/discover` exchange with a server on loopback, and one assertion on what a verdict
 //! or a recorded check came to ([`expect`]).
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderValue};
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpListener, TcpStream};
 
 use super::http::{exchange, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
 use super::verdict::Verdict;
@@ -97,4 +102,41 @@ pub(crate) fn expect(
     for n in needles {
         assert!(observed.contains(n), "{what}: {n:?} is not in: {observed}");
     }
+}
+
+/// A loopback listener that runs `conn` on every connection it accepts, each on a task of
+/// its own; its address, and the count of the connections it accepted.
+pub(crate) async fn serve<F, Fut>(conn: F) -> (SocketAddr, Arc<AtomicUsize>)
+where
+    F: Fn(TcpStream) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((s, _)) = l.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(conn(s));
+        }
+    });
+    (addr, accepted)
+}
+
+/// `s` read up to the end of a request head: the head (lossy UTF-8, without its blank
+/// line), or None when the connection ended or failed first.
+pub(crate) async fn read_head(s: &mut TcpStream) -> Option<String> {
+    let mut buf = vec![0u8; 8192];
+    let mut got = Vec::new();
+    while let Ok(n) = s.read(&mut buf).await {
+        if n == 0 {
+            return None;
+        }
+        got.extend_from_slice(&buf[..n]);
+        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            return Some(String::from_utf8_lossy(&got[..end]).to_string());
+        }
+    }
+    None
 }

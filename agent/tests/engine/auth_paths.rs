@@ -57,6 +57,15 @@ fn stopped_at_the_boundary(r: &RegionResult, why: &str) {
     assert_eq!(unknowns(r), vec![], "nothing unobserved is left unnamed");
 }
 
+/// The random token was refused: `auth.garbage-token` passed and saw every one of
+/// `needles` (the requests that refused it).
+#[track_caller]
+pub(crate) fn random_token_refused(r: &RegionResult, needles: &[&str]) -> CheckResult {
+    let g = check(r, CheckId::AuthGarbageToken);
+    assert_seen_all(&g, g.outcome, Outcome::Pass, needles);
+    g
+}
+
 /// The random token was let through: `auth.garbage-token` fails critical, cause
 /// token-accepted, and says where (`needle`).
 #[track_caller]
@@ -107,13 +116,7 @@ async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
     for with_token in [true, false] {
         let r = region(&[Fault::Protected], with_token).await;
         passes(&r, CheckId::AuthChallenge, "401 with Bearer");
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen_all(
-            &g,
-            g.outcome,
-            Outcome::Pass,
-            &["server/discover: 401", "tools/list: 401"],
-        );
+        random_token_refused(&r, &["server/discover: 401", "tools/list: 401"]);
     }
 }
 

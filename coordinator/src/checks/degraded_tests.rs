@@ -4,7 +4,7 @@
 use super::*;
 use crate::report::{Decision, SCHEMA_ID};
 use vantage_agent::model::{
-    Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus, TlsObservation, TlsVerdict,
+    Cause, CheckResult, Era, Outcome, RegionResult, RegionStatus, TlsVerdict,
 };
 
 fn region(name: &str, connect: Outcome) -> RegionResult {
@@ -350,17 +350,8 @@ const OTHER_LEAF: &str = "222222222222222222222222222222222222222222222222222222
 /// `verdict` with the clock `clock`; a refused chain fails tls.handshake (the target's TLS as
 /// this region saw it) and leaves the rest not run, as the engine reports it.
 fn tls_seen(name: &str, leaf: &str, verdict: TlsVerdict, clock: i64) -> RegionResult {
-    let mut r = crate::test_reports::clean(name);
-    r.tls = Some(TlsObservation {
-        leaf_sha256: leaf.into(),
-        chain_sha256: vec![leaf.into()],
-        leaf_not_before: NOW - 70 * DAY,
-        leaf_not_after: NOW + 20 * DAY,
-        clock,
-        verdict,
-        mixed: false,
-        extra_roots: false,
-    });
+    let clean = crate::test_reports::clean(name);
+    let mut r = crate::test_reports::presented(clean, &[leaf], NOW, verdict, clock);
     if verdict != TlsVerdict::Accepted {
         crate::test_reports::set(
             &mut r,

@@ -8,10 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use vantage_agent::model::{Cause, Outcome, RegionResult};
-use vantage_agent::Target;
 
-use super::{Checks, Dispatcher, Origin, Store};
-use crate::config::Scheduled;
+use super::{test_checks, test_scheduled, Checks, Origin};
 use crate::fleet::{JobOutcome, Registry, ToAgent};
 use crate::report::Decision;
 use crate::test_reports::{clean, set};
@@ -59,21 +57,6 @@ fn agent(reg: &Arc<Registry>, region: &'static str, answer: Answer) -> u64 {
     session
 }
 
-fn checks(registry: Arc<Registry>, regions: &[&str]) -> Arc<Checks> {
-    Arc::new(Checks {
-        credentials: Default::default(),
-        regions: std::sync::RwLock::new(regions.iter().map(|r| r.to_string()).collect()),
-        dispatcher: Arc::new(Dispatcher {
-            registry,
-            local: None,
-            policy: vantage_agent::Policy::default(),
-        }),
-        store: Arc::new(Store::new(100, Duration::from_secs(3600))),
-        metrics: Arc::new(crate::metrics::Metrics::new(prometheus::Registry::new()).unwrap()),
-        degraded: Default::default(),
-    })
-}
-
 /// `family`'s series of T as `region value`, in the exposition's order.
 fn series(checks: &Checks, family: &str) -> Vec<String> {
     let text = checks
@@ -99,17 +82,8 @@ async fn the_fleet_reason_is_the_runs_not_the_fleets_at_the_scrape() {
     agent(&registry, "a", Answer::Clean);
     let b = agent(&registry, "b", Answer::Refuse);
     let d = agent(&registry, "d", Answer::Deadline);
-    let checks = checks(registry.clone(), &["a", "b", "c", "d"]);
-    let c = Scheduled {
-        target: Target::parse(T).unwrap(),
-        interval: Duration::from_secs(3600),
-        regions: vec![],
-        credential: None,
-        expect_auth: false,
-        deadline: Some(Duration::from_secs(30)),
-        labels: Default::default(),
-        baseline: None,
-    };
+    let checks = test_checks(registry.clone(), &["a", "b", "c", "d"]);
+    let c = test_scheduled(T);
     for t in crate::schedule::start(&checks, std::slice::from_ref(&c), Duration::from_secs(30)) {
         t.abort();
     }

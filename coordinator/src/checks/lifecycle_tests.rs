@@ -12,7 +12,7 @@ use vantage_agent::catalog::FindingId;
 use vantage_agent::model::{Cause, RegionResult, Severity};
 use vantage_agent::Target;
 
-use super::{Checks, Dispatcher, Origin, Store};
+use super::{test_checks, test_scheduled, Checks, Origin};
 use crate::config::Scheduled;
 use crate::fleet::{JobOutcome, Registry, ToAgent};
 use crate::report::{Decision, Report, Scope};
@@ -79,31 +79,11 @@ fn checks(world: &Arc<World>) -> Arc<Checks> {
             }
         });
     }
-    Arc::new(Checks {
-        credentials: Default::default(),
-        regions: std::sync::RwLock::new(vec!["a".into(), "b".into(), "c".into()]),
-        dispatcher: Arc::new(Dispatcher {
-            registry,
-            local: None,
-            policy: vantage_agent::Policy::default(),
-        }),
-        store: Arc::new(Store::new(100, Duration::from_secs(3600))),
-        metrics: Arc::new(crate::metrics::Metrics::new(prometheus::Registry::new()).unwrap()),
-        degraded: Default::default(),
-    })
+    test_checks(registry, &["a", "b", "c"])
 }
 
 fn scheduled(host: &str) -> Scheduled {
-    Scheduled {
-        target: Target::parse(&format!("https://{host}/mcp")).unwrap(),
-        interval: Duration::from_secs(3600),
-        regions: vec![],
-        credential: None,
-        expect_auth: false,
-        deadline: Some(Duration::from_secs(30)),
-        labels: Default::default(),
-        baseline: None,
-    }
+    test_scheduled(&format!("https://{host}/mcp"))
 }
 
 /// Configure the schedule as `serve` does (its timers stopped: the runs are driven here).

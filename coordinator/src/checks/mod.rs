@@ -173,6 +173,40 @@ fn running(id: &str, target: &Target) -> Report {
     }
 }
 
+/// The unit tests' coordinator: runs dispatched to the agents of `regions` on `registry`
+/// (no local vantage, the default policy), a fresh store, metrics and degraded state.
+#[cfg(test)]
+fn test_checks(registry: Arc<crate::fleet::Registry>, regions: &[&str]) -> Arc<Checks> {
+    Arc::new(Checks {
+        credentials: Default::default(),
+        regions: RwLock::new(regions.iter().map(|r| r.to_string()).collect()),
+        dispatcher: Arc::new(Dispatcher {
+            registry,
+            local: None,
+            policy: vantage_agent::Policy::default(),
+        }),
+        store: Arc::new(Store::new(100, Duration::from_secs(3600))),
+        metrics: Arc::new(Metrics::new(prometheus::Registry::new()).unwrap()),
+        degraded: Default::default(),
+    })
+}
+
+/// The unit tests' scheduled check of `url`: hourly, in every region, no credential, a
+/// 30 s deadline, no labels or baseline.
+#[cfg(test)]
+fn test_scheduled(url: &str) -> crate::config::Scheduled {
+    crate::config::Scheduled {
+        target: Target::parse(url).unwrap(),
+        interval: Duration::from_secs(3600),
+        regions: vec![],
+        credential: None,
+        expect_auth: false,
+        deadline: Some(Duration::from_secs(30)),
+        labels: Default::default(),
+        baseline: None,
+    }
+}
+
 #[cfg(test)]
 #[path = "lifecycle_tests.rs"]
 mod lifecycle_tests;

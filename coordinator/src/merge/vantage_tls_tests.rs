@@ -2,7 +2,7 @@
 //! (red team round 6, #5 and #11).
 
 use vantage_agent::catalog::{CheckId, FindingId, Stage};
-use vantage_agent::model::{Cause, Outcome, RegionResult, Severity, TlsObservation, TlsVerdict};
+use vantage_agent::model::{Cause, Outcome, RegionResult, Severity, TlsVerdict};
 
 use super::{excuse, faults, CLOCK_TOLERANCE_S};
 use crate::merge::Merged;
@@ -18,18 +18,8 @@ const INT: &str = "3333333333333333333333333333333333333333333333333333333333333
 
 /// `r` was presented the chain `leaf` + the intermediate, valid for 20 more days at NOW,
 /// judged `verdict` with the clock `clock`.
-fn presented(mut r: RegionResult, leaf: &str, verdict: TlsVerdict, clock: i64) -> RegionResult {
-    r.tls = Some(TlsObservation {
-        leaf_sha256: leaf.into(),
-        chain_sha256: vec![leaf.into(), INT.into()],
-        leaf_not_before: NOW - 70 * DAY,
-        leaf_not_after: NOW + 20 * DAY,
-        clock,
-        verdict,
-        mixed: false,
-        extra_roots: false,
-    });
-    r
+fn presented(r: RegionResult, leaf: &str, verdict: TlsVerdict, clock: i64) -> RegionResult {
+    crate::test_reports::presented(r, &[leaf, INT], NOW, verdict, clock)
 }
 
 /// `r` with its vantage given a CA of its own (--target-ca-file) besides the public roots.

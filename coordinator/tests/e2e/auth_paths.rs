@@ -12,7 +12,9 @@ use vantage_coordinator::report::Decision;
 use vantage_fixture::{Fault, Fixture, FIXTURE_TOKEN};
 
 use crate::auth::all_tokens;
-use crate::support::{above_info, check_with, ids, options, vantage, vantage_env};
+use crate::support::{
+    above_info, check_json_with_token, check_with, ids, only_region_check, options, vantage,
+};
 
 use Severity::{Critical, High, Medium};
 
@@ -196,43 +198,7 @@ async fn a_boundary_behind_a_public_discovery_is_exit_3_without_a_credential() {
 /// code and the report.
 async fn check_json(faults: &[Fault]) -> (Option<i32>, Value) {
     let fixture = Fixture::start(faults).await.unwrap();
-    let out = vantage_env(
-        &[
-            "check",
-            &fixture.url(),
-            "--token-env",
-            "VT",
-            "-f",
-            "json",
-            "-o",
-            "-",
-        ],
-        &[("VT", FIXTURE_TOKEN)],
-    )
-    .await;
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), report)
-}
-
-/// The only region's check `id`: (outcome, severity, observed).
-fn check_of(report: &Value, id: &str) -> (String, Value, String) {
-    let c = report["regions"][0]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("{id} missing"));
-    (
-        c["outcome"].as_str().unwrap().to_string(),
-        c["severity"].clone(),
-        c["observed"].as_str().unwrap_or_default().to_string(),
-    )
+    check_json_with_token(&fixture.url(), FIXTURE_TOKEN).await
 }
 
 /// Round 15 (AUTHP): discovery and tools/list answer 401 with a Bearer challenge, tools/call
@@ -246,7 +212,7 @@ async fn tools_call_taking_any_token_beside_a_protected_discovery_blocks_vantage
     let (code, report) = check_json(&[Fault::AuthCallAnyToken]).await;
     assert_eq!(code, Some(2), "{report:#}");
     assert_eq!(report["decision"], "blocked");
-    let (outcome, severity, observed) = check_of(&report, "auth.garbage-token");
+    let (outcome, severity, observed) = only_region_check(&report, "auth.garbage-token");
     assert_eq!(
         (outcome.as_str(), &severity),
         ("fail", &Value::from("critical")),
@@ -269,7 +235,7 @@ async fn tools_call_taking_any_token_beside_a_protected_discovery_blocks_vantage
     let (code, report) = check_json(&[Fault::Protected]).await;
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(report["decision"], "pass");
-    let (outcome, _, observed) = check_of(&report, "auth.garbage-token");
+    let (outcome, _, observed) = only_region_check(&report, "auth.garbage-token");
     assert_eq!(outcome, "pass", "{observed}");
     for needle in ["server/discover: 401", "tools/list: 401", "tools/call: 401"] {
         assert!(observed.contains(needle), "{needle}: {observed}");
@@ -303,7 +269,7 @@ async fn tools_call_open_or_unseen_beside_a_protected_discovery_never_passes() {
     let (code, report) = check_json(&[Fault::AuthCallRateLimited]).await;
     assert_eq!(code, Some(4), "{report:#}");
     assert_eq!(report["decision"], "unknown");
-    let (outcome, _, observed) = check_of(&report, "auth.garbage-token");
+    let (outcome, _, observed) = only_region_check(&report, "auth.garbage-token");
     assert_eq!(outcome, "unknown", "{observed}");
     assert!(
         observed.contains("tools/call: rate limited: answered 429"),

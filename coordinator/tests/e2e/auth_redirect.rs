@@ -12,7 +12,7 @@ use axum::routing::{any, get};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::support::{vantage_env, Served};
+use crate::support::{check_json_with_token, only_region_check, Served};
 
 const TOKEN: &str = "rD5mK8qW2xZ7pN4vB9tL3hJ6";
 
@@ -60,34 +60,7 @@ async fn front(location: &'static str) -> Served {
 
 /// `vantage check URL --token-env VT -f json`: the exit code and the report.
 async fn check(url: &str) -> (Option<i32>, Value) {
-    let out = vantage_env(
-        &["check", url, "--token-env", "VT", "-f", "json", "-o", "-"],
-        &[("VT", TOKEN)],
-    )
-    .await;
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), report)
-}
-
-/// One check of the only region: (outcome, severity, observed).
-fn check_of(report: &Value, id: &str) -> (String, Value, String) {
-    let c = report["regions"][0]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("{id} missing"));
-    (
-        c["outcome"].as_str().unwrap().to_string(),
-        c["severity"].clone(),
-        c["observed"].as_str().unwrap_or_default().to_string(),
-    )
+    check_json_with_token(url, TOKEN).await
 }
 
 fn finding_ids(report: &Value) -> Vec<(String, String)> {
@@ -135,7 +108,7 @@ async fn an_authenticated_only_redirect_never_passes_through_vantage_check() {
             (Some(code), Some(decision)),
             "{location}: {findings:?}"
         );
-        let (outcome, sev, observed) = check_of(&report, "redirect.none");
+        let (outcome, sev, observed) = only_region_check(&report, "redirect.none");
         assert_eq!(
             (outcome.as_str(), sev.as_str()),
             ("fail", Some(severity)),
@@ -146,7 +119,7 @@ async fn an_authenticated_only_redirect_never_passes_through_vantage_check() {
         assert!(findings.contains(&wanted), "{location}: {findings:?}");
         // Nothing past the boundary was seen: never "not MCP" (the redirect says nothing
         // about MCP), and the boundary itself was judged from the 401.
-        let (era, _, era_seen) = check_of(&report, "era.detect");
+        let (era, _, era_seen) = only_region_check(&report, "era.detect");
         assert_eq!(era, "skip", "{location}: {era_seen}");
         assert!(
             era_seen.contains("redirects authenticated requests"),
@@ -156,7 +129,7 @@ async fn an_authenticated_only_redirect_never_passes_through_vantage_check() {
             !findings.iter().any(|(id, _)| id == "era.detect"),
             "{findings:?}"
         );
-        let (challenge, _, seen) = check_of(&report, "auth.challenge");
+        let (challenge, _, seen) = only_region_check(&report, "auth.challenge");
         assert_eq!(challenge, "pass", "{seen}");
     }
 }

@@ -20,21 +20,29 @@ fn tmpdir(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// The `vantage` binary with `args`, stdin closed, in `dir` when given (else this test's
+/// own directory), off the async runtime.
+async fn vantage_in(dir: Option<&std::path::Path>, args: &[&str]) -> std::process::Output {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let dir = dir.map(std::path::Path::to_path_buf);
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vantage"));
+        cmd.args(&args).stdin(Stdio::null());
+        if let Some(d) = &dir {
+            cmd.current_dir(d);
+        }
+        cmd.output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
 #[tokio::test]
 async fn dash_is_standard_output_and_short_flags_work() {
     let fixture = Fixture::start(&[Fault::GetHtml]).await.unwrap();
     let dir = tmpdir("dash");
-    let (url, d) = (fixture.url(), dir.clone());
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_vantage"))
-            .args(["check", &url, "-f", "json", "-o", "-"])
-            .current_dir(&d)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let url = fixture.url();
+    let out = vantage_in(Some(&dir), &["check", &url, "-f", "json", "-o", "-"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).expect("the report on stdout");
     assert_valid(&report);
@@ -50,16 +58,7 @@ async fn dash_is_standard_output_and_short_flags_work() {
         )
     );
     // Without -o the report alone: nothing on stderr.
-    let url = fixture.url();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_vantage"))
-            .args(["check", &url, "-f", "json"])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = vantage_in(None, &["check", &url, "-f", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", s(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", s(&out.stderr));
 

@@ -177,6 +177,39 @@ pub async fn vantage_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     .expect("join")
 }
 
+/// `vantage check URL --token-env VT -f json -o -` with `token` in VT: the exit code and
+/// the report on stdout.
+pub async fn check_json_with_token(url: &str, token: &str) -> (Option<i32>, Value) {
+    let out = vantage_env(
+        &["check", url, "--token-env", "VT", "-f", "json", "-o", "-"],
+        &[("VT", token)],
+    )
+    .await;
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// The only region's check `id` in a JSON report: (outcome, severity, observed).
+pub fn only_region_check(report: &Value, id: &str) -> (String, Value, String) {
+    let c = report["regions"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("{id} missing"));
+    (
+        c["outcome"].as_str().unwrap().to_string(),
+        c["severity"].clone(),
+        c["observed"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
 pub async fn vantage_async(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
