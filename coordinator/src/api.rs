@@ -274,7 +274,8 @@ async fn create(
 
 /// The body of `POST /v1/checks` is JSON: a `Content-Type` that says otherwise (`text/plain`,
 /// the `application/x-www-form-urlencoded` that `curl -d` sends) is a 415 naming the fix.
-/// `application/json` with parameters (`; charset=utf-8`) is JSON; so is a body sent without
+/// `application/json` with parameters (`; charset=utf-8`) and a structured `+json` type are
+/// JSON; so is a body sent without
 /// a `Content-Type`, which claims no other type (the JSON parser then judges it).
 fn json_body(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
@@ -286,7 +287,9 @@ fn json_body(headers: &HeaderMap) -> Result<(), ApiError> {
         .and_then(|v| v.split(';').next())
         .map(str::trim)
         .unwrap_or("");
-    if media.eq_ignore_ascii_case("application/json") {
+    // A structured `+json` type (`application/vnd.api+json`) is JSON too (fresh eyes round
+    // 17, nit 1: it was "not JSON").
+    if vantage_agent::probe::auth::metadata::is_json_media(&media.to_ascii_lowercase()) {
         return Ok(());
     }
     // Shown as sent when short and printable; never more than a media type's worth.

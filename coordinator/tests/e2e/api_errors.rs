@@ -196,6 +196,7 @@ async fn a_body_typed_as_something_else_than_json_is_415_with_the_fix() {
         Some("application/json"),
         Some("application/json; charset=utf-8"),
         Some("Application/JSON"),
+        Some("application/vnd.api+json"),
         None,
     ]
     .into_iter()

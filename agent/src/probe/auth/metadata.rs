@@ -144,6 +144,19 @@ pub const PRM_TYPE_RULE: &str = "RFC 9728 section 3.2";
 /// The rule that types authorization server metadata: RFC 8414 section 3.2.
 pub const AS_TYPE_RULE: &str = "RFC 8414 section 3.2";
 
+/// Whether a media type (lower case, without parameters) is JSON: `application/json`, or a
+/// structured `application/<x>+json` type, JSON by definition (RFC 6839).
+pub fn is_json_media(m: &str) -> bool {
+    m == "application/json"
+        || m.strip_prefix("application/")
+            .and_then(|sub| sub.strip_suffix("+json"))
+            .is_some_and(|x| {
+                !x.is_empty()
+                    && x.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.".contains(c))
+            })
+}
+
 /// Why a metadata answer's `Content-Type` is not JSON (`rule`, [`PRM_TYPE_RULE`] or
 /// [`AS_TYPE_RULE`]: the metadata response uses `application/json`; parameters such as
 /// `charset` are fine, and so is a structured `application/<x>+json` type, JSON by
@@ -153,17 +166,7 @@ pub fn not_json_type(ex: &Exchange, rule: &str) -> Option<String> {
     let media = ct
         .and_then(|v| v.split(';').next())
         .map(|m| m.trim().to_ascii_lowercase());
-    let json = media.as_deref().is_some_and(|m| {
-        m == "application/json"
-            || m.strip_prefix("application/")
-                .and_then(|sub| sub.strip_suffix("+json"))
-                .is_some_and(|x| {
-                    !x.is_empty()
-                        && x.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "!#$&-^_.".contains(c))
-                })
-    });
-    if json {
+    if media.as_deref().is_some_and(is_json_media) {
         return None;
     }
     Some(format!(
