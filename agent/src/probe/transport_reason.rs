@@ -58,8 +58,11 @@ impl TransportProbe {
         token: bool,
         leg: Leg,
     ) -> Verdict {
+        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
+            return Verdict::unknown(o.cause, o.explain(&format!("what {} tests", self.check())));
+        }
         if leg == Leg::ToolsCall {
-            return self.judge_call(ex, era, control, token);
+            return self.judge_call(ex, era, control);
         }
         if let Some(v) = self.other_reason(ex, control, token) {
             return v;
@@ -98,18 +101,10 @@ impl TransportProbe {
     /// server answers its errors (as `auth.boundary` reads it). Only next to a control so
     /// dispatched does the answer say anything; the probe dispatched the same way is the
     /// change not refused (a failure, however the server answers unknown tools), any other
-    /// answer is judged by the probe's rule (a 403, a 400 -32020).
-    fn judge_call(
-        self,
-        ex: &Exchange,
-        era: Era,
-        control: Option<&Exchange>,
-        token: bool,
-    ) -> Verdict {
+    /// answer is judged by the probe's rule (a 403, a 400 -32020). An answer for another
+    /// reason ([`reason::another_reason`]) was made `unknown` before, as on every leg.
+    fn judge_call(self, ex: &Exchange, era: Era, control: Option<&Exchange>) -> Verdict {
         let leg = Leg::ToolsCall;
-        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
-            return Verdict::unknown(o.cause, o.explain(&format!("what {} tests", self.check())));
-        }
         let s = ex.summary();
         let Some(c) = control.filter(|c| call_dispatched(c)) else {
             let got = control.map_or("no answer".to_string(), |c| c.summary());
@@ -136,29 +131,21 @@ impl TransportProbe {
                 format!("{s}: the tool call with {change} was dispatched like the one without it ({}); expected {want}", c.summary()),
             );
         }
-        if self == TransportProbe::Origin && ex.status != 403 {
-            if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
-                return Verdict::unknown(
-                    Cause::OtherReason,
-                    format!("{s}: refused with JSON-RPC {code}, which names another rule, so nothing was learnt about the Origin guard"),
-                );
-            }
+        if let Some(v) = self.origin_refused_for_another_rule(ex, "") {
+            return v;
         }
         self.evaluate_on(ex, era, leg)
     }
 
+    /// Past [`reason::another_reason`] (asked in [`judge_on`](Self::judge_on) for every
+    /// leg): a 403 to the Origin probe beside a control not served, a refusal the control
+    /// gets too, or an Origin refusal whose code names another rule.
     fn other_reason(
         self,
         ex: &Exchange,
         control: Option<&Exchange>,
         token: bool,
     ) -> Option<Verdict> {
-        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
-            return Some(Verdict::unknown(
-                o.cause,
-                o.explain(&format!("what {} tests", self.check())),
-            ));
-        }
         let s = ex.summary();
         // The Origin guard's 403 means something only when the same request without the
         // foreign Origin, sent alongside it, was served: a WAF that blocks this vantage
@@ -182,15 +169,26 @@ impl TransportProbe {
                 ));
             }
         }
-        if self == TransportProbe::Origin && ex.status != 403 {
-            if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
-                return Some(Verdict::unknown(
-                    Cause::OtherReason,
-                    format!("{s}: refused with JSON-RPC {code}, which names another rule (a missing or mismatched header, a client capability, the version or the params), so nothing was learnt about the Origin guard"),
-                ));
-            }
+        self.origin_refused_for_another_rule(
+            ex,
+            " (a missing or mismatched header, a client capability, the version or the params)",
+        )
+    }
+
+    /// The Origin probe refused, not with 403, with one of [`OTHER_RULE_CODES`]: nothing was
+    /// learnt about the guard, `unknown`. `which` follows "names another rule" in what was
+    /// observed (the rules named on the main leg, nothing on tools/call).
+    fn origin_refused_for_another_rule(self, ex: &Exchange, which: &str) -> Option<Verdict> {
+        if self != TransportProbe::Origin || ex.status == 403 {
+            return None;
         }
-        None
+        let code = ex
+            .rpc_error_code()
+            .filter(|c| OTHER_RULE_CODES.contains(c))?;
+        Some(Verdict::unknown(
+            Cause::OtherReason,
+            format!("{}: refused with JSON-RPC {code}, which names another rule{which}, so nothing was learnt about the Origin guard", ex.summary()),
+        ))
     }
 }
 
