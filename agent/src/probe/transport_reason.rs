@@ -207,3 +207,62 @@ fn call_dispatched(ex: &Exchange) -> bool {
 #[cfg(test)]
 #[path = "transport_reason_tests.rs"]
 mod tests;
+
+/// The Origin refusal whose code names another rule, on the main leg and on tools/call (one
+/// helper since issue 14's fold): `unknown`, the main leg naming those rules, tools/call
+/// not, each to the letter as before the fold.
+#[cfg(test)]
+mod other_rule_words {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::Outcome;
+    use crate::probe::http::Body;
+    use crate::probe::test_support::answer_with;
+
+    fn rpc(status: u16, code: Option<i64>) -> Exchange {
+        let body = match code {
+            Some(code) => {
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}})
+            }
+            None => json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}}),
+        };
+        answer_with(status, Some("application/json"), Body::Json(body), &[])
+    }
+
+    #[test]
+    fn the_origin_refused_with_another_rules_code_is_unknown_on_both_legs() {
+        let served = rpc(200, None);
+        // The absent tool's -32602: the call without the probe's change was dispatched.
+        let dispatched = rpc(200, Some(-32602));
+        let named =
+            " (a missing or mismatched header, a client capability, the version or the params)";
+        for code in [-32020, -32021, -32022] {
+            let refusal = rpc(400, Some(code));
+            for (leg, control, which) in [
+                (Leg::Main, &served, named),
+                (Leg::ToolsList, &served, named),
+                (Leg::ToolsCall, &dispatched, ""),
+            ] {
+                let v = TransportProbe::Origin.judge_on(
+                    &refusal,
+                    Era::Modern,
+                    Some(control),
+                    false,
+                    leg,
+                );
+                assert_eq!(
+                    (v.outcome, v.severity, v.cause),
+                    (Outcome::Unknown, None, Some(Cause::OtherReason)),
+                    "{leg:?} {code}: {}",
+                    v.observed
+                );
+                assert_eq!(
+                    v.observed,
+                    format!("{}: refused with JSON-RPC {code}, which names another rule{which}, so nothing was learnt about the Origin guard", refusal.summary()),
+                    "{leg:?}"
+                );
+            }
+        }
+    }
+}
