@@ -29,7 +29,7 @@ use vantage_agent::catalog::CheckId;
 use vantage_agent::engine::{Engine, ProbeOptions};
 use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_agent::target::Target;
-use vantage_fixture::Fixture;
+use vantage_fixture::{Fault, Fixture};
 
 #[path = "shared/probe.rs"]
 mod shared;
@@ -176,8 +176,8 @@ async fn handle(
 /// Run the engine once against the fixture (dual-era unless `modern_only`) behind a front
 /// in `mode`, with `check_timeout` as the per-exchange wait.
 async fn run_with(mode: Mode, modern_only: bool, check_timeout: Duration) -> RegionResult {
-    let faults: &[vantage_fixture::Fault] = if modern_only {
-        &[vantage_fixture::Fault::ModernOnly]
+    let faults: &[Fault] = if modern_only {
+        &[Fault::ModernOnly]
     } else {
         &[]
     };
@@ -185,11 +185,7 @@ async fn run_with(mode: Mode, modern_only: bool, check_timeout: Duration) -> Reg
 }
 
 /// [`run_with`] against the fixture with `faults` switched on.
-async fn run_faulted(
-    mode: Mode,
-    faults: &[vantage_fixture::Fault],
-    check_timeout: Duration,
-) -> RegionResult {
+async fn run_faulted(mode: Mode, faults: &[Fault], check_timeout: Duration) -> RegionResult {
     let fixture = Fixture::start(faults).await.unwrap();
     // The front's own client (plain http) still needs a process-wide crypto provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -414,142 +410,116 @@ async fn a_dual_era_server_is_asked_for_its_origin_guard_on_both_paths() {
     only_problems(&r, &[CheckId::SecurityOrigin], "legacy origin served");
 }
 
-/// Red team round 15, defects 6 and 7: with tools advertised, the Mcp-Method probes and
-/// the foreign Origin are asked on tools/list too, and the evidence names both requests.
-/// A guard that validates on the discover route only fails each of them, naming what
-/// tools/list got; the clean fixture passes them on both.
-#[tokio::test]
-async fn the_header_and_origin_probes_are_asked_on_tools_list_too() {
-    let header_checks = [
-        CheckId::HeadersMissingMethod,
-        CheckId::HeadersMethodMismatch,
-        CheckId::HeadersMethodCase,
-    ];
-    let r = run(Mode::Clean).await;
-    for id in header_checks {
-        let c = check(&r, id);
-        assert_seen_all(
-            c,
-            c.outcome,
-            Outcome::Pass,
-            &["server/discover: 400", "; tools/list: 400"],
-        );
-    }
-    let o = check(&r, CheckId::SecurityOrigin);
-    assert_seen(o, o.outcome, Outcome::Pass, "; tools/list: 403");
-    use vantage_fixture::Fault;
-    let r = run_faulted(
-        Mode::Clean,
-        &[Fault::MethodValidatedOnDiscoverOnly],
-        Duration::from_secs(5),
-    )
-    .await;
-    for id in header_checks {
-        let c = check(&r, id);
-        assert_seen_all(
-            c,
-            (c.outcome, c.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            &["server/discover: 400", "; tools/list: 200"],
-        );
-    }
-    only_problems(&r, &header_checks, "validated on discover only");
-    let r = run_faulted(
-        Mode::Clean,
-        &[Fault::OriginGuardOnDiscoverOnly],
-        Duration::from_secs(5),
-    )
-    .await;
-    let o = check(&r, CheckId::SecurityOrigin);
-    assert_seen_all(
-        o,
-        (o.outcome, o.severity),
-        (Outcome::Fail, Some(Severity::Medium)),
-        &[
+/// A request beyond server/discover that the Mcp-Method probes and the foreign Origin are
+/// asked on: what the evidence names there on the clean fixture (which refuses them on it),
+/// and the guard that stops short of it (`guarded`: where it validates) with what each
+/// failure names.
+struct Leg {
+    clean_headers: &'static [&'static str],
+    clean_origin: &'static [&'static str],
+    guarded: &'static str,
+    method_fault: Fault,
+    method_failure: &'static [&'static str],
+    origin_fault: Fault,
+    origin_failure: &'static [&'static str],
+}
+
+const HEADER_CHECKS: [CheckId; 3] = [
+    CheckId::HeadersMissingMethod,
+    CheckId::HeadersMethodMismatch,
+    CheckId::HeadersMethodCase,
+];
+
+const LEGS: [Leg; 2] = [
+    // Red team round 15, defects 6 and 7: with tools advertised, the Mcp-Method probes and
+    // the foreign Origin are asked on tools/list too, and the evidence names both requests.
+    // A guard that validates on the discover route only fails each of them, naming what
+    // tools/list got.
+    Leg {
+        clean_headers: &["server/discover: 400", "; tools/list: 400"],
+        clean_origin: &["; tools/list: 403"],
+        guarded: "discover only",
+        method_fault: Fault::MethodValidatedOnDiscoverOnly,
+        method_failure: &["server/discover: 400", "; tools/list: 200"],
+        origin_fault: Fault::OriginGuardOnDiscoverOnly,
+        origin_failure: &[
             "server/discover (2026-07-28): 403",
             "initialize (2025-11-25): 403",
             "; tools/list: 200",
             "was served",
         ],
-    );
-    only_problems(&r, &[CheckId::SecurityOrigin], "origin on discover only");
-}
-
-/// Fresh eyes round 17, D1 and D2: a guard that covers server/discover, initialize and
-/// tools/list but not tools/call passed every Mcp-Method check and `security.origin` while
-/// a tool call with a foreign Origin, or whose Mcp-Method says tools/list, is dispatched.
-/// The probes are asked on tools/call of the absent tool too, beside the same call without
-/// the change (dispatched: the unknown tool's -32602); the clean fixture refuses them there.
-#[tokio::test]
-async fn the_header_and_origin_probes_are_asked_on_tools_call_too() {
-    let header_checks = [
-        CheckId::HeadersMissingMethod,
-        CheckId::HeadersMethodMismatch,
-        CheckId::HeadersMethodCase,
-    ];
-    let r = run(Mode::Clean).await;
-    for id in header_checks {
-        let c = check(&r, id);
-        assert_seen_all(
-            c,
-            c.outcome,
-            Outcome::Pass,
-            &["; tools/list: 400", "; tools/call: 400"],
-        );
-    }
-    let o = check(&r, CheckId::SecurityOrigin);
-    assert_seen_all(
-        o,
-        o.outcome,
-        Outcome::Pass,
-        &["; tools/list: 403", "; tools/call: 403"],
-    );
-    use vantage_fixture::Fault;
-    let r = run_faulted(
-        Mode::Clean,
-        &[Fault::MethodValidatedOnDiscoverAndList],
-        Duration::from_secs(5),
-    )
-    .await;
-    for id in header_checks {
-        let c = check(&r, id);
-        assert_seen_all(
-            c,
-            (c.outcome, c.severity),
-            (Outcome::Fail, Some(Severity::Medium)),
-            &[
-                "server/discover: 400",
-                "; tools/list: 400",
-                "; tools/call: ",
-                "was dispatched like the one without it",
-            ],
-        );
-    }
-    only_problems(&r, &header_checks, "validated on discover and tools/list");
-    let r = run_faulted(
-        Mode::Clean,
-        &[Fault::OriginGuardOnDiscoverAndList],
-        Duration::from_secs(5),
-    )
-    .await;
-    let o = check(&r, CheckId::SecurityOrigin);
-    assert_seen_all(
-        o,
-        (o.outcome, o.severity),
-        (Outcome::Fail, Some(Severity::Medium)),
-        &[
+    },
+    // Fresh eyes round 17, D1 and D2: a guard that covers server/discover, initialize and
+    // tools/list but not tools/call passed every Mcp-Method check and `security.origin`
+    // while a tool call with a foreign Origin, or whose Mcp-Method says tools/list, is
+    // dispatched. The probes are asked on tools/call of the absent tool too, beside the same
+    // call without the change (dispatched: the unknown tool's -32602).
+    Leg {
+        clean_headers: &["; tools/list: 400", "; tools/call: 400"],
+        clean_origin: &["; tools/list: 403", "; tools/call: 403"],
+        guarded: "discover and tools/list",
+        method_fault: Fault::MethodValidatedOnDiscoverAndList,
+        method_failure: &[
+            "server/discover: 400",
+            "; tools/list: 400",
+            "; tools/call: ",
+            "was dispatched like the one without it",
+        ],
+        origin_fault: Fault::OriginGuardOnDiscoverAndList,
+        origin_failure: &[
             "server/discover (2026-07-28): 403",
             "initialize (2025-11-25): 403",
             "; tools/list: 403",
             "; tools/call: ",
             "a foreign Origin was dispatched",
         ],
+    },
+];
+
+/// `leg`'s probes passed on the clean fixture's run `clean`; the fixture whose Mcp-Method
+/// validation, then whose Origin guard, stops short of the leg fails those checks medium,
+/// and nothing else.
+async fn assert_leg(clean: &RegionResult, leg: &Leg) {
+    for id in HEADER_CHECKS {
+        let c = check(clean, id);
+        assert_seen_all(c, c.outcome, Outcome::Pass, leg.clean_headers);
+    }
+    let o = check(clean, CheckId::SecurityOrigin);
+    assert_seen_all(o, o.outcome, Outcome::Pass, leg.clean_origin);
+    let r = run_faulted(Mode::Clean, &[leg.method_fault], Duration::from_secs(5)).await;
+    for id in HEADER_CHECKS {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            (c.outcome, c.severity),
+            (Outcome::Fail, Some(Severity::Medium)),
+            leg.method_failure,
+        );
+    }
+    only_problems(&r, &HEADER_CHECKS, &format!("validated on {}", leg.guarded));
+    let r = run_faulted(Mode::Clean, &[leg.origin_fault], Duration::from_secs(5)).await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen_all(
+        o,
+        (o.outcome, o.severity),
+        (Outcome::Fail, Some(Severity::Medium)),
+        leg.origin_failure,
     );
     only_problems(
         &r,
         &[CheckId::SecurityOrigin],
-        "origin on discover and tools/list",
+        &format!("origin on {}", leg.guarded),
     );
+}
+
+/// The Mcp-Method probes and the foreign Origin on every leg of [`LEGS`] (tools/list,
+/// tools/call): the clean fixture refuses them there, a guard that stops short fails them.
+#[tokio::test]
+async fn the_header_and_origin_probes_are_asked_on_tools_list_and_tools_call_too() {
+    let clean = run(Mode::Clean).await;
+    for leg in &LEGS {
+        assert_leg(&clean, leg).await;
+    }
 }
 
 /// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429, 503
@@ -558,19 +528,13 @@ async fn the_header_and_origin_probes_are_asked_on_tools_call_too() {
 /// `unknown` for the added request alone; the evidence says why.
 #[tokio::test]
 async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verdict_alone() {
-    let checks = [
-        CheckId::HeadersMissingMethod,
-        CheckId::HeadersMethodMismatch,
-        CheckId::HeadersMethodCase,
-        CheckId::SecurityOrigin,
-    ];
     for (status, why) in [
         (429, "rate limited: answered 429"),
         (503, "unavailable: answered 503"),
         (401, "the authorization layer answered 401"),
     ] {
         let r = run(Mode::ToolsListProbesRefused(status)).await;
-        for id in checks {
+        for id in HEADER_CHECKS.into_iter().chain([CheckId::SecurityOrigin]) {
             let c = check(&r, id);
             assert_seen_all(
                 c,
@@ -583,12 +547,12 @@ async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verd
     }
     let r = run_faulted(
         Mode::ToolsListProbesRefused(429),
-        &[vantage_fixture::Fault::NoMethodValidation],
+        &[Fault::NoMethodValidation],
         Duration::from_secs(5),
     )
     .await;
-    for id in &checks[..3] {
-        let c = check(&r, *id);
+    for id in HEADER_CHECKS {
+        let c = check(&r, id);
         assert_seen_all(
             c,
             (c.outcome, c.severity),

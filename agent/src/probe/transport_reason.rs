@@ -58,8 +58,11 @@ impl TransportProbe {
         token: bool,
         leg: Leg,
     ) -> Verdict {
+        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
+            return Verdict::unknown(o.cause, o.explain(&format!("what {} tests", self.check())));
+        }
         if leg == Leg::ToolsCall {
-            return self.judge_call(ex, era, control, token);
+            return self.judge_call(ex, era, control);
         }
         if let Some(v) = self.other_reason(ex, control, token) {
             return v;
@@ -98,18 +101,10 @@ impl TransportProbe {
     /// server answers its errors (as `auth.boundary` reads it). Only next to a control so
     /// dispatched does the answer say anything; the probe dispatched the same way is the
     /// change not refused (a failure, however the server answers unknown tools), any other
-    /// answer is judged by the probe's rule (a 403, a 400 -32020).
-    fn judge_call(
-        self,
-        ex: &Exchange,
-        era: Era,
-        control: Option<&Exchange>,
-        token: bool,
-    ) -> Verdict {
+    /// answer is judged by the probe's rule (a 403, a 400 -32020). An answer for another
+    /// reason ([`reason::another_reason`]) was made `unknown` before, as on every leg.
+    fn judge_call(self, ex: &Exchange, era: Era, control: Option<&Exchange>) -> Verdict {
         let leg = Leg::ToolsCall;
-        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
-            return Verdict::unknown(o.cause, o.explain(&format!("what {} tests", self.check())));
-        }
         let s = ex.summary();
         let Some(c) = control.filter(|c| call_dispatched(c)) else {
             let got = control.map_or("no answer".to_string(), |c| c.summary());
@@ -136,29 +131,21 @@ impl TransportProbe {
                 format!("{s}: the tool call with {change} was dispatched like the one without it ({}); expected {want}", c.summary()),
             );
         }
-        if self == TransportProbe::Origin && ex.status != 403 {
-            if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
-                return Verdict::unknown(
-                    Cause::OtherReason,
-                    format!("{s}: refused with JSON-RPC {code}, which names another rule, so nothing was learnt about the Origin guard"),
-                );
-            }
+        if let Some(v) = self.origin_refused_for_another_rule(ex, "") {
+            return v;
         }
         self.evaluate_on(ex, era, leg)
     }
 
+    /// Past [`reason::another_reason`] (asked in [`judge_on`](Self::judge_on) for every
+    /// leg): a 403 to the Origin probe beside a control not served, a refusal the control
+    /// gets too, or an Origin refusal whose code names another rule.
     fn other_reason(
         self,
         ex: &Exchange,
         control: Option<&Exchange>,
         token: bool,
     ) -> Option<Verdict> {
-        if let Some(o) = reason::another_reason(ex, self.subject(), token) {
-            return Some(Verdict::unknown(
-                o.cause,
-                o.explain(&format!("what {} tests", self.check())),
-            ));
-        }
         let s = ex.summary();
         // The Origin guard's 403 means something only when the same request without the
         // foreign Origin, sent alongside it, was served: a WAF that blocks this vantage
@@ -182,15 +169,26 @@ impl TransportProbe {
                 ));
             }
         }
-        if self == TransportProbe::Origin && ex.status != 403 {
-            if let Some(code) = ex.rpc_error_code().filter(|c| OTHER_RULE_CODES.contains(c)) {
-                return Some(Verdict::unknown(
-                    Cause::OtherReason,
-                    format!("{s}: refused with JSON-RPC {code}, which names another rule (a missing or mismatched header, a client capability, the version or the params), so nothing was learnt about the Origin guard"),
-                ));
-            }
+        self.origin_refused_for_another_rule(
+            ex,
+            " (a missing or mismatched header, a client capability, the version or the params)",
+        )
+    }
+
+    /// The Origin probe refused, not with 403, with one of [`OTHER_RULE_CODES`]: nothing was
+    /// learnt about the guard, `unknown`. `which` follows "names another rule" in what was
+    /// observed (the rules named on the main leg, nothing on tools/call).
+    fn origin_refused_for_another_rule(self, ex: &Exchange, which: &str) -> Option<Verdict> {
+        if self != TransportProbe::Origin || ex.status == 403 {
+            return None;
         }
-        None
+        let code = ex
+            .rpc_error_code()
+            .filter(|c| OTHER_RULE_CODES.contains(c))?;
+        Some(Verdict::unknown(
+            Cause::OtherReason,
+            format!("{}: refused with JSON-RPC {code}, which names another rule{which}, so nothing was learnt about the Origin guard", ex.summary()),
+        ))
     }
 }
 
@@ -209,3 +207,62 @@ fn call_dispatched(ex: &Exchange) -> bool {
 #[cfg(test)]
 #[path = "transport_reason_tests.rs"]
 mod tests;
+
+/// The Origin refusal whose code names another rule, on the main leg and on tools/call (one
+/// helper since issue 14's fold): `unknown`, the main leg naming those rules, tools/call
+/// not, each to the letter as before the fold.
+#[cfg(test)]
+mod other_rule_words {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::Outcome;
+    use crate::probe::http::Body;
+    use crate::probe::test_support::answer_with;
+
+    fn rpc(status: u16, code: Option<i64>) -> Exchange {
+        let body = match code {
+            Some(code) => {
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}})
+            }
+            None => json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}}),
+        };
+        answer_with(status, Some("application/json"), Body::Json(body), &[])
+    }
+
+    #[test]
+    fn the_origin_refused_with_another_rules_code_is_unknown_on_both_legs() {
+        let served = rpc(200, None);
+        // The absent tool's -32602: the call without the probe's change was dispatched.
+        let dispatched = rpc(200, Some(-32602));
+        let named =
+            " (a missing or mismatched header, a client capability, the version or the params)";
+        for code in [-32020, -32021, -32022] {
+            let refusal = rpc(400, Some(code));
+            for (leg, control, which) in [
+                (Leg::Main, &served, named),
+                (Leg::ToolsList, &served, named),
+                (Leg::ToolsCall, &dispatched, ""),
+            ] {
+                let v = TransportProbe::Origin.judge_on(
+                    &refusal,
+                    Era::Modern,
+                    Some(control),
+                    false,
+                    leg,
+                );
+                assert_eq!(
+                    (v.outcome, v.severity, v.cause),
+                    (Outcome::Unknown, None, Some(Cause::OtherReason)),
+                    "{leg:?} {code}: {}",
+                    v.observed
+                );
+                assert_eq!(
+                    v.observed,
+                    format!("{}: refused with JSON-RPC {code}, which names another rule{which}, so nothing was learnt about the Origin guard", refusal.summary()),
+                    "{leg:?}"
+                );
+            }
+        }
+    }
+}

@@ -8,19 +8,21 @@
 //! `auth.garbage-token` `unknown` with the reason, never a pass (`checks.md` 4.1).
 
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, Severity};
+use vantage_agent::model::{Outcome, Severity};
 use vantage_fixture::Fault;
 
-use crate::auth_paths::{random_token_accepted, random_token_refused, region, seen};
-use crate::run::{assert_seen_all, check};
+use crate::auth_paths::{
+    random_token_accepted, random_token_refused, random_token_unknown_for_a_rate_limited_call,
+    region, seen, with_and_without_credential,
+};
+use crate::run::{assert_not_seen, assert_seen_all, check};
 
 /// tools/call lets any bearer token through while discovery and tools/list validate it: the
 /// random token sent there is let through, critical, with or without a credential (without
 /// one the boundary on tools/call is found beside discover all the same).
 #[tokio::test]
 async fn a_random_token_let_through_on_tools_call_beside_a_protected_discovery_is_critical() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthCallAnyToken], with_token).await;
+    for (with_token, r) in with_and_without_credential(&[Fault::AuthCallAnyToken]).await {
         assert!(r.protected, "{with_token}");
         assert_eq!(r.authenticated, with_token);
         let g = random_token_accepted(&r, "tools/call: 200");
@@ -54,11 +56,7 @@ async fn the_clean_protected_fixture_refuses_the_random_token_on_tools_call_and_
     // them), tools/call is.
     let r = region(&[Fault::Protected], false).await;
     let g = random_token_refused(&r, &["tools/call: 401"]);
-    assert!(
-        !g.observed.contains("subscriptions/listen"),
-        "{}",
-        g.observed
-    );
+    assert_not_seen(&g, &["subscriptions/listen"]);
 }
 
 /// tools/call served without any token (the unknown tool's -32602 from the MCP layer) while
@@ -66,8 +64,7 @@ async fn the_clean_protected_fixture_refuses_the_random_token_on_tools_call_and_
 /// round 17, D4), `auth.challenge` medium naming both requests, with or without a credential.
 #[tokio::test]
 async fn tools_call_served_without_a_token_beside_a_protected_discovery_is_a_bypass() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthToolsCallPublic], with_token).await;
+    for (with_token, r) in with_and_without_credential(&[Fault::AuthToolsCallPublic]).await {
         let c = check(&r, CheckId::AuthChallenge);
         assert_seen_all(
             &c,
@@ -82,7 +79,7 @@ async fn tools_call_served_without_a_token_beside_a_protected_discovery_is_a_byp
         // Never sent the random token where no token was asked for.
         let g = check(&r, CheckId::AuthGarbageToken);
         assert_eq!(g.outcome, Outcome::Pass, "{with_token}: {}", g.observed);
-        assert!(!g.observed.contains("tools/call"), "{}", g.observed);
+        assert_not_seen(&g, &["tools/call"]);
     }
 }
 
@@ -90,8 +87,7 @@ async fn tools_call_served_without_a_token_beside_a_protected_discovery_is_a_byp
 /// readable by anyone, high (it passed).
 #[tokio::test]
 async fn tools_list_served_without_a_token_beside_a_protected_discovery_is_a_bypass() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthToolsListPublic], with_token).await;
+    for (_, r) in with_and_without_credential(&[Fault::AuthToolsListPublic]).await {
         seen(
             &r,
             CheckId::AuthChallenge,
@@ -107,19 +103,8 @@ async fn tools_list_served_without_a_token_beside_a_protected_discovery_is_a_byp
 /// discover and tools/list alone), never a pass; nothing is called a bypass.
 #[tokio::test]
 async fn tools_call_not_observed_beside_a_protected_discovery_leaves_the_random_token_unknown() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthCallRateLimited], with_token).await;
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen_all(
-            &g,
-            (g.outcome, g.cause),
-            (Outcome::Unknown, Some(Cause::OtherReason)),
-            &[
-                "tools/call: rate limited: answered 429",
-                "Retry-After: 60",
-                "whether tools/call asks for authorization without a token",
-            ],
-        );
+    for (_, r) in with_and_without_credential(&[Fault::AuthCallRateLimited]).await {
+        random_token_unknown_for_a_rate_limited_call(&r, &["Retry-After: 60"]);
         seen(
             &r,
             CheckId::AuthChallenge,

@@ -23,6 +23,15 @@ pub(crate) async fn region(faults: &[Fault], with_token: bool) -> RegionResult {
     run_with(&fixture.url(), opts).await
 }
 
+/// The runs against the fixture with `faults` with every credential, then with none, each
+/// beside whether a credential was given: giving one never hides a fault (`checks.md` 4.1).
+pub(crate) async fn with_and_without_credential(faults: &[Fault]) -> [(bool, RegionResult); 2] {
+    [
+        (true, region(faults, true).await),
+        (false, region(faults, false).await),
+    ]
+}
+
 /// `id`'s outcome and severity are `want`, and it saw `needle`.
 #[track_caller]
 pub(crate) fn seen(r: &RegionResult, id: CheckId, want: (Outcome, Option<Severity>), needle: &str) {
@@ -66,6 +75,26 @@ pub(crate) fn random_token_refused(r: &RegionResult, needles: &[&str]) -> CheckR
     g
 }
 
+/// tools/call without a token was answered 429 (a rate limit in front of it): whether it
+/// asks for authorization, and so whether the random token must be refused there, was not
+/// observed: `auth.garbage-token` is `unknown` (another reason), saying so and every one of
+/// `also`.
+#[track_caller]
+pub(crate) fn random_token_unknown_for_a_rate_limited_call(r: &RegionResult, also: &[&str]) {
+    let g = check(r, CheckId::AuthGarbageToken);
+    let why = [
+        "tools/call: rate limited: answered 429",
+        "whether tools/call asks for authorization without a token",
+    ];
+    let needles: Vec<&str> = why.iter().chain(also).copied().collect();
+    assert_seen_all(
+        &g,
+        (g.outcome, g.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        &needles,
+    );
+}
+
 /// The random token was let through: `auth.garbage-token` fails critical, cause
 /// token-accepted, and says where (`needle`).
 #[track_caller]
@@ -90,8 +119,7 @@ pub(crate) fn random_token_accepted(r: &RegionResult, needle: &str) -> CheckResu
 /// legacy path (`auth.challenge`, high) and the random token let through there (critical).
 #[tokio::test]
 async fn a_legacy_path_without_a_boundary_is_found_with_or_without_a_credential() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthLegacyOpen], with_token).await;
+    for (with_token, r) in with_and_without_credential(&[Fault::AuthLegacyOpen]).await {
         assert!(r.protected, "with_token={with_token}");
         assert_eq!(r.authenticated, with_token);
         seen(
@@ -113,8 +141,7 @@ async fn a_legacy_path_without_a_boundary_is_found_with_or_without_a_credential(
 /// random token is refused on every request that asked for authorization.
 #[tokio::test]
 async fn a_dual_era_server_protected_on_both_paths_stays_clean() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::Protected], with_token).await;
+    for (_, r) in with_and_without_credential(&[Fault::Protected]).await {
         passes(&r, CheckId::AuthChallenge, "401 with Bearer");
         random_token_refused(&r, &["server/discover: 401", "tools/list: 401"]);
     }

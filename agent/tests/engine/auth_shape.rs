@@ -8,32 +8,30 @@
 //! elsewhere, never when it found none (an open server stays open).
 
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome};
+use vantage_agent::model::Outcome;
 use vantage_fixture::Fault;
 
-use crate::auth_paths::{random_token_accepted, random_token_refused, region};
-use crate::run::{assert_seen_all, check};
+use crate::auth_paths::{
+    random_token_accepted, random_token_refused, random_token_unknown_for_a_rate_limited_call,
+    region, with_and_without_credential,
+};
+use crate::run::{assert_not_seen, check};
 
 /// Any dot-less token is let through: with the fixture's opaque credential the token shaped
 /// like it is, without one the opaque token is; critical, naming the shape, on every request
 /// that asked for authorization (it passed: only the JWT-shaped token was sent).
 #[tokio::test]
 async fn an_opaque_random_token_let_through_is_critical_and_named_by_its_shape() {
-    for (with_token, shape) in [
-        (
-            true,
-            "the random token shaped like the credential (its length, character classes and prefix) was accepted",
-        ),
-        (false, "the opaque random token (no dots) was accepted"),
-    ] {
-        let r = region(&[Fault::AuthAnyOpaque], with_token).await;
+    for (with_token, r) in with_and_without_credential(&[Fault::AuthAnyOpaque]).await {
+        let shape = if with_token {
+            "the random token shaped like the credential (its length, character classes and prefix) was accepted"
+        } else {
+            "the opaque random token (no dots) was accepted"
+        };
         let g = random_token_accepted(&r, "server/discover: 200");
         assert!(g.observed.contains(shape), "{with_token}: {}", g.observed);
-        assert!(
-            !g.observed.contains("JWT-shaped"),
-            "the JWT-shaped token was refused: {}",
-            g.observed
-        );
+        // The JWT-shaped token was refused.
+        assert_not_seen(&g, &["JWT-shaped"]);
     }
 }
 
@@ -42,8 +40,7 @@ async fn an_opaque_random_token_let_through_is_critical_and_named_by_its_shape()
 /// the clean protected fixture refuses both shapes everywhere.
 #[tokio::test]
 async fn the_jwt_shaped_token_still_goes_and_the_clean_fixture_refuses_both_shapes() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::AuthAnyJwt], with_token).await;
+    for (_, r) in with_and_without_credential(&[Fault::AuthAnyJwt]).await {
         let g = random_token_accepted(&r, "server/discover: 200");
         assert!(
             g.observed
@@ -51,7 +48,8 @@ async fn the_jwt_shaped_token_still_goes_and_the_clean_fixture_refuses_both_shap
             "{}",
             g.observed
         );
-        let r = region(&[Fault::Protected], with_token).await;
+    }
+    for (_, r) in with_and_without_credential(&[Fault::Protected]).await {
         random_token_refused(
             &r,
             &["server/discover: 401", "tools/list: 401", "tools/call: 401"],
@@ -71,16 +69,7 @@ async fn a_request_not_observed_behind_a_public_discovery_with_a_boundary_is_unk
     )
     .await;
     assert!(r.protected);
-    let g = check(&r, CheckId::AuthGarbageToken);
-    assert_seen_all(
-        &g,
-        (g.outcome, g.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
-        &[
-            "tools/call: rate limited: answered 429",
-            "whether tools/call asks for authorization without a token",
-        ],
-    );
+    random_token_unknown_for_a_rate_limited_call(&r, &[]);
 }
 
 /// The control: a server that asks for no token anywhere, whose tools/call without a token
@@ -88,8 +77,7 @@ async fn a_request_not_observed_behind_a_public_discovery_with_a_boundary_is_unk
 /// observed does not make an open server `unknown`.
 #[tokio::test]
 async fn an_open_server_with_one_rate_limited_request_stays_open() {
-    for with_token in [true, false] {
-        let r = region(&[Fault::CallRateLimited], with_token).await;
+    for (with_token, r) in with_and_without_credential(&[Fault::CallRateLimited]).await {
         assert!(!r.protected, "{with_token}");
         for id in [CheckId::AuthChallenge, CheckId::AuthGarbageToken] {
             let c = check(&r, id);

@@ -8,8 +8,9 @@ use vantage_agent::{Credentials, Engine, ProbeOptions};
 use vantage_fixture::{FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN, FIXTURE_TOKEN};
 
 pub use crate::shared::{
-    assert_no_check_says, assert_outcomes, assert_seen, assert_seen_all, both_families_global,
-    closed_port, fleet_vantage, front, job, lab, named_target, options, resolving_with, trusting,
+    assert_no_check_says, assert_not_seen, assert_outcomes, assert_seen, assert_seen_all,
+    both_families_global, closed_port, fleet_vantage, front, job, lab, named_target, options,
+    resolving_with, trusting,
 };
 pub use crate::shared_faults::Problem;
 
