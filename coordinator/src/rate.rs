@@ -2,7 +2,8 @@
 //! sliding one-minute window per **normalised** target, so spellings of one endpoint share
 //! one budget: scheme and host case, a trailing dot on the name, an IPv4 address written as
 //! IPv4-mapped IPv6 (`[::ffff:127.0.0.1]`), the default port written out, a trailing slash on
-//! the path, and any query (the key ignores it).
+//! the path, and any query (the key ignores it). Also the cap on on-demand checks in flight
+//! (`server.max_checks_in_flight`), whatever their targets.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -78,6 +79,81 @@ impl RateLimit {
         }
         q.push_back(now);
         Ok(())
+    }
+}
+
+/// The cap on on-demand checks running at once (`server.max_checks_in_flight`): the
+/// per-target limit alone lets a token holder start checks of thousands of different targets
+/// at once (every agent busy, the fleet a fan-out of requests). A check holds its [`Slot`]
+/// until it finishes; scheduled runs take none (the configuration bounds them).
+#[derive(Debug)]
+pub struct InFlight {
+    max: usize,
+    running: std::sync::Arc<std::sync::Mutex<Running>>,
+}
+
+/// The checks holding a slot: each one's end at the latest (its deadline from its start).
+#[derive(Debug, Default)]
+struct Running {
+    next: u64,
+    ends: HashMap<u64, Instant>,
+}
+
+/// A slot of [`InFlight`], given back when dropped.
+#[derive(Debug)]
+pub struct Slot {
+    id: u64,
+    running: std::sync::Arc<std::sync::Mutex<Running>>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .ends
+            .remove(&self.id);
+    }
+}
+
+impl InFlight {
+    pub fn new(max: usize) -> Self {
+        InFlight {
+            max,
+            running: Default::default(),
+        }
+    }
+
+    /// The configured cap.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// On-demand checks holding a slot now.
+    pub fn running(&self) -> usize {
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .ends
+            .len()
+    }
+
+    /// A slot for a check whose deadline is `deadline`, or, when every slot is taken, how
+    /// long until the first running check's deadline ends (when one frees up at the latest).
+    pub fn take(&self, deadline: Duration) -> Result<Slot, Duration> {
+        let now = Instant::now();
+        let mut g = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if g.ends.len() >= self.max {
+            let first = g.ends.values().min().copied().unwrap_or(now);
+            return Err(first.saturating_duration_since(now));
+        }
+        g.next += 1;
+        let id = g.next;
+        g.ends.insert(id, now + deadline);
+        Ok(Slot {
+            id,
+            running: self.running.clone(),
+        })
     }
 }
 
@@ -175,5 +251,22 @@ mod tests {
         }
         // Another endpoint has its own budget.
         assert!(r.take(&t("https://mcp.example.com/other")).is_ok());
+    }
+
+    /// Past the cap no slot is given, with the wait until the first deadline ends; a slot
+    /// dropped (its check finished) is free again.
+    #[test]
+    fn the_cap_on_checks_in_flight_frees_a_slot_when_a_check_ends() {
+        let cap = InFlight::new(2);
+        let a = cap.take(Duration::from_secs(30)).unwrap();
+        let _b = cap.take(Duration::from_secs(60)).unwrap();
+        assert_eq!(cap.running(), 2);
+        let wait = cap.take(Duration::from_secs(30)).unwrap_err();
+        assert!(wait <= Duration::from_secs(30), "{wait:?}");
+        assert_eq!(cap.running(), 2, "a refused take holds nothing");
+        drop(a);
+        assert_eq!(cap.running(), 1);
+        let _c = cap.take(Duration::from_secs(30)).unwrap();
+        assert_eq!(cap.running(), 2);
     }
 }

@@ -62,6 +62,10 @@ fn values_that_switch_a_protection_off_or_do_nothing_are_refused() {
             "[server]\nchecks_per_target_per_minute = 0\n".into(),
             "key `server.checks_per_target_per_minute`: must be greater than zero",
         ),
+        (
+            "[server]\nmax_checks_in_flight = 0\n".into(),
+            "key `server.max_checks_in_flight`: must be greater than zero (0 would refuse every on-demand check); omit it for the default",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let e = load_text(&format!("guard{i}"), text, vec![]).unwrap_err();

@@ -94,6 +94,10 @@ pub struct Server {
     /// On-demand checks accepted per target per minute (scheduled checks are not counted):
     /// a probe fleet must not be a way to flood a host.
     pub checks_per_target_per_minute: u32,
+    /// On-demand checks running at once, whatever their targets (scheduled runs are not
+    /// counted): past it `POST /v1/checks` gets 429 `busy`, so a token holder cannot start
+    /// checks of thousands of targets at once.
+    pub max_checks_in_flight: usize,
     /// TLS for the gRPC listener.
     pub tls: Option<Tls>,
     /// A second listener for /metrics, /healthz and /readyz only (a port a monitoring
@@ -118,6 +122,7 @@ impl Default for Server {
             metrics_require_auth: false,
             max_body_bytes: 64 * 1024,
             checks_per_target_per_minute: 30,
+            max_checks_in_flight: 32,
             tls: None,
             metrics_listen: None,
             drain_timeout: Duration::from_secs(20),
