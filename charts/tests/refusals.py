@@ -289,7 +289,10 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
                                   ("1:2:3:4:5:6:7:1.2.3.4/128", "invalid IP address syntax"),
                                   ("0.0.0.0/8", None), ("128.0.0.0/8", None), ("198.51.100.7/24", None), ("010.0.0.0/8", None),
                                   ("fc00::/7", None), ("::ffff:0:0/104", None), ("::ffff:198.51.100.0/120", None),
-                                  ("1:2:3:4:5:6:7::/64", None), ("1:2:3:4:5:6:1.2.3.4/128", None), ("2001:db8::/32", None)]:
+                                  ("1:2:3:4:5:6:7::/64", None), ("1:2:3:4:5:6:1.2.3.4/128", None), ("2001:db8::/32", None),
+                                  # A bare address is that address alone, as `vantage check --allow-non-global` takes it.
+                                  ("203.0.113.7", None), ("2001:db8::7", None), ("::ffff:198.51.100.7", None),
+                                  ("300.1.1.1", "invalid IP address syntax"), ("1::2::3", "invalid IP address syntax")]:
                 cases.append(({"probe": {key: [prefix]}}, f'[probe]\n{toml_key} = ["{prefix}"]\n', words, f"coordinator.probe.{key}[0]"))
         for timeout, words in [("0s", "0s is out of bounds"), ("11m", "11m is out of bounds"), ("10m1ms", "is out of bounds"), ("10m", None), ("1m30s", None)]:
             cases.append(({"probe": {"checkTimeout": timeout}, "fleet": {"defaultDeadline": "20m"}},
