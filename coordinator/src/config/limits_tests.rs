@@ -145,7 +145,10 @@ fn an_egress_entry_is_a_prefix_or_a_bare_address_as_on_the_command_line() {
     let cfg = Config::load_with_env(
         None,
         vec![
-            var("VANTAGE_PROBE__ALLOW_NON_GLOBAL", "203.0.113.7,2001:db8:b::/64"),
+            var(
+                "VANTAGE_PROBE__ALLOW_NON_GLOBAL",
+                "203.0.113.7,2001:db8:b::/64",
+            ),
             var("VANTAGE_PROBE__ASSUME_GLOBAL", "::ffff:198.51.100.7"),
         ],
     )

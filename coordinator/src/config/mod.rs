@@ -238,7 +238,9 @@ pub fn parse_prefix(s: &str) -> Result<IpNet, ipnet::AddrParseError> {
         if s.contains('/') {
             return Err(e);
         }
-        s.parse::<std::net::IpAddr>().map(IpNet::from).map_err(|_| e)
+        s.parse::<std::net::IpAddr>()
+            .map(IpNet::from)
+            .map_err(|_| e)
     })
 }
 
