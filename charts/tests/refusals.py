@@ -289,7 +289,10 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
                                   ("1:2:3:4:5:6:7:1.2.3.4/128", "invalid IP address syntax"),
                                   ("0.0.0.0/8", None), ("128.0.0.0/8", None), ("198.51.100.7/24", None), ("010.0.0.0/8", None),
                                   ("fc00::/7", None), ("::ffff:0:0/104", None), ("::ffff:198.51.100.0/120", None),
-                                  ("1:2:3:4:5:6:7::/64", None), ("1:2:3:4:5:6:1.2.3.4/128", None), ("2001:db8::/32", None)]:
+                                  ("1:2:3:4:5:6:7::/64", None), ("1:2:3:4:5:6:1.2.3.4/128", None), ("2001:db8::/32", None),
+                                  # A bare address is that address alone, as `vantage check --allow-non-global` takes it.
+                                  ("203.0.113.7", None), ("2001:db8::7", None), ("::ffff:198.51.100.7", None),
+                                  ("300.1.1.1", "invalid IP address syntax"), ("1::2::3", "invalid IP address syntax")]:
                 cases.append(({"probe": {key: [prefix]}}, f'[probe]\n{toml_key} = ["{prefix}"]\n', words, f"coordinator.probe.{key}[0]"))
         for timeout, words in [("0s", "0s is out of bounds"), ("11m", "11m is out of bounds"), ("10m1ms", "is out of bounds"), ("10m", None), ("1m30s", None)]:
             cases.append(({"probe": {"checkTimeout": timeout}, "fleet": {"defaultDeadline": "20m"}},
@@ -316,6 +319,23 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
             assert "tok-" not in h.stderr, "a token in the chart's message"
             said.append(words)
         return f"{len(cases)} values, same verdict; {len(said)} refused by both in the coordinator's words, naming the value"
+
+    def the_cap_on_checks_in_flight_is_rendered_and_0_refused():
+        # server.max_checks_in_flight: rendered as given, accepted by the coordinator; 0 (which
+        # the coordinator refuses: every on-demand check would be busy) refused by the schema.
+        for given in [None, 1, 500]:
+            h = helm({"coordinator": {} if given is None else {"maxChecksInFlight": given}})
+            assert h.returncode == 0, h.stderr
+            toml = configmap_toml(h.stdout)
+            line = f"max_checks_in_flight = {32 if given is None else given}"
+            assert line in toml, f"{line!r} not in:\n{toml}"
+            c = coordinator_verdict(toml)
+            assert c.returncode == 0, c.stderr
+        h = helm({"coordinator": {"maxChecksInFlight": 0}})
+        assert h.returncode != 0 and "/coordinator/maxChecksInFlight" in h.stderr, h.stderr
+        c = coordinator_verdict('[server]\nmax_checks_in_flight = 0\n')
+        assert c.returncode != 0 and "key `server.max_checks_in_flight`: must be greater than zero" in c.stderr, c.stderr
+        return "default 32, 1 and 500 rendered and accepted; 0 refused by the schema and the coordinator"
 
     def durations_are_what_the_coordinator_reads():
         # Whole numbers with units, compound and in days, as the coordinator (humantime) reads
@@ -384,6 +404,6 @@ output "eu" {{ value = module.plan.values_by_cluster["eu"] }}
         assert r.returncode != 0 and "nothing to install: coordinator.enabled is false and agents is empty" in r.stderr, r.stderr
         return "caSecret with http://, token beside existingSecret or agentTokensSecret, agent durations and ceilings, heartbeat 0, nothing to install"
 
-    return [the_chart_refuses_what_the_coordinator_refuses_at_start_in_its_words, durations_are_what_the_coordinator_reads,
+    return [the_chart_refuses_what_the_coordinator_refuses_at_start_in_its_words, the_cap_on_checks_in_flight_is_rendered_and_0_refused, durations_are_what_the_coordinator_reads,
             labels_prometheus_sets_are_refused, the_agents_refuse_what_vantage_agent_refuses_and_what_would_be_ignored,
             values_the_coordinator_refuses_are_rejected_by_the_schema, the_schema_and_the_coordinator_agree_on_intervals_and_label_names, the_template_refuses_a_deadline_past_its_interval_and_unknown_names, the_chart_and_the_coordinator_agree_on_the_wait_against_the_deadline, a_region_gets_exactly_its_replicas_and_never_0, a_region_listed_twice_is_refused, the_chart_terraform_and_the_coordinator_agree_on_one_target_spelt_twice]

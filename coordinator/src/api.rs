@@ -32,6 +32,8 @@ pub struct Api {
     pub default_deadline: Duration,
     pub max_body_bytes: usize,
     pub rate: RateLimit,
+    /// The cap on on-demand checks running at once, whatever their targets.
+    pub in_flight: InFlight,
     pub metrics_require_auth: bool,
     pub registry: Arc<Registry>,
     /// The check lifecycle: what a request may name, dispatch, the store, the metrics.
@@ -72,7 +74,7 @@ pub const AUTH_LOG_EVERY: Duration = Duration::from_secs(10);
 /// The peer of an API request, when the server passed it (`into_make_service_with_connect_info`).
 type Peer = Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>;
 
-pub use crate::rate::RateLimit;
+pub use crate::rate::{InFlight, RateLimit};
 
 /// A refusal with its JSON body.
 #[derive(Debug)]
@@ -237,24 +239,47 @@ async fn create(
         None => None,
     };
     let req = validate(&api, body)?;
+    // The cap on checks in flight first: a check it refuses takes nothing from its target's
+    // budget. Dropped on any refusal below, so a refused request holds no slot.
+    let slot = match api.in_flight.take(req.deadline) {
+        Ok(slot) => slot,
+        Err(wait) => {
+            let secs = wait.as_secs().max(1);
+            let max = api.in_flight.max();
+            return Ok(retry_after(
+                ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "busy",
+                    format!(
+                        "{max} on-demand checks are running, the most server.max_checks_in_flight ({max}) allows at once, whatever their targets; nothing was started: retry in {secs} s (the first running check's deadline)"
+                    ),
+                ),
+                secs,
+            ));
+        }
+    };
     if let Err(wait) = api.rate.take(&req.target) {
         let secs = wait.as_secs().max(1);
-        let mut r = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            format!(
-                "at most {} on-demand checks of {} per minute; retry in {secs} s",
-                api.rate.per_minute(),
-                req.target
+        return Ok(retry_after(
+            ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!(
+                    "at most {} on-demand checks of {} per minute; retry in {secs} s",
+                    api.rate.per_minute(),
+                    req.target
+                ),
             ),
-        )
-        .into_response();
-        if let Ok(v) = header::HeaderValue::from_str(&secs.to_string()) {
-            r.headers_mut().insert(header::RETRY_AFTER, v);
-        }
-        return Ok(r);
+            secs,
+        ));
     }
     let (id, mut done) = api.checks.start(req);
+    // The slot is held until the check finishes (or its report is gone).
+    let mut finished = done.clone();
+    tokio::spawn(async move {
+        let _ = finished.wait_for(|d| *d).await;
+        drop(slot);
+    });
     if let Some(wait) = wait {
         let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
         if *done.borrow() {
@@ -270,6 +295,15 @@ async fn create(
         Json(Accepted { id }),
     )
         .into_response())
+}
+
+/// A refusal with `Retry-After: secs`.
+fn retry_after(e: ApiError, secs: u64) -> Response {
+    let mut r = e.into_response();
+    if let Ok(v) = header::HeaderValue::from_str(&secs.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
 }
 
 /// The body of `POST /v1/checks` is JSON: a `Content-Type` that says otherwise (`text/plain`,

@@ -382,12 +382,13 @@ pub struct FixtureArgs {
     pub hostile: Option<Hostile>,
 }
 
+/// A CIDR prefix or a bare address (its /32 or /128): the configuration's grammar
+/// (`config::parse_prefix`), so a value `vantage check` takes is one `probe.allow_non_global`
+/// takes too.
 pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
-    s.parse::<IpNet>()
-        .or_else(|_| s.parse::<std::net::IpAddr>().map(IpNet::from))
-        .map_err(|_| {
-            format!("`{s}` is not a CIDR prefix; write e.g. 198.51.100.0/24 or 2001:db8:b::/64")
-        })
+    vantage_coordinator::config::parse_prefix(s).map_err(|_| {
+        format!("`{s}` is not a CIDR prefix or an address; write e.g. 198.51.100.0/24, 2001:db8:b::/64 or 203.0.113.7")
+    })
 }
 
 /// A CIDR for an egress exception: one that covers every address is refused, as the

@@ -225,6 +225,7 @@ pub async fn serve(
         default_deadline: cfg.fleet.default_deadline,
         max_body_bytes: cfg.server.max_body_bytes,
         rate: crate::api::RateLimit::new(cfg.server.checks_per_target_per_minute),
+        in_flight: crate::api::InFlight::new(cfg.server.max_checks_in_flight),
         metrics_require_auth: cfg.server.metrics_require_auth,
         registry: registry.clone(),
         checks: checks.clone(),

@@ -45,8 +45,9 @@ struct Args {
     /// rotated file (a mounted Secret updated in place) is presented without a restart.
     #[arg(long = "token-file", value_name = "PATH")]
     token_file: Option<PathBuf>,
-    /// A stable agent id (default: hostname-pid).
-    #[arg(long)]
+    /// A stable agent id (default: hostname-pid): 1 to 128 letters, digits, `-`, `_` or `.`
+    /// (`~` is the coordinator's suffix for a second session with one id).
+    #[arg(long, value_parser = agent_id)]
     id: Option<String>,
     /// Where to serve /healthz, /readyz and /metrics.
     #[arg(long, default_value = "127.0.0.1:9101")]
@@ -104,6 +105,43 @@ struct Args {
 /// `--region`: the configuration's rule for a region label.
 fn region_label(s: &str) -> Result<String, String> {
     vantage_agent::region::label_problem(s).map_or(Ok(s.to_string()), Err)
+}
+
+/// `--id`: what the coordinator keeps intact in `GET /v1/agents`, the reports' `"agent"` and
+/// its log lines. `~` is refused: the coordinator names a second session with an id already
+/// connected `ID~2`, so `--id same~2` could not be told from that suffix (fresh eyes round
+/// 17, nit 3); so are spaces, control characters and the rest, which a log line or a
+/// terminal would not show as written.
+fn agent_id(s: &str) -> Result<String, String> {
+    const RULE: &str = "an agent id is 1 to 128 letters, digits, `-`, `_` or `.` (e.g. eu-west-1a)";
+    if s.is_empty() {
+        return Err(format!(
+            "the agent id is empty; {RULE}, or omit --id for hostname-pid"
+        ));
+    }
+    if let Some(bad) = s
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        let why = if bad == '~' {
+            format!(
+                "`~` is the coordinator's suffix for a second session with an id already connected (`ID~2`), so this id could not be told from it; {RULE}: write e.g. `{}`",
+                s.replace('~', "-")
+            )
+        } else if bad.is_ascii_graphic() {
+            format!("it has `{bad}`; {RULE}")
+        } else {
+            format!("it has U+{:04X}; {RULE}", bad as u32)
+        };
+        return Err(why);
+    }
+    if s.chars().count() > 128 {
+        return Err(format!(
+            "the agent id is {} characters long; {RULE}",
+            s.chars().count()
+        ));
+    }
+    Ok(s.to_string())
 }
 
 /// `--concurrency`: at least one job at a time.
@@ -350,4 +388,68 @@ async fn shutdown() {
         }
     }
     let _ = ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_error(id: &str) -> String {
+        Args::try_parse_from([
+            "vantage-agent",
+            "--coordinator",
+            "http://127.0.0.1:50051",
+            "--region",
+            "eu",
+            "--id",
+            id,
+        ])
+        .map(|a| panic!("--id {id:?} was accepted as {:?}", a.id))
+        .unwrap_err()
+        .to_string()
+    }
+
+    /// `--id` refuses what the coordinator would not keep intact: `~` (its duplicate suffix),
+    /// spaces and control characters, an empty or an over-long id; each with the rule, and
+    /// `~` with a corrected id.
+    #[test]
+    fn an_id_the_coordinator_could_not_keep_intact_is_refused_at_start() {
+        let said = id_error("same~2");
+        assert!(
+            said.contains("`~` is the coordinator's suffix for a second session")
+                && said.contains("write e.g. `same-2`"),
+            "{said}"
+        );
+        for (id, needle) in [
+            ("eu west", "it has U+0020"),
+            ("eu\u{1b}[31m", "it has U+001B"),
+            ("eu/1", "it has `/`"),
+            ("", "the agent id is empty"),
+            (&"a".repeat(129), "the agent id is 129 characters long"),
+        ] {
+            let said = id_error(id);
+            assert!(
+                said.contains(needle) && said.contains("1 to 128 letters, digits"),
+                "{id:?}: {said}"
+            );
+        }
+        for ok in [
+            "ag-eu",
+            "snapshot-eu",
+            "host.example_1-4242",
+            &"a".repeat(128),
+        ] {
+            let a = Args::try_parse_from([
+                "vantage-agent",
+                "--coordinator",
+                "http://127.0.0.1:50051",
+                "--region",
+                "eu",
+                "--id",
+                ok,
+            ])
+            .unwrap();
+            assert_eq!(a.id.as_deref(), Some(ok));
+        }
+    }
 }

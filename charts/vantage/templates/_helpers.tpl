@@ -245,7 +245,9 @@ own words, each naming the value to change. Outputs nothing.
 {{- $c := .Values.coordinator -}}
 {{- range $key, $list := dict "assumeGlobal" $c.probe.assumeGlobal "allowNonGlobal" $c.probe.allowNonGlobal -}}
 {{- range $i, $p := $list -}}
-{{- with include "vantage.cidrProblem" (dict "cidr" $p "catchAll" true) -}}
+{{- /* A bare address is that address alone (/32, /128), as the coordinator reads it. */ -}}
+{{- $q := ternary $p (printf "%s/%s" $p (ternary "128" "32" (contains ":" $p))) (contains "/" $p) -}}
+{{- with include "vantage.cidrProblem" (dict "cidr" $q "catchAll" true) -}}
 {{- fail (printf "coordinator.probe.%s[%d] (probe.%s): %s" $key $i (ternary "assume_global" "allow_non_global" (eq $key "assumeGlobal")) .) -}}
 {{- end -}}
 {{- end -}}

@@ -62,6 +62,10 @@ fn values_that_switch_a_protection_off_or_do_nothing_are_refused() {
             "[server]\nchecks_per_target_per_minute = 0\n".into(),
             "key `server.checks_per_target_per_minute`: must be greater than zero",
         ),
+        (
+            "[server]\nmax_checks_in_flight = 0\n".into(),
+            "key `server.max_checks_in_flight`: must be greater than zero (0 would refuse every on-demand check); omit it for the default",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let e = load_text(&format!("guard{i}"), text, vec![]).unwrap_err();
@@ -113,5 +117,67 @@ fn the_lab_prefixes_a_user_names_stay_accepted() {
     ] {
         let prefix: ipnet::IpNet = ok.parse().unwrap();
         assert_eq!(egress_catch_all(&prefix), None, "{ok}");
+    }
+}
+
+/// One grammar for an egress entry, as `vantage check --allow-non-global` has it (fresh eyes
+/// round 17, nit 2: a bare address was "invalid IP address syntax" here): a CIDR prefix, or
+/// a bare address, which is that address alone (/32, /128); in the file and in a variable,
+/// for both lists. An unparsable one is still refused at its index.
+#[test]
+fn an_egress_entry_is_a_prefix_or_a_bare_address_as_on_the_command_line() {
+    let net = |s: &str| s.parse::<ipnet::IpNet>().unwrap();
+    let cfg = load_text(
+        "bare",
+        "[probe]\nallow_non_global = [\"203.0.113.7\", \"2001:db8::7\", \"198.51.100.0/24\"]\nassume_global = [\"192.0.2.1\"]\n",
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(
+        cfg.probe.allow_non_global,
+        [
+            net("203.0.113.7/32"),
+            net("2001:db8::7/128"),
+            net("198.51.100.0/24")
+        ]
+    );
+    assert_eq!(cfg.probe.assume_global, [net("192.0.2.1/32")]);
+    let cfg = Config::load_with_env(
+        None,
+        vec![
+            var(
+                "VANTAGE_PROBE__ALLOW_NON_GLOBAL",
+                "203.0.113.7,2001:db8:b::/64",
+            ),
+            var("VANTAGE_PROBE__ASSUME_GLOBAL", "::ffff:198.51.100.7"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        cfg.probe.allow_non_global,
+        [net("203.0.113.7/32"), net("2001:db8:b::/64")]
+    );
+    assert_eq!(cfg.probe.assume_global, [net("::ffff:198.51.100.7/128")]);
+    for (text, key) in [
+        (
+            "[probe]\nallow_non_global = [\"198.51.100.0/24\", \"203.0.113.300\"]\n",
+            "probe.allow_non_global[1]",
+        ),
+        (
+            "[probe]\nassume_global = [\"203.0.113.7/\"]\n",
+            "probe.assume_global[0]",
+        ),
+    ] {
+        let e = load_text("bare-bad", text, vec![]).unwrap_err();
+        assert!(
+            matches!(&e, ConfigError::Value { key: k, .. } if k == key),
+            "{text:?}: {e:?}"
+        );
+        let said = e.to_string();
+        assert!(
+            said.contains("invalid IP address syntax")
+                && said.contains("or an address (203.0.113.7, a /32"),
+            "{said}"
+        );
     }
 }

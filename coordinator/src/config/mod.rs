@@ -94,6 +94,10 @@ pub struct Server {
     /// On-demand checks accepted per target per minute (scheduled checks are not counted):
     /// a probe fleet must not be a way to flood a host.
     pub checks_per_target_per_minute: u32,
+    /// On-demand checks running at once, whatever their targets (scheduled runs are not
+    /// counted): past it `POST /v1/checks` gets 429 `busy`, so a token holder cannot start
+    /// checks of thousands of targets at once.
+    pub max_checks_in_flight: usize,
     /// TLS for the gRPC listener.
     pub tls: Option<Tls>,
     /// A second listener for /metrics, /healthz and /readyz only (a port a monitoring
@@ -118,6 +122,7 @@ impl Default for Server {
             metrics_require_auth: false,
             max_body_bytes: 64 * 1024,
             checks_per_target_per_minute: 30,
+            max_checks_in_flight: 32,
             tls: None,
             metrics_listen: None,
             drain_timeout: Duration::from_secs(20),
@@ -195,10 +200,14 @@ pub struct Probe {
     /// Timeout of one exchange.
     #[serde(with = "humantime_serde")]
     pub check_timeout: Duration,
-    /// Prefixes treated as globally routable (laboratories only).
+    /// Prefixes treated as globally routable (laboratories only); a bare address is its
+    /// /32 or /128 ([`parse_prefix`]).
+    #[serde(deserialize_with = "prefixes")]
     pub assume_global: Vec<IpNet>,
     /// Non-global prefixes every fleet vantage may still connect to, for the target and
-    /// every URL it names (the egress policy's exceptions; `vantage_agent::egress`).
+    /// every URL it names (the egress policy's exceptions; `vantage_agent::egress`); a bare
+    /// address is its /32 or /128.
+    #[serde(deserialize_with = "prefixes")]
     pub allow_non_global: Vec<IpNet>,
     /// Extra CA (PEM) the in-process vantage trusts for targets.
     pub ca_file: Option<PathBuf>,
@@ -217,6 +226,42 @@ impl Default for Probe {
             ipv6: true,
         }
     }
+}
+
+/// The one grammar of an egress prefix, for the configuration (`probe.allow_non_global`,
+/// `probe.assume_global`), `vantage check --allow-non-global` / `--assume-global` and the
+/// chart: a CIDR prefix (`198.51.100.0/24`, `2001:db8::/32`), or a bare address, which is
+/// that address alone (`203.0.113.7` is `203.0.113.7/32`, `2001:db8::7` a /128). An
+/// unparsable one is ipnet's "invalid IP address syntax".
+pub fn parse_prefix(s: &str) -> Result<IpNet, ipnet::AddrParseError> {
+    s.parse::<IpNet>().or_else(|e| {
+        if s.contains('/') {
+            return Err(e);
+        }
+        s.parse::<std::net::IpAddr>()
+            .map(IpNet::from)
+            .map_err(|_| e)
+    })
+}
+
+/// A list of [`parse_prefix`] entries, each refused at its index (`probe.allow_non_global[1]`).
+fn prefixes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
+    struct Prefix(IpNet);
+    impl<'de> Deserialize<'de> for Prefix {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let s = String::deserialize(d)?;
+            parse_prefix(&s).map(Prefix).map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "`{}`: {e}; write a prefix (198.51.100.0/24, 2001:db8::/32) or an address (203.0.113.7, a /32; 2001:db8::7, a /128)",
+                    s.escape_debug()
+                ))
+            })
+        }
+    }
+    Ok(Vec::<Prefix>::deserialize(d)?
+        .into_iter()
+        .map(|p| p.0)
+        .collect())
 }
 
 /// Where a secret lives: an environment variable or a file. Never the value itself.

@@ -53,6 +53,7 @@ fn the_example_config_parses_and_documents_every_key() {
         "metrics_require_auth",
         "max_body_bytes",
         "checks_per_target_per_minute",
+        "max_checks_in_flight",
         "drain_timeout",
         "generated_token_file",
         "cert_file",

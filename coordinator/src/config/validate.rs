@@ -347,6 +347,10 @@ impl Config {
                 "server.checks_per_target_per_minute",
                 self.server.checks_per_target_per_minute == 0,
             ),
+            (
+                "server.max_checks_in_flight",
+                self.server.max_checks_in_flight == 0,
+            ),
         ] {
             if zero {
                 return Err(invalid(

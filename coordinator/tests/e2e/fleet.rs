@@ -935,7 +935,7 @@ async fn a_coordinator_restart_with_a_hundred_checks_in_flight_never_yields_a_fa
         &["eu", "us"],
         &api,
         &grpc,
-        "[server]\nchecks_per_target_per_minute = 1000\n",
+        "[server]\nchecks_per_target_per_minute = 1000\nmax_checks_in_flight = 1000\n",
     );
     let regions = agent_per_region(&c.grpc, &["eu", "us"]);
     wait_agents(&c, 2, Duration::from_secs(15)).await;

@@ -10,6 +10,7 @@ mod auth_paths;
 mod auth_redirect;
 mod auth_unseen;
 mod bad_token;
+mod checks_in_flight;
 mod cli;
 mod cli_habits;
 mod codemap;
