@@ -359,13 +359,8 @@ pub(crate) fn cache_hints(reads: &[&ListRead]) -> Verdict {
         for (i, m) in r.metas.iter().enumerate() {
             pages += 1;
             let at = format!("{} page {}", r.kind.method(), i + 1);
-            match &m.ttl_ms {
-                Some(Value::Number(n)) if n.as_u64().is_some() => {}
-                Some(other) => p.push(
-                    Severity::Medium,
-                    format!("{at}: ttlMs {other} is not an integer >= 0"),
-                ),
-                None => p.push(Severity::Medium, format!("{at}: ttlMs missing")),
+            if let Some(why) = crate::probe::era::ttl_ms_problem(m.ttl_ms.as_ref()) {
+                p.push(Severity::Medium, format!("{at}: {why}"));
             }
             match m.cache_scope.as_ref().and_then(Value::as_str) {
                 Some("public" | "private") => {}

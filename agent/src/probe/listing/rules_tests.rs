@@ -298,6 +298,35 @@ fn cache_hints_on_every_page() {
     assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
 }
 
+/// Red team round 15, defect 14, on a list page: the same rule as `discover.shape`
+/// (`era::ttl_ms_problem`): a `ttlMs` beyond 2^64 - 1, `6e4` or `60000.0` is an integer;
+/// a negative number, a fraction or a string fails medium, naming the page.
+#[test]
+fn cache_hints_read_ttl_ms_as_an_integer_by_its_value() {
+    use crate::probe::era::tests::{TTL_INTEGERS, TTL_NOT_INTEGERS};
+    let page = |raw: &str| {
+        let ttl: Value = serde_json::from_str(raw).unwrap();
+        let mut r = tools(&[("a", "1")]);
+        r.metas = vec![meta(json!(0), "public"), meta(ttl.clone(), "public")];
+        (ttl, cache_hints(&[&r]))
+    };
+    for raw in TTL_INTEGERS {
+        let (_, v) = page(raw);
+        assert_eq!(v.outcome, Outcome::Pass, "{raw}: {}", v.observed);
+    }
+    for raw in TTL_NOT_INTEGERS {
+        let (ttl, v) = page(raw);
+        expect(
+            raw,
+            &v,
+            FAIL_MEDIUM,
+            &[&format!(
+                "tools/list page 2: ttlMs {ttl} is not an integer >= 0"
+            )],
+        );
+    }
+}
+
 #[test]
 fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     let mut part = tools(&[("ok", "1")]);
