@@ -298,6 +298,53 @@ fn cache_hints_on_every_page() {
     assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
 }
 
+/// Fresh eyes round 17, nit 6: the evidence of `cache.hints` leads with a list result that is
+/// not complete, every list's before any hint, however many hints are missing (six lines are
+/// quoted, then a count); the hints of such a page are not judged (an `input_required` result
+/// carries none). Pages that are complete are judged as before.
+#[test]
+fn a_list_result_type_comes_first_in_cache_hints_evidence() {
+    let mut t = tools(&[("a", "1")]);
+    t.metas = (0..7)
+        .map(|_| PageMeta {
+            ttl_ms: None,
+            cache_scope: Some(json!("public")),
+            result_type: Some(json!("complete")),
+        })
+        .collect();
+    let mut r = tools(&[]);
+    r.kind = ListKind::Resources;
+    r.audit = None;
+    r.metas = vec![
+        meta(json!(0), "public"),
+        PageMeta {
+            ttl_ms: None,
+            cache_scope: None,
+            result_type: Some(json!("input_required")),
+        },
+    ];
+    let v = cache_hints(&[&t, &r]);
+    expect(
+        "mixed",
+        &v,
+        FAIL_MEDIUM,
+        &["tools/list page 5: ttlMs missing"],
+    );
+    assert!(
+        v.observed.starts_with(
+            "1 of 2 resources/list pages carry resultType \"input_required\" (page 2): a list result MUST be complete"
+        ),
+        "{}",
+        v.observed
+    );
+    assert!(
+        !v.observed.contains("resources/list page 2"),
+        "{}",
+        v.observed
+    );
+    assert!(v.observed.ends_with("(and 2 more)"), "{}", v.observed);
+}
+
 /// Red team round 15, defect 14, on a list page: the same rule as `discover.shape`
 /// (`era::ttl_ms_problem`): a `ttlMs` beyond 2^64 - 1, `6e4` or `60000.0` is an integer;
 /// a negative number, a fraction or a string fails medium, naming the page.
