@@ -159,14 +159,31 @@ impl std::fmt::Debug for Pieces<'_> {
 }
 
 impl<'a> Pieces<'a> {
+    /// The pieces of `secrets`, with no text of a target to leave alone ([`Pieces::beside`]).
     pub fn new(secrets: &[&'a str]) -> Pieces<'a> {
+        Pieces::beside(secrets, &[])
+    }
+
+    /// The pieces of `secrets` for a run whose target shows `public` anyway: the endpoint
+    /// URL up to its path ([`public_text`]: scheme, host, port, path; never the query). A
+    /// piece of 8 characters that lies inside it (a token that carries the endpoint's host
+    /// name) is not scrubbed, or the checks would read the target's own name as
+    /// `[redacted]` in every answer that names it (a protected resource's `resource`, a
+    /// challenge's metadata URL) and fail a server that did nothing wrong. Such a secret is
+    /// still scrubbed where it appears whole.
+    pub fn beside(secrets: &[&'a str], public: &[&str]) -> Pieces<'a> {
         Pieces(
             secrets
                 .iter()
                 .filter(|s| !s.is_empty())
-                .map(|s| Windows::of(s))
+                .map(|s| Windows::of(s, public))
                 .collect(),
         )
+    }
+
+    /// Whether there is nothing to scrub.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// See [`scrub`].
@@ -312,9 +329,22 @@ const VOCABULARY: &[&str] = &[
 
 /// Whether `piece` is part of a [`VOCABULARY`] word.
 fn is_vocabulary(piece: &[u8]) -> bool {
-    VOCABULARY
+    inside(piece, VOCABULARY)
+}
+
+/// Whether `piece` is part of one of `texts`.
+fn inside(piece: &[u8], texts: &[&str]) -> bool {
+    texts
         .iter()
-        .any(|word| word.as_bytes().windows(piece.len()).any(|w| w == piece))
+        .any(|t| t.as_bytes().windows(piece.len()).any(|w| w == piece))
+}
+
+/// The text of `url` a run shows anyway, so a piece of a secret inside it is not scrubbed
+/// ([`Pieces::beside`]): the URL up to its path (scheme, host, port, path), never its query
+/// (where the secret-named values are) nor its fragment. The report names the target by it
+/// (the query redacted), and so do the logs and the metric labels.
+pub fn public_text(url: &url::Url) -> &str {
+    &url[..url::Position::AfterPath]
 }
 
 /// The pieces of one secret: its windows of [`FRAGMENT_CHARS`] characters (the whole
@@ -329,7 +359,8 @@ struct Windows<'a> {
 }
 
 impl<'a> Windows<'a> {
-    fn of(secret: &'a str) -> Windows<'a> {
+    /// `public`: text a window inside which is not a piece ([`Pieces::beside`]).
+    fn of(secret: &'a str, public: &[&str]) -> Windows<'a> {
         let bounds: Vec<usize> = secret
             .char_indices()
             .map(|(i, _)| i)
@@ -339,17 +370,27 @@ impl<'a> Windows<'a> {
         let w = FRAGMENT_CHARS.min(chars);
         let mut set = std::collections::HashSet::new();
         let mut first = [false; 256];
+        let mut left_alone = false;
         for i in 0..=chars - w {
             let piece = &secret.as_bytes()[bounds[i]..bounds[i + w]];
-            if w == FRAGMENT_CHARS && is_vocabulary(piece) {
+            if w == FRAGMENT_CHARS && (is_vocabulary(piece) || inside(piece, public)) {
                 // Protocol text every server writes (fresh eyes round 17, D3): scrubbing it
                 // out of an answer before the checks read it turned a conformant server into
                 // a failing one (`[redacted]/json`), and showing it tells nothing about the
-                // secret beyond a word everyone knows.
+                // secret beyond a word everyone knows. Likewise the endpoint's own host and
+                // path (fresh eyes round 17, D3 leftover): the report shows them anyway.
+                left_alone = true;
                 continue;
             }
             first[piece[0] as usize] = true;
             set.insert(piece);
+        }
+        if left_alone && !is_vocabulary(secret.as_bytes()) {
+            // The whole secret is still a piece: the windows left out above would leave
+            // their part of it standing where the target echoes it whole. (A secret that is
+            // itself a protocol word is that word, and stays.)
+            first[secret.as_bytes()[0] as usize] = true;
+            set.insert(secret.as_bytes());
         }
         let mut lengths: Vec<usize> = set.iter().map(|p| p.len()).collect();
         lengths.sort_unstable();
@@ -400,6 +441,66 @@ mod tests {
         // A random token is scrubbed whole, as before.
         let tok = "Zq8rT2vLm4Xw9PbN";
         assert_eq!(scrub(&format!("x{tok}y"), &[tok]), "x[redacted]y");
+    }
+
+    /// Fresh eyes round 17, D3 leftover: a secret carrying 8 characters or more of the
+    /// endpoint's own host name scrubbed that host out of the target's answers before the
+    /// checks read them (`https://[redacted]…` as a protected resource's `resource`: a clean
+    /// server failed auth.prm). Pieces inside the target URL's own text (scheme, host, port,
+    /// path) stay; the secret's other pieces, and the whole secret, still go.
+    #[test]
+    fn pieces_inside_the_targets_host_and_path_are_not_scrubbed_but_the_secret_is() {
+        let url = url::Url::parse("https://mcp.example-corp.com/tenant7/mcp?api_key=k").unwrap();
+        let public = public_text(&url);
+        assert_eq!(public, "https://mcp.example-corp.com/tenant7/mcp");
+        let token = "tok-mcp.example-corp.com-Zq8rT2vL";
+        let pieces = Pieces::beside(&[token], &[public]);
+        let prm = r#"{"resource":"https://mcp.example-corp.com/tenant7/mcp","authorization_servers":["https://mcp.example-corp.com"]}"#;
+        assert_eq!(pieces.scrub(prm), prm);
+        assert!(!pieces.carried_by(prm.as_bytes()));
+        // Without the target's text (the old scrubber), the host itself went.
+        assert!(Pieces::new(&[token])
+            .scrub(prm)
+            .contains("https://[redacted]"));
+        // The secret echoed whole, its pieces that reach beyond the host, and a piece of it
+        // beside the host in an answer: still scrubbed.
+        assert_eq!(pieces.scrub(&format!("echo {token}.")), "echo [redacted].");
+        // (`corp.com` is the host's, the rest of the run is the secret's.)
+        assert_eq!(pieces.scrub("x corp.com-Zq8rT2 y"), "x c[redacted] y");
+        assert_eq!(pieces.scrub("a -Zq8rT2vL b"), "a [redacted] b");
+        assert_eq!(pieces.scrub("tok-mcp.example"), "[redacted]mple");
+        // A piece of the path, and one across the host and the path.
+        let in_path = "SeCrEt/tenant7/mcpXy";
+        let p = Pieces::beside(&[in_path], &[public]);
+        let echo = "resource https://mcp.example-corp.com/tenant7/mcp";
+        assert_eq!(p.scrub(echo), echo);
+        assert_eq!(p.scrub("SeCrEt/tenant"), "[redacted]");
+        let across = "q9.com/tenant7Zr";
+        assert_eq!(Pieces::beside(&[across], &[public]).scrub(echo), echo);
+        // A secret that lies wholly inside the host is still scrubbed where it appears.
+        let host = Pieces::beside(&["example-corp"], &[public]);
+        assert_eq!(
+            host.scrub(echo),
+            "resource https://mcp.[redacted].com/tenant7/mcp"
+        );
+        // The query is never the target's public text: a piece of it is scrubbed.
+        let in_query = Pieces::beside(&["Wv3api_key=kQ"], &[public]);
+        assert_eq!(in_query.scrub("?api_key=k&x"), "?[redacted]&x");
+        // A query secret's forms (as sent, decoded, encoded again): each whole is scrubbed,
+        // the host inside them is not.
+        let target = crate::target::Target::parse(
+            "https://mcp.example-corp.com/mcp?api_key=k7-mcp.example-corp.com%2Fv9",
+        )
+        .unwrap();
+        let forms = target.query_secrets();
+        let forms: Vec<&str> = forms.iter().map(String::as_str).collect();
+        assert!(forms.contains(&"k7-mcp.example-corp.com/v9"), "{forms:?}");
+        let q = Pieces::beside(&forms, &[public_text(&target.url)]);
+        for form in &forms {
+            assert_eq!(q.scrub(&format!("<{form}>")), "<[redacted]>", "{form}");
+        }
+        let doc = r#"{"resource":"https://mcp.example-corp.com/mcp"}"#;
+        assert_eq!(q.scrub(doc), doc);
     }
 
     #[test]

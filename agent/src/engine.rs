@@ -95,6 +95,10 @@ pub struct Engine {
     /// The secret values of the target URL's query during a run
     /// ([`Target::query_secrets`]): scrubbed like the tokens, never sent as one.
     url_secrets: Vec<secrecy::SecretString>,
+    /// The target URL's own text during a run ([`crate::credentials::public_text`]): a
+    /// piece of a secret inside it (a token carrying the endpoint's host name) is not
+    /// scrubbed, the whole secret still is ([`Pieces::beside`]).
+    url_public: String,
 }
 
 /// What the stages learn as they go.
@@ -124,6 +128,7 @@ impl Engine {
             opts,
             tls,
             url_secrets: Vec::new(),
+            url_public: String::new(),
         })
     }
 
@@ -136,6 +141,7 @@ impl Engine {
             opts,
             tls: self.tls.clone(),
             url_secrets: Vec::new(),
+            url_public: String::new(),
         }
     }
 
@@ -204,6 +210,7 @@ impl Engine {
                 .into_iter()
                 .map(secrecy::SecretString::from)
                 .collect(),
+            url_public: crate::credentials::public_text(&target.url).to_string(),
             ..self.clone()
         };
         engine.run_scrubbing(target, progress, queued).await
@@ -273,6 +280,11 @@ impl Engine {
         all
     }
 
+    /// The pieces of `secrets` to scrub: all but those inside the target's own text.
+    fn pieces<'a>(&self, secrets: &[&'a str]) -> Pieces<'a> {
+        Pieces::beside(secrets, &[self.url_public.as_str()])
+    }
+
     /// The results, with every piece of a secret (8 characters or more, the whole of a
     /// shorter one) replaced by `[redacted]`: a hostile server may echo a token back, whole
     /// or in pieces, in a body or a header that ends up in the evidence. Answers are scrubbed
@@ -281,7 +293,7 @@ impl Engine {
         let secrets = self.secrets();
         let mut checks = rec.finish();
         if !secrets.is_empty() {
-            let pieces = Pieces::new(&secrets);
+            let pieces = self.pieces(&secrets);
             for c in &mut checks {
                 c.observed = pieces.scrub(&c.observed);
                 c.expected = pieces.scrub(&c.expected);
@@ -298,7 +310,7 @@ impl Engine {
         if secrets.is_empty() {
             return;
         }
-        let pieces = Pieces::new(&secrets);
+        let pieces = self.pieces(&secrets);
         let fix = |s: &mut String| *s = pieces.scrub(s);
         for s in &mut st.stacks {
             fix(&mut s.evidence);
@@ -513,7 +525,13 @@ impl Engine {
             idle_per_host: 8,
         };
         EgressClient::new(policy, settings)
-            .map(|c| c.with_secrets(self.opts.credentials.clone(), self.url_secrets.clone()))
+            .map(|c| {
+                c.with_secrets(
+                    self.opts.credentials.clone(),
+                    self.url_secrets.clone(),
+                    self.url_public.clone(),
+                )
+            })
             .map_err(|e| e.to_string())
     }
 

@@ -74,6 +74,9 @@ pub struct EgressClient {
     /// The secret values of the target URL's query, scrubbed the same way (never sent as
     /// a token).
     also: Vec<SecretString>,
+    /// The target's own text ([`crate::credentials::public_text`]): a piece of a secret
+    /// inside it is left in the answers ([`crate::credentials::Pieces::beside`]).
+    public: String,
     /// Every 3xx answer (shared by the clones of this client).
     redirects: RedirectLog,
 }
@@ -119,6 +122,7 @@ impl EgressClient {
             policy,
             credentials: Credentials::default(),
             also: Vec::new(),
+            public: String::new(),
             redirects: RedirectLog::default(),
         })
     }
@@ -161,10 +165,17 @@ impl EgressClient {
 
     /// The same client, scrubbing `credentials` and `also` (the secret values of the
     /// target URL's query: [`crate::target::Target::query_secrets`]) out of every answer it
-    /// captures.
-    pub fn with_secrets(mut self, credentials: Credentials, also: Vec<SecretString>) -> Self {
+    /// captures, except their pieces inside `public`, the target URL's own text
+    /// ([`crate::credentials::public_text`]: its host and path, which the report shows).
+    pub fn with_secrets(
+        mut self,
+        credentials: Credentials,
+        also: Vec<SecretString>,
+        public: String,
+    ) -> Self {
         self.credentials = credentials;
         self.also = also;
+        self.public = public;
         self
     }
 
@@ -173,6 +184,12 @@ impl EgressClient {
         let mut all = self.credentials.secrets();
         all.extend(self.also.iter().map(|s| s.expose_secret()));
         all
+    }
+
+    /// The pieces of [`EgressClient::secrets`] every captured answer is scrubbed of: all but
+    /// those inside the target's own text ([`crate::credentials::Pieces::beside`]).
+    pub fn pieces(&self) -> crate::credentials::Pieces<'_> {
+        crate::credentials::Pieces::beside(&self.secrets(), &[self.public.as_str()])
     }
 
     pub fn policy(&self) -> &EgressPolicy {

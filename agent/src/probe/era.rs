@@ -348,10 +348,8 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
             if !result.get("capabilities").is_some_and(Value::is_object) {
                 high.push("capabilities missing".into());
             }
-            match result.get("ttlMs") {
-                Some(Value::Number(n)) if n.as_u64().is_some() => {}
-                Some(other) => medium.push(format!("ttlMs {other} is not an integer >= 0")),
-                None => medium.push("ttlMs missing".into()),
+            if let Some(why) = ttl_ms_problem(result.get("ttlMs")) {
+                medium.push(why);
             }
             match result.get("cacheScope").and_then(Value::as_str) {
                 Some("public") | Some("private") => {}
@@ -383,6 +381,34 @@ pub fn discover_shape(ex: &Exchange, id: &Value) -> Verdict {
         Verdict::warn(Severity::Low, low.join("; "))
     } else {
         Verdict::pass(format!("{}: {}", ex.summary(), fields_seen(ex)))
+    }
+}
+
+/// Why the `ttlMs` of a cacheable result (`server/discover`, a list page) is not the
+/// "integer >= 0" the spec asks for, or `None` when it is; one rule for `discover.shape` and
+/// `cache.hints`. An integer is JSON Schema's (`"type": "integer"`: a number whose value has
+/// no fractional part, however it is written), so:
+/// - `60000`, `6e4`, `6E+4` and `60000.0` are the integer 60000, and pass;
+/// - a number beyond 2^64 - 1 (`18446744073709551616`, `1e20`), which the JSON parser reads
+///   as a float, is an integer all the same (a cache that long is the server's choice, not a
+///   wrong type), and passes; so does `-0` (zero);
+/// - a negative number (`-1`, `-6e4`) is not >= 0, a fraction (`60000.5`, `6.5e-1`) is not an
+///   integer, and anything that is not a number (`"60000"`, `null`, `true`) is neither: each
+///   fails, saying "not an integer >= 0".
+///
+/// The parser reads a fraction too small for a 64-bit float to carry (`60000.000000000000001`)
+/// as the integer it rounds to; no server writes one.
+pub(crate) fn ttl_ms_problem(ttl: Option<&Value>) -> Option<String> {
+    let whole_and_not_negative = |n: &serde_json::Number| {
+        n.as_u64().is_some()
+            || n.as_i64() == Some(0)
+            || n.as_f64()
+                .is_some_and(|f| f.is_finite() && f >= 0.0 && f.fract() == 0.0)
+    };
+    match ttl {
+        Some(Value::Number(n)) if whole_and_not_negative(n) => None,
+        Some(other) => Some(format!("ttlMs {other} is not an integer >= 0")),
+        None => Some("ttlMs missing".into()),
     }
 }
 
@@ -430,4 +456,4 @@ pub fn capabilities(ex: &Exchange) -> Option<Value> {
 
 #[cfg(test)]
 #[path = "era_tests.rs"]
-mod tests;
+pub(crate) mod tests;

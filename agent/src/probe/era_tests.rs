@@ -429,3 +429,63 @@ fn a_discover_result_that_is_not_complete_fails_high() {
         assert!(!v.observed.contains(&"x".repeat(100)), "{}", v.observed);
     }
 }
+
+/// The `ttlMs` forms, as the JSON parser reads them from a body: an integer by its value
+/// (JSON Schema's `"type": "integer"`), whatever its spelling.
+pub(crate) const TTL_INTEGERS: &[&str] = &[
+    "0",
+    "60000",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1e20",
+    "1.8446744073709552e19",
+    "6e4",
+    "6E+4",
+    "60000.0",
+    "-0",
+    "-0.0",
+];
+/// Negative, fractional, or no number at all.
+pub(crate) const TTL_NOT_INTEGERS: &[&str] = &[
+    "-1",
+    "-6e4",
+    "-18446744073709551616",
+    "60000.5",
+    "6.5e-1",
+    "1e-7",
+    "\"60000\"",
+    "null",
+    "true",
+    "[60000]",
+];
+
+/// Red team round 15, defect 14: a `ttlMs` above 2^64 - 1 (`18446744073709551616`, `1e20`),
+/// which the JSON parser reads as a float, was "not an integer >= 0" (`discover.shape`
+/// medium on a server within the spec); so were `6e4` and `60000.0`, integers by JSON
+/// Schema's rule. A negative number, a fraction and a string still fail, medium.
+#[test]
+fn ttl_ms_is_an_integer_by_its_value_however_it_is_written() {
+    let with_ttl = |raw: &str| {
+        let ttl: Value = serde_json::from_str(raw).unwrap();
+        let mut r = good();
+        r["ttlMs"] = ttl.clone();
+        (ttl, discover_shape(&discover_result(r), &json!(1)))
+    };
+    for raw in TTL_INTEGERS {
+        let (ttl, v) = with_ttl(raw);
+        assert_eq!(ttl_ms_problem(Some(&ttl)), None, "{raw}");
+        assert_eq!(v.outcome, Outcome::Pass, "{raw}: {}", v.observed);
+    }
+    for raw in TTL_NOT_INTEGERS {
+        let (ttl, v) = with_ttl(raw);
+        let why = format!("ttlMs {ttl} is not an integer >= 0");
+        assert_eq!(ttl_ms_problem(Some(&ttl)), Some(why.clone()), "{raw}");
+        assert_eq!(
+            (v.outcome, v.severity, v.observed.as_str()),
+            (Outcome::Fail, Some(Severity::Medium), why.as_str()),
+            "{raw}"
+        );
+    }
+    // Missing: the evidence says so (never "not an integer").
+    assert_eq!(ttl_ms_problem(None), Some("ttlMs missing".to_string()));
+}

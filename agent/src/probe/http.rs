@@ -12,6 +12,7 @@ pub use super::http_error::{classify_reqwest, io_cause};
 use super::observed;
 pub use super::request::{ProbeRequest, ABSENT_NAME, LEGACY_VERSION, MODERN_VERSION};
 use super::sse::{SseEvent, SseParser};
+use crate::credentials::Pieces;
 use crate::egress::{Connection, EgressClient, EgressError};
 use crate::model::Cause;
 
@@ -333,8 +334,8 @@ pub async fn exchange(
     client.admit_peer(peer)?;
     let first_byte_ms = ms(start.elapsed());
     let status = response.status().as_u16();
-    let secrets = client.secrets();
-    let headers = scrub_headers(response.headers(), &secrets);
+    let pieces = client.pieces();
+    let headers = scrub_headers(response.headers(), &pieces);
     // Every redirect is noted, whichever request got it (`redirect.none` judges them all).
     client.note_redirect(url, req.label(), status, &headers);
     let content_type = headers
@@ -363,7 +364,7 @@ pub async fn exchange(
             let id = req.rpc_id().cloned();
             let mut body = read_sse(response, limits, deadline, start, sse, id.as_ref()).await;
             for e in &mut body.events {
-                sanitize_event(e, &secrets);
+                sanitize_event(e, &pieces);
             }
             ex.capped = body.capped;
             let events = body.events.len();
@@ -420,7 +421,7 @@ pub async fn exchange(
         }
         // Scrubbed raw, before anything decodes or clips it: a token cut by a later clip
         // would leave most of itself behind.
-        let bytes = observed::scrub_bytes(&bytes, &secrets);
+        let bytes = pieces.scrub_bytes(&bytes);
         ex.body = match ex.encoding() {
             // Never parsed (nor quoted) as if plain.
             Some(coding) if !bytes.is_empty() => Body::Other {
@@ -438,7 +439,7 @@ pub async fn exchange(
             ex.capped = Some(JSON_DEPTH_CAP);
         }
         if let Body::Json(v) = &mut ex.body {
-            observed::sanitize_json(v, &secrets);
+            observed::sanitize_json_with(v, &pieces);
         }
     }
     ex.elapsed_ms = ms(start.elapsed());
@@ -469,15 +470,15 @@ fn head_line(ex: &Exchange) -> String {
 
 /// The response's headers as captured: a value that carries a piece of a secret is stored
 /// scrubbed.
-fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
+fn scrub_headers(headers: &HeaderMap, pieces: &Pieces) -> HeaderMap {
     let mut out = headers.clone();
-    if secrets.is_empty() {
+    if pieces.is_empty() {
         return out;
     }
     for v in out.values_mut() {
         let bytes = v.as_bytes();
-        if crate::credentials::carries_secret(bytes, secrets) {
-            let scrubbed = observed::scrub_bytes(bytes, secrets);
+        if pieces.carried_by(bytes) {
+            let scrubbed = pieces.scrub_bytes(bytes);
             *v = http::HeaderValue::from_bytes(&scrubbed)
                 .unwrap_or_else(|_| http::HeaderValue::from_static("[redacted]"));
         }
@@ -486,13 +487,13 @@ fn scrub_headers(headers: &HeaderMap, secrets: &[&str]) -> HeaderMap {
 }
 
 /// An SSE event as captured: secrets scrubbed, unsafe characters escaped.
-fn sanitize_event(e: &mut SseEvent, secrets: &[&str]) {
-    let fix = |s: &str| observed::clean(&crate::credentials::scrub(s, secrets), usize::MAX);
+fn sanitize_event(e: &mut SseEvent, pieces: &Pieces) {
+    let fix = |s: &str| observed::clean(&pieces.scrub(s), usize::MAX);
     e.event = e.event.as_deref().map(fix);
     e.id = e.id.as_deref().map(fix);
     e.data = fix(&e.data);
     if let Some(v) = &mut e.json {
-        observed::sanitize_json(v, secrets);
+        observed::sanitize_json_with(v, pieces);
     }
 }
 

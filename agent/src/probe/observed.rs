@@ -106,10 +106,12 @@ pub fn captured_chars(s: &str) -> Vec<char> {
 /// values, and read them back with [`captured_chars`]); the evidence built from them is
 /// bounded when recorded.
 pub fn sanitize_json(v: &mut Value, secrets: &[&str]) {
-    sanitize_with(v, &Pieces::new(secrets));
+    sanitize_json_with(v, &Pieces::new(secrets));
 }
 
-fn sanitize_with(v: &mut Value, pieces: &Pieces) {
+/// [`sanitize_json`] with a run's pieces gathered once
+/// ([`crate::egress::EgressClient::pieces`]).
+pub fn sanitize_json_with(v: &mut Value, pieces: &Pieces) {
     let dirty = |s: &str| {
         s.chars().any(unsafe_char) || s.contains("\\u{") || pieces.carried_by(s.as_bytes())
     };
@@ -117,7 +119,7 @@ fn sanitize_with(v: &mut Value, pieces: &Pieces) {
         Value::String(s) if dirty(s) => {
             *s = capture(&pieces.scrub(s));
         }
-        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_with(i, pieces)),
+        Value::Array(items) => items.iter_mut().for_each(|i| sanitize_json_with(i, pieces)),
         Value::Object(map) => {
             if map.keys().any(|k| dirty(k)) {
                 let old = std::mem::take(map);
@@ -125,7 +127,7 @@ fn sanitize_with(v: &mut Value, pieces: &Pieces) {
                     map.insert(capture(&pieces.scrub(&k)), val);
                 }
             }
-            map.values_mut().for_each(|i| sanitize_with(i, pieces));
+            map.values_mut().for_each(|i| sanitize_json_with(i, pieces));
         }
         _ => {}
     }

@@ -73,7 +73,11 @@ async fn a_query_secret_echoed_in_location_a_header_and_a_body_is_scrubbed_at_ca
         .into_iter()
         .map(secrecy::SecretString::from)
         .collect();
-    let client = crate::egress::loopback_test_client().with_secrets(Credentials::default(), also);
+    let client = crate::egress::loopback_test_client().with_secrets(
+        Credentials::default(),
+        also,
+        crate::credentials::public_text(&target.url).to_string(),
+    );
     let req = ProbeRequest::modern("tools/list", 1, Default::default());
     let (ex, _) = exchange(
         &client,

@@ -56,6 +56,7 @@ mod review_leaks;
 mod review_small;
 mod review_support;
 mod schema;
+mod secret_host;
 mod secret_query;
 mod snapshot;
 mod stdout_errors;

@@ -298,6 +298,82 @@ fn cache_hints_on_every_page() {
     assert_eq!(cache_hints(&[]).outcome, Outcome::Skip);
 }
 
+/// Fresh eyes round 17, nit 6: the evidence of `cache.hints` leads with a list result that is
+/// not complete, every list's before any hint, however many hints are missing (six lines are
+/// quoted, then a count); the hints of such a page are not judged (an `input_required` result
+/// carries none). Pages that are complete are judged as before.
+#[test]
+fn a_list_result_type_comes_first_in_cache_hints_evidence() {
+    let mut t = tools(&[("a", "1")]);
+    t.metas = (0..7)
+        .map(|_| PageMeta {
+            ttl_ms: None,
+            cache_scope: Some(json!("public")),
+            result_type: Some(json!("complete")),
+        })
+        .collect();
+    let mut r = tools(&[]);
+    r.kind = ListKind::Resources;
+    r.audit = None;
+    r.metas = vec![
+        meta(json!(0), "public"),
+        PageMeta {
+            ttl_ms: None,
+            cache_scope: None,
+            result_type: Some(json!("input_required")),
+        },
+    ];
+    let v = cache_hints(&[&t, &r]);
+    expect(
+        "mixed",
+        &v,
+        FAIL_MEDIUM,
+        &["tools/list page 5: ttlMs missing"],
+    );
+    assert!(
+        v.observed.starts_with(
+            "1 of 2 resources/list pages carry resultType \"input_required\" (page 2): a list result MUST be complete"
+        ),
+        "{}",
+        v.observed
+    );
+    assert!(
+        !v.observed.contains("resources/list page 2"),
+        "{}",
+        v.observed
+    );
+    assert!(v.observed.ends_with("(and 2 more)"), "{}", v.observed);
+}
+
+/// Red team round 15, defect 14, on a list page: the same rule as `discover.shape`
+/// (`era::ttl_ms_problem`): a `ttlMs` beyond 2^64 - 1, `6e4` or `60000.0` is an integer;
+/// a negative number, a fraction or a string fails medium, naming the page.
+#[test]
+fn cache_hints_read_ttl_ms_as_an_integer_by_its_value() {
+    use crate::probe::era::tests::{TTL_INTEGERS, TTL_NOT_INTEGERS};
+    let page = |raw: &str| {
+        let ttl: Value = serde_json::from_str(raw).unwrap();
+        let mut r = tools(&[("a", "1")]);
+        r.metas = vec![meta(json!(0), "public"), meta(ttl.clone(), "public")];
+        (ttl, cache_hints(&[&r]))
+    };
+    for raw in TTL_INTEGERS {
+        let (_, v) = page(raw);
+        assert_eq!(v.outcome, Outcome::Pass, "{raw}: {}", v.observed);
+    }
+    for raw in TTL_NOT_INTEGERS {
+        let (ttl, v) = page(raw);
+        expect(
+            raw,
+            &v,
+            FAIL_MEDIUM,
+            &[&format!(
+                "tools/list page 2: ttlMs {ttl} is not an integer >= 0"
+            )],
+        );
+    }
+}
+
 #[test]
 fn a_partial_list_fails_on_what_it_saw_and_never_passes() {
     let mut part = tools(&[("ok", "1")]);
