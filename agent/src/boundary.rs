@@ -27,6 +27,7 @@ impl Engine {
             client: run.client,
             limits: &self.options().limits,
             budget: self.budget(run.deadline),
+            deadline: run.deadline,
             credentials: &self.options().credentials,
             expect_auth: self.options().expect_auth,
         }
@@ -112,6 +113,22 @@ impl Engine {
         run.st.protected = true;
         run.st.progress.stage(ProgressStage::Auth);
         stage.run(&ex, run.rec).await;
+        // One rule with server/discover's: a request the authorization layer answered 403
+        // without a token fails auth.challenge, high, naming the request (the one the
+        // challenge was judged on too).
+        let answers: Vec<(&str, &Exchange)> = found
+            .iter()
+            .map(|(b, ex)| (b.method(), ex))
+            .chain(found.is_empty().then_some(("initialize", &ex)))
+            .collect();
+        if let Some(v) = boundary::no_token_403(&answers) {
+            let first = run.rec.get(CheckId::AuthChallenge).cloned();
+            run.rec.record_ms(
+                CheckId::AuthChallenge,
+                with_open(first, vec![v], &format!("{method}'s challenge")),
+                0,
+            );
+        }
         if token.is_none() {
             // discover worked: the server speaks 2026-07-28. An initialize the authorization
             // layer answered says nothing about the legacy path but that it is behind the
@@ -188,9 +205,17 @@ impl Engine {
                 open.push(v);
             }
         }
+        let mut forbidden: Vec<(&str, Exchange)> = Vec::new();
         for (b, got) in answers {
             match boundary::beside(unauth, &b, &got) {
                 Beside::Boundary => {
+                    let scope = got.as_ref().ok().and_then(boundary::challenge_scope);
+                    run.st.paths.behind.push((b, scope));
+                }
+                Beside::Forbidden => {
+                    if let Ok(ex) = &got {
+                        forbidden.push((b.method(), ex.clone()));
+                    }
                     let scope = got.as_ref().ok().and_then(boundary::challenge_scope);
                     run.st.paths.behind.push((b, scope));
                 }
@@ -199,18 +224,25 @@ impl Engine {
                 Beside::NotMcp => {}
             }
         }
+        let forbidden: Vec<(&str, &Exchange)> = forbidden.iter().map(|(m, ex)| (*m, ex)).collect();
+        open.extend(boundary::no_token_403(&forbidden));
         if !open.is_empty() {
             let discover = run.rec.get(CheckId::AuthChallenge).cloned();
-            run.rec
-                .record_ms(CheckId::AuthChallenge, with_open(discover, open), 0);
+            run.rec.record_ms(
+                CheckId::AuthChallenge,
+                with_open(discover, open, "server/discover's challenge"),
+                0,
+            );
         }
     }
 }
 
 /// `auth.challenge` once requests past a protected discovery were served (or answered by
-/// the MCP layer) without a token: the worst of those verdicts and the discover challenge's
-/// own, every observation named (the discover challenge's last).
-fn with_open(discover: Option<CheckResult>, open: Vec<Verdict>) -> Verdict {
+/// the MCP layer, or answered 403 by the authorization layer) without a token: the worst of
+/// those verdicts and the challenge's own (`discover`, the verdict on the challenge the
+/// boundary was judged from, named `label`), every observation named (the challenge's
+/// last).
+fn with_open(discover: Option<CheckResult>, open: Vec<Verdict>, label: &str) -> Verdict {
     let rank = |o: Outcome, s: Option<Severity>| match o {
         Outcome::Fail => 2 + s.map_or(0, |s| s as usize),
         Outcome::Warn => 1,
@@ -234,7 +266,7 @@ fn with_open(discover: Option<CheckResult>, open: Vec<Verdict>) -> Verdict {
         }
         worst
             .observed
-            .push_str(&format!("; server/discover's challenge: {}", c.observed));
+            .push_str(&format!("; {label}: {}", c.observed));
     }
     worst
 }

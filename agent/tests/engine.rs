@@ -28,6 +28,8 @@ mod auth;
 mod auth_act;
 #[path = "engine/auth_beside.rs"]
 mod auth_beside;
+#[path = "engine/auth_limiter.rs"]
+mod auth_limiter;
 #[path = "engine/auth_paths.rs"]
 mod auth_paths;
 #[path = "engine/auth_shape.rs"]

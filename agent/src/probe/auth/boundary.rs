@@ -120,6 +120,44 @@ pub fn shows_boundary(ex: &Exchange) -> bool {
     asks_for_authorization(ex)
 }
 
+/// `auth.challenge` on the requests other than `server/discover` (each `(method, its
+/// token-less answer)`) that the authorization layer answered 403 (a Bearer challenge,
+/// whatever its `error=`, `insufficient_scope` included) without any token: one rule with
+/// `server/discover` ([`super::challenge_verdict`]), a request without a token MUST get
+/// 401, high, naming each request (fresh eyes round 17, nit 7). `None` when none was. A bare
+/// 403 is not the authorization layer's answer (an access rule in front of the server) and
+/// stays unobserved ([`not_observed`]).
+pub fn no_token_403(answers: &[(&str, &Exchange)]) -> Option<Verdict> {
+    let named: Vec<String> = answers
+        .iter()
+        .filter(|(_, ex)| ex.status == 403 && bearer_challenged(ex))
+        .map(|(method, ex)| {
+            let error = challenge::parse(&ex.header_values("www-authenticate"))
+                .ok()
+                .and_then(|cs| {
+                    cs.iter()
+                        .find(|c| c.is_bearer())
+                        .and_then(|c| c.param("error").map(|e| format!(" error={e}")))
+                })
+                .unwrap_or_default();
+            format!(
+                "{method} (no Authorization) answered {} with a Bearer challenge{error}",
+                ex.summary()
+            )
+        })
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    Some(Verdict::fail(
+        Severity::High,
+        format!(
+            "{}: 403 where 401 is required: a request without a token MUST get 401 with WWW-Authenticate (clients start authorization only on 401)",
+            named.join("; ")
+        ),
+    ))
+}
+
 /// The `scope=` of the first Bearer challenge of `ex`, if any: the scope the server says
 /// the request needs.
 pub fn challenge_scope(ex: &Exchange) -> Option<String> {
@@ -136,6 +174,10 @@ pub enum Beside {
     /// The authorization layer answered (a 401, or a 403 with a Bearer challenge): the
     /// random token goes there too.
     Boundary,
+    /// The authorization layer answered 403 (with a Bearer challenge) where 401 is
+    /// required: the boundary (the random token goes there too), and `auth.challenge`
+    /// fails on it as on `server/discover` ([`no_token_403`]).
+    Forbidden,
     /// The MCP layer answered it without any token: the `auth.challenge` verdict on that.
     Open(Verdict),
     /// Not observed: no answer, an answer not seen whole, or one given for another reason
@@ -175,11 +217,12 @@ pub fn beside(discover: &Exchange, b: &Behind, got: &Result<Exchange, ExchangeEr
         return Beside::Unseen(o);
     }
     // Observed: the boundary's answer, or another answer seen whole.
+    let method = b.method();
     let ex = match got {
         Ok(ex) if !shows_boundary(ex) => ex,
+        Ok(ex) if ex.status == 403 => return Beside::Forbidden,
         _ => return Beside::Boundary,
     };
-    let method = b.method();
     let head = format!(
         "{method} (no Authorization) answered {}, server/discover (no Authorization) answered {}",
         ex.summary(),

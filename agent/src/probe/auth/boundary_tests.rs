@@ -27,6 +27,41 @@ fn initialize_result(id: i64) -> Exchange {
     )
 }
 
+/// Fresh eyes round 17, nit 7: one rule for a request without a token answered 403 by the
+/// authorization layer (a Bearer challenge, `insufficient_scope` or not), wherever it is:
+/// `auth.challenge` fails high naming each request; a bare 403 or a 401 is not that.
+#[test]
+fn a_403_with_a_bearer_challenge_to_a_token_less_request_fails_the_challenge_naming_it() {
+    let scope = format!("{BEARER}, error=\"insufficient_scope\"");
+    let list = refused(403, Some(&scope));
+    let call = refused(403, Some(BEARER));
+    let v = no_token_403(&[
+        ("tools/list", &list),
+        ("tools/call", &call),
+        ("subscriptions/listen", &refused(401, Some(BEARER))),
+        ("initialize", &refused(403, None)),
+    ])
+    .unwrap();
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        "{}",
+        v.observed
+    );
+    assert_eq!(
+        v.observed,
+        "tools/list (no Authorization) answered 403 (empty body) with a Bearer challenge error=insufficient_scope; tools/call (no Authorization) answered 403 (empty body) with a Bearer challenge: 403 where 401 is required: a request without a token MUST get 401 with WWW-Authenticate (clients start authorization only on 401)"
+    );
+    assert_eq!(
+        no_token_403(&[
+            ("tools/list", &refused(401, Some(&scope))),
+            ("tools/call", &refused(403, None)),
+            ("initialize", &refused(403, Some("Basic realm=\"x\""))),
+        ]),
+        None
+    );
+}
+
 #[test]
 fn a_403_asks_for_authorization_only_with_a_bearer_challenge() {
     assert!(asks_for_authorization(&refused(401, None)));
@@ -142,10 +177,18 @@ fn a_request_beside_a_protected_discovery_is_the_boundary_a_bypass_or_unseen() {
             beside(&discover, b, &Ok(refused(401, None))),
             Beside::Boundary
         );
+        // The authorization layer's 403 where 401 is required (fresh eyes round 17, nit 7):
+        // the boundary all the same (the random token goes there), and `auth.challenge`
+        // fails on it ([`no_token_403`]).
         assert_eq!(
             beside(&discover, b, &Ok(refused(403, Some(BEARER)))),
-            Beside::Boundary
+            Beside::Forbidden
         );
+        // A bare 403 is no authorization layer's answer: not observed, never a failure.
+        assert!(matches!(
+            beside(&discover, b, &Ok(refused(403, None))),
+            Beside::Unseen(_)
+        ));
     }
     // Served without any token: the tool call dispatched (the unknown tool looked up), the
     // tool list served: high, naming both requests and what each answered.

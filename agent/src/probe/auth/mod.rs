@@ -34,6 +34,9 @@ pub struct AuthStage<'a> {
     pub client: &'a EgressClient,
     pub limits: &'a Limits,
     pub budget: Duration,
+    /// The job's deadline: a token probe is asked again only when its answer can come
+    /// before it.
+    pub deadline: Instant,
     pub credentials: &'a Credentials,
     pub expect_auth: bool,
 }

@@ -8,7 +8,7 @@
 //! them (`server/discover`, `tools/list`, `tools/call`, `subscriptions/listen`, a dual-era
 //! server's `initialize`).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 
@@ -20,7 +20,7 @@ use super::AuthStage;
 use crate::catalog::CheckId;
 use crate::model::{Cause, Era, Outcome, Severity};
 use crate::probe::era;
-use crate::probe::http::{Exchange, ProbeRequest};
+use crate::probe::http::{fmt_wait, Exchange, ExchangeError, ProbeRequest};
 use crate::probe::reason::{self, Subject};
 use crate::probe::verdict::{Recorder, Verdict};
 
@@ -367,9 +367,124 @@ fn per_request(shapes: Vec<(Shape, Verdict)>) -> Verdict {
     best.unwrap_or_else(|| Verdict::skip(""))
 }
 
+/// The pause before a rate-limited token probe is asked again when its answer does not say
+/// how long to wait (a 429 without `Retry-After`).
+pub const RETRY_PAUSE: Duration = Duration::from_millis(250);
+/// The longest pause before a token probe is asked again, whatever `Retry-After` says.
+pub const RETRY_PAUSE_CAP: Duration = Duration::from_secs(2);
+
+/// How long to wait before asking a token probe answered `ex` again, once (fresh eyes round
+/// 17, D8: a limiter on failed tokens answers a burst of them 429): a 429 waits its
+/// `Retry-After` in seconds, or [`RETRY_PAUSE`] without one; a 503 is asked again only when
+/// it says when (`Retry-After`). A `Retry-After` that is not a number of seconds (an HTTP
+/// date) waits the cap; every wait is at most [`RETRY_PAUSE_CAP`]. `None`: not a rate limit.
+pub fn retry_pause(ex: &Exchange) -> Option<Duration> {
+    let after = ex.header("retry-after").map(|v| {
+        let v = v.trim();
+        if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+            // Digits beyond u64 are a very long wait: the cap.
+            v.parse::<u64>()
+                .map_or(RETRY_PAUSE_CAP, Duration::from_secs)
+        } else {
+            RETRY_PAUSE_CAP
+        }
+    });
+    let pause = match (ex.status, after) {
+        (429, after) => after.unwrap_or(RETRY_PAUSE),
+        (503, Some(after)) => after,
+        _ => return None,
+    };
+    Some(pause.min(RETRY_PAUSE_CAP))
+}
+
+/// One token probe's request: where it goes and what its answer is judged as.
+#[derive(Clone, Copy)]
+enum Ask<'p> {
+    /// A request that asked for authorization without a token ([`Paths`]).
+    Path(&'p TokenProbe),
+    /// The 2025-11-25 `initialize` of a dual-era or not yet classified server.
+    Initialize,
+}
+
+/// One token probe sent: the answer, and the first answer when it was rate limited and the
+/// request was asked again ([`retry_pause`]).
+struct Shot<'p, 't> {
+    ask: Ask<'p>,
+    shape: Shape,
+    token: &'t SecretString,
+    got: Result<Exchange, ExchangeError>,
+    /// What to say about asking again: the first answer and the pause before the second
+    /// request, or that the deadline left no time for one; empty when not rate limited.
+    retried: String,
+}
+
+/// Whether an `initialize` with a random token answered `ex` says anything about the token:
+/// served (a 2xx JSON-RPC result) is the token let through; refused by the authorization
+/// layer is that layer's answer; a rate limit or an unavailable server (still so when asked
+/// again) leaves it unobserved. Anything else (a modern-only server's -32022) says nothing
+/// about the token.
+fn initialize_judged(ex: &Exchange) -> bool {
+    era::initialize_works(ex) || refused_by_authorization(ex) || matches!(ex.status, 429 | 503)
+}
+
 impl AuthStage<'_> {
-    /// One token probe with `probe`'s request: `judge` on the answer; no answer is no
-    /// evidence either way about `what`.
+    /// Send one token probe's request with `token`.
+    async fn shoot(&self, ask: Ask<'_>, token: &SecretString) -> Result<Exchange, ExchangeError> {
+        match ask {
+            Ask::Path(probe) => {
+                let req = probe.req.clone().with_bearer(Some(token));
+                self.send_read(&req, probe.read).await
+            }
+            Ask::Initialize => {
+                let req =
+                    ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(token));
+                self.send(&req).await
+            }
+        }
+    }
+
+    /// Send every shot's request at once, then ask each one that was rate limited again,
+    /// once, one at a time after the others, each after its pause ([`retry_pause`]).
+    async fn fire<'p, 't>(
+        &self,
+        asks: Vec<(Ask<'p>, Shape, &'t SecretString)>,
+    ) -> Vec<Shot<'p, 't>> {
+        let mut shots: Vec<Shot<'p, 't>> =
+            join_all(asks.into_iter().map(|(ask, shape, token)| async move {
+                let got = self.shoot(ask, token).await;
+                Shot {
+                    ask,
+                    shape,
+                    token,
+                    got,
+                    retried: String::new(),
+                }
+            }))
+            .await;
+        for shot in &mut shots {
+            let Some(pause) = shot.got.as_ref().ok().and_then(retry_pause) else {
+                continue;
+            };
+            // Never past the job's deadline: the second answer must fit before it, or the
+            // first answer stands.
+            if Instant::now() + pause + self.budget > self.deadline {
+                shot.retried =
+                    " (not asked again: the job's deadline left no time for it)".to_string();
+                continue;
+            }
+            tokio::time::sleep(pause).await;
+            let first = shot.got.as_ref().map(Exchange::summary).unwrap_or_default();
+            shot.got = self.shoot(shot.ask, shot.token).await;
+            shot.retried = format!(
+                " (first answered {first}; asked again once, {} later)",
+                fmt_wait(pause)
+            );
+        }
+        shots
+    }
+
+    /// One token probe with `probe`'s request: `judge` on the answer (asked again once when
+    /// it was rate limited); no answer is no evidence either way about `what`.
     async fn token_probe(
         &self,
         probe: &TokenProbe,
@@ -377,13 +492,13 @@ impl AuthStage<'_> {
         what: &str,
         judge: impl Fn(&Exchange) -> Verdict,
     ) -> Verdict {
-        let req = probe.req.clone().with_bearer(Some(token));
-        match self.send_read(&req, probe.read).await {
-            Ok(ex) => judge(&ex),
-            Err(e) => Verdict::unknown(
-                e.cause,
-                format!("no answer, so nothing is known about {what}: {}", e.message),
-            ),
+        let shot = self
+            .fire(vec![(Ask::Path(probe), Shape::Opaque, token)])
+            .await
+            .pop();
+        match shot {
+            Some(shot) => judge_shot(&shot, what, judge),
+            None => Verdict::error("the token probe was not sent"),
         }
     }
 
@@ -391,28 +506,43 @@ impl AuthStage<'_> {
     /// without a token ([`Paths`]): the era's request, each request past discovery that did
     /// (`tools/list`, `tools/call`, `subscriptions/listen`), and on a dual-era or not yet
     /// classified endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx
-    /// JSON-RPC result being the token let through, or refused by the authorization layer).
-    /// Either shape let through fails, naming the shape.
+    /// JSON-RPC result being the token let through, or refused by the authorization layer,
+    /// or rate limited). Either shape let through fails, naming the shape. Every request
+    /// goes at once; one rate limited is asked again once, after the others, one at a time
+    /// ([`retry_pause`]): a limiter on failed tokens sized for people (fresh eyes round 17,
+    /// D8) answers a burst of them 429. Still rate limited, it stays `unknown`.
     async fn garbage(&self, era: Era, paths: &Paths, tokens: &[(Shape, SecretString)]) -> Verdict {
-        // Every request that asked for authorization, each shape, at once (no extra
-        // round-trip for each).
         let probes: Vec<TokenProbe> = paths
             .primary(era)
             .into_iter()
             .chain(paths.others())
             .collect();
-        let mut verdicts: Vec<(&str, Verdict)> = join_all(probes.iter().map(|probe| async move {
-            let shapes = join_all(tokens.iter().map(|(shape, token)| async move {
-                let what = shape.what();
-                let v = self
-                    .token_probe(probe, token, what, |ex| must_refuse(ex, what))
-                    .await;
-                (*shape, v)
-            }))
-            .await;
-            (probe.method, per_request(shapes))
-        }))
-        .await;
+        let initialize = paths.initialize && era != Era::Legacy;
+        let asks: Vec<(Ask<'_>, Shape, &SecretString)> = probes
+            .iter()
+            .map(Ask::Path)
+            .chain(initialize.then_some(Ask::Initialize))
+            .flat_map(|ask| {
+                tokens
+                    .iter()
+                    .map(move |(shape, token)| (ask, *shape, token))
+            })
+            .collect();
+        let shots = self.fire(asks).await;
+        let mut verdicts: Vec<(&str, Verdict)> = probes
+            .iter()
+            .map(|probe| {
+                let shapes = shots
+                    .iter()
+                    .filter(|s| matches!(s.ask, Ask::Path(p) if std::ptr::eq(p, probe)))
+                    .map(|s| {
+                        let what = s.shape.what();
+                        (s.shape, judge_shot(s, what, |ex| must_refuse(ex, what)))
+                    })
+                    .collect();
+                (probe.method, per_request(shapes))
+            })
+            .collect();
         // A request whose token-less answer was not observed, while the run found the
         // boundary elsewhere, may ask for authorization and let any token through: no
         // evidence either way (4.1).
@@ -427,22 +557,19 @@ impl AuthStage<'_> {
                 ),
             ));
         }
-        if paths.initialize && era != Era::Legacy {
-            let judged = join_all(tokens.iter().map(|(shape, token)| async move {
-                let req =
-                    ProbeRequest::legacy_initialize(era::INITIALIZE_ID).with_bearer(Some(token));
-                let ex = self.send(&req).await.ok()?;
-                // Served (a 2xx JSON-RPC result) is the token let through; refused by the
-                // authorization layer is that layer's answer. Anything else (a modern-only
-                // server's -32022) says nothing about the token.
-                if era::initialize_works(&ex) || refused_by_authorization(&ex) {
-                    Some((*shape, must_refuse(&ex, shape.what())))
-                } else {
-                    None
-                }
-            }))
-            .await;
-            let judged: Vec<(Shape, Verdict)> = judged.into_iter().flatten().collect();
+        if initialize {
+            // Served (a 2xx JSON-RPC result) is the token let through; refused by the
+            // authorization layer is that layer's answer. Anything else (a modern-only
+            // server's -32022, no answer) says nothing about the token.
+            let judged: Vec<(Shape, Verdict)> = shots
+                .iter()
+                .filter(|s| matches!(s.ask, Ask::Initialize))
+                .filter(|s| s.got.as_ref().is_ok_and(initialize_judged))
+                .map(|s| {
+                    let what = s.shape.what();
+                    (s.shape, judge_shot(s, what, |ex| must_refuse(ex, what)))
+                })
+                .collect();
             if !judged.is_empty() {
                 let mut v = per_request(judged);
                 if paths.initialize_open {
@@ -492,6 +619,20 @@ impl AuthStage<'_> {
         };
         rec.record(CheckId::AuthInsufficientScope, v, t);
     }
+}
+
+/// The verdict on one shot: `judge` on its answer, saying when it was asked twice; no
+/// answer is no evidence either way about `what`.
+fn judge_shot(shot: &Shot<'_, '_>, what: &str, judge: impl Fn(&Exchange) -> Verdict) -> Verdict {
+    let mut v = match &shot.got {
+        Ok(ex) => judge(ex),
+        Err(e) => Verdict::unknown(
+            e.cause,
+            format!("no answer, so nothing is known about {what}: {}", e.message),
+        ),
+    };
+    v.observed.push_str(&shot.retried);
+    v
 }
 
 #[cfg(test)]

@@ -426,3 +426,37 @@ fn either_shape_let_through_fails_naming_the_shape() {
         (Outcome::Pass, "401 text/plain (empty body)")
     );
 }
+
+/// Fresh eyes round 17, D8: which token probe answers are asked again once, and after how
+/// long: a 429 after its `Retry-After` in seconds (a short fixed pause without one, the cap
+/// for an HTTP date or a value that is not a number), a 503 only when it says when; never
+/// longer than the cap; nothing else is a rate limit.
+#[test]
+fn a_rate_limited_token_probe_is_asked_again_after_its_retry_after_capped() {
+    let with = |status: u16, retry_after: Option<&str>| {
+        let mut e = ex(status, None, Body::Empty);
+        if let Some(r) = retry_after {
+            e.headers.insert("retry-after", r.parse().unwrap());
+        }
+        retry_pause(&e)
+    };
+    let secs = Duration::from_secs;
+    assert_eq!(with(429, None), Some(RETRY_PAUSE));
+    assert_eq!(with(429, Some("1")), Some(secs(1)));
+    assert_eq!(with(429, Some(" 0 ")), Some(secs(0)));
+    assert_eq!(with(429, Some("60")), Some(RETRY_PAUSE_CAP));
+    assert_eq!(
+        with(429, Some("99999999999999999999999")),
+        Some(RETRY_PAUSE_CAP)
+    );
+    assert_eq!(
+        with(429, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+        Some(RETRY_PAUSE_CAP)
+    );
+    assert_eq!(with(503, Some("1")), Some(secs(1)));
+    assert_eq!(with(503, Some("120")), Some(RETRY_PAUSE_CAP));
+    assert_eq!(with(503, None), None, "a 503 that does not say when");
+    for status in [200, 401, 403, 500, 502, 504] {
+        assert_eq!(with(status, Some("1")), None, "{status}");
+    }
+}
