@@ -139,9 +139,9 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
         ],
     )?;
     let baseline = crate::endpoints::baseline(args.baseline.as_deref())?;
-    let (reports, gone) = if args.fleet.coordinator.is_some() {
+    let (reports, undecided, gone) = if args.fleet.coordinator.is_some() {
         let run = crate::remote::check(&args, &targets).await?;
-        (run.reports, run.gone)
+        (run.reports, run.undecided, run.gone)
     } else {
         // Refused before any traffic; with one of the two a default, a note.
         match args.probe.wait_within_deadline() {
@@ -159,14 +159,20 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
             let job = job_with(&args.probe, target.clone(), credentials.clone());
             reports.push(check_here(&engine, &job, &args.output).await);
         }
-        (reports, false)
+        (reports, Vec::new(), false)
     };
     // A coordinator that went away leaves the endpoints it did not finish undecided: exit 4
-    // at least, after the reports it did finish.
-    let code = if reports.is_empty() {
+    // at least, and the document written says so (a row `unknown` for each of them).
+    let code = if reports.is_empty() && undecided.is_empty() {
         exit::OK
     } else {
-        crate::output::finish(reports, &args.output, args.gate(), baseline.as_ref())?
+        crate::output::finish(
+            reports,
+            &undecided,
+            &args.output,
+            args.gate(),
+            baseline.as_ref(),
+        )?
     };
     Ok(if gone {
         exit::worst([code, exit::UNKNOWN_REGION])

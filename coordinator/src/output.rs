@@ -8,7 +8,9 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use vantage_coordinator::baseline::{self, Baseline};
 use vantage_coordinator::exit::{self, Gate};
-use vantage_coordinator::render::{render, render_many, Detail, Format, RenderOptions, Summary};
+use vantage_coordinator::render::{
+    render, render_run, Detail, Format, RenderOptions, Summary, Undecided,
+};
 use vantage_coordinator::report::Report;
 
 use crate::args::{ColorChoice, Output};
@@ -160,9 +162,13 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
 }
 
 /// Apply the baseline, write the report(s), and return the exit code: the report's gate,
-/// or the worst of several.
+/// or the worst of several. `undecided` are the endpoints asked for that have no report (the
+/// coordinator went away first): with any, the document is always the one of several
+/// endpoints, each of them a row `unknown` (exit 4), even when one endpoint was asked for,
+/// so that the file of a run that exits 4 never reads as a pass.
 pub fn finish(
     mut reports: Vec<Report>,
+    undecided: &[Undecided],
     output: &Output,
     gate: Gate,
     baseline: Option<&Baseline>,
@@ -180,7 +186,7 @@ pub fn finish(
     for r in &mut reports {
         r.gate = Some(gate.outcome(r));
     }
-    if let [one] = reports.as_mut_slice() {
+    if let ([one], []) = (reports.as_mut_slice(), undecided) {
         // One endpoint: the entries for others are stale in its report.
         if let Some(status) = one.baseline.as_mut() {
             status.stale.append(&mut unchecked);
@@ -189,8 +195,10 @@ pub fn finish(
         return Ok(gate.exit_code(one));
     }
     let opts: RenderOptions = render_options(output, gate);
-    let text = render_many(&reports, &opts, &unchecked);
-    let summary = Summary::new(&reports, &gate).with_stale(&unchecked);
+    let text = render_run(&reports, undecided, &opts, &unchecked);
+    let summary = Summary::new(&reports, &gate)
+        .with_undecided(undecided)
+        .with_stale(&unchecked);
     match output.file() {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -11,6 +11,7 @@ use vantage_coordinator::report::Report;
 
 use crate::args::{CheckArgs, Fleet};
 use crate::output::live;
+use vantage_coordinator::render::Undecided;
 
 /// The API's base URL, refused with the fix when it lacks its scheme (`127.0.0.1:8080`).
 fn coordinator_url(given: &str) -> anyhow::Result<String> {
@@ -194,10 +195,12 @@ fn refuse_local_flags(args: &CheckArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What the fleet returned for the endpoints: their reports in order, and whether the
-/// coordinator went away before every endpoint was decided (those have no report).
+/// What the fleet returned for the endpoints: their reports in order, the endpoints that have
+/// none (`undecided`, after the reports: the coordinator went away before they were decided),
+/// and whether the coordinator went away.
 pub struct FleetRun {
     pub reports: Vec<Report>,
+    pub undecided: Vec<Undecided>,
     pub gone: bool,
 }
 
@@ -234,7 +237,7 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
         bail!(no_token(&args.fleet, base));
     };
     let mut reports = Vec::with_capacity(targets.len());
-    for target in targets {
+    for (i, target) in targets.iter().enumerate() {
         match one(args, &client, base, (&token, &token_source), target).await? {
             Followed::Done(report) => reports.push(*report),
             Followed::Gone { id, why, partial } => {
@@ -242,24 +245,50 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
                     "the coordinator at {base} went away while check {id} was running ({why})"
                 );
                 let formed = crate::gone::gone_report(target, &args.fleet.regions, partial, &gone);
+                let at = vantage_coordinator::clock::now_rfc3339();
+                // Without --regions no report can be formed: the endpoint is still in the
+                // document, unknown (exit 4) with why, never left out. So is every endpoint
+                // after it, which was never submitted.
+                let mut undecided = Vec::new();
+                if formed.is_none() {
+                    undecided.push(Undecided {
+                        target: target.to_string(),
+                        why: format!("{gone}; the check named no --regions, so which regions it would have covered is not known here and nothing was decided"),
+                        at: at.clone(),
+                    });
+                }
+                let rest = &targets[i + 1..];
+                undecided.extend(rest.iter().map(|t| Undecided {
+                    target: t.to_string(),
+                    why: format!("not checked: {gone}, while checking {target}"),
+                    at: at.clone(),
+                }));
                 let file = args.output.file().map(|p| p.display().to_string());
-                let what = match (&formed, &file) {
-                    (Some(_), Some(file)) => format!(
-                        "; its report (decision unknown, fleet.region-missing for the regions that did not report) is written to {file}"
+                let written = match &file {
+                    Some(file) => format!("is written to {file}"),
+                    None => "follows".into(),
+                };
+                let what = match &formed {
+                    Some(_) => format!(
+                        "; its report (decision unknown, fleet.region-missing for the regions that did not report) {written}"
                     ),
-                    (Some(_), None) => "; its report (decision unknown, fleet.region-missing for the regions that did not report) follows".into(),
-                    (None, Some(file)) => format!(
-                        "; no report of it is written to {file}: the check named no --regions, so which regions it would have covered is not known here{}",
-                        if reports.is_empty() { " (the file is not written)" } else { " (the file has the endpoints checked before it)" }
+                    None => format!(
+                        "; it {written} as unknown without a report (exit 4): the check named no --regions, so which regions it would have covered is not known here"
                     ),
-                    (None, None) => String::new(),
+                };
+                let after = match rest.len() {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} endpoint(s) after it were not checked, each unknown (exit 4) in the summary"
+                    ),
                 };
                 eprintln!(
-                    "unknown for {target}: {gone}; the check's regions did not report, so nothing was decided{what}. Run the check again once the coordinator is back"
+                    "unknown for {target}: {gone}; the check's regions did not report, so nothing was decided{what}{after}. Run the check again once the coordinator is back"
                 );
                 reports.extend(formed);
                 return Ok(FleetRun {
                     reports,
+                    undecided,
                     gone: true,
                 });
             }
@@ -267,6 +296,7 @@ pub async fn check(args: &CheckArgs, targets: &[Target]) -> anyhow::Result<Fleet
     }
     Ok(FleetRun {
         reports,
+        undecided: Vec::new(),
         gone: false,
     })
 }

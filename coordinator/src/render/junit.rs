@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use vantage_agent::model::{CheckResult, Outcome, RegionResult};
 
 use super::attribution::{findings_of, unattributed};
+use super::many::Undecided;
 use super::summary::{because, seen_from, status_word};
 use super::xml::Writer;
 use crate::exit::{Gate, GateResult, UNKNOWN_CAUSES};
@@ -279,9 +280,31 @@ pub fn junit(report: &Report, gate: &Gate) -> String {
 /// The JUnit XML of several endpoints' reports in one document. With more than one, each
 /// suite's name carries its endpoint: `vantage.<region>[<endpoint>]`.
 pub fn junit_many(reports: &[Report], gate: &Gate) -> String {
-    let many = reports.len() > 1;
+    junit_run(reports, &[], gate)
+}
+
+/// The suite of an endpoint that has no report: one `vantage.gate` case, an `error` (nothing
+/// was decided about it, exit 4), so the document is never green while the run exits 4.
+fn undecided_suite(u: &Undecided) -> Vec<Case> {
+    vec![Case {
+        name: "vantage.gate".into(),
+        time_ms: 0,
+        status: Status::Error {
+            kind: "decision.unknown".into(),
+            message: format!("{}: {}", u.gate_line(), u.why),
+        },
+        body: Some(format!("{}\nno report: {}\n", u.gate_line(), u.why)),
+    }]
+}
+
+/// [`junit_many`] for a run in which some endpoints have no report (`undecided`): each is a
+/// suite `vantage[<endpoint>]` with a `vantage.gate` error.
+pub fn junit_run(reports: &[Report], undecided: &[Undecided], gate: &Gate) -> String {
+    let many = reports.len() + undecided.len() > 1;
     let all: Vec<(&Report, Vec<Suite<'_>>)> =
         reports.iter().map(|r| (r, suites_of(r, gate))).collect();
+    let lost: Vec<(&Undecided, Vec<Case>)> =
+        undecided.iter().map(|u| (u, undecided_suite(u))).collect();
     let count = |cases: &[Case], pick: fn(&Status) -> bool| {
         cases.iter().filter(|c| pick(&c.status)).count()
     };
@@ -291,10 +314,12 @@ pub fn junit_many(reports: &[Report], gate: &Gate) -> String {
     let cases: Vec<&Case> = all
         .iter()
         .flat_map(|(_, suites)| suites.iter().flat_map(|(_, _, c)| c.iter()))
+        .chain(lost.iter().flat_map(|(_, c)| c.iter()))
         .collect();
-    let name = match reports {
-        [one] => format!("vantage {}", one.target),
-        _ => format!("vantage {} endpoints", reports.len()),
+    let name = match (reports, undecided) {
+        ([one], []) => format!("vantage {}", one.target),
+        ([], [one]) => format!("vantage {}", one.target),
+        _ => format!("vantage {} endpoints", reports.len() + undecided.len()),
     };
     let mut w = Writer::new();
     w.open(
@@ -353,6 +378,36 @@ pub fn junit_many(reports: &[Report], gate: &Gate) -> String {
             }
             w.close("testsuite");
         }
+    }
+    for (u, cases) in &lost {
+        let suite_name = format!("vantage[{}]", u.target);
+        w.open(
+            "testsuite",
+            &[
+                ("name", suite_name.clone()),
+                ("tests", cases.len().to_string()),
+                ("failures", count(cases, is_failure).to_string()),
+                ("errors", count(cases, is_error).to_string()),
+                ("skipped", count(cases, is_skipped).to_string()),
+                ("time", seconds(0)),
+                ("timestamp", u.at.clone()),
+            ],
+        );
+        w.open("properties", &[]);
+        for (k, v) in [
+            ("vantage.target", u.target.clone()),
+            ("vantage.decision", "unknown".to_string()),
+            ("vantage.because", format!("no report: {}", u.why)),
+            ("vantage.gate", gate.flags()),
+            ("vantage.gate.result", u.gate_line()),
+        ] {
+            w.empty("property", &[("name", k.to_string()), ("value", v)]);
+        }
+        w.close("properties");
+        for case in cases {
+            write_case(&mut w, &suite_name, case);
+        }
+        w.close("testsuite");
     }
     w.close("testsuites");
     w.finish()

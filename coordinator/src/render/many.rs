@@ -6,12 +6,35 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::{junit_many, markdown, text, Format, RenderOptions};
+use super::{junit_run, markdown, text, Format, RenderOptions};
 use crate::exit::{self, Gate};
 use crate::report::{BaselineEntry, Report};
 
 /// The schema name of the JSON document of a run over several endpoints.
 pub const MANY_SCHEMA: &str = "vantage.reports/v1";
+
+/// An endpoint the run was asked to check that has no report: nothing was decided about it
+/// (the coordinator went away before it was). It is a summary row `unknown`, exit 4, in
+/// every format, never left out: a run that exits 4 never writes a document that passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecided {
+    pub target: String,
+    /// Why there is no report, for people (`the coordinator at … went away …`).
+    pub why: String,
+    /// When it was given up (RFC 3339), for JUnit's timestamp.
+    pub at: String,
+}
+
+impl Undecided {
+    /// Its gate line: unknown, exit 4, no report (why is beside it: the summary row's
+    /// `reason`, the text and Markdown sections, the JUnit message).
+    pub fn gate_line(&self) -> String {
+        format!(
+            "gate: unknown (exit {}: no report: the coordinator went away before this endpoint was decided)",
+            exit::UNKNOWN_REGION
+        )
+    }
+}
 
 /// One endpoint in the summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -21,6 +44,10 @@ pub struct SummaryRow {
     /// The gate line (`gate: passed`, `gate: failed (--fail-on review)`, …).
     pub gate: String,
     pub exit_code: u8,
+    /// Why an endpoint has no report (the coordinator went away before it was decided);
+    /// absent for an endpoint whose report is in the document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The summary of a run over several endpoints.
@@ -52,6 +79,7 @@ impl Summary {
                 decision: r.decision.as_str().to_string(),
                 gate: gate.line(r),
                 exit_code: gate.exit_code(r),
+                reason: None,
             })
             .collect();
         Summary {
@@ -59,6 +87,19 @@ impl Summary {
             endpoints,
             stale: Vec::new(),
         }
+    }
+
+    /// The summary, with a row `unknown` (exit 4) for every endpoint that has no report.
+    pub fn with_undecided(mut self, undecided: &[Undecided]) -> Self {
+        self.endpoints.extend(undecided.iter().map(|u| SummaryRow {
+            target: u.target.clone(),
+            decision: crate::report::Decision::Unknown.as_str().to_string(),
+            gate: u.gate_line(),
+            exit_code: exit::UNKNOWN_REGION,
+            reason: Some(u.why.clone()),
+        }));
+        self.exit_code = exit::worst(self.endpoints.iter().map(|e| e.exit_code));
+        self
     }
 
     /// The summary, with the baseline's entries for endpoints the run did not check.
@@ -83,8 +124,9 @@ impl Summary {
             n => format!("; {n} baseline entries for endpoints not checked"),
         };
         format!(
-            "{} endpoints: {}; exit {} (the worst gate){stale}",
+            "{} endpoint{}: {}; exit {} (the worst gate){stale}",
             self.endpoints.len(),
+            if self.endpoints.len() == 1 { "" } else { "s" },
             parts.join(", "),
             self.exit_code
         )
@@ -94,7 +136,21 @@ impl Summary {
 /// Render the reports of several endpoints as `opts` say; `stale` are the baseline's
 /// entries for endpoints the run did not check, shown with the summary.
 pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEntry]) -> String {
-    let summary = Summary::new(reports, &opts.gate).with_stale(stale);
+    render_run(reports, &[], opts, stale)
+}
+
+/// [`render_many`] for a run in which some endpoints have no report (`undecided`, after the
+/// reports in the run's order): each is a summary row `unknown` (exit 4) with why, a JUnit
+/// `vantage.gate` error, and a section in text and Markdown.
+pub fn render_run(
+    reports: &[Report],
+    undecided: &[Undecided],
+    opts: &RenderOptions,
+    stale: &[BaselineEntry],
+) -> String {
+    let summary = Summary::new(reports, &opts.gate)
+        .with_undecided(undecided)
+        .with_stale(stale);
     let stale_lines = |prefix: &str| -> String {
         summary
             .stale
@@ -115,12 +171,21 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEn
             s.push('\n');
             s
         }
-        Format::Junit => junit_many(reports, &opts.gate),
+        Format::Junit => junit_run(reports, undecided, &opts.gate),
         Format::Text => {
             let mut out = String::new();
             for r in reports {
                 out.push_str(&text(r, opts));
                 out.push('\n');
+            }
+            for u in undecided {
+                let _ = writeln!(
+                    out,
+                    "UNKNOWN  {}\n  no report: {}\n  {}\n",
+                    u.target,
+                    u.why,
+                    u.gate_line()
+                );
             }
             let _ = writeln!(out, "Summary: {}", summary.line());
             let width = summary
@@ -141,12 +206,18 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEn
             for e in &summary.endpoints {
                 // The target is the user's text: escaped as a cell (a code span would show
                 // the escapes literally, and a `|` in it would still split the row).
+                // A gate line that quotes an answer (an endpoint without a report: why) may
+                // hold a backtick, which would end a code span: escaped as a cell then.
+                let gate = if e.gate.contains('`') {
+                    super::markdown::cell(&e.gate)
+                } else {
+                    format!("`{}`", e.gate)
+                };
                 let _ = writeln!(
                     out,
-                    "| {} | **{}** | `{}` |",
+                    "| {} | **{}** | {gate} |",
                     super::markdown::cell(&e.target),
                     e.decision,
-                    e.gate
                 );
             }
             if !summary.stale.is_empty() {
@@ -159,6 +230,15 @@ pub fn render_many(reports: &[Report], opts: &RenderOptions, stale: &[BaselineEn
             for r in reports {
                 out.push_str(&markdown(r, &opts.gate));
                 out.push('\n');
+            }
+            for u in undecided {
+                let _ = writeln!(
+                    out,
+                    "## Vantage: **unknown** for {}\n\nNo report: {}\n\n{}\n",
+                    super::markdown::cell(&u.target),
+                    super::markdown::cell(&u.why),
+                    super::markdown::cell(&u.gate_line())
+                );
             }
             out
         }

@@ -9,8 +9,8 @@ mod summary;
 mod text;
 mod xml;
 
-pub use junit::{junit, junit_many};
-pub use many::{render_many, Summary, SummaryRow, MANY_SCHEMA};
+pub use junit::{junit, junit_many, junit_run};
+pub use many::{render_many, render_run, Summary, SummaryRow, Undecided, MANY_SCHEMA};
 pub use markdown::markdown;
 pub use summary::{because, stale_words};
 pub use text::text;

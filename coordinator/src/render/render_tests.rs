@@ -362,3 +362,67 @@ fn seen_from_names_the_regions_whose_evidence_counts() {
         "seen from eu; no evidence from us"
     );
 }
+
+/// Red team round 18 (D5): a run with a passing report and an endpoint left without one (the
+/// coordinator went away) is exit 4 in every format, never a pass: the summary row is
+/// unknown with its reason, JUnit has the endpoint's `vantage.gate` error, text and Markdown
+/// say unknown. Even with no report at all, the document says so.
+#[test]
+fn an_endpoint_without_a_report_is_unknown_exit_4_in_every_format() {
+    let passed = report(vec![clean("eu")]);
+    let lost = Undecided {
+        target: "https://lost.example/mcp".into(),
+        why: "the coordinator at http://127.0.0.1:1 went away while check 01X was running".into(),
+        at: "2026-12-02T07:00:00Z".into(),
+    };
+    let gate = Gate::default();
+    let summary = Summary::new(std::slice::from_ref(&passed), &gate)
+        .with_undecided(std::slice::from_ref(&lost));
+    assert_eq!(summary.exit_code, 4);
+    assert_eq!(summary.endpoints[0].exit_code, 0);
+    let row = &summary.endpoints[1];
+    assert_eq!(
+        (row.decision.as_str(), row.exit_code, row.reason.as_deref()),
+        ("unknown", 4, Some(lost.why.as_str()))
+    );
+    assert_eq!(
+        summary.line(),
+        "2 endpoints: 1 pass, 1 unknown; exit 4 (the worst gate)"
+    );
+    let run = |format, reports: &[crate::report::Report]| {
+        render_run(
+            reports,
+            std::slice::from_ref(&lost),
+            &opts(format, gate, Detail::Normal),
+            &[],
+        )
+    };
+    let both = std::slice::from_ref(&passed);
+    let json: serde_json::Value = serde_json::from_str(&run(Format::Json, both)).unwrap();
+    assert_eq!(json["schema"], MANY_SCHEMA);
+    assert_eq!(json["exit_code"], 4);
+    assert_eq!(json["summary"][1]["reason"], lost.why.as_str());
+    assert!(json["summary"][0].get("reason").is_none(), "{json}");
+    let xml = run(Format::Junit, both);
+    assert!(
+        xml.contains("<testsuites name=\"vantage 2 endpoints\"") && xml.contains("errors=\"1\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testsuite name=\"vantage[https://lost.example/mcp]\" tests=\"1\" failures=\"0\" errors=\"1\""),
+        "{xml}"
+    );
+    assert!(run(Format::Markdown, both).contains("| https://lost.example/mcp | **unknown** |"));
+    assert!(run(Format::Text, both).contains("UNKNOWN  https://lost.example/mcp\n  no report: "));
+    // No report at all: the document still says unknown, exit 4.
+    let json: serde_json::Value = serde_json::from_str(&run(Format::Json, &[])).unwrap();
+    assert_eq!(
+        (
+            json["exit_code"].as_u64(),
+            json["reports"].as_array().map(Vec::len)
+        ),
+        (Some(4), Some(0))
+    );
+    let xml = run(Format::Junit, &[]);
+    assert!(xml.contains("<testsuites name=\"vantage https://lost.example/mcp\" tests=\"1\" failures=\"0\" errors=\"1\""), "{xml}");
+}

@@ -115,8 +115,8 @@ async fn an_api_that_never_answers_is_waited_for_as_long_as_timeout_says() {
 /// coordinator goes away exited 4 with a message and wrote no file. With --regions the report
 /// can still be formed (decision unknown; the regions that did not report are missing, the
 /// coordinator's departure is why): it is written to FILE. Without --regions the coordinator
-/// chose the regions, so no report can say which were not observed: the message says that no
-/// file was written.
+/// chose the regions, so no report can say which were not observed: FILE holds the endpoint
+/// as a row unknown (exit 4) without a report (red team round 18, D5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file() {
     let silent = HostileServer::start(Hostile::NeverAnswers).await.unwrap();
@@ -158,13 +158,21 @@ async fn a_coordinator_that_stops_mid_check_leaves_a_report_in_the_output_file()
                 "{missing}"
             );
         } else {
+            // Red team round 18 (D5): never a run that exits 4 without a document that says
+            // so: the endpoint is a row unknown (exit 4), with no report.
             assert!(
                 out.contains(&format!(
-                    "no report of it is written to {file_arg}: the check named no --regions"
+                    "it is written to {file_arg} as unknown without a report (exit 4): the check named no --regions"
                 )),
                 "{out}"
             );
-            assert!(!file.exists(), "{out}");
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).expect("the file"))
+                    .expect("JSON");
+            assert_eq!(doc["schema"], "vantage.reports/v1", "{doc}");
+            assert_eq!(doc["exit_code"], 4, "{doc}");
+            assert_eq!(doc["summary"][0]["decision"], "unknown", "{doc}");
+            assert_eq!(doc["reports"], serde_json::json!([]), "{doc}");
         }
         c.proc.wait_exit(Duration::from_secs(30));
     }

@@ -32,6 +32,7 @@ mod gate;
 mod gate_listing;
 mod gate_not_mcp;
 mod gate_sweep;
+mod gone_summary;
 mod hostile;
 mod junit_consumer;
 mod lifecycle;
