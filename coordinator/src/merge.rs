@@ -18,6 +18,7 @@ mod decide;
 pub mod degraded;
 mod dns;
 pub mod evidence;
+pub mod own_wait;
 mod resolver;
 pub mod vantage_tls;
 
@@ -350,6 +351,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     // those failures are that vantage's gaps, not findings about the target.
     let excused = vantage_tls::excuse(&reported);
     let reported: Vec<&RegionResult> = excused.iter().map(|r| r.as_ref()).collect();
+    // A connect that timed out before another region connected to the same address (after
+    // a longer time than this region waited) is the region's own wait, not the target's.
+    let waited = own_wait::excuse(&reported);
+    let reported: Vec<&RegionResult> = waited.iter().map(|r| r.as_ref()).collect();
 
     // A degraded vantage's egress failures on a target it did not observe are evidence, not
     // votes; a degraded region that observed the target reports with full weight.

@@ -234,7 +234,11 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
                     Outcome::Skip => Some(Cause::Malformed),
                     _ => c.cause,
                 };
-                fixes.push(incomplete_fix(cause));
+                fixes.push(if super::own_wait::is_own_wait(c) {
+                    super::own_wait::OWN_WAIT_FIX
+                } else {
+                    incomplete_fix(cause)
+                });
             }
             let why = match c.outcome {
                 Outcome::Error => format!("could not run: {}", c.observed),
