@@ -69,6 +69,10 @@ pub struct Merged {
     pub decision: Decision,
     pub reason: String,
     pub era: Era,
+    /// Regions that reported `complete` but observed nothing of the target for reasons of
+    /// their own (`evidence::observed_nothing`, a discounted degraded region included): the
+    /// report says `partial` for them (`checks.md` 5).
+    pub partial: Vec<String>,
 }
 
 /// Findings keyed by id while they are assembled.
@@ -435,11 +439,19 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         effective: effective.len(),
     };
     let (decision, reason) = decide::decide(&findings, &coverage);
+    let partial = effective
+        .iter()
+        .filter(|r| evidence::observed_nothing(r))
+        .chain(discounted.iter())
+        .filter(|r| r.status == RegionStatus::Complete)
+        .map(|r| r.region.clone())
+        .collect();
     Merged {
         findings,
         decision,
         reason,
         era: decide::majority_era(&effective),
+        partial,
     }
 }
 
@@ -507,3 +519,7 @@ mod props;
 #[cfg(test)]
 #[path = "merge/rt13_tests.rs"]
 mod rt13_tests;
+
+#[cfg(test)]
+#[path = "merge/status_tests.rs"]
+mod status_tests;

@@ -141,6 +141,15 @@ fn explained_by_the_target(r: &RegionResult) -> bool {
     })
 }
 
+/// Whether a region's result, whatever its run finished, is no observation of the target
+/// (`checks.md` 4.1 and 5: its status then reads `partial`, not `complete`): it did not
+/// observe the target, and nothing the target did says why (no failure with evidence about
+/// its DNS, connect, TLS, era or redirect) nor a missing credential; what is left is the
+/// vantage's own (its wait, its resolver, its policy, its trust store or clock, its routes).
+pub fn observed_nothing(r: &RegionResult) -> bool {
+    !observation(r).observed && !explained_by_the_target(r) && !credential_required(r)
+}
+
 /// Whether a region weighs on the scope of a finding of this check (`checks.md` 4.1: "regions
 /// without evidence neither make it global nor make it regional"). It does when it has
 /// evidence for the check (either way); when it observed the target and the check did not
