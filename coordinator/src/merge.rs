@@ -69,9 +69,9 @@ pub struct Merged {
     pub decision: Decision,
     pub reason: String,
     pub era: Era,
-    /// Regions that reported `complete` but observed nothing of the target for reasons of
-    /// their own (`evidence::observed_nothing`, a discounted degraded region included): the
-    /// report says `partial` for them (`checks.md` 5).
+    /// Regions that reported `complete` but did not observe the target with no failure of
+    /// the target's to say why (`evidence::observed_nothing`, a discounted degraded region
+    /// included): the report says `partial` for them (`checks.md` 5).
     pub partial: Vec<String>,
 }
 

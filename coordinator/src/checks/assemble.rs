@@ -28,8 +28,8 @@ pub fn assemble(
     });
     // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
     crate::stacks::annotate(&mut merged.findings, &regions);
-    // A region whose run finished but observed nothing of the target, for reasons of its
-    // own, is `partial` (checks.md 5), never `complete`.
+    // A region whose run finished but did not observe the target, with no failure of the
+    // target's to say why, is `partial` (checks.md 5), never `complete`.
     let mut regions = regions;
     for r in regions
         .iter_mut()

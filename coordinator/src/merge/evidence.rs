@@ -145,7 +145,8 @@ fn explained_by_the_target(r: &RegionResult) -> bool {
 /// (`checks.md` 4.1 and 5: its status then reads `partial`, not `complete`): it did not
 /// observe the target, and nothing the target did says why (no failure with evidence about
 /// its DNS, connect, TLS, era or redirect) nor a missing credential; what is left is the
-/// vantage's own (its wait, its resolver, its policy, its trust store or clock, its routes).
+/// vantage's own (its wait, its resolver, its policy, its trust store or clock, its routes)
+/// or answers for another reason (a gateway's bare 403, a 429): no observation either way.
 pub fn observed_nothing(r: &RegionResult) -> bool {
     !observation(r).observed && !explained_by_the_target(r) && !credential_required(r)
 }

@@ -100,7 +100,7 @@ fn ipv4_on_the_wire(ip: IpAddr) -> bool {
 /// them (`connect_verdict.rs`): for `net.connect`, every failure when nothing connected,
 /// else the IPv4 ones (IPv6 failures beside a connection are `net.ipv6`'s); for `net.ipv6`,
 /// the native IPv6 ones. Addresses not tried (the vantage's own routing) are no failure.
-fn deciding<'a>(check: CheckId, all: &'a [(SocketAddr, Try)]) -> Vec<&'a (SocketAddr, Try)> {
+fn deciding(check: CheckId, all: &[(SocketAddr, Try)]) -> Vec<&(SocketAddr, Try)> {
     let any_ok = all.iter().any(|(_, t)| matches!(t, Try::Connected(_)));
     all.iter()
         .filter(|(_, t)| matches!(t, Try::Timeout(..) | Try::Answered))

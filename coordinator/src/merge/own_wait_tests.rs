@@ -34,7 +34,7 @@ fn cut_off(region: &str, cause: Cause, observed: &str) -> RegionResult {
     r
 }
 
-fn only<'m>(m: &'m Merged, id: FindingId) -> &'m Finding {
+fn only(m: &Merged, id: FindingId) -> &Finding {
     m.findings.iter().find(|f| f.id == id).unwrap_or_else(|| {
         panic!(
             "{id} in {:?}",
