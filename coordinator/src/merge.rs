@@ -18,6 +18,7 @@ mod decide;
 pub mod degraded;
 mod dns;
 pub mod evidence;
+pub mod own_wait;
 mod resolver;
 pub mod vantage_tls;
 
@@ -68,6 +69,10 @@ pub struct Merged {
     pub decision: Decision,
     pub reason: String,
     pub era: Era,
+    /// Regions that reported `complete` but did not observe the target with no failure of
+    /// the target's to say why (`evidence::observed_nothing`, a discounted degraded region
+    /// included): the report says `partial` for them (`checks.md` 5).
+    pub partial: Vec<String>,
 }
 
 /// Findings keyed by id while they are assembled.
@@ -350,6 +355,10 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
     // those failures are that vantage's gaps, not findings about the target.
     let excused = vantage_tls::excuse(&reported);
     let reported: Vec<&RegionResult> = excused.iter().map(|r| r.as_ref()).collect();
+    // A connect that timed out before another region connected to the same address (after
+    // a longer time than this region waited) is the region's own wait, not the target's.
+    let waited = own_wait::excuse(&reported);
+    let reported: Vec<&RegionResult> = waited.iter().map(|r| r.as_ref()).collect();
 
     // A degraded vantage's egress failures on a target it did not observe are evidence, not
     // votes; a degraded region that observed the target reports with full weight.
@@ -430,11 +439,19 @@ pub fn merge(input: &MergeInput<'_>) -> Merged {
         effective: effective.len(),
     };
     let (decision, reason) = decide::decide(&findings, &coverage);
+    let partial = effective
+        .iter()
+        .filter(|r| evidence::observed_nothing(r))
+        .chain(discounted.iter())
+        .filter(|r| r.status == RegionStatus::Complete)
+        .map(|r| r.region.clone())
+        .collect();
     Merged {
         findings,
         decision,
         reason,
         era: decide::majority_era(&effective),
+        partial,
     }
 }
 
@@ -502,3 +519,7 @@ mod props;
 #[cfg(test)]
 #[path = "merge/rt13_tests.rs"]
 mod rt13_tests;
+
+#[cfg(test)]
+#[path = "merge/status_tests.rs"]
+mod status_tests;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use vantage_agent::model::RegionResult;
+use vantage_agent::model::{RegionResult, RegionStatus};
 use vantage_agent::Target;
 
 use crate::merge::{merge, Absence, MergeInput};
@@ -28,6 +28,15 @@ pub fn assemble(
     });
     // Fixes that name the stack the wire proved (coordinator/src/stacks.rs).
     crate::stacks::annotate(&mut merged.findings, &regions);
+    // A region whose run finished but did not observe the target, with no failure of the
+    // target's to say why, is `partial` (checks.md 5), never `complete`.
+    let mut regions = regions;
+    for r in regions
+        .iter_mut()
+        .filter(|r| merged.partial.contains(&r.region))
+    {
+        r.status = RegionStatus::Partial;
+    }
     Report {
         schema: SCHEMA_ID.to_string(),
         id: ulid::Ulid::new().to_string(),

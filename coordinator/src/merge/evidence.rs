@@ -141,6 +141,16 @@ fn explained_by_the_target(r: &RegionResult) -> bool {
     })
 }
 
+/// Whether a region's result, whatever its run finished, is no observation of the target
+/// (`checks.md` 4.1 and 5: its status then reads `partial`, not `complete`): it did not
+/// observe the target, and nothing the target did says why (no failure with evidence about
+/// its DNS, connect, TLS, era or redirect) nor a missing credential; what is left is the
+/// vantage's own (its wait, its resolver, its policy, its trust store or clock, its routes)
+/// or answers for another reason (a gateway's bare 403, a 429): no observation either way.
+pub fn observed_nothing(r: &RegionResult) -> bool {
+    !observation(r).observed && !explained_by_the_target(r) && !credential_required(r)
+}
+
 /// Whether a region weighs on the scope of a finding of this check (`checks.md` 4.1: "regions
 /// without evidence neither make it global nor make it regional"). It does when it has
 /// evidence for the check (either way); when it observed the target and the check did not
@@ -234,7 +244,11 @@ pub(crate) fn gaps(effective: &[&RegionResult], acc: &mut Acc) -> Vec<String> {
                     Outcome::Skip => Some(Cause::Malformed),
                     _ => c.cause,
                 };
-                fixes.push(incomplete_fix(cause));
+                fixes.push(if super::own_wait::is_own_wait(c) {
+                    super::own_wait::OWN_WAIT_FIX
+                } else {
+                    incomplete_fix(cause)
+                });
             }
             let why = match c.outcome {
                 Outcome::Error => format!("could not run: {}", c.observed),
