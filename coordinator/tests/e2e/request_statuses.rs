@@ -222,7 +222,7 @@ async fn a_foreign_origin_tools_call_answered_about_the_request_is_no_refusal() 
             c.observed
         );
         assert!(
-            c.observed.contains(&format!("tools/call: ")) && c.observed.contains(&words(status)),
+            c.observed.contains("tools/call: ") && c.observed.contains(&words(status)),
             "{status}: {}",
             c.observed
         );
