@@ -38,6 +38,8 @@ enum Hit {
     Notification,
     /// Every DELETE (`transport.delete`, N2).
     Delete,
+    /// `initialize` without an `Origin`: the one era detection sends beside discovery.
+    Initialize,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +65,7 @@ fn hits(hit: Hit, r: &Received, msg: &Value) -> bool {
         }
         Hit::Notification => post && rpc == "notifications/cancelled",
         Hit::Delete => r.method == Method::DELETE,
+        Hit::Initialize => post && !origin && rpc == "initialize",
     }
 }
 
@@ -176,6 +179,19 @@ async fn a_notification_or_delete_answered_about_the_request_is_unknown() {
         );
         let report = through(&[], Hit::Delete, status).await;
         unknown_for_the_request(&report, CheckId::TransportDelete, status, "delete");
+    }
+}
+
+/// The `initialize` era detection sends beside `server/discover` answered 408/413/431 on a
+/// dual-era server: whether it also speaks 2025-11-25 was not observed, so `era.detect` is
+/// `unknown`, never "modern (2026-07-28 only)" (rt18 D1's 408/413/431 forms: the legacy path
+/// was then never probed).
+#[tokio::test]
+async fn an_initialize_answered_about_the_request_leaves_the_era_unknown() {
+    for status in STATUSES {
+        let report = through(&[], Hit::Initialize, status).await;
+        unknown_for_the_request(&report, CheckId::EraDetect, status, "initialize");
+        assert_not_seen(&outcome(&report, CheckId::EraDetect), &["2026-07-28 only"]);
     }
 }
 
