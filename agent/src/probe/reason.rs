@@ -94,6 +94,23 @@ pub fn another_reason(ex: &Exchange, subject: Subject, token: bool) -> Option<Ot
             format!("unavailable: answered {seen}{retry} (the server, or a gateway in front of it, is overloaded or down)"),
             "check again later",
         ),
+        // Statuses about the request the vantage sent, not about the rule a probe asks
+        // about: its timing (408: the server, or a proxy in front of it, did not receive it
+        // whole in the time it was prepared to wait) or its size (413: the body; 431: the
+        // header fields). Whatever the subject, even a token probe's or the Origin guard's,
+        // they say nothing about the rule (red team round 18, D5).
+        408 => other(
+            format!("the request was refused for its timing, not for the rule: answered {seen}{retry} (Request Timeout: the server, or a proxy in front of it, did not receive the request whole in the time it was prepared to wait)"),
+            "this concerns the request this vantage sent, not the target's MCP rules: check the path between this vantage and the server (a slow link, a proxy's request timeout), then check again",
+        ),
+        413 => other(
+            format!("the request was refused for its size, not for the rule: answered {seen} (Content Too Large: the request body is over a limit of the server or of a proxy in front of it)"),
+            "this concerns the request this vantage sent, not the target's MCP rules: check the body size limit of the server and of any proxy in front of it",
+        ),
+        431 => other(
+            format!("the request was refused for its size, not for the rule: answered {seen} (Request Header Fields Too Large: the request's header fields are over a limit of the server or of a proxy in front of it)"),
+            "this concerns the request this vantage sent, not the target's MCP rules: check the header size limit of the server and of any proxy in front of it (a long credential named by --token-env counts)",
+        ),
         502 | 504 => other(
             format!("a gateway answered {seen}: its upstream (the MCP server behind it) failed or did not answer in time"),
             "check the upstream and the gateway's timeout",
@@ -274,6 +291,94 @@ mod tests {
             .starts_with("refused before the MCP layer"));
         assert!(another_reason(&rpc_err(403), Rule, false).is_none());
         assert!(another_reason(&rpc_err(403), Discover, false).is_some());
+    }
+
+    /// Red team round 18, D5: 408, 413 and 431 describe the request the vantage sent (its
+    /// timing, its body's size, its header fields' size), not the rule a probe asks about:
+    /// another reason for every subject, with or without a JSON-RPC body, with or without a
+    /// credential (never "the credential refused", never the Origin guard's answer).
+    #[test]
+    fn statuses_about_the_request_sent_are_another_reason_for_every_subject() {
+        use Subject::*;
+        for (status, what) in [(408, "timing"), (413, "size"), (431, "size")] {
+            for s in [Discover, Initialize, Rule, Origin, Token] {
+                for token in [false, true] {
+                    for answer in [ex(status, None), rpc_err(status)] {
+                        let o = another_reason(&answer, s, token)
+                            .unwrap_or_else(|| panic!("{status} {s:?} {token}: another reason"));
+                        assert_eq!(o.cause, Cause::OtherReason, "{status} {s:?} {token}");
+                        assert!(
+                            o.head.starts_with(&format!(
+                                "the request was refused for its {what}, not for the rule: answered {status}"
+                            )),
+                            "{}",
+                            o.head
+                        );
+                        assert!(
+                            o.advice
+                                .starts_with("this concerns the request this vantage sent, not the target's MCP rules"),
+                            "{}",
+                            o.advice
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The places that judged these statuses on their own, past this rule, now never get
+    /// them: every transport probe on every leg (N2: `transport.notification` "not
+    /// accepted, which is compliant", `transport.get`/`transport.delete` "refused by the
+    /// 2025-11-25 path", `headers.missing-version` "(refused)"; N4 and D5 (a):
+    /// `security.origin` "refused, but a foreign Origin MUST get 403", on tools/call too),
+    /// and a token that must be refused ("accepted", critical).
+    #[test]
+    fn no_judge_reads_a_status_about_the_request_sent_as_the_targets_answer() {
+        use crate::model::{Era, Outcome};
+        use crate::probe::transport::{Leg, TransportProbe};
+        let served = ex(200, Some(json!({"jsonrpc": "2.0", "id": 1, "result": {}})));
+        for status in [408, 413, 431] {
+            let answer = answer_with(
+                status,
+                Some("text/plain"),
+                Body::Other {
+                    excerpt: "request refused".into(),
+                    len: 15,
+                    invalid_json: false,
+                },
+                &[],
+            );
+            for probe in TransportProbe::MODERN {
+                for era in [Era::Modern, Era::Dual, Era::Legacy] {
+                    for leg in [
+                        Leg::Main,
+                        Leg::ToolsList,
+                        Leg::ToolsCall,
+                        Leg::FutureVersion,
+                    ] {
+                        let v = probe.judge_on(&answer, era, Some(&served), false, leg);
+                        assert_eq!(
+                            (v.outcome, v.severity, v.cause),
+                            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+                            "{probe:?} {era:?} {leg:?} {status}: {}",
+                            v.observed
+                        );
+                        assert!(
+                            v.observed.starts_with("the request was refused for its"),
+                            "{}",
+                            v.observed
+                        );
+                    }
+                }
+            }
+            let v = crate::probe::auth::must_refuse(&answer, "a random token");
+            assert_eq!(
+                (v.outcome, v.severity, v.cause),
+                (Outcome::Unknown, None, Some(Cause::OtherReason)),
+                "{status}: {}",
+                v.observed
+            );
+        }
     }
 
     #[test]

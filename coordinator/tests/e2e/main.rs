@@ -51,6 +51,7 @@ mod redirect_later;
 mod reload_labels;
 mod reload_revoke;
 mod reports;
+mod request_statuses;
 mod review_answers;
 mod review_deadline;
 mod review_leaks;
