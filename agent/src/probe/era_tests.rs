@@ -551,3 +551,45 @@ fn a_2xx_initialize_without_its_response_is_not_a_refusal() {
     capped.capped = Some("SSE event count");
     assert!(initialize_unread(&capped, true).is_none());
 }
+
+/// Red team round 18, D1: 408, 413 and 431 to `initialize` are a proxy's answers about the
+/// request's delivery, never a refusal of 2025-11-25 (`other-reason`); with a JSON-RPC error
+/// in the body, and any other status, the era rules judge them.
+#[test]
+fn an_intermediarys_status_on_initialize_is_another_reason() {
+    let text = |status| {
+        crate::probe::test_support::answer_with(
+            status,
+            Some("text/plain"),
+            Body::Other {
+                excerpt: "request timeout".into(),
+                len: 15,
+                invalid_json: false,
+            },
+            &[],
+        )
+    };
+    for (status, what) in [
+        (408, "a request timeout"),
+        (413, "a body size limit"),
+        (431, "a header size limit"),
+    ] {
+        let o = initialize_other_status(&text(status)).expect("another reason");
+        assert_eq!(o.cause, Cause::OtherReason);
+        assert!(
+            o.head.starts_with(&format!(
+                "answered {status} text/plain body \"request timeout\" ({what}"
+            )),
+            "{}",
+            o.head
+        );
+        let rpc = json_ex(
+            status,
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
+        );
+        assert!(initialize_other_status(&rpc).is_none(), "{status}");
+    }
+    for status in [200, 400, 404, 405, 406, 500] {
+        assert!(initialize_other_status(&text(status)).is_none(), "{status}");
+    }
+}

@@ -2,8 +2,8 @@
 //! `server/discover` works and whose legacy `initialize` is answered 2xx with no response to
 //! it read whole: cut after its headers (Content-Length and half the body, then the
 //! connection breaks), an event stream that ends with no event, with only a comment, with a
-//! response for another id, an empty 200, a 200 that is no JSON-RPC at all. None of them is a
-//! refusal of 2025-11-25, so the era is `unknown` (exit 4, `probe.incomplete` naming what
+//! response for another id, an empty 200, a 200 that is no JSON-RPC at all; or answered with
+//! an intermediary's status (408, 413, 431). None of them is a refusal of 2025-11-25, so the era is `unknown` (exit 4, `probe.incomplete` naming what
 //! initialize got), never "modern (2026-07-28 only)" passed; and behind a boundary the open
 //! legacy path is then still probed (without a token, with a garbage one) and blocks. The
 //! front (on loopback) passes everything else through to the fixture; the same front with
@@ -41,6 +41,8 @@ enum Mode {
     Empty200,
     /// 200 text/html, a page.
     Html200,
+    /// An intermediary's status (408, 413, 431) with a text/plain body.
+    Status(u16),
 }
 
 /// The mode, and whether the run has the fixture's token (then only the initialize that
@@ -83,6 +85,14 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
                     msg["id"]
                 );
                 return cut("application/json", Bytes::from(whole));
+            }
+            Mode::Status(code) => {
+                return (
+                    StatusCode::from_u16(code).unwrap(),
+                    [("content-type", "text/plain")],
+                    "request refused by the proxy",
+                )
+                    .into_response()
             }
             Mode::None | Mode::CutSse | Mode::SseOtherId => {}
         }
@@ -185,10 +195,13 @@ fn seen(mode: Mode) -> &'static str {
         Mode::Html200 => {
             "initialize: answered 200 text/html body \"<html><body>Welcome</body></html>\": a 2xx that is no JSON-RPC response to initialize"
         }
+        Mode::Status(408) => "initialize: answered 408 text/plain body \"request refused by the proxy\" (a request timeout",
+        Mode::Status(413) => "initialize: answered 413 text/plain body \"request refused by the proxy\" (a body size limit",
+        Mode::Status(_) => "initialize: answered 431 text/plain body \"request refused by the proxy\" (a header size limit",
     }
 }
 
-const BROKEN: [Mode; 7] = [
+const BROKEN: [Mode; 10] = [
     Mode::CutSse,
     Mode::CutJson,
     Mode::SseNoEvent,
@@ -196,6 +209,9 @@ const BROKEN: [Mode; 7] = [
     Mode::SseOtherId,
     Mode::Empty200,
     Mode::Html200,
+    Mode::Status(408),
+    Mode::Status(413),
+    Mode::Status(431),
 ];
 
 #[tokio::test]
@@ -252,6 +268,7 @@ async fn an_open_legacy_path_behind_an_unread_initialize_still_blocks() {
         Mode::SseComment,
         Mode::SseOtherId,
         Mode::Empty200,
+        Mode::Status(408),
     ] {
         let server = front_before(&fixture, (mode, true), handle).await;
         let out = check(&server.url(), true).await;
