@@ -255,15 +255,19 @@ impl Engine {
             return;
         }
         // An initialize answered for another reason (a rate limit, an unavailable gateway, a
-        // bare 500), not read whole (the vantage's own read cap stopped it) or not answered
-        // at all (the vantage's own timeout, a closed or reset connection) says nothing about
-        // the 2025-11-25 path: it never makes a dual-era server "modern only" nor a legacy
-        // one "not MCP" (4.1).
+        // bare 500), not read whole (the vantage's own read cap stopped it, an event stream
+        // that ended without its response), answered 2xx with no response to it beside a
+        // modern discover, or not answered at all (the vantage's own timeout, a closed or
+        // reset connection) says nothing about the 2025-11-25 path: it never makes a
+        // dual-era server "modern only" nor a legacy one "not MCP" (4.1).
         let init_other = match &initialize {
             Ok(i) if !era::initialize_works(i) => {
-                reason::another_reason(i, Subject::Initialize, token.is_some()).or_else(|| {
-                    era::cut_by_cap(i, Subject::Initialize).map(|e| reason::unanswered(&e))
-                })
+                reason::another_reason(i, Subject::Initialize, token.is_some())
+                    .or_else(|| {
+                        era::cut_by_cap(i, Subject::Initialize).map(|e| reason::unanswered(&e))
+                    })
+                    .or_else(|| era::initialize_other_status(i))
+                    .or_else(|| era::initialize_unread(i, works(&discover)))
             }
             Ok(_) => None,
             Err(e) => Some(reason::unanswered(e)),

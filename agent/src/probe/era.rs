@@ -132,6 +132,110 @@ pub fn cut_by_cap(ex: &Exchange, subject: Subject) -> Option<ExchangeError> {
     })
 }
 
+/// What the legacy `initialize` beside `server/discover` got when its answer is a 2xx that
+/// carries no JSON-RPC response to it: the request was not refused (a 2xx is no refusal, and
+/// a modern-only server refuses `initialize` with an error), and no answer to it was read
+/// whole, so whether the 2025-11-25 path works was not observed (`checks.md` 4.1). Never
+/// "modern (2026-07-28 only)" (red team round 18, D1: an answer cut after its headers, an
+/// event stream that ended with no event, with only a comment or with a response for another
+/// id, or an empty 200 made a dual-era server "modern only", and its legacy path went
+/// unprobed).
+///
+/// An event stream that ended without the response (it may have been cut: a reset and a
+/// close read alike) is never an answer. A whole 2xx body that holds no response to
+/// `initialize` (empty, not JSON-RPC, a response for another id, a result without
+/// `protocolVersion`) is no refusal either, but it is the server's whole answer: with
+/// `modern` (discover showed 2026-07-28) it leaves the legacy path unknown; without it, the
+/// era rules judge it (such an endpoint that answers neither request is "not MCP").
+/// A JSON-RPC error for the request (a refusal given with a 2xx) is left to the era rules.
+pub fn initialize_unread(ex: &Exchange, modern: bool) -> Option<reason::Other> {
+    if !(200..300).contains(&ex.status) || initialize_works(ex) || ex.capped.is_some() {
+        return None;
+    }
+    let asked = Value::from(INITIALIZE_ID);
+    let ours = |rpc: &Rpc| match rpc {
+        Rpc::Result { id, .. } => super::http::same_id(id, &asked),
+        Rpc::Error { id, .. } => id.is_null() || super::http::same_id(id, &asked),
+    };
+    let responses: Vec<Rpc> = match &ex.body {
+        Body::Json(v) => super::http::parse_rpc(v).into_iter().collect(),
+        Body::Sse(sse) => sse
+            .events
+            .iter()
+            .filter_map(|e| e.json.as_ref())
+            .filter_map(super::http::parse_rpc)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mine = responses.iter().find(|r| ours(r));
+    if matches!(mine, Some(Rpc::Error { .. })) {
+        return None;
+    }
+    let other_id = responses.iter().find(|r| !ours(r)).map(|r| match r {
+        Rpc::Result { id, .. } | Rpc::Error { id, .. } => id.to_string(),
+    });
+    let seen = ex.summary();
+    let head = match (&ex.body, mine, other_id) {
+        (Body::Sse(sse), None, other) => {
+            let what = match (sse.events.len(), other) {
+                (0, _) => "ended with no event (a comment is no event)".to_string(),
+                (_, Some(id)) => format!(
+                    "ended with no response to initialize (id {INITIALIZE_ID}): the one it carried has id {id}, so it answers no request of this vantage's"
+                ),
+                (n, None) => format!(
+                    "ended after {n} events, none a JSON-RPC response to initialize (id {INITIALIZE_ID})"
+                ),
+            };
+            format!(
+                "not read whole: answered {seen}, but the event stream {what}; a stream cut short reads the same"
+            )
+        }
+        (Body::Unread, ..) => format!("not read: answered {seen}"),
+        _ if !modern => return None,
+        (Body::Empty, ..) => format!("answered {seen}: a 2xx with no response to initialize"),
+        (_, Some(_), _) => format!(
+            "answered {seen}, a result without protocolVersion: initialize was accepted, not refused, but its answer tells no era"
+        ),
+        (_, None, Some(id)) => format!(
+            "answered {seen} with id {id}, not the request's {INITIALIZE_ID}: no response to initialize"
+        ),
+        (_, None, None) => format!(
+            "answered {seen}: a 2xx that is no JSON-RPC response to initialize"
+        ),
+    };
+    Some(reason::Other {
+        cause: Cause::Malformed,
+        head,
+        advice: "a 2xx without a response to initialize is no refusal of 2025-11-25: check the server and any proxy in front of it (an answer or stream cut short, a proxy that answers for the server), then check again",
+    })
+}
+
+/// An `initialize` answered with a status about the request's delivery, not about MCP: 408
+/// (an intermediary's request timeout), 413 or 431 (a limit on the body or the headers, which
+/// this small request stays far under), without a JSON-RPC error for it. A modern-only server
+/// refuses `initialize` with an error of its own (400 or 404, -32022, -32601); these say
+/// nothing about the 2025-11-25 path (red team round 18, D1: "initialize: 408 text/plain" made
+/// a dual-era server "modern (2026-07-28 only)").
+pub fn initialize_other_status(ex: &Exchange) -> Option<reason::Other> {
+    let what = match ex.status {
+        408 => "a request timeout",
+        413 => "a body size limit",
+        431 => "a header size limit",
+        _ => return None,
+    };
+    if matches!(ex.rpc(), Some(Rpc::Error { .. })) {
+        return None;
+    }
+    Some(reason::Other {
+        cause: Cause::OtherReason,
+        head: format!(
+            "answered {} ({what}, most likely an intermediary's: no refusal of 2025-11-25)",
+            ex.summary()
+        ),
+        advice: "check the proxy or gateway in front of the server (its timeouts and request limits), then check again",
+    })
+}
+
 /// Whether an exchange error is one of the vantage's own bounds (its per-exchange timeout,
 /// a read cap, a request it could not build) rather than something the target did: no evidence either way.
 fn vantage_bound(cause: Cause) -> bool {

@@ -489,3 +489,167 @@ fn ttl_ms_is_an_integer_by_its_value_however_it_is_written() {
     // Missing: the evidence says so (never "not an integer").
     assert_eq!(ttl_ms_problem(None), Some("ttlMs missing".to_string()));
 }
+
+/// An event stream to `initialize` that ended with `events` (each event's data).
+fn init_stream(events: &[Value]) -> Exchange {
+    let events = events
+        .iter()
+        .map(|v| crate::probe::sse::SseEvent {
+            event: Some("message".into()),
+            id: None,
+            data: v.to_string(),
+            json: Some(v.clone()),
+        })
+        .collect();
+    crate::probe::test_support::answer_with(
+        200,
+        Some("text/event-stream"),
+        Body::Sse(crate::probe::http::SseBody {
+            events,
+            ended: true,
+            ..Default::default()
+        }),
+        &[],
+    )
+}
+
+/// Red team round 18, D1: a 2xx to `initialize` with no response to it read whole is no
+/// refusal of 2025-11-25 (`malformed`, with what was seen), never "initialize does not work":
+/// an event stream that ended without it whatever discover showed; a whole body without it
+/// (empty, not JSON-RPC, another id, no protocolVersion) beside a modern discover only. A
+/// refusal (any non-2xx, a JSON-RPC error for the request even with a 200) and a working
+/// initialize are left to the era rules.
+#[test]
+fn a_2xx_initialize_without_its_response_is_not_a_refusal() {
+    let result = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}});
+    let unread = |ex: &Exchange, modern: bool| {
+        let o = initialize_unread(ex, modern).expect("not a refusal");
+        assert_eq!(o.cause, Cause::Malformed, "{}", o.head);
+        o.head
+    };
+    // Streams: whatever discover showed.
+    for modern in [true, false] {
+        let h = unread(&init_stream(&[]), modern);
+        assert!(
+            h.starts_with("not read whole: answered 200 text/event-stream (0 SSE events), but the event stream ended with no event"),
+            "{h}"
+        );
+        let other = json!({"jsonrpc": "2.0", "id": 424242, "result": result});
+        let h = unread(&init_stream(&[other]), modern);
+        assert!(
+            h.contains(
+                "ended with no response to initialize (id 2): the one it carried has id 424242"
+            ),
+            "{h}"
+        );
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        let h = unread(&init_stream(&[note]), modern);
+        assert!(
+            h.contains("ended after 1 events, none a JSON-RPC response to initialize (id 2)"),
+            "{h}"
+        );
+    }
+    // Whole bodies: only beside a modern discover.
+    let empty =
+        crate::probe::test_support::answer_with(200, Some("application/json"), Body::Empty, &[]);
+    let html = crate::probe::test_support::answer_with(
+        200,
+        Some("text/html"),
+        Body::Other {
+            excerpt: "<html>".into(),
+            len: 6,
+            invalid_json: false,
+        },
+        &[],
+    );
+    let other_id = json_ex(200, json!({"jsonrpc": "2.0", "id": 9, "result": result}));
+    let no_version = json_ex(200, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    for (ex, words) in [
+        (&empty, "answered 200 application/json (empty body): a 2xx with no response to initialize"),
+        (&html, "answered 200 text/html body \"<html>\": a 2xx that is no JSON-RPC response to initialize"),
+        (&other_id, "with id 9, not the request's 2: no response to initialize"),
+        (&no_version, "a result without protocolVersion: initialize was accepted, not refused"),
+    ] {
+        let h = unread(ex, true);
+        assert!(h.contains(words), "{h}");
+        assert!(initialize_unread(ex, false).is_none(), "{words}");
+    }
+    // Refusals and answers: the era rules judge them.
+    let ok = json_ex(200, json!({"jsonrpc": "2.0", "id": 2, "result": result}));
+    let ok_stream = init_stream(&[json!({"jsonrpc": "2.0", "id": 2, "result": result})]);
+    let err_200 = json_ex(
+        200,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "x"}}),
+    );
+    let err_stream = init_stream(&[
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "x"}}),
+    ]);
+    let err_400 = json_ex(
+        400,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
+    );
+    let err_404 = json_ex(
+        404,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "x"}}),
+    );
+    let bare_400 = crate::probe::test_support::answer_with(400, None, Body::Empty, &[]);
+    for ex in [
+        &ok,
+        &ok_stream,
+        &err_200,
+        &err_stream,
+        &err_400,
+        &err_404,
+        &bare_400,
+    ] {
+        for modern in [true, false] {
+            assert!(initialize_unread(ex, modern).is_none(), "{}", ex.summary());
+        }
+    }
+    // A read the vantage's own cap stopped is cut_by_cap's.
+    let mut capped = init_stream(&[]);
+    capped.capped = Some("SSE event count");
+    assert!(initialize_unread(&capped, true).is_none());
+}
+
+/// Red team round 18, D1: 408, 413 and 431 to `initialize` are a proxy's answers about the
+/// request's delivery, never a refusal of 2025-11-25 (`other-reason`); with a JSON-RPC error
+/// in the body, and any other status, the era rules judge them.
+#[test]
+fn an_intermediarys_status_on_initialize_is_another_reason() {
+    let text = |status| {
+        crate::probe::test_support::answer_with(
+            status,
+            Some("text/plain"),
+            Body::Other {
+                excerpt: "request timeout".into(),
+                len: 15,
+                invalid_json: false,
+            },
+            &[],
+        )
+    };
+    for (status, what) in [
+        (408, "a request timeout"),
+        (413, "a body size limit"),
+        (431, "a header size limit"),
+    ] {
+        let o = initialize_other_status(&text(status)).expect("another reason");
+        assert_eq!(o.cause, Cause::OtherReason);
+        assert!(
+            o.head.starts_with(&format!(
+                "answered {status} text/plain body \"request timeout\" ({what}"
+            )),
+            "{}",
+            o.head
+        );
+        let rpc = json_ex(
+            status,
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32022, "message": "x"}}),
+        );
+        assert!(initialize_other_status(&rpc).is_none(), "{status}");
+    }
+    for status in [200, 400, 404, 405, 406, 500] {
+        assert!(initialize_other_status(&text(status)).is_none(), "{status}");
+    }
+}

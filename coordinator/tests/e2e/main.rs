@@ -22,6 +22,7 @@ mod dns_tls;
 mod egress;
 mod era_caps;
 mod era_unobserved;
+mod era_unread;
 mod evidence;
 mod evidence_fleet;
 mod evidence_support;
