@@ -9,9 +9,13 @@
 //! probes and the foreign Origin also on `tools/list` when tools are advertised, judged
 //! against a valid `tools/list` sent alongside as that leg's control, and
 //! `version.unsupported` also with a version from the future, judged against the discover
-//! control. The check is the worse of the two ([`crate::probe::origin_paths::with_second`]);
-//! a second request not answered, or answered for another reason, adds no evidence and the
-//! main request's verdict stands alone.
+//! control, and on `tools/call` of the absent tool beside the same call without the change.
+//! The check is the worse of its requests ([`crate::probe::origin_paths::with_second`]): a
+//! failure seen on any request fails it; otherwise a request not answered, or answered for
+//! another reason (or beside a control that was not), leaves it `unknown` with that
+//! request's cause, never a pass on the others alone (red team round 18, D2). So does the
+//! 2025-11-25 path of the Origin guard when whether the server speaks 2025-11-25 was not
+//! observed.
 
 use std::time::Instant;
 
@@ -196,6 +200,16 @@ impl Engine {
                         ),
                         Err(e) => no_response(probe, e),
                     };
+                    v = crate::probe::origin_paths::both(v, lv);
+                } else if let (TransportProbe::Origin, Some(why), true) =
+                    (probe, j.unsure, era.speaks_2026())
+                {
+                    // The 2025-11-25 path is asked on a dual-era server; whether this is one
+                    // was not observed, so neither was that path's guard.
+                    let lv = Verdict::unknown(
+                        crate::model::Cause::OtherReason,
+                        format!("not observed: whether this server also speaks 2025-11-25 (and opens a legacy session for a foreign Origin) is not known ({why})"),
+                    );
                     v = crate::probe::origin_paths::both(v, lv);
                 }
                 for (i, (leg, sent)) in second.into_iter().enumerate() {
