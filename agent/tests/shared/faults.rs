@@ -315,9 +315,12 @@ pub const FAULTS: &[FaultRow] = &[
     FaultRow::clean(Fault::ModernOnly),
 ];
 
+/// A check left without evidence, and its cause.
+pub type Unobserved = (CheckId, Option<Cause>);
+
 /// The faults of [`FAULTS`] that leave checks without evidence on purpose, and those checks
 /// with their cause (every other fault leaves none).
-pub const UNOBSERVED: &[(Fault, &[(CheckId, Option<Cause>)])] = &[(
+pub const UNOBSERVED: &[(Fault, &[Unobserved])] = &[(
     Fault::Bare400,
     &[
         (CheckId::HeadersMissingMethod, Some(Cause::Malformed)),
