@@ -404,11 +404,10 @@ impl Engine {
             .await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
         let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
-        // The outcome jsonrpc.error-body reads (`transport::seen_outcome`).
+        // The outcome jsonrpc.error-body reads of each main answer (`ProbeRun`).
         let mut body_seen: Vec<Outcome> = Vec::new();
-        for (probe, verdict, ex, started) in results {
+        for (probe, verdict, ex, started, seen) in results {
             let outcome = verdict.outcome;
-            let seen = transport::seen_outcome(&verdict, ex.as_ref());
             run.rec.record(probe.check(), verdict, started);
             match ex {
                 Some(ex) => {

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::egress::EgressClient;
 use crate::engine::Engine;
-use crate::model::Era;
+use crate::model::{Era, Outcome};
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::transport::{self, Leg, TransportProbe};
 use crate::probe::verdict::Verdict;
@@ -39,8 +39,11 @@ const TOOLS_CONTROL_ID: i64 = 119;
 /// The JSON-RPC id of the `tools/call` control (before the tools/call requests' ids, 140-153).
 const CALL_CONTROL_ID: i64 = 139;
 
-/// One probe's result: its verdict, its answer (if any) and when it started.
-pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant);
+/// One probe's result: its verdict (over every request it asked), its main request's answer
+/// (if any), when it started, and what `jsonrpc.error-body` reads of that answer
+/// ([`transport::seen_outcome`] of the main request's own verdict: a request beside it not
+/// observed says nothing about the body of this one).
+pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant, Outcome);
 
 /// How the probes of a run are judged.
 pub(crate) struct Judging<'a> {
@@ -190,6 +193,7 @@ impl Engine {
                     Ok(Ok(ex)) => (judge(probe, &ex, control.as_ref(), j), Some(ex)),
                     Ok(Err(e)) => (no_response(probe, &e), None),
                 };
+                let body_seen = transport::seen_outcome(&v, ex.as_ref());
                 if let (TransportProbe::Origin, Some(legacy)) = (probe, &legacy_origin) {
                     let lv = match legacy {
                         Ok(ex) => TransportProbe::Origin.judge(
@@ -231,7 +235,7 @@ impl Engine {
                     };
                     v = crate::probe::origin_paths::with_second(v, main_label, sv, leg.label());
                 }
-                (probe, v, ex, started)
+                (probe, v, ex, started, body_seen)
             })
             .collect()
     }

@@ -684,6 +684,8 @@ async fn one_request_of_a_check_not_observed_leaves_it_unknown_never_a_pass() {
         &[],
         "Mcp-Method validated short of tools/call, its control 503",
     );
+    let body = check(&r, CheckId::JsonrpcErrorBody);
+    assert_eq!(body.outcome, Outcome::Pass, "{}", body.observed);
     for (canned, cause, why) in [
         (Canned::Cut, Cause::Reset, "no response"),
         (
@@ -706,6 +708,10 @@ async fn one_request_of_a_check_not_observed_leaves_it_unknown_never_a_pass() {
             &["1999-01-01: 400", "; 2099-12-31: not observed: ", why],
         );
         only_problems(&r, &[], "2099 not observed");
+        // The 1999-01-01 refusal was seen carrying its JSON-RPC error: jsonrpc.error-body
+        // reads it, whatever the request beside it got.
+        let body = check(&r, CheckId::JsonrpcErrorBody);
+        assert_eq!(body.outcome, Outcome::Pass, "{}", body.observed);
     }
 }
 
