@@ -408,11 +408,16 @@ impl Engine {
             .await;
         let mut answered: Vec<(CheckId, Outcome, Exchange)> = Vec::new();
         let mut unanswered: Vec<(CheckId, Outcome)> = Vec::new();
-        for (probe, verdict, ex, started) in results {
+        // The outcome jsonrpc.error-body reads of each main answer (`ProbeRun`).
+        let mut body_seen: Vec<Outcome> = Vec::new();
+        for (probe, verdict, ex, started, seen) in results {
             let outcome = verdict.outcome;
             run.rec.record(probe.check(), verdict, started);
             match ex {
-                Some(ex) => answered.push((probe.check(), outcome, ex)),
+                Some(ex) => {
+                    answered.push((probe.check(), outcome, ex));
+                    body_seen.push(seen);
+                }
                 None => unanswered.push((probe.check(), outcome)),
             }
         }
@@ -428,7 +433,8 @@ impl Engine {
         if era.speaks_2026() {
             let triples: Vec<(CheckId, Outcome, Option<&Exchange>)> = answered
                 .iter()
-                .map(|(id, outcome, ex)| (*id, *outcome, Some(ex)))
+                .zip(&body_seen)
+                .map(|((id, _, ex), seen)| (*id, *seen, Some(ex)))
                 .chain(unanswered.iter().map(|(id, outcome)| (*id, *outcome, None)))
                 .collect();
             run.rec.record_ms(

@@ -9,9 +9,13 @@
 //! probes and the foreign Origin also on `tools/list` when tools are advertised, judged
 //! against a valid `tools/list` sent alongside as that leg's control, and
 //! `version.unsupported` also with a version from the future, judged against the discover
-//! control. The check is the worse of the two ([`crate::probe::origin_paths::with_second`]);
-//! a second request not answered, or answered for another reason, adds no evidence and the
-//! main request's verdict stands alone.
+//! control, and on `tools/call` of the absent tool beside the same call without the change.
+//! The check is the worse of its requests ([`crate::probe::origin_paths::with_second`]): a
+//! failure seen on any request fails it; otherwise a request not answered, or answered for
+//! another reason (or beside a control that was not), leaves it `unknown` with that
+//! request's cause, never a pass on the others alone (red team round 18, D2). So does the
+//! 2025-11-25 path of the Origin guard when whether the server speaks 2025-11-25 was not
+//! observed.
 
 use std::time::Instant;
 
@@ -19,7 +23,7 @@ use serde_json::Value;
 
 use crate::egress::EgressClient;
 use crate::engine::Engine;
-use crate::model::Era;
+use crate::model::{Era, Outcome};
 use crate::probe::http::{Exchange, ExchangeError, ProbeRequest, SseRead};
 use crate::probe::transport::{self, Leg, TransportProbe};
 use crate::probe::verdict::Verdict;
@@ -35,8 +39,11 @@ const TOOLS_CONTROL_ID: i64 = 119;
 /// The JSON-RPC id of the `tools/call` control (before the tools/call requests' ids, 140-153).
 const CALL_CONTROL_ID: i64 = 139;
 
-/// One probe's result: its verdict, its answer (if any) and when it started.
-pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant);
+/// One probe's result: its verdict (over every request it asked), its main request's answer
+/// (if any), when it started, and what `jsonrpc.error-body` reads of that answer
+/// ([`transport::seen_outcome`] of the main request's own verdict: a request beside it not
+/// observed says nothing about the body of this one).
+pub(crate) type ProbeRun = (TransportProbe, Verdict, Option<Exchange>, Instant, Outcome);
 
 /// How the probes of a run are judged.
 pub(crate) struct Judging<'a> {
@@ -186,6 +193,7 @@ impl Engine {
                     Ok(Ok(ex)) => (judge(probe, &ex, control.as_ref(), j), Some(ex)),
                     Ok(Err(e)) => (no_response(probe, &e), None),
                 };
+                let body_seen = transport::seen_outcome(&v, ex.as_ref());
                 if let (TransportProbe::Origin, Some(legacy)) = (probe, &legacy_origin) {
                     let lv = match legacy {
                         Ok(ex) => TransportProbe::Origin.judge(
@@ -196,6 +204,16 @@ impl Engine {
                         ),
                         Err(e) => no_response(probe, e),
                     };
+                    v = crate::probe::origin_paths::both(v, lv);
+                } else if let (TransportProbe::Origin, Some(why), true) =
+                    (probe, j.unsure, era.speaks_2026())
+                {
+                    // The 2025-11-25 path is asked on a dual-era server; whether this is one
+                    // was not observed, so neither was that path's guard.
+                    let lv = Verdict::unknown(
+                        crate::model::Cause::OtherReason,
+                        format!("not observed: whether this server also speaks 2025-11-25 (and opens a legacy session for a foreign Origin) is not known ({why})"),
+                    );
                     v = crate::probe::origin_paths::both(v, lv);
                 }
                 for (i, (leg, sent)) in second.into_iter().enumerate() {
@@ -217,7 +235,7 @@ impl Engine {
                     };
                     v = crate::probe::origin_paths::with_second(v, main_label, sv, leg.label());
                 }
-                (probe, v, ex, started)
+                (probe, v, ex, started, body_seen)
             })
             .collect()
     }

@@ -35,7 +35,7 @@ use vantage_agent::target::Target;
 #[path = "shared/probe.rs"]
 mod shared;
 
-use shared::assert_seen;
+use shared::{assert_seen, assert_seen_all};
 
 /// How the front answers `initialize` and `server/discover`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,7 +88,7 @@ fn broken_body(first: &'static str, then_close: bool) -> Response {
 async fn handle(
     State(mode): State<Mode>,
     method: Method,
-    _headers: HeaderMap,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let json_answer = |status: StatusCode, v: Value| {
@@ -115,6 +115,13 @@ async fn handle(
                     | Mode::NothingAnswers
             );
             match req.get("method").and_then(Value::as_str) {
+                // The 2026-07-28 path's Origin guard.
+                Some("server/discover") if discover_answers && headers.contains_key("origin") => {
+                    json_answer(
+                        StatusCode::FORBIDDEN,
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "Forbidden: origin not allowed"}}),
+                    )
+                }
                 Some("initialize") => match mode {
                     Mode::InitRateLimited => (
                         StatusCode::TOO_MANY_REQUESTS,
@@ -228,6 +235,19 @@ fn modern_but_dual_unknown(r: &RegionResult, mode: Mode, cause: Cause, seen: &st
         check(CheckId::MethodUnknown).outcome,
         Outcome::Pass,
         "{mode:?}"
+    );
+    // Red team round 18, D2: the Origin guard refused on server/discover; whether there is a
+    // 2025-11-25 path (whose initialize the guard must refuse too) was not observed, so
+    // security.origin is unknown, never the 2026-07-28 path's pass alone.
+    let origin = check(CheckId::SecurityOrigin);
+    assert_seen_all(
+        origin,
+        (origin.outcome, origin.severity, origin.cause),
+        (Outcome::Unknown, None, Some(Cause::OtherReason)),
+        &[
+            "server/discover (2026-07-28): 403",
+            "initialize (2025-11-25): not observed: whether this server also speaks 2025-11-25",
+        ],
     );
     shared::assert_no_check_says(r, "2026-07-28 only", &format!("{mode:?}"));
 }

@@ -57,6 +57,59 @@ enum Mode {
     /// another reason, with this status (429 and 503 with Retry-After, 401 with a Bearer
     /// challenge); the listing's own tools/list and the tools/list control pass.
     ToolsListProbesRefused(u16),
+    /// The requests with these JSON-RPC ids get this answer from the front (139: the
+    /// tools/call control; 129: `version.unsupported`'s 2099-12-31 request; 109: its
+    /// 1999-01-01 one; 103: the discover without Mcp-Method).
+    Answer(&'static [i64], Canned),
+}
+
+/// An answer the front makes itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Canned {
+    /// This status, text/plain, with Retry-After (a rate limit, an unavailable upstream).
+    Status(u16),
+    /// 200 application/json with a Content-Length of 400, half a body, then the
+    /// connection closed (a reset: not answered).
+    Cut,
+    /// 400 application/json with this body.
+    Json400(&'static str),
+}
+
+impl Canned {
+    fn respond(self) -> Response {
+        match self {
+            Canned::Status(status) => (
+                StatusCode::from_u16(status).unwrap(),
+                [("content-type", "text/plain"), ("retry-after", "60")],
+                "busy",
+            )
+                .into_response(),
+            Canned::Cut => {
+                let tail = futures::stream::once(async {
+                    Err::<Bytes, std::io::Error>(std::io::Error::other("cut"))
+                });
+                let body = futures::stream::once(async {
+                    Ok(Bytes::from_static(br#"{"jsonrpc": "2.0", "#))
+                })
+                .chain(tail);
+                (
+                    StatusCode::OK,
+                    [
+                        ("content-type", "application/json"),
+                        ("content-length", "400"),
+                    ],
+                    Body::from_stream(body),
+                )
+                    .into_response()
+            }
+            Canned::Json400(body) => (
+                StatusCode::BAD_REQUEST,
+                [("content-type", "application/json")],
+                body,
+            )
+                .into_response(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -129,6 +182,9 @@ async fn handle(
                 "not now",
             )
                 .into_response();
+        }
+        Mode::Answer(ids, canned) if id.as_i64().is_some_and(|i| ids.contains(&i)) => {
+            return canned.respond();
         }
         _ => {}
     }
@@ -523,11 +579,12 @@ async fn the_header_and_origin_probes_are_asked_on_tools_list_and_tools_call_too
 }
 
 /// The evidence rule (`checks.md` 4.1) for the added tools/list requests: answered 429, 503
-/// or 401, they say nothing, so each check is what server/discover's answer says alone (a
-/// pass on the clean fixture, a failure where discover is served without Mcp-Method), never
-/// `unknown` for the added request alone; the evidence says why.
+/// or 401, they say nothing, so each check is `unknown` for that request (cause
+/// `other-reason`), never a pass on server/discover's answer alone (red team round 18, D2:
+/// the old rule let the discover verdict stand); a failure seen on server/discover (served
+/// without Mcp-Method) still fails; the evidence says what was not observed and why.
 #[tokio::test]
-async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verdict_alone() {
+async fn a_tools_list_probe_answered_for_another_reason_leaves_the_check_unknown() {
     for (status, why) in [
         (429, "rate limited: answered 429"),
         (503, "unavailable: answered 503"),
@@ -538,9 +595,9 @@ async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verd
             let c = check(&r, id);
             assert_seen_all(
                 c,
-                (c.outcome, c.cause),
-                (Outcome::Pass, None),
-                &["tools/list: no evidence", why],
+                (c.outcome, c.severity, c.cause),
+                (Outcome::Unknown, None, Some(Cause::OtherReason)),
+                &["; tools/list: not observed: ", why, "; tools/call: 4"],
             );
         }
         only_problems(&r, &[], "tools/list probes refused for another reason");
@@ -557,7 +614,159 @@ async fn a_tools_list_probe_answered_for_another_reason_leaves_the_discover_verd
             c,
             (c.outcome, c.severity),
             (Outcome::Fail, Some(Severity::Medium)),
-            &["server/discover: 200", "tools/list: no evidence"],
+            &["server/discover: 200", "; tools/list: not observed: "],
         );
     }
+}
+
+/// Red team round 18, D2: one request of a check not observed turned the faults rounds 15
+/// and 17 fixed back into a pass. The fixture whose Origin guard, or whose Mcp-Method
+/// validation, covers server/discover and tools/list but not tools/call, with the tools/call
+/// control answered 503 (so the tools/call leg says nothing), was `pass` ("tools/call: no
+/// evidence, the verdict rests on the other request"): now `unknown`, naming tools/call and
+/// its 503. `version.unsupported` on a server that serves later versions, with its
+/// 2099-12-31 request cut (a reset), likewise. The clean fixture, every leg observed,
+/// still passes them (the control of this test).
+#[tokio::test]
+async fn one_request_of_a_check_not_observed_leaves_it_unknown_never_a_pass() {
+    let clean = run(Mode::Clean).await;
+    for id in HEADER_CHECKS
+        .into_iter()
+        .chain([CheckId::SecurityOrigin, CheckId::VersionUnsupported])
+    {
+        let c = check(&clean, id);
+        assert_eq!(c.outcome, Outcome::Pass, "{id}: {}", c.observed);
+        shared::assert_not_seen(c, &["not observed"]);
+    }
+    let control_503 = Mode::Answer(&[139], Canned::Status(503));
+    let r = run_faulted(
+        control_503.clone(),
+        &[Fault::OriginGuardOnDiscoverAndList],
+        Duration::from_secs(5),
+    )
+    .await;
+    let o = check(&r, CheckId::SecurityOrigin);
+    assert_seen_all(
+        o,
+        (o.outcome, o.severity, o.cause),
+        (Outcome::Unknown, None, Some(Cause::OtherReason)),
+        &[
+            "server/discover (2026-07-28): 403",
+            "initialize (2025-11-25): 403",
+            "; tools/list: 403",
+            "; tools/call: not observed: ",
+            "was not dispatched (503 text/plain",
+        ],
+    );
+    only_problems(&r, &[], "origin guard short of tools/call, its control 503");
+    let r = run_faulted(
+        control_503,
+        &[Fault::MethodValidatedOnDiscoverAndList],
+        Duration::from_secs(5),
+    )
+    .await;
+    for id in HEADER_CHECKS {
+        let c = check(&r, id);
+        assert_seen_all(
+            c,
+            (c.outcome, c.severity, c.cause),
+            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            &[
+                "server/discover: 400",
+                "; tools/list: 400",
+                "; tools/call: not observed: ",
+                "was not dispatched (503 text/plain",
+            ],
+        );
+    }
+    only_problems(
+        &r,
+        &[],
+        "Mcp-Method validated short of tools/call, its control 503",
+    );
+    let body = check(&r, CheckId::JsonrpcErrorBody);
+    assert_eq!(body.outcome, Outcome::Pass, "{}", body.observed);
+    for (canned, cause, why) in [
+        (Canned::Cut, Cause::Reset, "no response"),
+        (
+            Canned::Status(503),
+            Cause::OtherReason,
+            "unavailable: answered 503",
+        ),
+    ] {
+        let r = run_faulted(
+            Mode::Answer(&[129], canned),
+            &[Fault::AcceptLaterVersions],
+            Duration::from_secs(5),
+        )
+        .await;
+        let v = check(&r, CheckId::VersionUnsupported);
+        assert_seen_all(
+            v,
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(cause)),
+            &["1999-01-01: 400", "; 2099-12-31: not observed: ", why],
+        );
+        only_problems(&r, &[], "2099 not observed");
+        // The 1999-01-01 refusal was seen carrying its JSON-RPC error: jsonrpc.error-body
+        // reads it, whatever the request beside it got.
+        let body = check(&r, CheckId::JsonrpcErrorBody);
+        assert_eq!(body.outcome, Outcome::Pass, "{}", body.observed);
+    }
+}
+
+/// Red team round 18, D4: a 400 whose body is not a readable JSON-RPC error (the -32022
+/// error cut in half, or wrapped in a batch array) passed `version.unsupported` ("refused,
+/// but without a JSON-RPC body the code cannot be read"), although neither the code nor
+/// `data.supported` was seen; likewise `headers.missing-method`. Now `unknown`, cause
+/// `malformed`, saying what was not observed; `jsonrpc.error-body` keeps its low warning.
+#[tokio::test]
+async fn a_400_whose_json_rpc_error_could_not_be_read_is_unknown() {
+    const CUT: &str =
+        r#"{"jsonrpc":"2.0","id":109,"error":{"code":-32022,"data":{"requested":"1999-01-01","su"#;
+    const BATCH: &str = r#"[{"jsonrpc":"2.0","id":109,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"requested":"1999-01-01","supported":["2026-07-28"]}}}]"#;
+    for body in [CUT, BATCH] {
+        let r = run(Mode::Answer(&[109], Canned::Json400(body))).await;
+        let v = check(&r, CheckId::VersionUnsupported);
+        assert_seen_all(
+            v,
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::Malformed)),
+            &[
+                "1999-01-01: 400 application/json",
+                "the answer could not be read as a JSON-RPC error",
+                "(JSON-RPC -32022 expected) was not observed",
+                "nor were error.data.supported and error.data.requested",
+                "; 2099-12-31: 400",
+            ],
+        );
+        let body = check(&r, CheckId::JsonrpcErrorBody);
+        assert_seen(
+            body,
+            (body.outcome, body.severity),
+            (Outcome::Warn, Some(Severity::Low)),
+            "bare 4xx without a JSON-RPC body (an intermediary answering?): version.unsupported: 400",
+        );
+        only_problems(
+            &r,
+            &[CheckId::JsonrpcErrorBody],
+            "version refusal unreadable",
+        );
+    }
+    let r = run(Mode::Answer(
+        &[103],
+        Canned::Json400(r#"{"error":{"code":-32020,"#),
+    ))
+    .await;
+    let c = check(&r, CheckId::HeadersMissingMethod);
+    assert_seen_all(
+        c,
+        (c.outcome, c.severity, c.cause),
+        (Outcome::Unknown, None, Some(Cause::Malformed)),
+        &[
+            "server/discover: 400 application/json",
+            "(JSON-RPC -32020 expected) was not observed",
+            "; tools/list: 400",
+        ],
+    );
 }

@@ -57,6 +57,22 @@ pub fn mislabelled_error(ex: &Exchange) -> Option<&str> {
     (!rpc_media).then_some(ct)
 }
 
+/// The outcome [`error_body`] reads for a transport check whose verdict is `v` and whose
+/// answer is `ex`: the check's own, except a refusal whose body could not be read as a
+/// JSON-RPC error (the check `unknown`, cause `malformed`: its code was not observed) was
+/// seen all the same: it is the bare 4xx this check names (a warning), not an answer that
+/// was not observed (red team round 18, D4).
+pub fn seen_outcome(v: &Verdict, ex: Option<&Exchange>) -> Outcome {
+    match (v.outcome, v.cause, ex) {
+        (Outcome::Unknown, Some(Cause::Malformed), Some(ex))
+            if (400..500).contains(&ex.status) && !matches!(ex.rpc(), Some(Rpc::Error { .. })) =>
+        {
+            Outcome::Warn
+        }
+        _ => v.outcome,
+    }
+}
+
 /// `jsonrpc.error-body` over each transport check's outcome and its answer (`None`: no
 /// answer). A bare 4xx of a check that already failed on it is not named twice. A refusal
 /// whose error carries another id than its request's fails (medium: a client matching

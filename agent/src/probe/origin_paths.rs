@@ -6,10 +6,14 @@
 //! `unknown` rather than a warning or a pass that covers only the other path
 //! (`checks.md` 4.1).
 //!
-//! [`with_second`]: a probe asked with a second request (the `Mcp-Method` probes and the
-//! foreign Origin also on `tools/list`, `version.unsupported` also with a future version:
-//! red team round 15, defects 6, 7, 12) is the worse of the two, except that a second
-//! request that gave no evidence leaves the main request's verdict to stand alone.
+//! [`with_second`]: a probe asked with more requests than one (the `Mcp-Method` probes and
+//! the foreign Origin also on `tools/list` and `tools/call`, `version.unsupported` also with
+//! a future version: red team round 15, defects 6, 7, 12; fresh eyes round 17, D1, D2) is
+//! the worse of its requests: a failure seen on any of them fails the check; otherwise a
+//! request the run meant to ask whose answer was not observed (no answer, or an answer for
+//! another reason: 429, 5xx, 401, a reset, a control not served) leaves the check `unknown`
+//! with that request's cause, never the other requests' pass (`checks.md` 4.1: a pass needs
+//! positive evidence for the whole claim; red team round 18, D2).
 
 use super::verdict::Verdict;
 use crate::model::Outcome;
@@ -44,15 +48,15 @@ pub fn both(modern: Verdict, legacy: Verdict) -> Verdict {
 }
 
 /// The verdict of a probe from its main request's verdict (`main`; `main_label` names its
-/// request in the evidence, `None` when its evidence names it already) and its second
-/// request's (`second`, on the request `label`): the worse one (a failure, then no
-/// evidence, then a warning, a pass), the evidence naming both requests. The second request
-/// is evidence added to the main one's: unanswered, or answered for another reason
-/// (`unknown`, `error`), or not sent (`skip`), it says nothing, and the main request's
-/// verdict stands alone (its outcome, severity and cause), the evidence saying why the
-/// second adds nothing. So a guard seen refusing on the main request and not observed on
-/// the second is the main request's pass, and one seen serving on the second fails whatever
-/// the main request got.
+/// request in the evidence, `None` when its evidence names it already) and another
+/// request's (`second`, on the request `label`), the evidence naming both: a failure on
+/// either fails (the worse failure); otherwise a request not observed (`unknown`, `error`)
+/// leaves the check `unknown` with that request's cause, its evidence saying "not
+/// observed"; otherwise the worse of a warning and a pass. A pass on one request never
+/// covers another that was asked and not observed: a guard seen refusing on
+/// `server/discover` and `tools/list` says nothing about the `tools/call` whose control got
+/// a 503 (red team round 18, D2). A request not sent (`skip`: the run did not mean to ask
+/// it) is not missing: the main request's verdict stands.
 pub fn with_second(
     main: Verdict,
     main_label: Option<&str>,
@@ -63,19 +67,12 @@ pub fn with_second(
         Some(l) => format!("{l}: {}", main.observed),
         None => main.observed.clone(),
     };
-    if matches!(
-        second.outcome,
-        Outcome::Unknown | Outcome::Error | Outcome::Skip
-    ) {
-        return Verdict {
-            observed: format!(
-                "{main_seen}; {label}: no evidence, the verdict rests on the other request ({})",
-                second.observed
-            ),
-            ..main
-        };
-    }
-    let observed = format!("{main_seen}; {label}: {}", second.observed);
+    let seen = match second.outcome {
+        Outcome::Unknown | Outcome::Error => "not observed: ",
+        Outcome::Skip => "not asked: ",
+        _ => "",
+    };
+    let observed = format!("{main_seen}; {label}: {seen}{}", second.observed);
     let worse = if rank(&second) > rank(&main) {
         second
     } else {
@@ -148,10 +145,12 @@ mod tests {
     }
 
     /// Red team round 15, defects 6, 7, 12: a probe asked on a second request is the worse
-    /// of the two; a second request that gave no evidence (429, 5xx, reset, 401: `unknown`)
-    /// leaves the main request's verdict to stand alone, and the evidence names both.
+    /// of the two, and the evidence names both. Round 18, D2: a second request that gave no
+    /// evidence (429, 5xx, reset, 401: `unknown`) leaves the check `unknown` with its cause
+    /// ("not observed"), never the main request's pass; a failure seen on either still
+    /// fails.
     #[test]
-    fn a_second_request_adds_evidence_and_never_takes_it_away() {
+    fn a_second_request_not_observed_leaves_the_check_unknown() {
         let refused = || Verdict::pass("400 application/json JSON-RPC error -32020");
         let served = || {
             Verdict::fail(
@@ -186,9 +185,18 @@ mod tests {
             ),
             (refused(), refused(), (Outcome::Pass, None, None)),
             (refused(), low(), (Outcome::Warn, Some(Severity::Low), None)),
-            // tools/list not observed: discover's verdict stands alone.
-            (refused(), unseen(), (Outcome::Pass, None, None)),
-            (refused(), reset(), (Outcome::Pass, None, None)),
+            // tools/list not observed: discover's pass does not cover it.
+            (
+                refused(),
+                unseen(),
+                (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            ),
+            (
+                refused(),
+                reset(),
+                (Outcome::Unknown, None, Some(Cause::Reset)),
+            ),
+            (low(), reset(), (Outcome::Unknown, None, Some(Cause::Reset))),
             (
                 served(),
                 unseen(),
@@ -212,7 +220,7 @@ mod tests {
                 v.observed
             );
             assert_eq!(
-                v.observed.contains("tools/list: no evidence"),
+                v.observed.contains("; tools/list: not observed: "),
                 second_unseen,
                 "{}",
                 v.observed

@@ -400,14 +400,24 @@ fn get_or_delete(ex: &Exchange, era: Era, delete: bool) -> Verdict {
 }
 
 /// The common shape "this one fault must be refused with status S and JSON-RPC code C".
+///
+/// A refusal with status S whose body is not a readable JSON-RPC error (empty, text or
+/// HTML, JSON cut short, a JSON array wrapping the error, other JSON) is `unknown`, cause
+/// `malformed`, never a pass (red team round 18, D4): the rule is the status *and* the
+/// code (spec 3.2, 3.3: "400 plus -32020", "400 plus -32602", "400 plus -32022" with its
+/// `data`), and the code was not observed. Nor is it a failure: the spec lets an
+/// intermediary (a gateway, a WAF) refuse a validation failure with a bare 400 (T note),
+/// and from outside its 400 cannot be told from the server's. `jsonrpc.error-body` names
+/// it (the low warning of a bare 4xx).
 pub fn expect_error(ex: &Exchange, status: u16, code: i64, severity: Severity) -> Verdict {
     let s = ex.summary();
     let got = ex.rpc();
     match (&got, ex.status) {
         (Some(Rpc::Error { code: c, .. }), st) if *c == code && st == status => Verdict::pass(s),
-        (None, st) if st == status && bare_4xx(ex) => {
-            Verdict::pass(format!("{s}: refused, but without a JSON-RPC body the code cannot be read (see jsonrpc.error-body)"))
-        }
+        (None, st) if st == status && bare_4xx(ex) => Verdict::unknown(
+            Cause::Malformed,
+            format!("{s}: refused with {status}, but the answer could not be read as a JSON-RPC error, so its code (JSON-RPC {code} expected) was not observed: an intermediary's bare {status}, or a server whose refusal no client can read (see jsonrpc.error-body)"),
+        ),
         (Some(Rpc::Error { code: c, .. }), _) if pre_final(*c) == Some(code) => Verdict::fail(
             severity,
             format!("{s}: pre-final error code {c}; 2026-07-28 renumbered it to {code}"),
@@ -472,6 +482,16 @@ fn missing_version(ex: &Exchange, era: Era) -> Verdict {
 
 fn version_unsupported(ex: &Exchange, requested: &str) -> Verdict {
     let base = expect_error(ex, 400, -32022, Severity::High);
+    if base.cause == Some(Cause::Malformed) {
+        // No JSON-RPC error, so no `data` either: what a client needs to pick a version.
+        return Verdict {
+            observed: format!(
+                "{}; nor were error.data.supported and error.data.requested",
+                base.observed
+            ),
+            ..base
+        };
+    }
     if base.outcome != Outcome::Pass {
         return base;
     }
@@ -607,7 +627,7 @@ pub fn sse_buffering(exchanges: &[&Exchange]) -> Verdict {
     ))
 }
 
-pub use super::error_body::{error_body, RPC_ERROR_CHECKS};
+pub use super::error_body::{error_body, seen_outcome, RPC_ERROR_CHECKS};
 
 #[cfg(test)]
 #[path = "transport_tests.rs"]

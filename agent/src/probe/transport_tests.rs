@@ -74,10 +74,140 @@ fn header_checks_want_400_and_32020() {
         let v = id.evaluate(&rpc_err(400, -32001, None), Era::Modern);
         assert_eq!(judged(&v), (Outcome::Fail, Some(Severity::Medium)));
         assert!(v.observed.contains("pre-final"), "{}", v.observed);
-        // a bare 400 passes here and is named by jsonrpc.error-body instead
+        // a bare 400 leaves the code unobserved (rt18 D4), named by jsonrpc.error-body too
         let bare = ex(400, Some("text/plain"), Body::Empty);
-        assert_eq!(id.evaluate(&bare, Era::Modern).outcome, Outcome::Pass);
+        let v = id.evaluate(&bare, Era::Modern);
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::Malformed))
+        );
     }
+}
+
+/// 400 answers whose body is not a readable JSON-RPC error: empty, HTML, JSON cut short
+/// (the -32022 error of red team round 18's `cut` fault), the error wrapped in a batch
+/// array, other JSON.
+fn unreadable_400s() -> Vec<(&'static str, Exchange)> {
+    let error = json!({"jsonrpc": "2.0", "id": 109, "error": {"code": -32022, "message": "m",
+        "data": {"requested": "1999-01-01", "supported": ["2026-07-28"]}}});
+    let cut = error.to_string()[..40].to_string();
+    vec![
+        ("empty", ex(400, Some("text/plain"), Body::Empty)),
+        ("html", html(400)),
+        (
+            "cut",
+            ex(
+                400,
+                Some("application/json"),
+                Body::Other {
+                    len: cut.len(),
+                    excerpt: cut,
+                    invalid_json: true,
+                },
+            ),
+        ),
+        (
+            "batch",
+            ex(400, Some("application/json"), Body::Json(json!([error]))),
+        ),
+        (
+            "other json",
+            ex(
+                400,
+                Some("application/json"),
+                Body::Json(json!({"error": "bad"})),
+            ),
+        ),
+    ]
+}
+
+/// Red team round 18, D4: a 400 whose body is not a readable JSON-RPC error passed every
+/// check whose rule is "400 plus a JSON-RPC code" ("refused, but without a JSON-RPC body
+/// the code cannot be read"), `version.unsupported` without its `data` too. The code was
+/// not observed: `unknown`, cause `malformed`, saying so; never a pass (nor a failure: an
+/// intermediary may answer a bare 400). `headers.method-case` (any 400: the spec names no
+/// code) and `headers.missing-version` on a dual-era server (any 4xx) still pass on it.
+#[test]
+fn a_400_whose_code_could_not_be_read_is_unknown_not_a_pass() {
+    let rule_checks = [
+        (TransportProbe::MissingMethod, Leg::Main, "-32020"),
+        (TransportProbe::MissingMethod, Leg::ToolsList, "-32020"),
+        (TransportProbe::MethodMismatch, Leg::Main, "-32020"),
+        (TransportProbe::NameMismatch, Leg::Main, "-32020"),
+        (TransportProbe::MissingVersion, Leg::Main, "-32020"),
+        (TransportProbe::VersionMismatch, Leg::Main, "-32020"),
+        (TransportProbe::VersionUnsupported, Leg::Main, "-32022"),
+        (
+            TransportProbe::VersionUnsupported,
+            Leg::FutureVersion,
+            "-32022",
+        ),
+        (TransportProbe::MetaMissing, Leg::Main, "-32602"),
+    ];
+    for (what, answer) in unreadable_400s() {
+        for (probe, leg, code) in rule_checks {
+            let v = probe.evaluate_on(&answer, Era::Modern, leg);
+            assert_eq!(
+                (v.outcome, v.severity, v.cause),
+                (Outcome::Unknown, None, Some(Cause::Malformed)),
+                "{what} {probe:?} {leg:?}: {}",
+                v.observed
+            );
+            for words in [
+                "refused with 400, but the answer could not be read as a JSON-RPC error",
+                &format!("its code (JSON-RPC {code} expected) was not observed"),
+            ] {
+                assert!(
+                    v.observed.contains(words),
+                    "{what} {probe:?}: {}",
+                    v.observed
+                );
+            }
+            assert_eq!(
+                v.observed
+                    .contains("nor were error.data.supported and error.data.requested"),
+                probe == TransportProbe::VersionUnsupported,
+                "{what} {probe:?}: {}",
+                v.observed
+            );
+        }
+        for leg in [Leg::Main, Leg::ToolsList, Leg::ToolsCall] {
+            let v = TransportProbe::MethodCase.evaluate_on(&answer, Era::Modern, leg);
+            assert_eq!(v.outcome, Outcome::Pass, "{what} method-case {leg:?}");
+        }
+        let v = TransportProbe::MissingVersion.evaluate(&answer, Era::Dual);
+        assert_eq!(v.outcome, Outcome::Pass, "{what} missing-version, dual era");
+        // jsonrpc.error-body still sees the refusal: the low warning of a bare 4xx.
+        let check = TransportProbe::MissingMethod;
+        let v = check.evaluate(&answer, Era::Modern);
+        let seen = seen_outcome(&v, Some(&answer));
+        let body = error_body(&[(check.check(), seen, Some(&answer))]);
+        assert_eq!(
+            (body.outcome, body.severity, body.cause),
+            (Outcome::Warn, Some(Severity::Low), None),
+            "{what}: {}",
+            body.observed
+        );
+        assert!(
+            body.observed
+                .starts_with("bare 4xx without a JSON-RPC body")
+                && body.observed.contains("headers.missing-method: 400"),
+            "{what}: {}",
+            body.observed
+        );
+    }
+    // A readable -32022 with its data still passes.
+    let ok = rpc_err(
+        400,
+        -32022,
+        Some(json!({"requested": "1999-01-01", "supported": ["2026-07-28"]})),
+    );
+    assert_eq!(
+        TransportProbe::VersionUnsupported
+            .evaluate(&ok, Era::Modern)
+            .outcome,
+        Outcome::Pass
+    );
 }
 
 #[test]

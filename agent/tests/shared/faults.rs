@@ -133,11 +133,15 @@ pub const FAULTS: &[FaultRow] = &[
         // finding says so (probe.incomplete, with redirect.none as what it saw).
         decision: "unknown",
     },
+    // A bare 400 (an intermediary's, as the spec allows, or the server's) leaves the
+    // JSON-RPC code the header checks ask for unobserved: those checks are `unknown` (cause
+    // `malformed`, [`UNOBSERVED`]), so the decision is too, never a pass (red team round 18,
+    // D4); jsonrpc.error-body names the bare 400s.
     FaultRow {
         fault: Fault::Bare400,
         problems: &[(CheckId::JsonrpcErrorBody, Warn, Some(Low), None)],
-        findings: &[("jsonrpc.error-body", Low)],
-        decision: "pass",
+        findings: &[("jsonrpc.error-body", Low), ("probe.incomplete", Medium)],
+        decision: "unknown",
     },
     FaultRow {
         fault: Fault::LegacyOnly,
@@ -310,3 +314,18 @@ pub const FAULTS: &[FaultRow] = &[
     FaultRow::clean(Fault::SseNoAccelBuffering),
     FaultRow::clean(Fault::ModernOnly),
 ];
+
+/// A check left without evidence, and its cause.
+pub type Unobserved = (CheckId, Option<Cause>);
+
+/// The faults of [`FAULTS`] that leave checks without evidence on purpose, and those checks
+/// with their cause (every other fault leaves none).
+pub const UNOBSERVED: &[(Fault, &[Unobserved])] = &[(
+    Fault::Bare400,
+    &[
+        (CheckId::HeadersMissingMethod, Some(Cause::Malformed)),
+        (CheckId::HeadersMethodMismatch, Some(Cause::Malformed)),
+        (CheckId::HeadersNameMismatch, Some(Cause::Malformed)),
+        (CheckId::HeadersVersionMismatch, Some(Cause::Malformed)),
+    ],
+)];

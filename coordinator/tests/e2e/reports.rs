@@ -46,8 +46,10 @@ async fn exit_code_gate_line_and_junit_failures_agree_for_every_gate() {
             failures: &[],
             errors: &[],
         },
+        // A low finding alone (a tool name off the SHOULD pattern); Bare400 served here
+        // until its bare 400s became unknown (red team round 18, D4).
         Case {
-            faults: &[Fault::Bare400],
+            faults: &[Fault::BadToolName],
             flags: &[],
             exit: 0,
             gate: "gate: passed",
@@ -55,11 +57,11 @@ async fn exit_code_gate_line_and_junit_failures_agree_for_every_gate() {
             errors: &[],
         },
         Case {
-            faults: &[Fault::Bare400],
+            faults: &[Fault::BadToolName],
             flags: &["--fail-on-severity", "low"],
             exit: 2,
             gate: "gate: failed (--fail-on-severity low)",
-            failures: &[(L, "jsonrpc.error-body")],
+            failures: &[(L, "tools.name-format")],
             errors: &[],
         },
         Case {
