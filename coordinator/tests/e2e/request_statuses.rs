@@ -246,12 +246,9 @@ async fn a_foreign_origin_tools_call_answered_about_the_request_is_no_refusal() 
     }
 }
 
-/// D5 (a), the whole claim: with the rule that a leg the run meant to ask and did not
-/// observe leaves the check `unknown` (TRANSPORT18, rt18 D3: today the main leg's pass
-/// "stands"), `security.origin` is `unknown` and the decision `unknown`. Un-ignore when
-/// that rule is merged.
+/// D5 (a), the whole claim: a leg the run meant to ask and did not observe leaves the
+/// check `unknown` (rt18 D3), so `security.origin` is `unknown` and the decision `unknown`.
 #[tokio::test]
-#[ignore = "needs transport18's rule for unobserved legs (rt18 D3); un-ignore at merge"]
 async fn a_foreign_origin_tools_call_answered_about_the_request_is_never_pass() {
     for status in STATUSES {
         let report = through(
