@@ -58,6 +58,10 @@ pub struct ProbeOptions {
     /// vantage without an IPv6 route: IPv6 addresses are not tried and `net.ipv6` is left
     /// out (skipped with that reason) instead of `unknown` (no route) on every dual-stack name.
     pub ipv6: bool,
+    /// How long the `subscriptions/listen` stream is watched after its acknowledgement
+    /// (`--listen-window`; `listen.sse`), beside the rest of the listing, within the run's
+    /// deadline.
+    pub listen_window: Duration,
 }
 
 impl Default for ProbeOptions {
@@ -76,6 +80,7 @@ impl Default for ProbeOptions {
             expect_auth: false,
             listing: Some(crate::surface::ListingBounds::default()),
             ipv6: true,
+            listen_window: crate::probe::http::LISTEN_WINDOW,
         }
     }
 }

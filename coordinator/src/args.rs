@@ -170,6 +170,13 @@ pub struct Probe {
     pub no_ipv6: bool,
     #[command(flatten)]
     pub auth: AuthArgs,
+    /// How long the subscriptions/listen stream is watched after its acknowledgement
+    /// (listen.sse: a stream that ends inside the window fails; one still open at its end
+    /// passes for that long, and a later end is not seen). Default 250ms; greater than zero
+    /// (the old minimal wait is 2ms), shorter than --timeout (refused otherwise). It runs
+    /// beside the rest of the listing. Not with --coordinator (vantage-agent --listen-window).
+    #[arg(long = "listen-window", value_name = "DURATION", value_parser = parse_duration)]
+    pub listen_window: Option<Duration>,
 }
 
 /// Tokens are named, never given: the flags name an environment variable or a file that

@@ -5,6 +5,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use clap::Parser;
 use vantage_agent::probe::dns::ResolverChoice;
+use vantage_agent::probe::http::LISTEN_WINDOW;
 use vantage_agent::{Engine, Job, Policy, ProbeOptions, Target};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::report::Report;
@@ -80,6 +81,17 @@ async fn run(cli: Cli) -> anyhow::Result<u8> {
 /// whatever its address; every other address obeys the egress policy (`--allow-non-global`
 /// widens it). The job brings the deadline, policy and credentials.
 fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
+    let listen_window = probe.listen_window.unwrap_or(LISTEN_WINDOW);
+    if listen_window >= probe.deadline() {
+        let f = |d| humantime::format_duration(d).to_string();
+        let (w, t) = (f(listen_window), f(probe.deadline()));
+        let given = if probe.timeout.is_some() {
+            ""
+        } else {
+            " by default"
+        };
+        bail!("--listen-window {w} is not shorter than --timeout {t}{given}: the listen stream would be watched as long as the whole check or longer, so the check's own deadline would always end the watch (listen.sse unknown); lower --listen-window below {t} or raise --timeout above {w}");
+    }
     let extra_ca_pem =
         vantage_agent::pem::read_certificates_opt("--ca-file", probe.ca_file.as_deref())?;
     Ok(Engine::new(ProbeOptions {
@@ -91,6 +103,7 @@ fn engine(probe: &Probe, region: &str) -> anyhow::Result<Engine> {
             nameservers: probe.nameserver.clone(),
         },
         ipv6: !probe.no_ipv6,
+        listen_window,
         ..ProbeOptions::default()
     })?)
 }
@@ -268,6 +281,7 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         nameserver: Vec::new(),
         no_ipv6: false,
         auth: AuthArgs::default(),
+        listen_window: None,
     };
     let job = job(&probe, Target::parse(&fixture.url())?)?;
     let report = check_here(&engine(&probe, "local")?, &job, &args.output).await;

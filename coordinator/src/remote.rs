@@ -173,6 +173,9 @@ fn refuse_local_flags(args: &CheckArgs) -> anyhow::Result<()> {
     if args.probe.check_timeout.is_some() {
         bail!("--check-timeout is not sent to a fleet: each agent times one exchange with its own --check-timeout (vantage-agent), and the coordinator's in-process vantage with probe.check_timeout in its configuration; --timeout sets this check's overall deadline. Drop the flag");
     }
+    if args.probe.listen_window.is_some() {
+        bail!("--listen-window is not sent to a fleet: each agent watches a subscriptions/listen stream for its own --listen-window (vantage-agent; 250ms by default, as the coordinator's in-process vantage). Drop the flag");
+    }
     if args.probe.no_ipv6 {
         bail!("--no-ipv6 is not sent to a fleet: whether a vantage has IPv6 is its own network's fact (vantage-agent --no-ipv6, the chart's agent.ipv6: false, probe.ipv6 = false for the coordinator's in-process vantage). Drop the flag");
     }

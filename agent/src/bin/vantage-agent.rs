@@ -100,6 +100,12 @@ struct Args {
     /// never passed).
     #[arg(long = "no-ipv6")]
     no_ipv6: bool,
+    /// How long the subscriptions/listen stream is watched after its acknowledgement
+    /// (listen.sse: a stream that ends inside it fails; one open at its end passes for that
+    /// long). Default 250ms; greater than zero, at most 10m; a job's deadline cuts it (then
+    /// listen.sse is unknown).
+    #[arg(long = "listen-window", value_name = "DURATION", value_parser = up_to_ten_minutes)]
+    listen_window: Option<Duration>,
 }
 
 /// `--region`: the configuration's rule for a region label.
@@ -327,6 +333,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
             nameservers: args.nameserver.clone(),
         },
         ipv6: !args.no_ipv6,
+        listen_window: args
+            .listen_window
+            .unwrap_or(vantage_agent::probe::http::LISTEN_WINDOW),
         ..ProbeOptions::default()
     })?;
     let ceiling = (!args.allow_non_global_max.is_empty()).then(|| {

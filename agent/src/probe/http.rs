@@ -68,6 +68,9 @@ pub struct SseBody {
     pub timed_out: bool,
     /// Milliseconds from the request to the first complete event.
     pub first_event_ms: Option<u64>,
+    /// Milliseconds the stream was read after its first event (until it ended, the answer
+    /// came, or the read stopped); `None` without a first event.
+    pub watched_ms: Option<u64>,
 }
 
 /// A JSON-RPC message found in a response.
@@ -253,19 +256,31 @@ pub enum SseRead {
     HeadersOnly,
     /// Until the first event.
     FirstEvent,
-    /// Until the first event, then at most [`END_GRACE`] more (within the deadline) to see
-    /// whether the stream ends with it or right after it (`subscriptions/listen`: the
-    /// stream stays open). Events in that time are kept; an open stream is then left.
-    FirstEventThenEnd,
+    /// Until the first event, then a watch of its own ([`Watch`]) to see whether the stream
+    /// ends inside it (`subscriptions/listen`: the stream stays open). Events in that time
+    /// are kept (a final result for the request ends the read at once); an open stream is
+    /// then left.
+    FirstEventThenEnd(Watch),
 }
 
-/// How long [`SseRead::FirstEventThenEnd`] keeps reading after the first event: long enough
-/// for an end sent with or right after it (the same flight of packets) to arrive, short
-/// enough to cost a check little (the listen probe runs beside the listing's other reads, but
-/// on a fast server it is the last read to finish, so this wait is on the check's critical
-/// path: BENCHMARKS.md section 3). A server that ends the stream later than this is not seen
-/// doing it.
-pub const END_GRACE: Duration = Duration::from_millis(2);
+/// How long [`SseRead::FirstEventThenEnd`] watches the stream after its first event: the
+/// listen window (`--listen-window`), and no later than `by` (the check's own deadline: a
+/// window longer than what is left of the run is cut there, and says so). After the first
+/// event the watch is bounded by these, not by the exchange's `--check-timeout` (that wait
+/// is for an answer, and the answer came).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watch {
+    pub window: Duration,
+    pub by: Instant,
+}
+
+/// The listen window when none is given (`vantage check --listen-window`,
+/// `vantage-agent --listen-window`, the coordinator's in-process vantage): long enough that
+/// a handler that writes the acknowledgement, works a little and returns (a serverless
+/// stream) is seen ending; the watch runs beside the rest of the listing, so it adds to a
+/// check only what the other probes do not already take (BENCHMARKS.md section 3). A server
+/// that ends the stream later than the window is not seen doing it, and the pass says so.
+pub const LISTEN_WINDOW: Duration = Duration::from_millis(250);
 
 impl From<EgressError> for ExchangeError {
     fn from(e: EgressError) -> Self {
@@ -639,20 +654,25 @@ pub async fn read_sse(
     let mut parser = SseParser::new(limits.sse_line_bytes);
     let mut out = SseBody::default();
     let mut total = 0usize;
-    // After the first event in [`SseRead::FirstEventThenEnd`]: when to stop watching for the
-    // end. Stopping there is no timeout (unless it is the deadline itself).
-    let mut grace: Option<Instant> = None;
+    // After the first event in [`SseRead::FirstEventThenEnd`]: when the window ends, and
+    // when the watch stops (the window's end, or the check's deadline before it). Stopping
+    // at the window's end is no timeout; stopping short of it is (`timed_out`).
+    let mut watch: Option<(Instant, Instant)> = None;
+    let stop = |out: &mut SseBody, watch: Option<(Instant, Instant)>| {
+        out.timed_out = watch.is_none_or(|(window_end, until)| until < window_end);
+    };
     loop {
         let now = Instant::now();
-        let until = grace.map_or(deadline, |g| g.min(deadline));
-        let clock = || !matches!(grace, Some(g) if g < deadline);
+        let until = watch.map_or(deadline, |(_, until)| until);
         if now >= until {
-            out.timed_out = clock();
+            stop(&mut out, watch);
+            note_watched(&mut out, start);
             return out;
         }
         let chunk = match tokio::time::timeout(until - now, response.next_chunk()).await {
             Err(_) => {
-                out.timed_out = clock();
+                stop(&mut out, watch);
+                note_watched(&mut out, start);
                 return out;
             }
             Ok(Err(ChunkError::Cap(cap))) => {
@@ -662,6 +682,7 @@ pub async fn read_sse(
             Ok(Err(ChunkError::Broken)) | Ok(Ok(None)) => {
                 out.ended = true;
                 out.events.extend(parser.finish());
+                note_watched(&mut out, start);
                 return out;
             }
             Ok(Ok(Some(chunk))) => chunk,
@@ -690,16 +711,27 @@ pub async fn read_sse(
             };
             out.events.push(event);
             if mode == SseRead::FirstEvent || is_answer {
+                note_watched(&mut out, start);
                 return out;
             }
-            if mode == SseRead::FirstEventThenEnd {
-                grace.get_or_insert_with(|| Instant::now() + END_GRACE);
+            if let SseRead::FirstEventThenEnd(w) = mode {
+                watch.get_or_insert_with(|| {
+                    let window_end = Instant::now() + w.window;
+                    (window_end, window_end.min(w.by))
+                });
             }
             if out.events.len() >= limits.sse_events {
                 out.capped = Some("SSE event count");
                 return out;
             }
         }
+    }
+}
+
+/// `watched_ms`: how long the stream was read after its first event (none before it).
+fn note_watched(out: &mut SseBody, start: Instant) {
+    if let Some(first) = out.first_event_ms {
+        out.watched_ms = Some(ms(start.elapsed()).saturating_sub(first));
     }
 }
 

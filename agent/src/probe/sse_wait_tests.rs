@@ -90,8 +90,8 @@ async fn one_event_with_its_length(event: &'static [u8]) -> std::net::SocketAddr
 }
 
 /// rt15 #8: `SseRead::FirstEventThenEnd` (the listen probe) sees a stream that ends with its
-/// first event (`ended`), and leaves one that stays open after a short grace, neither ended
-/// nor timed out.
+/// first event (`ended`), and leaves one that stays open at the end of its window (here the
+/// old 2 ms grace), neither ended nor timed out.
 #[tokio::test]
 async fn the_listen_read_sees_an_end_right_after_the_first_event() {
     let event: &'static [u8] = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n";
@@ -111,7 +111,10 @@ async fn the_listen_read_sees_an_end_right_after_the_first_event() {
             &req,
             &crate::probe::http::Limits::default(),
             Duration::from_secs(30),
-            crate::probe::http::SseRead::FirstEventThenEnd,
+            crate::probe::http::SseRead::FirstEventThenEnd(crate::probe::http::Watch {
+                window: Duration::from_millis(2),
+                by: std::time::Instant::now() + Duration::from_secs(30),
+            }),
         )
         .await
         .unwrap();

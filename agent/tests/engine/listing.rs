@@ -57,7 +57,7 @@ async fn listing_faults_say_what_they_saw() {
         (
             Fault::ListenCloses,
             CheckId::ListenSse,
-            "the stream ended right after its first event, without a final result",
+            "the stream ended 0 ms after its acknowledgement, inside the 250 ms listen window, without a final result",
         ),
         (
             Fault::UnconstrainedInput,

@@ -147,6 +147,8 @@ fn durations_are_bounded_with_a_clear_error_and_nothing_runs() {
         ("--check-timeout", "11m", "is longer than the limit of 10m"),
         ("--timeout", "0s", "greater than zero"),
         ("--timeout", "soon", "write e.g. 500ms, 5s, 2m"),
+        ("--listen-window", "0s", "greater than zero"),
+        ("--listen-window", "11m", "is longer than the limit of 10m"),
     ] {
         let out = vantage(&["check", "http://127.0.0.1:9/mcp", flag, value], &[]);
         assert_eq!(out.status.code(), Some(1), "{flag} {value}");
@@ -165,6 +167,8 @@ fn durations_are_bounded_with_a_clear_error_and_nothing_runs() {
             "is longer than the limit of 10m",
         ),
         ("--backoff-max", "0s", "greater than zero"),
+        ("--listen-window", "0s", "greater than zero"),
+        ("--listen-window", "11m", "is longer than the limit of 10m"),
     ] {
         let out = Command::new(crate::procs::bin("vantage-agent"))
             .args([
@@ -432,4 +436,57 @@ async fn a_check_whose_log_reader_is_gone_keeps_its_exit_code() {
         Some(4),
         "unknown (nothing observed): {status}"
     );
+}
+
+/// Red team round 18, D3: `--listen-window` sets how long the listen stream is watched after
+/// its acknowledgement, and the pass says that window; a window as long as the check's
+/// deadline (given or the default 30s) is refused before any traffic, naming the fix.
+#[tokio::test]
+async fn the_listen_window_is_the_one_the_evidence_names_and_is_bounded_by_the_deadline() {
+    let fixture = Fixture::start(&[]).await.unwrap();
+    let url = fixture.url();
+    let out = vantage_in(
+        None,
+        &[
+            "check",
+            &url,
+            "-v",
+            "--color",
+            "never",
+            "--listen-window",
+            "40ms",
+        ],
+    )
+    .await;
+    let text = s(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", s(&out.stderr));
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("listen.sse"))
+        .unwrap_or_else(|| panic!("no listen.sse line: {text}"));
+    assert!(line.trim_start().starts_with("pass"), "{line}");
+    assert!(
+        line.contains("open 40 ms after its acknowledgement (the listen window watched; a stream that ends later is not seen)"),
+        "{line}"
+    );
+    let before = fixture.requests();
+    for (args, needle) in [
+        (
+            &["--listen-window", "30s"][..],
+            "--listen-window 30s is not shorter than --timeout 30s by default",
+        ),
+        (
+            &["--listen-window", "5s", "--timeout", "3s"][..],
+            "lower --listen-window below 3s or raise --timeout above 5s",
+        ),
+    ] {
+        let mut all = vec!["check", url.as_str()];
+        all.extend_from_slice(args);
+        let out = vantage_in(None, &all).await;
+        let err = s(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert_eq!(fixture.requests(), before, "refused before any traffic");
 }

@@ -2,8 +2,11 @@
 //! capability or `resources.subscribe` (in 2026-07-28 resource subscriptions are listen's
 //! `resourceSubscriptions`): `listen.sse` (the answer is an SSE stream that stays open) and
 //! `listen.ack-first` (its first event acknowledges the subscription, tagged with the
-//! request id, with the honoured filter). The vantage reads the acknowledgement and closes
-//! the stream; it never waits for a change.
+//! request id, with the honoured filter). The vantage reads the acknowledgement, watches
+//! the stream for the listen window (`--listen-window`, beside the rest of the listing) and
+//! closes it; it never waits for a change.
+
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
@@ -43,12 +46,14 @@ pub(crate) fn request(id: i64, filter: &Map<String, Value>) -> ProbeRequest {
     )
 }
 
-/// The two verdicts (`listen.sse`, `listen.ack-first`) on the answer to [`request`].
+/// The two verdicts (`listen.sse`, `listen.ack-first`) on the answer to [`request`], its
+/// stream watched for `window` after its first event.
 pub(crate) fn evaluate(
     got: &Result<Exchange, ExchangeError>,
     id: i64,
     asked: &Map<String, Value>,
     token: bool,
+    window: Duration,
 ) -> (Verdict, Verdict) {
     let ex = match got {
         Ok(ex) => ex,
@@ -110,17 +115,30 @@ pub(crate) fn evaluate(
         return (sse_v, ack);
     };
     (
-        ended_early(&s, sse, id),
+        stays_open(&s, sse, id, window),
         ack(first.json.as_ref(), id, asked),
     )
 }
 
-/// `listen.sse` once a first event arrived: the stream must stay open (the probe watches a
-/// short grace after that event, `SseRead::FirstEventThenEnd`). One that ended with or
-/// right after it, without a final result, never delivers a change (a client reconnects in
-/// a loop or misses every notification): medium. A final result there is a graceful close
-/// (SHOULD), still right after the subscription began: low.
-fn ended_early(s: &str, sse: &crate::probe::http::SseBody, id: i64) -> Verdict {
+/// `listen.sse` once a first event arrived: the stream must stay open. The probe watches it
+/// for `window` after that event (`SseRead::FirstEventThenEnd`), and says only what it saw.
+/// One that ended inside the window without a final result never delivers a change (a
+/// client reconnects in a loop or misses every notification): medium. A final result there
+/// is a graceful close (SHOULD; the server MAY end a subscription so), still only moments
+/// after the subscription began: low. Open at the window's end: a pass for that window,
+/// saying so (a later end is not seen). Open when this check's own deadline stopped the
+/// watch short of the window: not observed (`unknown`, the vantage's deadline).
+fn stays_open(s: &str, sse: &crate::probe::http::SseBody, id: i64, window: Duration) -> Verdict {
+    let w = crate::probe::http::fmt_wait(window);
+    let its = match sse.events.first().and_then(|e| e.json.as_ref()) {
+        Some(v) if v.get("method").and_then(Value::as_str) == Some(ACK) => "its acknowledgement",
+        _ => "its first event",
+    };
+    // How long the stream was watched, as measured (an end, a final result, a cut watch).
+    let after = match sse.watched_ms {
+        Some(ms) => format!("{ms} ms after {its}"),
+        None => format!("after {its}"),
+    };
     let final_result = sse.events.iter().skip(1).any(|e| {
         e.json.as_ref().is_some_and(|v| {
             v.get("id")
@@ -131,16 +149,22 @@ fn ended_early(s: &str, sse: &crate::probe::http::SseBody, id: i64) -> Verdict {
     if final_result {
         Verdict::warn(
             Severity::Low,
-            format!("{s}: the stream closed with a final result right after its first event; a subscription's stream stays open until the server shuts down"),
+            format!("{s}: the stream closed with a final result {after}, inside the {w} listen window (a graceful close); a subscription's stream stays open until the server shuts down"),
         )
     } else if sse.ended {
         Verdict::fail(
             Severity::Medium,
-            format!("{s}: the stream ended right after its first event, without a final result; subscriptions/listen's stream MUST stay open (a client reconnects in a loop or misses every change)"),
+            format!("{s}: the stream ended {after}, inside the {w} listen window, without a final result; subscriptions/listen's stream MUST stay open (a client reconnects in a loop or misses every change)"),
+        )
+    } else if sse.timed_out {
+        Verdict::unknown(
+            Cause::Deadline,
+            format!("{s}: open {after} when this check's deadline stopped the watch, short of the {w} listen window, so whether the stream stays open was not observed; raise --timeout or lower --listen-window"),
         )
     } else {
+        // Open when the window ended: exactly the window was seen (the read stops there).
         Verdict::pass(format!(
-            "{s}: the stream was open when its first event arrived"
+            "{s}: open {w} after {its} (the listen window watched; a stream that ends later is not seen)"
         ))
     }
 }
@@ -211,6 +235,7 @@ mod tests {
 
     const FAIL_MEDIUM: (Outcome, Option<Severity>, Option<Cause>) =
         (Outcome::Fail, Some(Severity::Medium), None);
+    const W: Duration = crate::probe::http::LISTEN_WINDOW;
 
     fn sse(events: Vec<Value>, ended: bool) -> Result<Exchange, ExchangeError> {
         Ok(Exchange {
@@ -262,7 +287,7 @@ mod tests {
     fn a_good_acknowledgement() {
         let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
             "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
-        let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked(), false);
+        let (s, a) = evaluate(&sse(vec![ack], false), 7, &asked(), false, W);
         assert_eq!(
             (s.outcome, a.outcome),
             (Outcome::Pass, Outcome::Pass),
@@ -279,12 +304,12 @@ mod tests {
     fn a_stream_that_ends_after_the_acknowledgement() {
         let ack = json!({"jsonrpc": "2.0", "method": ACK, "params": {
             "_meta": {SUBSCRIPTION_ID: 7}, "notifications": {"toolsListChanged": true}}});
-        let (s, a) = evaluate(&sse(vec![ack.clone()], true), 7, &asked(), false);
+        let (s, a) = evaluate(&sse(vec![ack.clone()], true), 7, &asked(), false, W);
         expect(
             "ended",
             &s,
             FAIL_MEDIUM,
-            &["ended right after its first event, without a final result"],
+            &["ended after its acknowledgement, inside the 250 ms listen window, without a final result"],
         );
         assert_eq!(a.outcome, Outcome::Pass, "{}", a.observed);
         let done = json!({"jsonrpc": "2.0", "id": 7, "result": {"resultType": "complete",
@@ -295,12 +320,13 @@ mod tests {
                 7,
                 &asked(),
                 false,
+                W,
             );
             expect(
                 "final result",
                 &s,
                 (Outcome::Warn, Some(Severity::Low), None),
-                &["closed with a final result right after its first event"],
+                &["closed with a final result after its acknowledgement, inside the 250 ms listen window (a graceful close)"],
             );
         }
     }
@@ -326,7 +352,7 @@ mod tests {
             ),
         ];
         for (event, needle) in cases {
-            let (s, a) = evaluate(&sse(vec![event], false), 7, &asked(), false);
+            let (s, a) = evaluate(&sse(vec![event], false), 7, &asked(), false, W);
             assert_eq!(s.outcome, Outcome::Pass);
             expect(needle, &a, FAIL_MEDIUM, &[needle]);
         }
@@ -338,10 +364,10 @@ mod tests {
             404,
             json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}),
         ));
-        let (s, a) = evaluate(&json_answer, 7, &asked(), false);
+        let (s, a) = evaluate(&json_answer, 7, &asked(), false, W);
         expect("404", &s, FAIL_MEDIUM, &["not served"]);
         assert_eq!(a.outcome, Outcome::Skip);
-        let (s, _) = evaluate(&sse(vec![], true), 7, &asked(), false);
+        let (s, _) = evaluate(&sse(vec![], true), 7, &asked(), false, W);
         assert_eq!(s.outcome, Outcome::Fail);
     }
 
@@ -353,7 +379,7 @@ mod tests {
             cause: Cause::PolicyRefused,
             message: "refused by egress policy".into(),
         });
-        let (s, a) = evaluate(&lost, 7, &asked(), false);
+        let (s, a) = evaluate(&lost, 7, &asked(), false, W);
         for v in [&s, &a] {
             expect(
                 "lost",
@@ -369,7 +395,7 @@ mod tests {
         {
             b.capped = Some("SSE line");
         }
-        let (s, a) = evaluate(&capped, 7, &asked(), false);
+        let (s, a) = evaluate(&capped, 7, &asked(), false, W);
         assert_eq!(s.outcome, Outcome::Pass, "{}", s.observed);
         expect(
             "capped",
@@ -392,7 +418,7 @@ mod tests {
                 b.timed_out = true;
             }
         }
-        let (s, a) = evaluate(&silent, 7, &asked(), false);
+        let (s, a) = evaluate(&silent, 7, &asked(), false, W);
         expect("silent", &s, (Outcome::Pass, None, None), &["stayed open"]);
         expect(
             "silent",
@@ -402,3 +428,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "listen_tests.rs"]
+mod listen_tests;

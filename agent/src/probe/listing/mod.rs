@@ -29,7 +29,7 @@ use crate::catalog::CheckId;
 use crate::egress::EgressClient;
 use crate::engine::Engine;
 use crate::model::{Cause, Era};
-use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
+use crate::probe::http::{exchange, Exchange, ExchangeError, Limits, ProbeRequest, SseRead, Watch};
 use crate::probe::verdict::{Recorder, Verdict};
 use crate::progress::ProgressStage;
 use crate::surface::{ListKind, ListingBounds, Surface};
@@ -216,11 +216,19 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
             .with_bearer(l.token);
         async move { (k, l.send(&req, SseRead::UntilResponse).await) }
     });
+    // The listen stream is watched for the listen window after its acknowledgement, beside
+    // everything else the listing asks (the bogus cursor too): it delays none of it, and
+    // the stage ends at the later of the two.
+    let window = l.engine.options().listen_window;
     let listen_probe = async {
         match &listen_filter {
             Some(f) => {
                 let req = listen::request(LISTEN_ID, f).with_bearer(l.token);
-                Some(l.send(&req, SseRead::FirstEventThenEnd).await)
+                let watch = Watch {
+                    window,
+                    by: l.deadline,
+                };
+                Some(l.send(&req, SseRead::FirstEventThenEnd(watch)).await)
             }
             None => None,
         }
@@ -232,14 +240,17 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
             None
         }
     };
-    let (reads, tools_b, absent, listened) = tokio::join!(
-        read_all(l, &first, &kinds, &spent),
-        again,
-        futures::future::join_all(probe_absent),
-        listen_probe
-    );
+    let others = async {
+        let (reads, tools_b, absent) = tokio::join!(
+            read_all(l, &first, &kinds, &spent),
+            again,
+            futures::future::join_all(probe_absent),
+        );
+        let bogus = bogus_cursor(l, &first, paginated(&reads)).await;
+        (reads, tools_b, absent, bogus)
+    };
+    let ((reads, tools_b, absent, bogus), listened) = tokio::join!(others, listen_probe);
     let tools_a = reads.iter().find(|r| r.kind == ListKind::Tools);
-    let bogus = bogus_cursor(l, &first, paginated(&reads)).await;
 
     let refs: Vec<&ListRead> = reads.iter().collect();
     rec.record(
@@ -258,7 +269,7 @@ async fn modern(l: &Listing<'_>, caps: Value, rec: &mut Recorder) -> Surface {
     );
     match (listen_filter, listened) {
         (Some(f), Some(got)) => {
-            let (sse, ack) = listen::evaluate(&got, LISTEN_ID, &f, l.token.is_some());
+            let (sse, ack) = listen::evaluate(&got, LISTEN_ID, &f, l.token.is_some(), window);
             rec.record(CheckId::ListenSse, sse, t);
             rec.record(CheckId::ListenAckFirst, ack, t);
         }

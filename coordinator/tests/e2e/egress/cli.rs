@@ -109,6 +109,11 @@ async fn local_vantage_flags_are_refused_with_a_coordinator_and_nothing_is_sent(
             ][..],
         ),
         (
+            "--listen-window",
+            "2s",
+            &["--listen-window is not sent to a fleet", "vantage-agent"][..],
+        ),
+        (
             "--nameserver",
             "127.0.0.1:53",
             &[

@@ -4,7 +4,9 @@
 //! hollow proof. Masked: the report's id and start time; every `duration_ms` and
 //! `phases_ms` (wall clock); the digits of an ephemeral loopback port (`127.0.0.1:N`,
 //! `[::1]:N`); the elapsed milliseconds of a connection attempt (`connected in N ms`,
-//! `refused after N ms (`), the only elapsed time the engine writes into text; the
+//! `refused after N ms (`), and how long a listen stream stayed open before it ended
+//! (`stream ended N ms after its`, `with a final result N ms after its`), the only elapsed
+//! times the engine writes into text; the
 //! per-process garbage token (`vantage-garbage-N`); and, in the per-connection-variance case
 //! alone, the fixture's tool named for the client's port (`session_N`) with the digests
 //! computed over that name. Everything else (ids, outcomes, severities, causes, expected and
@@ -42,6 +44,10 @@ fn mask(s: &str, per_connection: bool) -> String {
     // agent/src/probe/connect.rs: "{addr} connected in {ms} ms", "{addr} {cause} after {ms} ms ({msg})".
     let s = mask_digits(&s, "connected in ", " ms", "N");
     let s = mask_digits(&s, " after ", " ms (", "N");
+    // agent/src/probe/listing/listen.rs: how long a listen stream stayed open before it
+    // ended, or closed with a final result, inside the listen window (measured).
+    let s = mask_digits(&s, "stream ended ", " ms after its ", "N");
+    let s = mask_digits(&s, "with a final result ", " ms after its ", "N");
     if per_connection {
         mask_digits(&s, "session_", "", "PORT")
     } else {
@@ -116,9 +122,14 @@ fn the_masks_take_only_what_varies() {
         mask(s, false),
         "127.0.0.1:PORT connected in N ms; [::1]:PORT refused after N ms (os error 111)"
     );
+    assert_eq!(
+        mask("the stream ended 3 ms after its acknowledgement, inside the 250 ms listen window; closed with a final result 51 ms after its first event", false),
+        "the stream ended N ms after its acknowledgement, inside the 250 ms listen window; closed with a final result N ms after its first event"
+    );
     // A wait the run was configured with, a byte count and a tool name stay as they are.
     for kept in [
         "never answered within 800 ms",
+        "open 250 ms after its acknowledgement (the listen window watched",
         "the connection ended after 12 bytes of the body",
         "added session_1",
         "127.0.0.1 is loopback",
