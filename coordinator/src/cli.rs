@@ -13,7 +13,7 @@ use vantage_coordinator::{explain, local, report};
 use vantage_fixture::{Fault, Fixture, Hostile, HostileServer};
 
 use crate::args::*;
-use crate::output::{check_output_path, emit, live, to_stdout};
+use crate::output::{check_output_path, discard_stale, emit, live, to_stdout};
 
 /// Parse arguments and run; returns the process exit code.
 pub fn main() -> u8 {
@@ -141,9 +141,6 @@ async fn check_here(engine: &Engine, job: &Job, output: &Output) -> Report {
 }
 
 async fn check(args: CheckArgs) -> anyhow::Result<u8> {
-    // Every endpoint, the baseline, the credentials and the CA file are read before any
-    // traffic: bad input changes nothing.
-    let targets = crate::endpoints::targets(&args.urls, args.targets.as_deref())?;
     check_output_path(
         &args.output,
         &[
@@ -151,9 +148,22 @@ async fn check(args: CheckArgs) -> anyhow::Result<u8> {
             ("--targets", args.targets.as_deref()),
         ],
     )?;
+    // From here on, a run that ends in an error has no document: an `--output` FILE left by
+    // an earlier run is removed, so it never reads as this run's (a pass it did not see).
+    let result = check_checked(&args).await;
+    if result.is_err() {
+        discard_stale(&args.output);
+    }
+    result
+}
+
+async fn check_checked(args: &CheckArgs) -> anyhow::Result<u8> {
+    // Every endpoint, the baseline, the credentials and the CA file are read before any
+    // traffic: bad input changes nothing (but an earlier run's report, see `check`).
+    let targets = crate::endpoints::targets(&args.urls, args.targets.as_deref())?;
     let baseline = crate::endpoints::baseline(args.baseline.as_deref())?;
     let (reports, undecided, gone) = if args.fleet.coordinator.is_some() {
-        let run = crate::remote::check(&args, &targets).await?;
+        let run = crate::remote::check(args, &targets).await?;
         (run.reports, run.undecided, run.gone)
     } else {
         // Refused before any traffic; with one of the two a default, a note.
@@ -254,9 +264,17 @@ async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
             Fault::OriginAccepted,
         ]
     } else {
-        args.faults
+        args.faults.clone()
     };
     check_output_path(&args.output, &[])?;
+    let result = demo_checked(&args, faults).await;
+    if result.is_err() {
+        discard_stale(&args.output);
+    }
+    result
+}
+
+async fn demo_checked(args: &DemoArgs, faults: Vec<Fault>) -> anyhow::Result<u8> {
     let fixture = Fixture::start(&faults)
         .await
         .context("starting the demo fixture on 127.0.0.1")?;

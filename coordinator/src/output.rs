@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use vantage_coordinator::baseline::{self, Baseline};
 use vantage_coordinator::exit::{self, Gate};
 use vantage_coordinator::render::{
@@ -103,6 +103,56 @@ pub fn check_output_path(output: &Output, inputs: &[(&str, Option<&Path>)]) -> a
     Ok(())
 }
 
+/// Write `bytes` to `path` whole or not at all: into a temporary file beside it, renamed over
+/// it, so a reader never sees a document cut short, nor half of this run over an earlier one.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let tmp = dir.join(format!(".{name}.vantage-{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = renamed {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
+    }
+    Ok(())
+}
+
+/// A run that ends in an error before its document is written (exit 1) leaves no `--output`
+/// FILE behind: one from an earlier run (a pass, perhaps) would otherwise read as this run's.
+/// Called only once the path was checked (`check_output_path`), so it is never a directory nor
+/// the run's own input. Says on stderr what it removed.
+pub fn discard_stale(output: &Output) {
+    let Some(path) = output.file() else {
+        return;
+    };
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if meta.is_dir() {
+        return;
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => eprintln!(
+            "vantage: no report was written; removed {} (left by an earlier run, it is not this run's)",
+            path.display()
+        ),
+        Err(e) => eprintln!(
+            "vantage: no report was written, and {} from an earlier run could not be removed ({e}); it is not this run's",
+            path.display()
+        ),
+    }
+}
+
 /// The live progress line for one check: on a terminal only, never with `-q`.
 pub fn live(output: &Output, label: &str, stage: &str) -> Live {
     Live::start(!output.quiet && stderr_is_live(), label, stage)
@@ -137,7 +187,7 @@ pub fn emit(report: &Report, output: &Output, gate: Gate) -> anyhow::Result<()> 
     let text = render(report, &render_options(output, gate));
     match file {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_atomically(path, text.as_bytes())?;
             eprintln!(
                 "{} for {}: report written to {}; {}",
                 report.decision.as_str(),
@@ -201,7 +251,7 @@ pub fn finish(
         .with_stale(&unchecked);
     match output.file() {
         Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            write_atomically(path, text.as_bytes())?;
             eprintln!("{}: reports written to {}", summary.line(), path.display());
         }
         None => {

@@ -7,17 +7,10 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 use vantage_fixture::{Fault, Fixture};
 
-use crate::support::{assert_valid, vantage, vantage_async};
+use crate::support::{assert_valid, tmpdir, vantage, vantage_async};
 
 fn s(v: &[u8]) -> String {
     String::from_utf8_lossy(v).into_owned()
-}
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The `vantage` binary with `args`, stdin closed, in `dir` when given (else this test's

@@ -3,7 +3,6 @@
 //! and the helpers the reproductions share: a gateway that strips one request header, and
 //! the TypeScript SDK 1.x example server with its demo authorization server.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
@@ -15,14 +14,7 @@ use crate::evidence_support::{
 };
 use crate::fleet::{check, wait_agents};
 use crate::procs::{agent_token, agent_with, coordinator, start_coordinator_env, Proc, API_TOKEN};
-use crate::support::{vantage_env, LabDns};
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::support::{tmpdir, vantage_env, LabDns};
 
 /// 1: `vantage serve` with its in-process vantage and `vantage check --coordinator` on a
 /// loopback target. The vantage refused the address by policy and skipped every check: it

@@ -62,6 +62,7 @@ mod schema;
 mod secret_host;
 mod secret_query;
 mod snapshot;
+mod stale_output;
 mod stdout_errors;
 mod surface_variance;
 mod terminal;

@@ -95,11 +95,10 @@ pub fn http() -> reqwest::Client {
         .expect("client")
 }
 
-/// A fresh directory for one test: `<tmp>/vantage-<name>-<pid>`.
-pub fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A fresh directory for one test, `<tmp>/vantage-<name>-<pid>`, removed when the guard is
+/// dropped: when the test ends, pass or fail (a panic unwinds through it).
+pub fn tmpdir(name: &str) -> Scratch {
+    Scratch::new(name)
 }
 
 /// A fresh directory removed when dropped, so a failing test leaves nothing behind.
@@ -107,7 +106,16 @@ pub struct Scratch(std::path::PathBuf);
 
 impl Scratch {
     pub fn new(name: &str) -> Self {
-        Scratch(tmpdir(name))
+        let d = std::env::temp_dir().join(format!("vantage-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("temp dir");
+        Scratch(d)
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
     }
 }
 

@@ -12,7 +12,7 @@ use url::Url;
 use crate::egress::{self, EgressClient};
 use crate::model::Cause;
 use crate::probe::http::{exchange, Body, Exchange, ExchangeError, Limits, ProbeRequest, SseRead};
-use crate::target::Target;
+use crate::target::{redacted, Target};
 
 /// One metadata URL fetched (or refused by the egress policy, nothing sent).
 #[derive(Debug)]
@@ -218,18 +218,42 @@ pub fn as_candidates(issuer: &Url) -> Vec<Url> {
     }
 }
 
-/// Problems of a PRM document against the endpoint (RFC 9728 section 3.3 exact match).
+/// The endpoint without its query (and fragment): the resource a client derives from an
+/// endpoint like `https://h/mcp?tenant=a` (RFC 8707 section 2: a resource SHOULD NOT include
+/// a query; the official TypeScript SDK's `checkResourceAllowed` compares no query).
+fn without_query(url: &Url) -> Url {
+    let mut u = url.clone();
+    u.set_query(None);
+    u.set_fragment(None);
+    u
+}
+
+/// Problems of a PRM document against the endpoint (RFC 9728 section 3.3): `resource` is the
+/// endpoint URL, or the endpoint without its query (`?api_key=…`, `?tenant=a`), the form the
+/// official SDK clients accept; another scheme, host, port or path (a trailing `/` too), or
+/// another query, is a problem.
 pub fn prm_problems(
     doc: &serde_json::Map<String, Value>,
     target: &Target,
 ) -> (Vec<String>, Vec<String>) {
     let mut problems = Vec::new();
+    let bare = without_query(&target.url);
     match doc.get("resource").and_then(Value::as_str) {
         None => problems.push("`resource` missing (REQUIRED by RFC 9728)".to_string()),
-        Some(r) if r != target.url.as_str() => problems.push(format!(
-            "`resource` is \"{r}\", not the endpoint URL \"{}\" (RFC 9728 section 3.3: clients must reject it)",
-            target.shown()
-        )),
+        Some(r) if r != target.url.as_str() && r != bare.as_str() => {
+            let or_bare = if bare != target.url {
+                format!(
+                    " nor the endpoint without its query \"{}\"",
+                    redacted(bare.as_str())
+                )
+            } else {
+                String::new()
+            };
+            problems.push(format!(
+                "`resource` is \"{r}\", not the endpoint URL \"{}\"{or_bare} (RFC 9728 section 3.3: clients must reject it)",
+                target.shown()
+            ))
+        }
         Some(_) => {}
     }
     let issuers: Vec<String> = doc
@@ -338,6 +362,50 @@ mod tests {
             check(serde_json::json!({"resource": "https://mcp.example.com/mcp"})).len(),
             1
         );
+    }
+
+    #[test]
+    fn prm_resource_may_leave_out_the_endpoint_query() {
+        let secret = "gw-key-3f9a1c7e5b";
+        for endpoint in [
+            format!("https://mcp.example.com/mcp?api_key={secret}"),
+            "https://mcp.example.com/mcp?tenant=a".to_string(),
+        ] {
+            let t = Target::parse(&endpoint).unwrap();
+            let doc = |r: &str| serde_json::json!({"resource": r, "authorization_servers": ["https://as"]});
+            let check = |v: Value| prm_problems(v.as_object().unwrap(), &t).0;
+            // The endpoint as given, and without its query: what clients accept.
+            assert_eq!(check(doc(&endpoint)), Vec::<String>::new(), "{endpoint}");
+            assert_eq!(
+                check(doc("https://mcp.example.com/mcp")),
+                Vec::<String>::new(),
+                "{endpoint}"
+            );
+            // Another path, host, scheme, port, a trailing slash or another query still fail.
+            for other in [
+                "https://mcp.example.com/mcp/",
+                "https://mcp.example.com/other",
+                "https://other.example.com/mcp",
+                "http://mcp.example.com/mcp",
+                "https://mcp.example.com:8443/mcp",
+                "https://mcp.example.com/mcp?tenant=b",
+            ] {
+                let p = check(doc(other));
+                assert_eq!(p.len(), 1, "{endpoint} / {other}: {p:?}");
+                assert!(
+                    p[0].contains(&format!("`resource` is \"{other}\"")),
+                    "{p:?}"
+                );
+                assert!(
+                    p[0].contains(
+                        "nor the endpoint without its query \"https://mcp.example.com/mcp\""
+                    ),
+                    "{p:?}"
+                );
+                // The secret query value is in no text.
+                assert!(!p[0].contains(secret), "{p:?}");
+            }
+        }
     }
 
     #[test]
