@@ -187,12 +187,11 @@ impl Engine {
         let legacy = async {
             match (era, initialize) {
                 (Era::Modern, _) => None,
-                (_, Some(i)) => Some(Some(i.clone())),
+                (_, Some(i)) => Some(Ok(i.clone())),
                 (_, None) => Some(
                     stage
                         .send(&ProbeRequest::legacy_initialize(era::INITIALIZE_ID))
-                        .await
-                        .ok(),
+                        .await,
                 ),
             }
         };
@@ -200,10 +199,17 @@ impl Engine {
         let mut open: Vec<Verdict> = Vec::new();
         if let Some(init) = init {
             run.st.paths.initialize = true;
-            if let Some(v) = init.as_ref().and_then(|i| boundary::legacy_open(unauth, i)) {
+            if let Some(v) = init
+                .as_ref()
+                .ok()
+                .and_then(|i| boundary::legacy_open(unauth, i))
+            {
                 run.st.paths.initialize_open = true;
                 open.push(v);
             }
+            // Not observed (no answer, 429, 503, a bare 500, ...): whether the legacy path
+            // asks for authorization is unknown, never a pass (red team round 18, D2).
+            run.st.paths.initialize_unseen = boundary::initialize_not_observed(&init);
         }
         let mut forbidden: Vec<(&str, Exchange)> = Vec::new();
         for (b, got) in answers {
@@ -233,6 +239,11 @@ impl Engine {
                 with_open(discover, open, "server/discover's challenge"),
                 0,
             );
+        }
+        if let Some(o) = &run.st.paths.initialize_unseen {
+            let v =
+                boundary::challenge_with_initialize_unseen(run.rec.get(CheckId::AuthChallenge), o);
+            run.rec.record_ms(CheckId::AuthChallenge, v, 0);
         }
     }
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod api_errors;
 mod auth;
+mod auth_initialize;
 mod auth_paths;
 mod auth_redirect;
 mod auth_unseen;

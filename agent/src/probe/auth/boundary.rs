@@ -9,7 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::challenge;
-use crate::model::{Era, Outcome, Severity};
+use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
 use crate::probe::era;
 use crate::probe::http::{
     same_id, Exchange, ExchangeError, ProbeRequest, Rpc, SseRead, ABSENT_NAME,
@@ -289,6 +289,10 @@ pub struct Paths {
     pub initialize: bool,
     /// `initialize` was served without any token: the legacy path has no boundary.
     pub initialize_open: bool,
+    /// Why the token-less `initialize` sent to probe the 2025-11-25 path's boundary was not
+    /// observed ([`initialize_not_observed`]): whether that path asks for authorization is
+    /// unknown (`auth.challenge`, [`challenge_with_initialize_unseen`]).
+    pub initialize_unseen: Option<Other>,
     /// The requests whose unauthenticated answer was not observed ([`not_observed`]), past
     /// a protected discovery ([`Beside::Unseen`]) or behind a public one where another
     /// request showed the boundary, each with why: whether the random token must be
@@ -364,6 +368,81 @@ impl TokenProbe {
             scope: scope.clone(),
             read: b.read(),
         }
+    }
+}
+
+/// Why the answer `got` to a 2025-11-25 `initialize` sent to probe the legacy path's
+/// boundary (without a token, or with a random token) says nothing about that boundary: no
+/// answer (a timeout, a reset), an answer given for another reason (429, 503, 502, 504, a
+/// bare 500 or 403, a body in a content coding), a redirect (never followed), an answer cut
+/// at the vantage's read cap, or a 2xx without any JSON-RPC answer (an empty body, a stream
+/// that ended without its response). `None` when it was observed: served (a JSON-RPC
+/// result), the authorization layer's answer (401, or 403 with a Bearer challenge, or an
+/// RFC 6750 error), or an answer from the MCP layer that it has no such path (a modern-only
+/// server's -32022 or -32601) or any other answer seen whole (a 404 page, a bare 400).
+/// Red team round 18, D2: a limiter on unauthenticated traffic answering these 429 hid an
+/// open legacy path (PASS, exit 0).
+pub fn initialize_not_observed(got: &Result<Exchange, ExchangeError>) -> Option<Other> {
+    let ex = match got {
+        Ok(ex) => ex,
+        Err(e) => return Some(reason::unanswered(e)),
+    };
+    if asks_for_authorization(ex) || era::initialize_works(ex) || bearer_error(ex) {
+        return None;
+    }
+    if let Some(o) =
+        reason::another_reason(ex, Subject::Initialize, false).or_else(|| reason::redirected(ex))
+    {
+        return Some(o);
+    }
+    if let Some(cut) = era::cut_by_cap(ex, Subject::Initialize) {
+        return Some(reason::unanswered(&cut));
+    }
+    if (200..300).contains(&ex.status) && ex.rpc().is_none() {
+        return Some(Other {
+            cause: Cause::OtherReason,
+            head: format!(
+                "answered {} without a JSON-RPC answer (an empty body, or a stream that ended without its response), so the answer was not seen",
+                ex.summary()
+            ),
+            advice: "check the server's log and any proxy in front of it, then check again",
+        });
+    }
+    None
+}
+
+/// Whether `ex` carries a Bearer challenge with an RFC 6750 `error` (the authorization
+/// layer's answer whatever its status, e.g. 400 `invalid_request`).
+fn bearer_error(ex: &Exchange) -> bool {
+    challenge::parse(&ex.header_values("www-authenticate")).is_ok_and(|cs| {
+        cs.iter()
+            .any(|c| c.is_bearer() && c.param("error").is_some())
+    })
+}
+
+/// `auth.challenge` when the token-less 2025-11-25 `initialize` sent to probe the legacy
+/// path's boundary (a dual-era or not yet classified endpoint) was not observed (`o`, why):
+/// whether that path asks for authorization is unknown, so a pass (or a warning) on the
+/// other requests' challenge becomes `unknown` with that cause, naming initialize (never a
+/// pass, `checks.md` 4.1); a failure stands, saying so too. `current` is the verdict
+/// recorded so far (`None`: none).
+pub fn challenge_with_initialize_unseen(current: Option<&CheckResult>, o: &Other) -> Verdict {
+    let line = format!(
+        "initialize (2025-11-25, no Authorization): {}",
+        o.explain("whether the 2025-11-25 path asks for authorization without a token")
+    );
+    let Some(c) = current else {
+        return Verdict::unknown(o.cause, line);
+    };
+    let observed = format!("{line}; server/discover's challenge: {}", c.observed);
+    match c.outcome {
+        Outcome::Pass | Outcome::Warn | Outcome::Skip => Verdict::unknown(o.cause, observed),
+        _ => Verdict {
+            outcome: c.outcome,
+            severity: c.severity,
+            cause: c.cause,
+            observed: format!("{}; {line}", c.observed),
+        },
     }
 }
 

@@ -322,3 +322,136 @@ fn a_request_beside_a_protected_discovery_is_the_boundary_a_bypass_or_unseen() {
         );
     }
 }
+
+fn rpc_error(status: u16, code: i64) -> Exchange {
+    answer_with(
+        status,
+        Some("application/json"),
+        Body::Json(
+            json!({"jsonrpc": "2.0", "id": crate::probe::era::INITIALIZE_ID, "error": {"code": code, "message": "no"}}),
+        ),
+        &[],
+    )
+}
+
+/// Red team round 18, D2: a 2025-11-25 `initialize` sent to probe the legacy path's
+/// boundary (without a token, or with a random token) is observed when it is served, the
+/// authorization layer's answer, or the MCP layer saying it has no such path (a modern-only
+/// server's -32022 or -32601: neutral); not observed when it got no answer, an answer for
+/// another reason (429, 503, 502, 504, a bare 500), a redirect, or a 2xx without any
+/// JSON-RPC answer.
+#[test]
+fn an_initialize_boundary_probe_is_observed_only_when_answered_for_itself() {
+    let observed = [
+        (
+            "served",
+            initialize_result(crate::probe::era::INITIALIZE_ID),
+        ),
+        ("401", refused(401, Some(BEARER))),
+        ("bare 401", refused(401, None)),
+        ("403 Bearer", refused(403, Some(BEARER))),
+        ("-32022", rpc_error(200, -32022)),
+        ("-32601 400", rpc_error(400, -32601)),
+        (
+            "404 page",
+            answer_with(
+                404,
+                Some("text/html"),
+                Body::Other {
+                    excerpt: "<h1>no</h1>".into(),
+                    len: 11,
+                    invalid_json: true,
+                },
+                &[],
+            ),
+        ),
+    ];
+    for (case, ex) in observed {
+        assert_eq!(initialize_not_observed(&Ok(ex)), None, "{case}");
+    }
+    let unseen = [
+        ("429", refused(429, None), "rate limited: answered 429"),
+        ("503", refused(503, None), "unavailable: answered 503"),
+        ("502", refused(502, None), "a gateway answered 502"),
+        ("504", refused(504, None), "a gateway answered 504"),
+        (
+            "bare 500",
+            refused(500, None),
+            "a server error without an MCP answer",
+        ),
+        (
+            "bare 403",
+            refused(403, None),
+            "refused before the MCP layer",
+        ),
+        (
+            "empty 200",
+            answer_with(200, Some("application/json"), Body::Empty, &[]),
+            "without a JSON-RPC answer",
+        ),
+    ];
+    for (case, ex, head) in unseen {
+        let o = initialize_not_observed(&Ok(ex)).unwrap_or_else(|| panic!("{case}"));
+        assert_eq!(o.cause, Cause::OtherReason, "{case}");
+        assert!(o.head.contains(head), "{case}: {}", o.head);
+    }
+    let reset = Err(ExchangeError {
+        cause: Cause::Reset,
+        message: "connection reset".into(),
+    });
+    let o = initialize_not_observed(&reset).unwrap();
+    assert_eq!(o.cause, Cause::Reset);
+    assert!(o.head.starts_with("not answered"), "{}", o.head);
+}
+
+/// The token-less `initialize` not observed: a pass (or a warning) on discovery's challenge
+/// becomes `unknown` with its cause, naming initialize; a failure stands and says so.
+#[test]
+fn the_challenge_is_unknown_when_the_token_less_initialize_was_not_observed() {
+    let o = initialize_not_observed(&Ok(refused(429, None))).unwrap();
+    let result = |outcome, severity| CheckResult {
+        id: crate::catalog::CheckId::AuthChallenge,
+        outcome,
+        observed: "401 with Bearer".into(),
+        expected: String::new(),
+        duration_ms: 0,
+        severity,
+        cause: None,
+    };
+    for (outcome, severity) in [(Outcome::Pass, None), (Outcome::Warn, Some(Severity::Low))] {
+        let v = challenge_with_initialize_unseen(Some(&result(outcome, severity)), &o);
+        assert_eq!(
+            (v.outcome, v.severity, v.cause),
+            (Outcome::Unknown, None, Some(Cause::OtherReason)),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed.starts_with(
+                "initialize (2025-11-25, no Authorization): rate limited: answered 429"
+            ),
+            "{}",
+            v.observed
+        );
+        assert!(
+            v.observed
+                .ends_with("; server/discover's challenge: 401 with Bearer"),
+            "{}",
+            v.observed
+        );
+    }
+    let v =
+        challenge_with_initialize_unseen(Some(&result(Outcome::Fail, Some(Severity::High))), &o);
+    assert_eq!(
+        (v.outcome, v.severity),
+        (Outcome::Fail, Some(Severity::High))
+    );
+    assert!(
+        v.observed
+            .contains("; initialize (2025-11-25, no Authorization): "),
+        "{}",
+        v.observed
+    );
+    let v = challenge_with_initialize_unseen(None, &o);
+    assert_eq!(v.outcome, Outcome::Unknown);
+}

@@ -14,7 +14,7 @@ use futures::future::join_all;
 
 use secrecy::{ExposeSecret, SecretString};
 
-use super::boundary::{rank, worst, Paths, TokenProbe};
+use super::boundary::{self, rank, worst, Paths, TokenProbe};
 use super::challenge;
 use super::AuthStage;
 use crate::catalog::CheckId;
@@ -418,13 +418,13 @@ struct Shot<'p, 't> {
     retried: String,
 }
 
-/// Whether an `initialize` with a random token answered `ex` says anything about the token:
-/// served (a 2xx JSON-RPC result) is the token let through; refused by the authorization
-/// layer is that layer's answer; a rate limit or an unavailable server (still so when asked
-/// again) leaves it unobserved. Anything else (a modern-only server's -32022) says nothing
-/// about the token.
+/// Whether an `initialize` with a random token answered `ex` is judged as the token's
+/// answer: served (a 2xx JSON-RPC result) is the token let through; refused by the
+/// authorization layer is that layer's answer. An answer not observed is `unknown`
+/// ([`boundary::initialize_not_observed`]); anything else (a modern-only server's -32022)
+/// says nothing about the token.
 fn initialize_judged(ex: &Exchange) -> bool {
-    era::initialize_works(ex) || refused_by_authorization(ex) || matches!(ex.status, 429 | 503)
+    era::initialize_works(ex) || refused_by_authorization(ex)
 }
 
 impl AuthStage<'_> {
@@ -505,9 +505,10 @@ impl AuthStage<'_> {
     /// The random tokens (each [`Shape`]) on every request that asked for authorization
     /// without a token ([`Paths`]): the era's request, each request past discovery that did
     /// (`tools/list`, `tools/call`, `subscriptions/listen`), and on a dual-era or not yet
-    /// classified endpoint the 2025-11-25 `initialize` (judged only when it is served, a 2xx
-    /// JSON-RPC result being the token let through, or refused by the authorization layer,
-    /// or rate limited). Either shape let through fails, naming the shape. Every request
+    /// classified endpoint the 2025-11-25 `initialize` (judged when it is served, a 2xx
+    /// JSON-RPC result being the token let through, or refused by the authorization layer;
+    /// `unknown` when not observed, [`boundary::initialize_not_observed`]; a modern-only
+    /// server's -32022 says nothing about the token). Either shape let through fails, naming the shape. Every request
     /// goes at once; one rate limited is asked again once, after the others, one at a time
     /// ([`retry_pause`]): a limiter on failed tokens sized for people (fresh eyes round 17,
     /// D8) answers a burst of them 429. Still rate limited, it stays `unknown`.
@@ -559,15 +560,30 @@ impl AuthStage<'_> {
         }
         if initialize {
             // Served (a 2xx JSON-RPC result) is the token let through; refused by the
-            // authorization layer is that layer's answer. Anything else (a modern-only
-            // server's -32022, no answer) says nothing about the token.
+            // authorization layer is that layer's answer; not observed (no answer, 429,
+            // 503, 502, 504, a bare 500, ...) is `unknown`, never left out (red team round
+            // 18, D2). An answer that it has no such path (a modern-only server's -32022)
+            // says nothing about the token.
             let judged: Vec<(Shape, Verdict)> = shots
                 .iter()
                 .filter(|s| matches!(s.ask, Ask::Initialize))
-                .filter(|s| s.got.as_ref().is_ok_and(initialize_judged))
-                .map(|s| {
+                .filter_map(|s| {
                     let what = s.shape.what();
-                    (s.shape, judge_shot(s, what, |ex| must_refuse(ex, what)))
+                    let v = match (&s.got, boundary::initialize_not_observed(&s.got)) {
+                        (Ok(ex), _) if initialize_judged(ex) => {
+                            judge_shot(s, what, |ex| must_refuse(ex, what))
+                        }
+                        (_, Some(o)) => {
+                            let mut v = Verdict::unknown(
+                                o.cause,
+                                o.explain(&format!("whether {what} is refused")),
+                            );
+                            v.observed.push_str(&s.retried);
+                            v
+                        }
+                        _ => return None,
+                    };
+                    Some((s.shape, v))
                 })
                 .collect();
             if !judged.is_empty() {
