@@ -156,7 +156,7 @@ fn finding_case(report: &Report, gate: &Gate, f: &Finding) -> Case {
             kind: f.id.to_string(),
             message,
         }
-    } else if UNKNOWN_CAUSES.contains(&f.id.as_str()) {
+    } else if UNKNOWN_CAUSES.contains(&f.id) {
         // Nothing was observed there: never a pass. (Such a finding makes the decision
         // `unknown`, or it is `blocked` by another finding: the exit code is never 0.)
         Status::Error {
