@@ -426,24 +426,8 @@ async fn a_random_token_let_through_when_asked_again_is_critical() {
 async fn a_403_to_a_token_less_request_beside_a_protected_discovery_fails_the_challenge() {
     for method in ["tools/list", "tools/call"] {
         for with_token in [true, false] {
-            let mode = Mode::NoToken403 {
-                method,
-                bare: false,
-            };
-            let r = through(&[Fault::Protected], mode, with_token, DEADLINE).await;
-            let c = check(&r, CheckId::AuthChallenge);
-            let head = format!("{method} (no Authorization) answered 403");
-            assert_seen_all(
-                &c,
-                (c.outcome, c.severity),
-                (Outcome::Fail, Some(Severity::High)),
-                &[
-                    head.as_str(),
-                    "error=insufficient_scope",
-                    "403 where 401 is required",
-                    "server/discover's challenge: 401 with Bearer",
-                ],
-            );
+            let label = "server/discover's challenge: 401 with Bearer";
+            let r = challenge_403(&[Fault::Protected], method, with_token, label).await;
             let sent = format!("{method}: 401");
             random_token_refused(&r, &[sent.as_str()]);
 
@@ -483,26 +467,39 @@ async fn a_403_to_a_token_less_request_behind_a_public_discovery_fails_the_chall
             "tools/list's challenge: 403 with Bearer",
         ),
     ] {
-        let mode = Mode::NoToken403 {
-            method,
-            bare: false,
-        };
-        let r = through(&faults, mode, with_token, DEADLINE).await;
+        let r = challenge_403(&faults, method, with_token, label).await;
         assert!(r.protected, "{method}");
-        let c = check(&r, CheckId::AuthChallenge);
-        let head = format!("{method} (no Authorization) answered 403");
-        assert_seen_all(
-            &c,
-            (c.outcome, c.severity),
-            (Outcome::Fail, Some(Severity::High)),
-            &[
-                head.as_str(),
-                "error=insufficient_scope",
-                "403 where 401 is required",
-                label,
-            ],
-        );
     }
+}
+
+/// Runs `method` answered 403 with a Bearer `insufficient_scope` challenge when it carries no
+/// token, and asserts `auth.challenge` fails high naming it, with `label` (whose challenge
+/// the boundary was judged from).
+async fn challenge_403(
+    faults: &[Fault],
+    method: &'static str,
+    with_token: bool,
+    label: &str,
+) -> RegionResult {
+    let mode = Mode::NoToken403 {
+        method,
+        bare: false,
+    };
+    let r = through(faults, mode, with_token, DEADLINE).await;
+    let c = check(&r, CheckId::AuthChallenge);
+    let head = format!("{method} (no Authorization) answered 403");
+    assert_seen_all(
+        &c,
+        (c.outcome, c.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        &[
+            head.as_str(),
+            "error=insufficient_scope",
+            "403 where 401 is required",
+            label,
+        ],
+    );
+    r
 }
 
 /// Never past the job's deadline: a limiter answering every failed token 429 with
