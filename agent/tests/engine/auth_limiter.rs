@@ -29,7 +29,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_agent::ProbeOptions;
 use vantage_fixture::{Fault, Fixture};
 
@@ -340,19 +340,15 @@ async fn a_limiter_that_never_lets_a_failed_token_through_leaves_the_random_toke
                 DEADLINE,
             )
             .await;
-            let g = check(&r, CheckId::AuthGarbageToken);
-            assert_seen_all(
-                &g,
-                (g.outcome, g.cause),
-                (Outcome::Unknown, Some(Cause::OtherReason)),
+            unknown_for_other_reason(
+                &r,
+                CheckId::AuthGarbageToken,
                 &[head, "whether the", "first answered", "asked again once"],
             );
             if with_token {
-                let c = check(&r, CheckId::AuthWrongAudience);
-                assert_seen_all(
-                    &c,
-                    (c.outcome, c.cause),
-                    (Outcome::Unknown, Some(Cause::OtherReason)),
+                unknown_for_other_reason(
+                    &r,
+                    CheckId::AuthWrongAudience,
                     &[head, "asked again once"],
                 );
             }
@@ -369,11 +365,9 @@ async fn a_503_without_retry_after_is_not_asked_again_and_stays_unknown() {
         retry_after: None,
     };
     let r = through(&[Fault::Protected], mode, false, DEADLINE).await;
-    let g = check(&r, CheckId::AuthGarbageToken);
-    assert_seen_all(
-        &g,
-        (g.outcome, g.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
+    let g = unknown_for_other_reason(
+        &r,
+        CheckId::AuthGarbageToken,
         &["unavailable: answered 503"],
     );
     assert!(!g.observed.contains("asked again"), "{}", g.observed);
@@ -406,11 +400,9 @@ async fn a_random_token_let_through_when_asked_again_is_critical() {
             DEADLINE,
         )
         .await;
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen_all(
-            &g,
-            (g.outcome, g.cause),
-            (Outcome::Unknown, Some(Cause::OtherReason)),
+        unknown_for_other_reason(
+            &r,
+            CheckId::AuthGarbageToken,
             &["a gateway answered 502", "first answered 429"],
         );
     }
@@ -435,14 +427,8 @@ async fn a_403_to_a_token_less_request_beside_a_protected_discovery_fails_the_ch
             let r = through(&[Fault::Protected], mode, with_token, DEADLINE).await;
             let c = check(&r, CheckId::AuthChallenge);
             assert_eq!(c.outcome, Outcome::Pass, "{}", c.observed);
-            let g = check(&r, CheckId::AuthGarbageToken);
             let why = format!("{method}: refused before the MCP layer: answered 403");
-            assert_seen_all(
-                &g,
-                (g.outcome, g.cause),
-                (Outcome::Unknown, Some(Cause::OtherReason)),
-                &[why.as_str()],
-            );
+            unknown_for_other_reason(&r, CheckId::AuthGarbageToken, &[why.as_str()]);
         }
     }
 }
@@ -470,6 +456,19 @@ async fn a_403_to_a_token_less_request_behind_a_public_discovery_fails_the_chall
         let r = challenge_403(&faults, method, with_token, label).await;
         assert!(r.protected, "{method}");
     }
+}
+
+/// The check `id` of `r`, asserted `unknown` for another reason with each of `needles` in
+/// what it observed.
+fn unknown_for_other_reason(r: &RegionResult, id: CheckId, needles: &[&str]) -> CheckResult {
+    let c = check(r, id);
+    assert_seen_all(
+        &c,
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        needles,
+    );
+    c
 }
 
 /// Runs `method` answered 403 with a Bearer `insufficient_scope` challenge when it carries no
@@ -513,11 +512,9 @@ async fn asking_again_never_runs_past_the_jobs_deadline() {
         retry_after: Some("2"),
     };
     let r = through(&[Fault::Protected], mode, false, Duration::from_secs(8)).await;
-    let g = check(&r, CheckId::AuthGarbageToken);
-    assert_seen_all(
-        &g,
-        (g.outcome, g.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
+    let g = unknown_for_other_reason(
+        &r,
+        CheckId::AuthGarbageToken,
         &["rate limited: answered 429", "Retry-After: 2"],
     );
     let cut: Vec<_> = r
