@@ -29,7 +29,7 @@ use vantage_agent::catalog::FindingId;
 use vantage_agent::model::Severity;
 use vantage_agent::Target;
 
-use crate::exit::UNKNOWN_CAUSES;
+use crate::exit::says_nothing_about_the_target;
 use crate::report::{BaselineEntry, Report};
 
 /// Why a baseline cannot be used. Every message names the file and the entry, and says the
@@ -197,9 +197,7 @@ impl Baseline {
                 .finding
                 .parse()
                 .map_err(|err| bad("finding", format!("{err}")))?;
-            if UNKNOWN_CAUSES.contains(&finding.as_str())
-                || finding == FindingId::FleetVantageDegraded
-            {
+            if says_nothing_about_the_target(finding) {
                 return Err(bad(
                     "finding",
                     format!("{finding} says nothing about the endpoint (nothing was observed, or the fault is the vantage's), so it cannot be accepted; remove the entry"),
@@ -264,7 +262,7 @@ pub fn starting(reports: &[&Report], reason: &str, expires: time::Date) -> Strin
             if f.severity <= Severity::Info {
                 continue;
             }
-            if UNKNOWN_CAUSES.contains(&f.id.as_str()) || f.id == FindingId::FleetVantageDegraded {
+            if says_nothing_about_the_target(f.id) {
                 unacceptable.push(f.id.as_str());
                 continue;
             }

@@ -55,6 +55,26 @@ fn bad_entries_are_refused_with_the_entry_and_the_fix() {
     }
 }
 
+/// The findings no baseline may accept are exactly the merge's `unknown` ones plus the
+/// vantage's own fault, by the catalogue: a renamed or misspelt id cannot drift out of it.
+#[test]
+fn a_baseline_refuses_exactly_what_says_nothing_about_the_target() {
+    use vantage_agent::catalog::FindingId;
+    for &id in FindingId::ALL {
+        let refused =
+            crate::merge::UNKNOWN_FINDINGS.contains(&id) || id == FindingId::FleetVantageDegraded;
+        match parse(&entry(id.as_str(), None, "2026-12-31")) {
+            Ok(_) => assert!(!refused, "{id} must be refused"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(refused, "{id} refused: {e}");
+                assert!(e.contains("accept[0].finding"), "{e}");
+                assert!(e.contains("says nothing about the endpoint"), "{e}");
+            }
+        }
+    }
+}
+
 #[test]
 fn accepted_findings_stay_marked_and_stop_failing_the_gate() {
     let mut r = one_failure("transport.get", Severity::Medium);

@@ -67,17 +67,9 @@ impl FailOnSeverity {
 }
 
 /// Findings that make the decision `unknown` (nothing was decided about the target): in
-/// JUnit they are errors, never failures. The merge's list, by name.
-pub const UNKNOWN_CAUSES: &[&str] = &[
-    "fleet.region-missing",
-    "auth.credential-required",
-    "auth.credential-refused",
-    "probe.policy-refused",
-    "probe.incomplete",
-    "probe.resolver-failed",
-    "probe.clock-skew",
-    "probe.trust-store",
-];
+/// JUnit they are errors, never failures, and no baseline may accept them. The merge's own
+/// typed list, not a copy.
+pub use crate::merge::UNKNOWN_FINDINGS as UNKNOWN_CAUSES;
 
 /// The `unknown` findings of the authorization boundary: exit 3 when they are the only ones.
 const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
@@ -86,7 +78,13 @@ const UNKNOWN_AUTH_CAUSES: &[FindingId] = &[
 ];
 
 /// Findings about the vantage itself, never about the target: they never fail the gate.
-const NOT_ABOUT_THE_TARGET: &[&str] = &["fleet.vantage-degraded"];
+pub const NOT_ABOUT_THE_TARGET: &[FindingId] = &[FindingId::FleetVantageDegraded];
+
+/// Whether a finding says nothing about the endpoint (nothing was observed, or the fault is
+/// the vantage's): it never fails the gate on its own and no baseline may accept it.
+pub fn says_nothing_about_the_target(id: FindingId) -> bool {
+    UNKNOWN_CAUSES.contains(&id) || NOT_ABOUT_THE_TARGET.contains(&id)
+}
 
 pub use crate::report::GateResult;
 
@@ -121,10 +119,7 @@ impl Gate {
         if f.is_expired() {
             return true;
         }
-        f.severity >= self.threshold()
-            && !f.is_accepted()
-            && !NOT_ABOUT_THE_TARGET.contains(&f.id.as_str())
-            && !UNKNOWN_CAUSES.contains(&f.id.as_str())
+        f.severity >= self.threshold() && !f.is_accepted() && !says_nothing_about_the_target(f.id)
     }
 
     /// The decision the gate judges: the report's, or, when a baseline accepted some of its

@@ -403,7 +403,8 @@ async fn shutdown() {
 mod tests {
     use super::*;
 
-    fn id_error(id: &str) -> String {
+    /// The agent's arguments with `--id id`, parsed.
+    fn parse_id(id: &str) -> Result<Args, clap::Error> {
         Args::try_parse_from([
             "vantage-agent",
             "--coordinator",
@@ -413,9 +414,13 @@ mod tests {
             "--id",
             id,
         ])
-        .map(|a| panic!("--id {id:?} was accepted as {:?}", a.id))
-        .unwrap_err()
-        .to_string()
+    }
+
+    fn id_error(id: &str) -> String {
+        parse_id(id)
+            .map(|a| panic!("--id {id:?} was accepted as {:?}", a.id))
+            .unwrap_err()
+            .to_string()
     }
 
     /// `--id` refuses what the coordinator would not keep intact: `~` (its duplicate suffix),
@@ -448,16 +453,7 @@ mod tests {
             "host.example_1-4242",
             &"a".repeat(128),
         ] {
-            let a = Args::try_parse_from([
-                "vantage-agent",
-                "--coordinator",
-                "http://127.0.0.1:50051",
-                "--region",
-                "eu",
-                "--id",
-                ok,
-            ])
-            .unwrap();
+            let a = parse_id(ok).unwrap();
             assert_eq!(a.id.as_deref(), Some(ok));
         }
     }

@@ -29,7 +29,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use vantage_agent::catalog::CheckId;
-use vantage_agent::model::{Cause, Outcome, RegionResult, Severity};
+use vantage_agent::model::{Cause, CheckResult, Outcome, RegionResult, Severity};
 use vantage_agent::ProbeOptions;
 use vantage_fixture::{Fault, Fixture};
 
@@ -340,19 +340,15 @@ async fn a_limiter_that_never_lets_a_failed_token_through_leaves_the_random_toke
                 DEADLINE,
             )
             .await;
-            let g = check(&r, CheckId::AuthGarbageToken);
-            assert_seen_all(
-                &g,
-                (g.outcome, g.cause),
-                (Outcome::Unknown, Some(Cause::OtherReason)),
+            unknown_for_other_reason(
+                &r,
+                CheckId::AuthGarbageToken,
                 &[head, "whether the", "first answered", "asked again once"],
             );
             if with_token {
-                let c = check(&r, CheckId::AuthWrongAudience);
-                assert_seen_all(
-                    &c,
-                    (c.outcome, c.cause),
-                    (Outcome::Unknown, Some(Cause::OtherReason)),
+                unknown_for_other_reason(
+                    &r,
+                    CheckId::AuthWrongAudience,
                     &[head, "asked again once"],
                 );
             }
@@ -369,11 +365,9 @@ async fn a_503_without_retry_after_is_not_asked_again_and_stays_unknown() {
         retry_after: None,
     };
     let r = through(&[Fault::Protected], mode, false, DEADLINE).await;
-    let g = check(&r, CheckId::AuthGarbageToken);
-    assert_seen_all(
-        &g,
-        (g.outcome, g.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
+    let g = unknown_for_other_reason(
+        &r,
+        CheckId::AuthGarbageToken,
         &["unavailable: answered 503"],
     );
     assert!(!g.observed.contains("asked again"), "{}", g.observed);
@@ -406,11 +400,9 @@ async fn a_random_token_let_through_when_asked_again_is_critical() {
             DEADLINE,
         )
         .await;
-        let g = check(&r, CheckId::AuthGarbageToken);
-        assert_seen_all(
-            &g,
-            (g.outcome, g.cause),
-            (Outcome::Unknown, Some(Cause::OtherReason)),
+        unknown_for_other_reason(
+            &r,
+            CheckId::AuthGarbageToken,
             &["a gateway answered 502", "first answered 429"],
         );
     }
@@ -426,24 +418,8 @@ async fn a_random_token_let_through_when_asked_again_is_critical() {
 async fn a_403_to_a_token_less_request_beside_a_protected_discovery_fails_the_challenge() {
     for method in ["tools/list", "tools/call"] {
         for with_token in [true, false] {
-            let mode = Mode::NoToken403 {
-                method,
-                bare: false,
-            };
-            let r = through(&[Fault::Protected], mode, with_token, DEADLINE).await;
-            let c = check(&r, CheckId::AuthChallenge);
-            let head = format!("{method} (no Authorization) answered 403");
-            assert_seen_all(
-                &c,
-                (c.outcome, c.severity),
-                (Outcome::Fail, Some(Severity::High)),
-                &[
-                    head.as_str(),
-                    "error=insufficient_scope",
-                    "403 where 401 is required",
-                    "server/discover's challenge: 401 with Bearer",
-                ],
-            );
+            let label = "server/discover's challenge: 401 with Bearer";
+            let r = challenge_403(&[Fault::Protected], method, with_token, label).await;
             let sent = format!("{method}: 401");
             random_token_refused(&r, &[sent.as_str()]);
 
@@ -451,14 +427,8 @@ async fn a_403_to_a_token_less_request_beside_a_protected_discovery_fails_the_ch
             let r = through(&[Fault::Protected], mode, with_token, DEADLINE).await;
             let c = check(&r, CheckId::AuthChallenge);
             assert_eq!(c.outcome, Outcome::Pass, "{}", c.observed);
-            let g = check(&r, CheckId::AuthGarbageToken);
             let why = format!("{method}: refused before the MCP layer: answered 403");
-            assert_seen_all(
-                &g,
-                (g.outcome, g.cause),
-                (Outcome::Unknown, Some(Cause::OtherReason)),
-                &[why.as_str()],
-            );
+            unknown_for_other_reason(&r, CheckId::AuthGarbageToken, &[why.as_str()]);
         }
     }
 }
@@ -483,26 +453,52 @@ async fn a_403_to_a_token_less_request_behind_a_public_discovery_fails_the_chall
             "tools/list's challenge: 403 with Bearer",
         ),
     ] {
-        let mode = Mode::NoToken403 {
-            method,
-            bare: false,
-        };
-        let r = through(&faults, mode, with_token, DEADLINE).await;
+        let r = challenge_403(&faults, method, with_token, label).await;
         assert!(r.protected, "{method}");
-        let c = check(&r, CheckId::AuthChallenge);
-        let head = format!("{method} (no Authorization) answered 403");
-        assert_seen_all(
-            &c,
-            (c.outcome, c.severity),
-            (Outcome::Fail, Some(Severity::High)),
-            &[
-                head.as_str(),
-                "error=insufficient_scope",
-                "403 where 401 is required",
-                label,
-            ],
-        );
     }
+}
+
+/// The check `id` of `r`, asserted `unknown` for another reason with each of `needles` in
+/// what it observed.
+fn unknown_for_other_reason(r: &RegionResult, id: CheckId, needles: &[&str]) -> CheckResult {
+    let c = check(r, id);
+    assert_seen_all(
+        &c,
+        (c.outcome, c.cause),
+        (Outcome::Unknown, Some(Cause::OtherReason)),
+        needles,
+    );
+    c
+}
+
+/// Runs `method` answered 403 with a Bearer `insufficient_scope` challenge when it carries no
+/// token, and asserts `auth.challenge` fails high naming it, with `label` (whose challenge
+/// the boundary was judged from).
+async fn challenge_403(
+    faults: &[Fault],
+    method: &'static str,
+    with_token: bool,
+    label: &str,
+) -> RegionResult {
+    let mode = Mode::NoToken403 {
+        method,
+        bare: false,
+    };
+    let r = through(faults, mode, with_token, DEADLINE).await;
+    let c = check(&r, CheckId::AuthChallenge);
+    let head = format!("{method} (no Authorization) answered 403");
+    assert_seen_all(
+        &c,
+        (c.outcome, c.severity),
+        (Outcome::Fail, Some(Severity::High)),
+        &[
+            head.as_str(),
+            "error=insufficient_scope",
+            "403 where 401 is required",
+            label,
+        ],
+    );
+    r
 }
 
 /// Never past the job's deadline: a limiter answering every failed token 429 with
@@ -516,11 +512,9 @@ async fn asking_again_never_runs_past_the_jobs_deadline() {
         retry_after: Some("2"),
     };
     let r = through(&[Fault::Protected], mode, false, Duration::from_secs(8)).await;
-    let g = check(&r, CheckId::AuthGarbageToken);
-    assert_seen_all(
-        &g,
-        (g.outcome, g.cause),
-        (Outcome::Unknown, Some(Cause::OtherReason)),
+    let g = unknown_for_other_reason(
+        &r,
+        CheckId::AuthGarbageToken,
         &["rate limited: answered 429", "Retry-After: 2"],
     );
     let cut: Vec<_> = r

@@ -66,8 +66,9 @@ impl Lab {
     }
 }
 
-/// An agent as the wire sees it: its outbound sender (kept open) and inbound stream.
-pub(crate) type Attached = (
+/// An agent as the wire sees it: its outbound sender (kept open) and inbound stream. Other
+/// test modules hold one (the session lives while it does) but cannot reach the wire types.
+pub(crate) struct Attached(
     mpsc::Sender<pb::AgentMessage>,
     tonic::Streaming<pb::CoordinatorMessage>,
 );
@@ -105,7 +106,7 @@ pub(crate) async fn attach(
         Some(pb::coordinator_message::Kind::Registered(r)) => assert_eq!(r.region, region),
         other => panic!("expected Registered, got {other:?}"),
     }
-    Ok((tx, inbound))
+    Ok(Attached(tx, inbound))
 }
 
 /// Read until the stream ends; the status it ended with (`None`: ended cleanly) and the
@@ -152,10 +153,10 @@ async fn a_revoked_token_cuts_its_agent_off_and_an_unchanged_one_keeps_working()
         auth("us-1", "us", "tok-us-9c1d"),
     ])
     .await;
-    let (_eu_tx, mut eu) = attach(lab.addr, "tok-eu-old-5f3a", "vm-eu", "eu")
+    let Attached(_eu_tx, mut eu) = attach(lab.addr, "tok-eu-old-5f3a", "vm-eu", "eu")
         .await
         .unwrap();
-    let (_us_tx, mut us) = attach(lab.addr, "tok-us-9c1d", "vm-us", "us")
+    let Attached(_us_tx, mut us) = attach(lab.addr, "tok-us-9c1d", "vm-us", "us")
         .await
         .unwrap();
     assert_eq!(lab.registry.agents().len(), 2);
@@ -230,7 +231,7 @@ async fn a_revoked_token_cuts_its_agent_off_and_an_unchanged_one_keeps_working()
     // The old token is refused; the new one attaches.
     let old = attach(lab.addr, "tok-eu-old-5f3a", "vm-eu", "eu").await;
     assert_eq!(old.err().map(|s| s.code()), Some(Code::Unauthenticated));
-    let (_tx, _new) = attach(lab.addr, "tok-eu-new-77b2", "vm-eu", "eu")
+    let Attached(_tx, _new) = attach(lab.addr, "tok-eu-new-77b2", "vm-eu", "eu")
         .await
         .unwrap();
     assert!(lab.registry.dispatch("eu", "job-eu-3", &job()).is_some());
@@ -244,8 +245,8 @@ async fn swapped_tokens_cut_off_both_agents_and_nothing_queued_goes_out_after_th
         auth("b-1", "b", "tok-b-2222"),
     ])
     .await;
-    let (_a_tx, mut a) = attach(lab.addr, "tok-a-1111", "vm-a", "a").await.unwrap();
-    let (_b_tx, mut b) = attach(lab.addr, "tok-b-2222", "vm-b", "b").await.unwrap();
+    let Attached(_a_tx, mut a) = attach(lab.addr, "tok-a-1111", "vm-a", "a").await.unwrap();
+    let Attached(_b_tx, mut b) = attach(lab.addr, "tok-b-2222", "vm-b", "b").await.unwrap();
     // The two tokens swap regions.
     let cut = lab.reload(vec![
         auth("a-1", "a", "tok-b-2222"),
@@ -279,7 +280,7 @@ async fn swapped_tokens_cut_off_both_agents_and_nothing_queued_goes_out_after_th
     // Each comes back only as what its token now says.
     let wrong = attach(lab.addr, "tok-a-1111", "vm-a", "a").await;
     assert_eq!(wrong.err().map(|s| s.code()), Some(Code::PermissionDenied));
-    let (_tx, _ok) = attach(lab.addr, "tok-a-1111", "vm-a", "b").await.unwrap();
+    let Attached(_tx, _ok) = attach(lab.addr, "tok-a-1111", "vm-a", "b").await.unwrap();
     lab.server.abort();
 }
 

@@ -156,7 +156,7 @@ fn finding_case(report: &Report, gate: &Gate, f: &Finding) -> Case {
             kind: f.id.to_string(),
             message,
         }
-    } else if UNKNOWN_CAUSES.contains(&f.id.as_str()) {
+    } else if UNKNOWN_CAUSES.contains(&f.id) {
         // Nothing was observed there: never a pass. (Such a finding makes the decision
         // `unknown`, or it is `blocked` by another finding: the exit code is never 0.)
         Status::Error {
@@ -305,12 +305,6 @@ pub fn junit_run(reports: &[Report], undecided: &[Undecided], gate: &Gate) -> St
         reports.iter().map(|r| (r, suites_of(r, gate))).collect();
     let lost: Vec<(&Undecided, Vec<Case>)> =
         undecided.iter().map(|u| (u, undecided_suite(u))).collect();
-    let count = |cases: &[Case], pick: fn(&Status) -> bool| {
-        cases.iter().filter(|c| pick(&c.status)).count()
-    };
-    let is_failure = |s: &Status| matches!(s, Status::Failure { .. });
-    let is_error = |s: &Status| matches!(s, Status::Error { .. });
-    let is_skipped = |s: &Status| matches!(s, Status::Skipped { .. });
     let cases: Vec<&Case> = all
         .iter()
         .flat_map(|(_, suites)| suites.iter().flat_map(|(_, _, c)| c.iter()))
@@ -356,61 +350,74 @@ pub fn junit_run(reports: &[Report], undecided: &[Undecided], gate: &Gate) -> St
             if many {
                 suite_name.push_str(&format!("[{}]", report.target));
             }
-            w.open(
-                "testsuite",
-                &[
-                    ("name", suite_name.clone()),
-                    ("tests", cases.len().to_string()),
-                    ("failures", count(cases, is_failure).to_string()),
-                    ("errors", count(cases, is_error).to_string()),
-                    ("skipped", count(cases, is_skipped).to_string()),
-                    ("time", seconds(region.map(|r| r.duration_ms).unwrap_or(0))),
-                    ("timestamp", report.started_at.clone()),
-                ],
-            );
-            w.open("properties", &[]);
-            for (k, v) in properties(report, gate, *region) {
-                w.empty("property", &[("name", k), ("value", v)]);
-            }
-            w.close("properties");
-            for case in cases {
-                write_case(&mut w, &suite_name, case);
-            }
-            w.close("testsuite");
+            let time = region.map(|r| r.duration_ms).unwrap_or(0);
+            let properties = properties(report, gate, *region);
+            let at = &report.started_at;
+            write_suite(&mut w, &suite_name, cases, time, at, properties);
         }
     }
     for (u, cases) in &lost {
         let suite_name = format!("vantage[{}]", u.target);
-        w.open(
-            "testsuite",
-            &[
-                ("name", suite_name.clone()),
-                ("tests", cases.len().to_string()),
-                ("failures", count(cases, is_failure).to_string()),
-                ("errors", count(cases, is_error).to_string()),
-                ("skipped", count(cases, is_skipped).to_string()),
-                ("time", seconds(0)),
-                ("timestamp", u.at.clone()),
-            ],
-        );
-        w.open("properties", &[]);
-        for (k, v) in [
+        let properties = [
             ("vantage.target", u.target.clone()),
             ("vantage.decision", "unknown".to_string()),
             ("vantage.because", format!("no report: {}", u.why)),
             ("vantage.gate", gate.flags()),
             ("vantage.gate.result", u.gate_line()),
-        ] {
-            w.empty("property", &[("name", k.to_string()), ("value", v)]);
-        }
-        w.close("properties");
-        for case in cases {
-            write_case(&mut w, &suite_name, case);
-        }
-        w.close("testsuite");
+        ]
+        .map(|(k, v)| (k.to_string(), v));
+        write_suite(&mut w, &suite_name, cases, 0, &u.at, properties);
     }
     w.close("testsuites");
     w.finish()
+}
+
+fn count(cases: &[Case], pick: fn(&Status) -> bool) -> usize {
+    cases.iter().filter(|c| pick(&c.status)).count()
+}
+
+fn is_failure(s: &Status) -> bool {
+    matches!(s, Status::Failure { .. })
+}
+
+fn is_error(s: &Status) -> bool {
+    matches!(s, Status::Error { .. })
+}
+
+fn is_skipped(s: &Status) -> bool {
+    matches!(s, Status::Skipped { .. })
+}
+
+/// One `<testsuite>`: its counts, time and timestamp, its properties, then its cases.
+fn write_suite(
+    w: &mut Writer,
+    name: &str,
+    cases: &[Case],
+    duration_ms: u64,
+    timestamp: &str,
+    properties: impl IntoIterator<Item = (String, String)>,
+) {
+    w.open(
+        "testsuite",
+        &[
+            ("name", name.to_string()),
+            ("tests", cases.len().to_string()),
+            ("failures", count(cases, is_failure).to_string()),
+            ("errors", count(cases, is_error).to_string()),
+            ("skipped", count(cases, is_skipped).to_string()),
+            ("time", seconds(duration_ms)),
+            ("timestamp", timestamp.to_string()),
+        ],
+    );
+    w.open("properties", &[]);
+    for (k, v) in properties {
+        w.empty("property", &[("name", k), ("value", v)]);
+    }
+    w.close("properties");
+    for case in cases {
+        write_case(w, name, case);
+    }
+    w.close("testsuite");
 }
 
 fn write_case(w: &mut Writer, classname: &str, case: &Case) {

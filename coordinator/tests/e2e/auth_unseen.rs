@@ -24,9 +24,7 @@ use vantage_coordinator::report::{Decision, Report};
 use vantage_fixture::{Fault, Fixture};
 
 use crate::auth::all_tokens;
-use crate::support::{
-    above_info, check_with, head_of, options, pass_on, streamed, Received, Served,
-};
+use crate::support::{above_info, check_with, forward, options, Received, Served};
 
 const PRM: &[&str] = &["/.well-known/oauth-protected-resource"];
 const AS: &[&str] = &[
@@ -120,21 +118,8 @@ async fn handle(State(f): State<Arc<Front>>, r: Received) -> Response {
     if hit {
         return answer(f.answer, r.uri.path()).await;
     }
-    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
-        return Response::builder().status(599).body(Body::empty()).unwrap();
-    };
     // The fixture names itself in its challenge and its metadata: name the front instead.
-    let out = head_of(&resp, |v| v.replace(&f.upstream, &f.me));
-    let sse = resp
-        .headers()
-        .get("content-type")
-        .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"));
-    if sse {
-        return out.body(streamed(resp)).unwrap();
-    }
-    let text = String::from_utf8_lossy(&resp.bytes().await.unwrap_or_default())
-        .replace(&f.upstream, &f.me);
-    out.body(Body::from(text)).unwrap()
+    forward(&f.client, &f.upstream, &f.me, r, |text| text).await
 }
 
 /// A check of the fixture with `faults` through a front answering `answer` on `on`.

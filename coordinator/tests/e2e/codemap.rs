@@ -60,12 +60,122 @@ fn generated_types_appear_only_where_the_codemap_says() {
         .collect();
     speaking.sort();
     assert_eq!(speaking, PB_FILES);
+    // The text scan holds only while the wire types cannot be named any other way: no
+    // re-export, no alias but `pb`, no dependency renamed away from `vantage_proto`.
+    let mut leaks = Vec::new();
+    for p in &files {
+        let name = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        for why in pb_leaks(&std::fs::read_to_string(p).unwrap()) {
+            leaks.push(format!("{name}: {why}"));
+        }
+    }
+    for member in ["agent", "coordinator", "fixture"] {
+        let manifest = std::fs::read_to_string(root.join(member).join("Cargo.toml")).unwrap();
+        if manifest.contains("package = \"vantage-proto\"") {
+            leaks.push(format!(
+                "{member}/Cargo.toml renames the vantage-proto dependency"
+            ));
+        }
+    }
+    assert!(leaks.is_empty(), "wire types named another way: {leaks:#?}");
     let readme = readme();
     for file in PB_FILES {
         assert!(
             readme.contains(file),
             "README's code map does not name {file}"
         );
+    }
+}
+
+/// The statements of `text` that would let the wire types be named without `pb::` or
+/// `vantage_proto`: a public `use` (or type alias) of `pb` or of the proto crate, an alias of
+/// the proto crate but `pb`, an `extern crate` of it. Line comments are skipped.
+fn pb_leaks(text: &str) -> Vec<String> {
+    let idents = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut statement = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if statement.is_empty() {
+            let words = idents(t);
+            let (vis, rest) = match words.first().map(String::as_str) {
+                Some("pub") => (true, t.trim_start_matches("pub").trim_start()),
+                _ => (false, t),
+            };
+            let rest = if vis && rest.starts_with('(') {
+                rest.split_once(')').map_or(rest, |(_, r)| r).trim_start()
+            } else {
+                rest
+            };
+            let starts = rest.starts_with("use ")
+                || rest.starts_with("extern crate ")
+                || (vis && rest.starts_with("type "));
+            if t.starts_with("//") || !starts {
+                continue;
+            }
+        }
+        statement.push(' ');
+        statement.push_str(t);
+        if !t.contains(';') {
+            continue;
+        }
+        let s = std::mem::take(&mut statement);
+        let s = s.trim();
+        let words = idents(s);
+        let proto = words.iter().any(|w| w == "vantage_proto");
+        let wire = proto || words.iter().any(|w| w == "pb");
+        if words.first().is_some_and(|w| w == "pub") && wire {
+            out.push(format!("re-exports the wire types: `{s}`"));
+        }
+        if proto && words.first().is_some_and(|w| w == "extern") {
+            out.push(format!("names the proto crate another way: `{s}`"));
+        }
+        if proto {
+            for pair in words.windows(2) {
+                if pair[0] == "as" && pair[1] != "pb" {
+                    out.push(format!("aliases the proto crate as `{}`: `{s}`", pair[1]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The leak scan catches each way around the text scan, and none of the imports in use.
+#[test]
+fn the_codemap_scan_catches_wire_types_named_another_way() {
+    for bad in [
+        "pub use vantage_proto::v1 as wire;",
+        "pub use vantage_proto::v1;",
+        "pub(crate) use vantage_proto::v1::Job as WireJob;",
+        "pub(crate) use pb::Job;",
+        "pub use crate::client::pb;",
+        "pub use super::{\n    pb,\n    other,\n};",
+        "pub type WireJob = pb::Job;",
+        "extern crate vantage_proto as wire;",
+        "use vantage_proto::v1 as wire;",
+        "use vantage_proto::{v1 as wire};",
+    ] {
+        assert!(!pb_leaks(bad).is_empty(), "not caught: {bad}");
+    }
+    for good in [
+        "use vantage_proto::v1 as pb;",
+        "use vantage_proto::v1::fleet_client::FleetClient;",
+        "use crate::convert::{region_to_pb, JobError};",
+        "// pub use vantage_proto::v1 as wire;",
+        "pub use crate::job::Job;",
+        "pub fn job_to_pb(job: &Job) -> pb::Job {",
+    ] {
+        assert_eq!(pb_leaks(good), Vec::<String>::new(), "{good}");
     }
 }
 

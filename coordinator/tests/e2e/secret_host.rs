@@ -12,14 +12,13 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderValue;
 use axum::response::Response;
 use vantage_fixture::{Fault, Fixture, FIXTURE_NO_SCOPE_TOKEN, FIXTURE_OTHER_AUDIENCE_TOKEN};
 
 use crate::review_support::every_output;
-use crate::support::{head_of, pass_on, streamed, Received, Scratch, Served};
+use crate::support::{forward, Received, Scratch, Served};
 
 /// The front's address: a loopback address long enough that a token can carry 8
 /// characters of it (`127.0.0.1` is protocol vocabulary, never scrubbed anyway).
@@ -46,22 +45,11 @@ async fn handle(State(f): State<Arc<Front>>, mut r: Received) -> Response {
             HeaderValue::from_str(&fixture_token).unwrap(),
         );
     }
-    let Some(resp) = pass_on(&f.client, &f.upstream, r).await else {
-        return Response::builder().status(599).body(Body::empty()).unwrap();
-    };
-    let out = head_of(&resp, |v| v.replace(&f.upstream, &f.me));
-    let sse = resp
-        .headers()
-        .get("content-type")
-        .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"));
-    if sse {
-        return out.body(streamed(resp)).unwrap();
-    }
     let echo = format!("Method not found for {}", sent.unwrap_or_default());
-    let text = String::from_utf8_lossy(&resp.bytes().await.unwrap_or_default())
-        .replace(&f.upstream, &f.me)
-        .replace("Method not found", &echo);
-    out.body(Body::from(text)).unwrap()
+    forward(&f.client, &f.upstream, &f.me, r, |text| {
+        text.replace("Method not found", &echo)
+    })
+    .await
 }
 
 #[tokio::test]

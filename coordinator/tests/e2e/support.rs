@@ -344,6 +344,35 @@ pub fn streamed(resp: reqwest::Response) -> axum::body::Body {
     axum::body::Body::from_stream(stream)
 }
 
+/// A front's forwarding step: `r` passed on to `upstream` (599 when it does not answer), the
+/// answer's head with `upstream` named `me`, a `text/event-stream` streamed through as it
+/// arrives, any other body read whole with `upstream` named `me` and then through `edit`.
+pub async fn forward(
+    client: &reqwest::Client,
+    upstream: &str,
+    me: &str,
+    r: Received,
+    edit: impl FnOnce(String) -> String,
+) -> axum::response::Response {
+    let Some(resp) = pass_on(client, upstream, r).await else {
+        return axum::http::Response::builder()
+            .status(599)
+            .body(axum::body::Body::empty())
+            .unwrap();
+    };
+    let out = head_of(&resp, |v| v.replace(upstream, me));
+    let sse = resp
+        .headers()
+        .get("content-type")
+        .is_some_and(|c| c.to_str().unwrap_or("").starts_with("text/event-stream"));
+    if sse {
+        return out.body(streamed(resp)).unwrap();
+    }
+    let text =
+        String::from_utf8_lossy(&resp.bytes().await.unwrap_or_default()).replace(upstream, me);
+    out.body(axum::body::Body::from(edit(text))).unwrap()
+}
+
 /// What a front received, as one extractor: its handler reads the request whole.
 pub struct Received {
     pub method: axum::http::Method,

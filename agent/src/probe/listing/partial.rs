@@ -4,6 +4,7 @@
 //! skip naming the failure for a list the server broke or left without a usable answer.
 
 use super::pages::{ListRead, Stop};
+use crate::catalog::CheckId;
 use crate::probe::verdict::Verdict;
 use crate::surface::ListKind;
 
@@ -45,15 +46,15 @@ impl ListRead {
     /// first answer fails `caps.discover-matches-handlers`, a cursor the server broke
     /// `pagination.cursor`, a page without its array `tools.list-shape` (tools) or
     /// `caps.discover-matches-handlers` (the other lists).
-    pub(crate) fn own_finding(&self) -> &'static str {
+    pub(crate) fn own_finding(&self) -> CheckId {
         if !self.answered() {
-            "caps.discover-matches-handlers"
+            CheckId::CapsDiscoverMatchesHandlers
         } else if !self.cursor_problems.is_empty() {
-            "pagination.cursor"
+            CheckId::PaginationCursor
         } else if self.kind == ListKind::Tools {
-            "tools.list-shape"
+            CheckId::ToolsListShape
         } else {
-            "caps.discover-matches-handlers"
+            CheckId::CapsDiscoverMatchesHandlers
         }
     }
 }
