@@ -266,7 +266,6 @@ impl Engine {
                     .or_else(|| {
                         era::cut_by_cap(i, Subject::Initialize).map(|e| reason::unanswered(&e))
                     })
-                    .or_else(|| era::initialize_other_status(i))
                     .or_else(|| era::initialize_unread(i, works(&discover)))
             }
             Ok(_) => None,

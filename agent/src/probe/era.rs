@@ -210,32 +210,6 @@ pub fn initialize_unread(ex: &Exchange, modern: bool) -> Option<reason::Other> {
     })
 }
 
-/// An `initialize` answered with a status about the request's delivery, not about MCP: 408
-/// (an intermediary's request timeout), 413 or 431 (a limit on the body or the headers, which
-/// this small request stays far under), without a JSON-RPC error for it. A modern-only server
-/// refuses `initialize` with an error of its own (400 or 404, -32022, -32601); these say
-/// nothing about the 2025-11-25 path (red team round 18, D1: "initialize: 408 text/plain" made
-/// a dual-era server "modern (2026-07-28 only)").
-pub fn initialize_other_status(ex: &Exchange) -> Option<reason::Other> {
-    let what = match ex.status {
-        408 => "a request timeout",
-        413 => "a body size limit",
-        431 => "a header size limit",
-        _ => return None,
-    };
-    if matches!(ex.rpc(), Some(Rpc::Error { .. })) {
-        return None;
-    }
-    Some(reason::Other {
-        cause: Cause::OtherReason,
-        head: format!(
-            "answered {} ({what}, most likely an intermediary's: no refusal of 2025-11-25)",
-            ex.summary()
-        ),
-        advice: "check the proxy or gateway in front of the server (its timeouts and request limits), then check again",
-    })
-}
-
 /// Whether an exchange error is one of the vantage's own bounds (its per-exchange timeout,
 /// a read cap, a request it could not build) rather than something the target did: no evidence either way.
 fn vantage_bound(cause: Cause) -> bool {

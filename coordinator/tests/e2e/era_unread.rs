@@ -195,9 +195,9 @@ fn seen(mode: Mode) -> &'static str {
         Mode::Html200 => {
             "initialize: answered 200 text/html body \"<html><body>Welcome</body></html>\": a 2xx that is no JSON-RPC response to initialize"
         }
-        Mode::Status(408) => "initialize: answered 408 text/plain body \"request refused by the proxy\" (a request timeout",
-        Mode::Status(413) => "initialize: answered 413 text/plain body \"request refused by the proxy\" (a body size limit",
-        Mode::Status(_) => "initialize: answered 431 text/plain body \"request refused by the proxy\" (a header size limit",
+        Mode::Status(408) => "initialize: the request was refused for its timing, not for the rule: answered 408 text/plain body \"request refused by the proxy\" (Request Timeout",
+        Mode::Status(413) => "initialize: the request was refused for its size, not for the rule: answered 413 text/plain body \"request refused by the proxy\" (Content Too Large",
+        Mode::Status(_) => "initialize: the request was refused for its size, not for the rule: answered 431 text/plain body \"request refused by the proxy\" (Request Header Fields Too Large",
     }
 }
 
