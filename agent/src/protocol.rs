@@ -78,9 +78,21 @@ impl Engine {
             return;
         }
         // A discover answer the vantage's own read cap cut is no answer to judge (4.1).
-        let unauth = unauth.and_then(|ex| match era::cut_by_cap(&ex, Subject::Discover) {
-            Some(cut) => Err(cut),
-            None => Ok(ex),
+        // Nor, beside a working initialize, is a 2xx with no response to it (an event stream
+        // that ended without one, an empty body, another id's response: red team round 18,
+        // D9). Without a working initialize the era rules judge it ("not MCP").
+        let unread = |ex: &Exchange| {
+            initialize
+                .as_ref()
+                .is_ok_and(era::initialize_works)
+                .then(|| era::discover_unread(ex))
+                .flatten()
+        };
+        let unauth = unauth.and_then(|ex| {
+            match era::cut_by_cap(&ex, Subject::Discover).or_else(|| unread(&ex)) {
+                Some(cut) => Err(cut),
+                None => Ok(ex),
+            }
         });
         let unauth = match unauth {
             Ok(ex) => ex,
@@ -193,7 +205,8 @@ impl Engine {
                         );
                         return;
                     }
-                    Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover) {
+                    Ok(ex) => match era::cut_by_cap(&ex, Subject::Discover).or_else(|| unread(&ex))
+                    {
                         Some(cut) => {
                             discover_unanswered(run.rec, &cut, initialize.as_ref(), t);
                             return;

@@ -56,6 +56,13 @@ enum Mode {
     DiscoverCutLegacyWorks,
     /// Neither server/discover nor initialize is ever answered.
     NothingAnswers,
+    /// server/discover: 200 text/event-stream with one comment, then the end; initialize
+    /// works (red team round 18, D9).
+    DiscoverSseCommentLegacyWorks,
+    /// server/discover: 200 text/event-stream whose response has another id; initialize works.
+    DiscoverSseOtherIdLegacyWorks,
+    /// server/discover: 200 application/json with an empty body; initialize works.
+    DiscoverEmptyLegacyWorks,
 }
 
 fn legacy_result(id: Value) -> Value {
@@ -113,6 +120,9 @@ async fn handle(
                     | Mode::DiscoverStalledLegacyWorks
                     | Mode::DiscoverCutLegacyWorks
                     | Mode::NothingAnswers
+                    | Mode::DiscoverSseCommentLegacyWorks
+                    | Mode::DiscoverSseOtherIdLegacyWorks
+                    | Mode::DiscoverEmptyLegacyWorks
             );
             match req.get("method").and_then(Value::as_str) {
                 // The 2026-07-28 path's Origin guard.
@@ -139,6 +149,24 @@ async fn handle(
                         broken_body(r#"{"jsonrpc": "2.0", "id": 1, "#, false)
                     }
                     Mode::DiscoverCutLegacyWorks => broken_body(r#"{"jsonrpc": "2.0", "#, true),
+                    Mode::DiscoverSseCommentLegacyWorks => (
+                        StatusCode::OK,
+                        [("content-type", "text/event-stream")],
+                        ": keepalive\n\n",
+                    )
+                        .into_response(),
+                    Mode::DiscoverSseOtherIdLegacyWorks => (
+                        StatusCode::OK,
+                        [("content-type", "text/event-stream")],
+                        format!(
+                            "event: message\ndata: {}\n\n",
+                            json!({"jsonrpc": "2.0", "id": 424242, "result": {"resultType": "complete", "supportedVersions": ["2026-07-28"]}})
+                        ),
+                    )
+                        .into_response(),
+                    Mode::DiscoverEmptyLegacyWorks => {
+                        (StatusCode::OK, [("content-type", "application/json")], "").into_response()
+                    }
                     _ => std::future::pending().await,
                 },
                 Some("server/discover") => json_answer(
@@ -276,6 +304,26 @@ async fn a_discover_without_an_answer_beside_a_working_initialize_is_never_not_m
             Mode::DiscoverCutLegacyWorks,
             Cause::Reset,
             "server/discover was not answered (",
+            None,
+        ),
+        // Red team round 18, D9: a 2xx with no response to discover was "legacy: only
+        // initialize works" (era.legacy-only, medium) on a dual-era server.
+        (
+            Mode::DiscoverSseCommentLegacyWorks,
+            Cause::Malformed,
+            "an event stream that ended with no event (a comment is no event), so no response to server/discover was read",
+            None,
+        ),
+        (
+            Mode::DiscoverSseOtherIdLegacyWorks,
+            Cause::Malformed,
+            "an event stream whose response has id 424242, not server/discover's (1)",
+            None,
+        ),
+        (
+            Mode::DiscoverEmptyLegacyWorks,
+            Cause::Malformed,
+            "a 2xx with no body, so no response to server/discover was read",
             None,
         ),
     ] {

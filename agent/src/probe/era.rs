@@ -210,6 +210,63 @@ pub fn initialize_unread(ex: &Exchange, modern: bool) -> Option<reason::Other> {
     })
 }
 
+/// A `server/discover` answered 2xx with no response to it that could be read: an event
+/// stream that ended with no event (or only comments), or whose responses all carry another
+/// id, an empty body, or a JSON-RPC response for another id. That is no answer (red team
+/// round 18, D9: it made a dual-era server "legacy: only initialize works"); beside a
+/// working `initialize` (the caller asks only then) the era is not judged on it (`checks.md`
+/// 4.1), as for a discover cut or never answered. Without one, and for a page or JSON that
+/// is no JSON-RPC at all, the era rules judge the answer ("not MCP").
+pub fn discover_unread(ex: &Exchange) -> Option<ExchangeError> {
+    if !(200..300).contains(&ex.status) || discover_works(ex) || ex.capped.is_some() {
+        return None;
+    }
+    let asked = Value::from(DISCOVER_ID);
+    let ours = |rpc: &Rpc| match rpc {
+        Rpc::Result { id, .. } => super::http::same_id(id, &asked),
+        Rpc::Error { id, .. } => id.is_null() || super::http::same_id(id, &asked),
+    };
+    let what = match &ex.body {
+        Body::Empty => "a 2xx with no body".to_string(),
+        Body::Sse(sse) => {
+            let rpcs: Vec<Rpc> = sse
+                .events
+                .iter()
+                .filter_map(|e| e.json.as_ref())
+                .filter_map(super::http::parse_rpc)
+                .collect();
+            if rpcs.iter().any(ours) {
+                return None;
+            }
+            match (sse.events.len(), rpcs.first()) {
+                (0, _) => "an event stream that ended with no event (a comment is no event)".to_string(),
+                (_, Some(Rpc::Result { id, .. } | Rpc::Error { id, .. })) => format!(
+                    "an event stream whose response has id {id}, not server/discover's ({DISCOVER_ID})"
+                ),
+                (n, None) => format!(
+                    "an event stream that ended after {n} events, none a JSON-RPC response to server/discover"
+                ),
+            }
+        }
+        Body::Json(v) => match super::http::parse_rpc(v) {
+            Some(r) if !ours(&r) => match r {
+                Rpc::Result { id, .. } | Rpc::Error { id, .. } => format!(
+                    "a JSON-RPC response with id {id}, not server/discover's ({DISCOVER_ID})"
+                ),
+            },
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(ExchangeError {
+        cause: Cause::Malformed,
+        message: format!(
+            "answered {}: {what}, so no response to server/discover was read",
+            ex.summary()
+        ),
+    })
+}
+
 /// Whether an exchange error is one of the vantage's own bounds (its per-exchange timeout,
 /// a read cap, a request it could not build) rather than something the target did: no evidence either way.
 fn vantage_bound(cause: Cause) -> bool {
@@ -254,9 +311,11 @@ pub fn discover_unanswered(
         ),
     ));
     if initialize.is_ok_and(initialize_works) {
+        // A connection cut, or a 2xx with no response in it (`discover_unread`): a proxy on
+        // either side may have done it, so `discover.shape` fails nothing (unknown).
         let broke = matches!(
             err.cause,
-            Cause::Reset | Cause::Refused | Cause::Unreachable
+            Cause::Reset | Cause::Refused | Cause::Unreachable | Cause::Malformed
         );
         let shape = (!vantage_bound(err.cause) && !broke).then(|| {
             Verdict::fail(
