@@ -543,16 +543,7 @@ fn a_2xx_initialize_without_its_response_is_not_a_refusal() {
     // Whole bodies: only beside a modern discover.
     let empty =
         crate::probe::test_support::answer_with(200, Some("application/json"), Body::Empty, &[]);
-    let html = crate::probe::test_support::answer_with(
-        200,
-        Some("text/html"),
-        Body::Other {
-            excerpt: "<html>".into(),
-            len: 6,
-            invalid_json: false,
-        },
-        &[],
-    );
+    let html = crate::probe::test_support::html_answer(200);
     let other_id = json_ex(200, json!({"jsonrpc": "2.0", "id": 9, "result": result}));
     let no_version = json_ex(200, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
     for (ex, words) in [

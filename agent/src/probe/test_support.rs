@@ -44,6 +44,20 @@ pub(crate) fn json_answer(status: u16, body: serde_json::Value) -> Exchange {
     answer_with(status, Some("application/json"), Body::Json(body), &[])
 }
 
+/// An HTML page (`<html>`): `status`, `text/html`, no header.
+pub(crate) fn html_answer(status: u16) -> Exchange {
+    answer_with(
+        status,
+        Some("text/html"),
+        Body::Other {
+            excerpt: "<html>".into(),
+            len: 6,
+            invalid_json: false,
+        },
+        &[],
+    )
+}
+
 /// One modern `server/discover` to `http://{addr}/mcp` through the loopback test client,
 /// with the default limits, 30 s, read until the response.
 pub(crate) async fn discover_at(addr: SocketAddr) -> Result<Exchange, ExchangeError> {

@@ -30,15 +30,7 @@ fn rpc_ok(status: u16) -> Exchange {
     )
 }
 fn html(status: u16) -> Exchange {
-    ex(
-        status,
-        Some("text/html"),
-        Body::Other {
-            excerpt: "<html>".into(),
-            len: 6,
-            invalid_json: false,
-        },
-    )
+    crate::probe::test_support::html_answer(status)
 }
 fn with_header(mut e: Exchange, k: &'static str, v: &'static str) -> Exchange {
     e.headers.insert(k, v.parse().unwrap());

@@ -118,16 +118,7 @@ fn answers_a_client_gets_too_are_evidence() {
         answered(403, &gzip),
         answered(410, &[]),
         fetched(Ok(json_answer(200, json!({"resource": "x"})))),
-        fetched(Ok(answer_with(
-            200,
-            Some("text/html"),
-            Body::Other {
-                excerpt: "<html>".into(),
-                len: 6,
-                invalid_json: false,
-            },
-            &[],
-        ))),
+        fetched(Ok(crate::probe::test_support::html_answer(200))),
         // A JSON-RPC 500: the MCP layer answered the metadata URL (it serves no document).
         fetched(Ok(json_answer(
             500,

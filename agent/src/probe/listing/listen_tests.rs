@@ -9,14 +9,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use crate::catalog::CheckId;
 use crate::engine::{Engine, ProbeOptions, State};
 use crate::model::{Cause, CheckResult, Era, Outcome, Severity};
-use crate::probe::listing::test_server::{check, expect};
+use crate::probe::listing::test_server::{check, expect, read_body};
 use crate::probe::test_support::serve;
 use crate::probe::verdict::Recorder;
 use crate::target::Target;
@@ -34,29 +34,9 @@ enum Then {
     EndOnCursor,
 }
 
-/// One request on `s`: its JSON-RPC body (the head's Content-Length), or `None`.
+/// One request on `s`: its JSON-RPC body, or `None`.
 async fn read_request(s: &mut TcpStream) -> Option<Value> {
-    let mut got = Vec::new();
-    let mut buf = vec![0u8; 8192];
-    loop {
-        let n = s.read(&mut buf).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        got.extend_from_slice(&buf[..n]);
-        let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
-        };
-        let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0);
-        if got.len() >= end + 4 + len {
-            return serde_json::from_slice(&got[end + 4..end + 4 + len]).ok();
-        }
-    }
+    serde_json::from_slice(&read_body(s).await?).ok()
 }
 
 /// A 2026-07-28 server on loopback: tools/list (one page, with a cursor to a second page

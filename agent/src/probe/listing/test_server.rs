@@ -26,47 +26,51 @@ pub(crate) async fn server(handler: Handler) -> std::net::SocketAddr {
         while let Ok((mut s, _)) = l.accept().await {
             let handler = handler.clone();
             tokio::spawn(async move {
-                let mut got = Vec::new();
-                let mut buf = vec![0u8; 8192];
-                loop {
-                    let Ok(n) = s.read(&mut buf).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    got.extend_from_slice(&buf[..n]);
-                    let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse().ok())
-                        .unwrap_or(0);
-                    if got.len() < end + 4 + len {
-                        continue;
-                    }
-                    let req: Value =
-                        serde_json::from_slice(&got[end + 4..end + 4 + len]).unwrap_or(Value::Null);
-                    let (status, body) = handler(&req);
-                    let ct = if body.is_empty() {
-                        String::new()
-                    } else {
-                        "content-type: application/json\r\n".into()
-                    };
-                    let answer = format!(
-                        "HTTP/1.1 {status} X\r\n{ct}content-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = s.write_all(answer.as_bytes()).await;
+                let Some(body) = read_body(&mut s).await else {
                     return;
-                }
+                };
+                let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let (status, body) = handler(&req);
+                let ct = if body.is_empty() {
+                    String::new()
+                } else {
+                    "content-type: application/json\r\n".into()
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status} X\r\n{ct}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = s.write_all(answer.as_bytes()).await;
             });
         }
     });
     addr
+}
+
+/// One request on `s`: its body, as long as the head's Content-Length says (`None` when the
+/// connection ends first).
+pub(crate) async fn read_body(s: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    loop {
+        let n = s.read(&mut buf).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        got.extend_from_slice(&buf[..n]);
+        let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        if got.len() >= end + 4 + len {
+            return Some(got[end + 4..end + 4 + len].to_vec());
+        }
+    }
 }
 
 /// Run the listing stage of a 2026-07-28 server declaring `caps` at `addr`: the checks and
